@@ -1,0 +1,23 @@
+# Finds every dependency. LibTorch comes from Debian (1.13, CPU) or from a CUDA build
+# (for example the torch Python package: -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')).
+find_package(Threads REQUIRED)
+find_package(Torch REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3.9 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(spdlog REQUIRED)
+
+if(TORCH_CUDA_LIBRARIES)
+  set(GPUBENCH_WITH_CUDA 1)
+else()
+  set(GPUBENCH_WITH_CUDA 0)
+endif()
+message(STATUS "gpubench: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}, CUDA=${GPUBENCH_WITH_CUDA}")
+
+# TORCH_CXX_FLAGS carries the C++ ABI switch the LibTorch build needs.
+separate_arguments(GPUBENCH_TORCH_CXX_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+
+# yaml-cpp 0.7's config names its target yaml-cpp; newer ones yaml-cpp::yaml-cpp.
+if(NOT TARGET yaml-cpp AND TARGET yaml-cpp::yaml-cpp)
+  add_library(yaml-cpp ALIAS yaml-cpp::yaml-cpp)
+endif()

@@ -1,0 +1,30 @@
+// Runs one resolved benchmark on this process's device and measures it (DESIGN.md, Measurement).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "gpubench/benchmark_spec.h"
+#include "gpubench/result.h"
+
+namespace gpubench {
+
+struct ProgressEvent {
+  bool warmup = false;
+  int trial = 0;  // 1-based; 0 during warm-up
+  int trials = 0;
+  int step = 0;  // 1-based within the phase
+  int steps = 0;
+  double samples_per_second = 0;  // so far in this trial (host clock; 0 during warm-up)
+};
+using ProgressCallback = std::function<void(const ProgressEvent&)>;
+
+// Never throws for a run-time failure: an out-of-memory gives status oom, anything else
+// status failed, both with the error text. Throws UsageError for a spec it cannot run.
+Result run_benchmark(const BenchmarkSpec& resolved, const ProgressCallback& progress = {});
+
+// Test hook: GPUBENCH_FAULT_INJECTION=throw|oom|abort|hang makes the first timed step fail in
+// that way, so the failure paths of train and run can be exercised on any machine.
+inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
+
+}  // namespace gpubench

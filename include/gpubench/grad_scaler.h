@@ -1,0 +1,44 @@
+// Dynamic loss scaling for fp16 training, with PyTorch's torch.amp.GradScaler semantics.
+// LibTorch has no GradScaler; on CUDA this uses the same fused operators PyTorch uses
+// (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_). Other devices run an
+// equivalent composite implementation, which is what the CPU unit tests exercise.
+#pragma once
+
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+struct GradScalerOptions {
+  double init_scale = 65536.0;
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  int64_t growth_interval = 2000;
+};
+
+class GradScaler {
+ public:
+  GradScaler(torch::Device device, GradScalerOptions options = {});
+
+  torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
+  // Unscales the gradients in place and runs the optimiser step unless a gradient is inf/NaN.
+  // Returns whether the step ran.
+  bool step(torch::optim::Optimizer& optimizer);
+  // Backs the scale off after a skipped step; grows it after growth_interval clean steps.
+  void update();
+
+  double current_scale() const { return scale_.item<double>(); }
+  int64_t skipped_steps() const { return skipped_steps_; }
+
+ private:
+  void unscale(const std::vector<torch::Tensor>& grads);
+  GradScalerOptions options_;
+  bool fused_;
+  torch::Tensor scale_;           // float32 [1]
+  torch::Tensor growth_tracker_;  // int32 [1]: clean steps since the last change
+  torch::Tensor found_inf_;       // float32 [1]
+  int64_t skipped_steps_ = 0;
+};
+
+}  // namespace gpubench

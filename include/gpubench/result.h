@@ -1,0 +1,64 @@
+// One benchmark run's result file: schema "gpubench.result/1" (see DESIGN.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpubench/benchmark_spec.h"
+#include "gpubench/statistics.h"
+#include "gpubench/system_info.h"
+
+namespace gpubench {
+
+inline constexpr const char* kResultSchema = "gpubench.result/1";
+
+enum class RunStatus { kOk, kFailed, kOom, kSkipped };
+std::string to_string(RunStatus status);
+RunStatus parse_run_status(const std::string& text);
+
+struct Metrics {
+  double throughput = 0;  // global samples/sec of the median trial
+  std::string throughput_unit;
+  double per_device_throughput = 0;
+  Summary step_time_ms;
+  std::vector<double> trials;  // throughput of every trial, in run order
+  int64_t peak_memory_bytes = 0;
+  std::string peak_memory_source;  // "cuda caching allocator" or "process max RSS"
+  int64_t forward_flops_per_sample = 0;
+  int64_t train_flops_per_step = 0;  // global: 3 x forward FLOPs x global batch
+  double achieved_tflops = 0;
+  double final_loss = 0;
+  int64_t skipped_steps = 0;  // fp16 steps skipped for inf/NaN gradients
+};
+
+struct Result {
+  std::string schema = kResultSchema;
+  RunStatus status = RunStatus::kOk;
+  std::string error;
+  BenchmarkSpec spec;  // resolved
+  std::string model_reference;
+  std::string model_family;
+  std::vector<int64_t> input_shape;
+  int64_t params = 0;
+  Metrics metrics;
+  SystemInfo system;
+  std::string started_at;  // ISO-8601 UTC
+  double duration_s = 0;
+};
+
+nlohmann::json result_to_json(const Result& result);
+// Throws UsageError for a document of another schema family or an unknown major version.
+Result result_from_json(const nlohmann::json& document);
+
+// Writes to a temporary file in the same directory, flushes it, then renames it over the
+// target, so a reader never sees a half-written result.
+void write_json_atomically(const std::string& path, const nlohmann::json& document);
+Result read_result_file(const std::string& path);  // throws UsageError
+
+// "2026-11-29T16:40:21Z"
+std::string utc_timestamp_now();
+
+}  // namespace gpubench

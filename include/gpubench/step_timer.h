@@ -1,0 +1,29 @@
+// Times a window of training steps, bounded by device synchronisation. Per-step times come from
+// device events on CUDA (no host sync inside the window) and from the steady clock on the CPU.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+struct WindowTiming {
+  double seconds = 0;                 // synchronised wall time of the whole window
+  std::vector<double> step_times_ms;  // one per mark_step()
+};
+
+class StepTimer {
+ public:
+  static std::unique_ptr<StepTimer> for_device(torch::Device device);
+  virtual ~StepTimer() = default;
+  virtual void start_window() = 0;  // synchronises the device, then starts the clock
+  virtual void mark_step() = 0;     // records the end of one step, without synchronising
+  virtual WindowTiming stop_window() = 0;  // synchronises, then stops the clock
+};
+
+// Waits until all work queued on the device has finished (a no-op on the CPU).
+void synchronize_device(torch::Device device);
+
+}  // namespace gpubench

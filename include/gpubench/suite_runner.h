@@ -1,0 +1,22 @@
+// Runs a list of benchmarks, each in its own `gpubench train` process, so that a crash, an
+// out-of-memory or a hang in one is recorded as a failed result and the rest still run.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpubench/result.h"
+
+namespace gpubench {
+
+struct SuiteRunOptions {
+  std::string output_directory;
+  std::string executable;         // the gpubench binary to run `train` with
+  double timeout_seconds = 3600;  // per benchmark; <= 0 for none
+  std::string log_level = "info";
+};
+
+// `specs` must be resolved. Every benchmark ends with a result file in the output directory.
+std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs, const SuiteRunOptions& options);
+
+}  // namespace gpubench

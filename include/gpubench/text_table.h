@@ -1,0 +1,23 @@
+// Plain aligned text tables for the terminal.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  void add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// "%.*f" without locale surprises.
+std::string format_fixed(double value, int decimals);
+
+}  // namespace gpubench

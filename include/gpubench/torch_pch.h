@@ -1,0 +1,3 @@
+// Precompiled header: LibTorch's headers dominate compile time on small machines.
+#pragma once
+#include <torch/torch.h>

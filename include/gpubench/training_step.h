@@ -1,0 +1,36 @@
+// One training step as the reference recipes do it: forward and loss (under autocast for
+// fp16/bf16), backward (loss-scaled for fp16), SGD with momentum.
+#pragma once
+
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "gpubench/grad_scaler.h"
+#include "gpubench/model_registry.h"
+#include "gpubench/precision_policy.h"
+
+namespace gpubench {
+
+struct OptimizerSettings {
+  double learning_rate = 0.1;  // torchvision's recipe scales it by global batch / 256
+  double momentum = 0.9;
+  double weight_decay = 1e-4;
+};
+
+class TrainingStep {
+ public:
+  TrainingStep(TrainableModel& model, const PrecisionPolicy& policy, OptimizerSettings settings);
+
+  // Runs one step and returns the loss (detached, still on the device: no host sync).
+  torch::Tensor run(const SyntheticBatch& batch);
+  int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
+
+ private:
+  TrainableModel& model_;
+  PrecisionPolicy policy_;
+  torch::optim::SGD optimizer_;
+  std::unique_ptr<GradScaler> scaler_;
+};
+
+}  // namespace gpubench

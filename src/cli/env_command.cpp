@@ -1,0 +1,18 @@
+// gpubench env: the system block a result would record.
+#include <cstdio>
+
+#include "commands.h"
+#include "gpubench/system_info.h"
+
+namespace gpubench::cli {
+
+void add_env_command(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("env", "Print the environment (the result files' system block)");
+  cmd->callback([&exit_code] {
+    const nlohmann::json system = collect_system_info();
+    std::printf("%s\n", system.dump(2).c_str());
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli

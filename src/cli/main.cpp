@@ -1,0 +1,60 @@
+#include <cstdio>
+#include <exception>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "gpubench/build_info.h"
+#include "gpubench/errors.h"
+
+namespace {
+
+void configure_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("gpubench");
+  logger->set_pattern("[%H:%M:%S] [%^%l%$] %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpubench::cli;
+  CLI::App app{"gpubench: deep-learning training throughput on GPUs (and CPUs)", "gpubench"};
+  app.set_version_flag("--version", std::string(GPUBENCH_VERSION) + " (" GPUBENCH_GIT_COMMIT ")");
+  app.require_subcommand(1);
+  app.fallthrough();
+  GlobalOptions global;
+  app.add_option("--log-level", global.log_level, "Log level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  app.parse_complete_callback([&] { configure_logging(global.log_level); });
+
+  int exit_code = kExitOk;
+  add_train_command(app, global, exit_code);
+  add_run_command(app, global, exit_code);
+  add_models_command(app, exit_code);
+  add_env_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gpubench: error: %s (see --help)\n", e.what());
+    return kExitUsage;
+  } catch (const gpubench::UsageError& e) {
+    std::fprintf(stderr, "gpubench: error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    std::fprintf(stderr, "gpubench: failed: %s\n", what.substr(0, what.find('\n')).c_str());
+    return kExitBenchmarkFailed;
+  }
+  return exit_code;
+}

@@ -1,0 +1,52 @@
+// gpubench models: the registry with counted parameters and FLOPs.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "gpubench/model_registry.h"
+#include "gpubench/text_table.h"
+
+namespace gpubench::cli {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out;
+  for (int64_t d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+}  // namespace
+
+void add_models_command(CLI::App& app, int& exit_code) {
+  auto format = std::make_shared<std::string>("table");
+  CLI::App* cmd = app.add_subcommand("models", "List the models with parameters and FLOPs");
+  cmd->add_option("--format", *format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->callback([format, &exit_code] {
+    nlohmann::json list = nlohmann::json::array();
+    TextTable table({"name", "family", "task", "input", "params", "forward GFLOPs/sample",
+                     "default batch", "reference"});
+    for (const ModelInfo* info : ModelRegistry::instance().all()) {
+      const ModelStats stats = measure_model(*info);
+      list.push_back({{"name", info->name},
+                      {"aliases", info->aliases},
+                      {"family", info->family},
+                      {"task", info->task},
+                      {"input_shape", info->input_shape},
+                      {"params", stats.params},
+                      {"forward_flops", stats.forward_flops},
+                      {"default_batch_size", info->default_batch_size},
+                      {"sample_unit", info->sample_unit},
+                      {"reference", info->reference}});
+      table.add_row({info->name, info->family, info->task, shape_text(info->input_shape),
+                     std::to_string(stats.params), format_fixed(stats.forward_flops / 1e9, 3),
+                     std::to_string(info->default_batch_size), info->reference});
+    }
+    std::fputs(*format == "json" ? (list.dump(2) + "\n").c_str() : table.render().c_str(), stdout);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,165 @@
+#include "gpubench/benchmark_runner.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include <torch/torch.h>
+
+#if GPUBENCH_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include "gpubench/compat.h"
+#include "gpubench/model_registry.h"
+#include "gpubench/precision_policy.h"
+#include "gpubench/statistics.h"
+#include "gpubench/step_timer.h"
+#include "gpubench/training_step.h"
+
+namespace gpubench {
+namespace {
+
+torch::Device device_for(const BenchmarkSpec& spec) {
+  return spec.device == DeviceKind::kCuda ? torch::Device(torch::kCUDA, 0)
+                                          : torch::Device(torch::kCPU);
+}
+
+void to_channels_last(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : module.parameters()) {
+    if (parameter.dim() == 4) {
+      parameter.set_data(parameter.data().contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
+}
+
+void reset_peak_memory(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+  (void)device;
+#endif
+}
+
+void record_peak_memory(torch::Device device, Metrics& metrics) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    metrics.peak_memory_bytes = stats.allocated_bytes[0].peak;
+    metrics.peak_memory_source = "cuda caching allocator, peak allocated bytes";
+    return;
+  }
+#else
+  (void)device;
+#endif
+  struct rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  metrics.peak_memory_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
+}
+
+void inject_fault_if_asked() {
+  const char* fault = std::getenv(kFaultInjectionVariable);
+  if (fault == nullptr) return;
+  const std::string kind = fault;
+  if (kind == "throw") throw std::runtime_error("injected failure (" + kind + ")");
+  if (kind == "oom") throw std::runtime_error("CUDA out of memory (injected failure)");
+  if (kind == "abort") std::abort();
+  if (kind == "hang") {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+// Timed trials; warm-up excluded. Returns per-trial throughput and every step time.
+void measure(const BenchmarkSpec& spec, torch::Device device, TrainingStep& step,
+             const SyntheticBatch& batch, const ProgressCallback& progress, Metrics& metrics,
+             torch::Tensor& last_loss) {
+  const auto global_samples_per_step = static_cast<double>(spec.batch_size * spec.gpus);
+  auto timer = StepTimer::for_device(device);
+  std::vector<double> step_times;
+  for (int trial = 1; trial <= spec.repeat; ++trial) {
+    const auto trial_start = std::chrono::steady_clock::now();
+    timer->start_window();
+    for (int i = 1; i <= spec.steps; ++i) {
+      if (trial == 1 && i == 1) inject_fault_if_asked();
+      last_loss = step.run(batch);
+      timer->mark_step();
+      if (progress) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - trial_start).count();
+        progress({false, trial, spec.repeat, i, spec.steps,
+                  elapsed > 0 ? global_samples_per_step * i / elapsed : 0});
+      }
+    }
+    const WindowTiming timing = timer->stop_window();
+    metrics.trials.push_back(global_samples_per_step * spec.steps / timing.seconds);
+    step_times.insert(step_times.end(), timing.step_times_ms.begin(), timing.step_times_ms.end());
+  }
+  metrics.step_time_ms = summarize(step_times);
+  metrics.throughput = median(metrics.trials);
+  metrics.per_device_throughput = metrics.throughput / spec.gpus;
+}
+
+}  // namespace
+
+Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
+  const torch::Device device = device_for(spec);
+  Result result;
+  result.spec = spec;
+  result.model_reference = info.reference;
+  result.model_family = info.family;
+  result.input_shape = info.input_shape;
+  result.started_at = utc_timestamp_now();
+  result.metrics.throughput_unit = info.sample_unit + "/sec";
+
+  const PrecisionPolicy policy(spec.precision, device);
+  policy.apply_global_flags();
+  result.system = collect_system_info();
+  try {
+    at::set_num_threads(spec.threads);
+    torch::manual_seed(spec.seed);
+    const ModelStats stats = measure_model(info);
+    result.params = stats.params;
+    result.metrics.forward_flops_per_sample = stats.forward_flops;
+    result.metrics.train_flops_per_step = 3 * stats.forward_flops * spec.batch_size * spec.gpus;
+
+    std::unique_ptr<TrainableModel> model = info.create();
+    model->module().to(device);
+    if (spec.channels_last.value_or(false)) to_channels_last(model->module());
+    model->module().train();
+    const SyntheticBatch batch =
+        model->synthetic_batch(spec.batch_size, device, spec.channels_last.value_or(false));
+    OptimizerSettings settings;
+    settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * spec.gpus) / 256.0;
+    TrainingStep step(*model, policy, settings);
+
+    reset_peak_memory(device);
+    torch::Tensor loss;
+    for (int i = 1; i <= spec.warmup_steps; ++i) {
+      loss = step.run(batch);
+      if (progress) progress({true, 0, spec.repeat, i, spec.warmup_steps, 0});
+    }
+    measure(spec, device, step, batch, progress, result.metrics, loss);
+    result.metrics.final_loss = loss.item<double>();
+    result.metrics.skipped_steps = step.skipped_steps();
+    result.metrics.achieved_tflops =
+        result.metrics.train_flops_per_step * result.metrics.throughput /
+        static_cast<double>(spec.batch_size * spec.gpus) / 1e12;
+    record_peak_memory(device, result.metrics);
+  } catch (const std::exception& error) {
+    result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
+    result.error = error.what();
+    // A LibTorch error carries a C++ backtrace after the first line; the message is enough.
+    result.error = result.error.substr(0, result.error.find('\n'));
+  }
+  result.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace gpubench

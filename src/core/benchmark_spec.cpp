@@ -1,0 +1,122 @@
+#include "gpubench/benchmark_spec.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "gpubench/errors.h"
+#include "gpubench/model_registry.h"
+
+namespace gpubench {
+namespace {
+
+const std::vector<std::pair<Precision, std::string>> kPrecisions = {
+    {Precision::kFp32, "fp32"},
+    {Precision::kTf32, "tf32"},
+    {Precision::kFp16, "fp16"},
+    {Precision::kBf16, "bf16"}};
+
+const std::vector<std::pair<DeviceKind, std::string>> kDevices = {
+    {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
+
+template <typename Enum>
+std::string name_of(const std::vector<std::pair<Enum, std::string>>& table, Enum value) {
+  for (const auto& [candidate, name] : table) {
+    if (candidate == value) return name;
+  }
+  return "?";
+}
+
+template <typename Enum>
+Enum parse_name(const std::vector<std::pair<Enum, std::string>>& table, const std::string& text,
+                const std::string& what) {
+  std::vector<std::string> names;
+  for (const auto& [value, name] : table) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  throw UsageError("unknown " + what + " '" + text + "'; allowed: " + join(names));
+}
+
+template <typename Enum>
+std::vector<std::string> names_of(const std::vector<std::pair<Enum, std::string>>& table) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.push_back(entry.second);
+  return names;
+}
+
+void require_positive(int64_t value, const std::string& name) {
+  if (value <= 0) {
+    throw UsageError(name + " must be a positive integer, got " + std::to_string(value));
+  }
+}
+
+}  // namespace
+
+std::string to_string(Precision precision) { return name_of(kPrecisions, precision); }
+std::string to_string(DeviceKind device) { return name_of(kDevices, device); }
+Precision parse_precision(const std::string& text) {
+  return parse_name(kPrecisions, text, "precision");
+}
+DeviceKind parse_device(const std::string& text) { return parse_name(kDevices, text, "device"); }
+std::vector<std::string> precision_names() { return names_of(kPrecisions); }
+std::vector<std::string> device_names() { return names_of(kDevices); }
+
+bool BenchmarkSpec::operator==(const BenchmarkSpec& o) const {
+  return model == o.model && precision == o.precision && device == o.device && gpus == o.gpus &&
+         batch_size == o.batch_size && warmup_steps == o.warmup_steps && steps == o.steps &&
+         repeat == o.repeat && seed == o.seed && channels_last == o.channels_last &&
+         threads == o.threads;
+}
+
+void validate_spec(const BenchmarkSpec& spec) {
+  ModelRegistry::instance().get(spec.model);
+  require_positive(spec.gpus, "gpus");
+  if (spec.batch_size < 0) {
+    throw UsageError("batch size must be a positive integer, got " +
+                     std::to_string(spec.batch_size));
+  }
+  if (spec.warmup_steps < 0) {
+    throw UsageError("warmup steps must be zero or more, got " + std::to_string(spec.warmup_steps));
+  }
+  require_positive(spec.steps, "steps");
+  require_positive(spec.repeat, "repeat");
+  if (spec.threads < 0) {
+    throw UsageError("threads must be zero (all logical CPUs) or more, got " +
+                     std::to_string(spec.threads));
+  }
+}
+
+BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count) {
+  validate_spec(spec);
+  BenchmarkSpec out = spec;
+  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
+  out.model = info.name;
+  if (out.device == DeviceKind::kAuto) {
+    out.device = cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu;
+  }
+  if (out.device == DeviceKind::kCuda && !cuda_available) {
+    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+  }
+  if (out.device == DeviceKind::kCpu &&
+      (out.precision == Precision::kTf32 || out.precision == Precision::kFp16)) {
+    throw UsageError("precision '" + to_string(out.precision) +
+                     "' needs a CUDA device; on the CPU use fp32 or bf16");
+  }
+  if (out.device == DeviceKind::kCuda && out.gpus > cuda_device_count) {
+    throw UsageError("--gpus " + std::to_string(out.gpus) + " but only " +
+                     std::to_string(cuda_device_count) + " CUDA device(s) present");
+  }
+  if (out.gpus > 1) {
+    throw UsageError("--gpus " + std::to_string(out.gpus) +
+                     ": data-parallel training over several devices is not yet supported; use 1");
+  }
+  if (out.batch_size == 0) out.batch_size = info.default_batch_size;
+  if (!out.channels_last) {
+    const bool mixed = out.precision == Precision::kFp16 || out.precision == Precision::kBf16;
+    out.channels_last = mixed && out.device == DeviceKind::kCuda && info.family == "convnet";
+  }
+  if (out.threads == 0) out.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return out;
+}
+
+}  // namespace gpubench

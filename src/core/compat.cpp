@@ -1,0 +1,66 @@
+#include "gpubench/compat.h"
+
+#include <ATen/autocast_mode.h>
+#include <c10/util/Exception.h>
+
+namespace gpubench::compat {
+
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+
+bool autocast_enabled(c10::DeviceType device) { return at::autocast::is_autocast_enabled(device); }
+
+void set_autocast_enabled(c10::DeviceType device, bool enabled) {
+  at::autocast::set_autocast_enabled(device, enabled);
+}
+
+void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
+  at::autocast::set_autocast_dtype(device, dtype);
+}
+
+#else
+
+bool autocast_enabled(c10::DeviceType device) {
+  return device == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled()
+                                        : at::autocast::is_enabled();
+}
+
+void set_autocast_enabled(c10::DeviceType device, bool enabled) {
+  if (device == c10::DeviceType::CPU) {
+    at::autocast::set_cpu_enabled(enabled);
+  } else {
+    at::autocast::set_enabled(enabled);
+  }
+}
+
+void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
+  if (device == c10::DeviceType::CPU) {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  }
+}
+
+#endif
+
+void set_tf32(bool matmul, bool cudnn) {
+  at::globalContext().setAllowTF32CuBLAS(matmul);
+  at::globalContext().setAllowTF32CuDNN(cudnn);
+}
+
+bool tf32_matmul_enabled() { return at::globalContext().allowTF32CuBLAS(); }
+
+bool tf32_cudnn_enabled() { return at::globalContext().allowTF32CuDNN(); }
+
+bool is_out_of_memory(const std::exception& error) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) return true;
+  const std::string what = error.what();
+  return what.find("out of memory") != std::string::npos ||
+         what.find("CUBLAS_STATUS_ALLOC_FAILED") != std::string::npos;
+}
+
+std::string libtorch_version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
+
+}  // namespace gpubench::compat

@@ -1,0 +1,45 @@
+#include "gpubench/precision_policy.h"
+
+#include <ATen/autocast_mode.h>
+
+#include "gpubench/compat.h"
+
+namespace gpubench {
+
+PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device)
+    : precision_(precision), device_(device) {}
+
+void PrecisionPolicy::apply_global_flags() const {
+  const bool tf32 = precision_ == Precision::kTf32;
+  compat::set_tf32(tf32, tf32);
+}
+
+std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {
+  switch (precision_) {
+    case Precision::kFp16:
+      return torch::kHalf;
+    case Precision::kBf16:
+      return torch::kBFloat16;
+    default:
+      return std::nullopt;
+  }
+}
+
+AutocastScope::AutocastScope(const PrecisionPolicy& policy)
+    : device_type_(policy.device().type()) {
+  const auto dtype = policy.autocast_dtype();
+  if (!dtype) return;
+  active_ = true;
+  previous_enabled_ = compat::autocast_enabled(device_type_);
+  compat::set_autocast_dtype(device_type_, *dtype);
+  compat::set_autocast_enabled(device_type_, true);
+  at::autocast::increment_nesting();
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  compat::set_autocast_enabled(device_type_, previous_enabled_);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,92 @@
+#include "gpubench/step_timer.h"
+
+#include <chrono>
+
+#if GPUBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace gpubench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+class HostStepTimer : public StepTimer {
+ public:
+  void start_window() override {
+    marks_.clear();
+    start_ = Clock::now();
+    marks_.push_back(start_);
+  }
+  void mark_step() override { marks_.push_back(Clock::now()); }
+  WindowTiming stop_window() override {
+    WindowTiming timing;
+    timing.seconds = seconds_between(start_, Clock::now());
+    for (size_t i = 1; i < marks_.size(); ++i) {
+      timing.step_times_ms.push_back(1000.0 * seconds_between(marks_[i - 1], marks_[i]));
+    }
+    return timing;
+  }
+
+ private:
+  Clock::time_point start_;
+  std::vector<Clock::time_point> marks_;
+};
+
+#if GPUBENCH_WITH_CUDA
+class CudaStepTimer : public StepTimer {
+ public:
+  explicit CudaStepTimer(torch::Device device) : device_(device) {}
+  void start_window() override {
+    synchronize_device(device_);
+    events_.clear();
+    start_ = Clock::now();
+    record();
+  }
+  void mark_step() override { record(); }
+  WindowTiming stop_window() override {
+    synchronize_device(device_);
+    WindowTiming timing;
+    timing.seconds = seconds_between(start_, Clock::now());
+    for (size_t i = 1; i < events_.size(); ++i) {
+      timing.step_times_ms.push_back(events_[i - 1]->elapsed_time(*events_[i]));
+    }
+    return timing;
+  }
+
+ private:
+  void record() {
+    auto event = std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault);
+    event->record(c10::cuda::getCurrentCUDAStream(device_.index()));
+    events_.push_back(std::move(event));
+  }
+  torch::Device device_;
+  Clock::time_point start_;
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events_;
+};
+#endif
+
+}  // namespace
+
+void synchronize_device(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+#else
+  (void)device;
+#endif
+}
+
+std::unique_ptr<StepTimer> StepTimer::for_device(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) return std::make_unique<CudaStepTimer>(device);
+#endif
+  (void)device;
+  return std::make_unique<HostStepTimer>();
+}
+
+}  // namespace gpubench

@@ -1,0 +1,69 @@
+#include "gpubench/suite_runner.h"
+
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "gpubench/benchmark_fields.h"
+#include "gpubench/child_process.h"
+#include "gpubench/model_registry.h"
+#include "gpubench/result_output.h"
+
+namespace gpubench {
+namespace {
+
+Result failed_result(const BenchmarkSpec& spec, const std::string& error) {
+  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
+  Result result;
+  result.status = RunStatus::kFailed;
+  result.error = error;
+  result.spec = spec;
+  result.model_reference = info.reference;
+  result.model_family = info.family;
+  result.input_shape = info.input_shape;
+  result.metrics.throughput_unit = info.sample_unit + "/sec";
+  result.system = collect_system_info();
+  result.started_at = utc_timestamp_now();
+  return result;
+}
+
+}  // namespace
+
+std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
+                              const SuiteRunOptions& options) {
+  ensure_writable_directory(options.output_directory);
+  std::vector<Result> results;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const BenchmarkSpec& spec = specs[i];
+    const std::string path = prepare_result_path(options.output_directory, spec);
+    spdlog::info("[{}/{}] {} {} on {} (batch {})", i + 1, specs.size(), spec.model,
+                 to_string(spec.precision), to_string(spec.device), spec.batch_size);
+    std::vector<std::string> argv{options.executable, "--log-level", options.log_level, "train"};
+    for (auto& argument : to_train_arguments(spec)) argv.push_back(std::move(argument));
+    argv.insert(argv.end(), {"--output", path});
+    const ProcessOutcome outcome = run_child_process(argv, options.timeout_seconds);
+
+    Result result;
+    bool have_result = false;
+    if (!outcome.timed_out && std::filesystem::exists(path)) {
+      try {
+        result = read_result_file(path);
+        have_result = true;
+      } catch (const std::exception& error) {
+        spdlog::warn("unreadable result '{}': {}", path, error.what());
+      }
+    }
+    if (!have_result) {
+      result = failed_result(spec, "benchmark process " + outcome.describe() +
+                                       (outcome.timed_out ? " after " +
+                                                                std::to_string(static_cast<int>(options.timeout_seconds)) +
+                                                                " s"
+                                                          : " without writing a result"));
+      write_json_atomically(path, result_to_json(result));
+    }
+    results.push_back(result);
+  }
+  return results;
+}
+
+}  // namespace gpubench
