@@ -23,8 +23,9 @@ using ProgressCallback = std::function<void(const ProgressEvent&)>;
 // status failed, both with the error text. Throws UsageError for a spec it cannot run.
 Result run_benchmark(const BenchmarkSpec& resolved, const ProgressCallback& progress = {});
 
-// Test hook: GPUBENCH_FAULT_INJECTION=throw|oom|abort|hang makes the first timed step fail in
-// that way, so the failure paths of train and run can be exercised on any machine.
+// Test hook: GPUBENCH_FAULT_INJECTION=throw|oom|abort|hang[:MODEL_OR_PRECISION] makes the first
+// timed step fail in that way (only for that model or precision when one is given), so the
+// failure paths of train and run can be exercised on any machine.
 inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
 
 }  // namespace gpubench

@@ -17,6 +17,25 @@ void configure_logging(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
 }
 
+// CLI11 reports a mistyped subcommand as "a subcommand is required"; name it instead.
+std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--log-level") {
+      ++i;
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-') continue;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == arg) return "";
+      names.push_back(sub->get_name());
+    }
+    return "unknown subcommand '" + arg + "'; known: " + gpubench::join(names);
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,6 +56,10 @@ int main(int argc, char** argv) {
   add_models_command(app, exit_code);
   add_env_command(app, exit_code);
 
+  if (const std::string error = unknown_subcommand(app, argc, argv); !error.empty()) {
+    std::fprintf(stderr, "gpubench: error: %s\n", error.c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -63,7 +63,13 @@ const std::vector<Field>& fields() {
        [](const auto& s) { return flag("device", to_string(s.device)); }},
       {"gpus", [](auto& s, const auto& v) { s.gpus = as_int(v, "gpus"); },
        [](const auto& s) { return flag("gpus", std::to_string(s.gpus)); }},
-      {"batch_size", [](auto& s, const auto& v) { s.batch_size = as_integer(v, "batch_size"); },
+      {"batch_size",
+       [](auto& s, const auto& v) {
+         s.batch_size = as_integer(v, "batch_size");
+         if (s.batch_size <= 0) {
+           throw UsageError("batch size must be a positive integer, got " + describe(v));
+         }
+       },
        [](const auto& s) { return flag("batch_size", std::to_string(s.batch_size)); }},
       {"warmup_steps", [](auto& s, const auto& v) { s.warmup_steps = as_int(v, "warmup_steps"); },
        [](const auto& s) { return flag("warmup_steps", std::to_string(s.warmup_steps)); }},

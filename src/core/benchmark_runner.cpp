@@ -61,10 +61,16 @@ void record_peak_memory(torch::Device device, Metrics& metrics) {
   metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
 }
 
-void inject_fault_if_asked() {
+void inject_fault_if_asked(const BenchmarkSpec& spec) {
   const char* fault = std::getenv(kFaultInjectionVariable);
   if (fault == nullptr) return;
-  const std::string kind = fault;
+  std::string kind = fault;
+  const auto colon = kind.find(':');
+  if (colon != std::string::npos) {
+    const std::string only_for = kind.substr(colon + 1);
+    kind = kind.substr(0, colon);
+    if (only_for != spec.model && only_for != to_string(spec.precision)) return;
+  }
   if (kind == "throw") throw std::runtime_error("injected failure (" + kind + ")");
   if (kind == "oom") throw std::runtime_error("CUDA out of memory (injected failure)");
   if (kind == "abort") std::abort();
@@ -84,7 +90,7 @@ void measure(const BenchmarkSpec& spec, torch::Device device, TrainingStep& step
     const auto trial_start = std::chrono::steady_clock::now();
     timer->start_window();
     for (int i = 1; i <= spec.steps; ++i) {
-      if (trial == 1 && i == 1) inject_fault_if_asked();
+      if (trial == 1 && i == 1) inject_fault_if_asked(spec);
       last_loss = step.run(batch);
       timer->mark_step();
       if (progress) {

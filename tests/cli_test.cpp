@@ -1,0 +1,202 @@
+// The gpubench binary as a user meets it: exit codes, one-line errors, result files.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+const char* kTinyCpuRun = "--device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 2";
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+void expect_usage_error(const std::string& arguments, const std::string& message) {
+  const auto result = run_gpubench(arguments);
+  EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
+  EXPECT_NE(result.output.find(message), std::string::npos) << arguments << "\n" << result.output;
+  EXPECT_EQ(result.output.find("terminate called"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("Exception raised from"), std::string::npos) << result.output;
+}
+
+TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
+  ScratchDirectory dir("cli-bad");
+  const std::string out = " --output " + dir.path();
+  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: resnet101");
+  expect_usage_error("train --precision fp64" + out,
+                     "unknown precision 'fp64'; allowed: fp32, tf32, fp16, bf16");
+  expect_usage_error("train --device tpu" + out, "unknown device 'tpu'; allowed: auto, cuda, cpu");
+  expect_usage_error("train --batch-size 0" + out, "batch size must be a positive integer, got 0");
+  expect_usage_error("train --batch-size -3" + out, "batch size must be a positive integer");
+  expect_usage_error("train --steps 0" + out, "steps must be a positive integer, got 0");
+  expect_usage_error("train --repeat -1" + out, "repeat must be a positive integer");
+  expect_usage_error("train --batch-size lots" + out, "lots");
+  expect_usage_error("train --device cpu --precision fp16" + out,
+                     "precision 'fp16' needs a CUDA device");
+  expect_usage_error("train --device cpu --precision tf32" + out,
+                     "precision 'tf32' needs a CUDA device");
+  expect_usage_error("train --device cuda" + out, "no CUDA device is available");
+  expect_usage_error("train --device cpu --gpus 4" + out, "--gpus 4");
+  expect_usage_error("train --gpus 0" + out, "gpus must be a positive integer");
+  expect_usage_error("train --no-such-flag", "--no-such-flag");
+  expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, run");
+  expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
+}
+
+TEST(Cli, UnwritableOutputIsAUsageError) {
+  ScratchDirectory dir("cli-unwritable");
+  std::ofstream(dir.file("file")) << "x";
+  expect_usage_error("train --device cpu --output " + dir.file("file") + "/sub",
+                     "cannot create output directory");
+}
+
+TEST(Cli, MalformedSuiteNamesFileAndLine) {
+  ScratchDirectory dir("cli-suite");
+  std::ofstream(dir.file("bad.yaml")) << "benchmarks:\n  - model: resnet50\n    stepz: 3\n";
+  expect_usage_error("run " + dir.file("bad.yaml") + " --output " + dir.path(),
+                     dir.file("bad.yaml") + ":3: unknown key 'stepz'");
+}
+
+TEST(Cli, ModelsListsResNetFiftyWithCountedFigures) {
+  const auto result = run_gpubench("models --format json");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto models = nlohmann::json::parse(result.output);
+  bool found = false;
+  for (const auto& model : models) {
+    for (const char* key : {"name", "task", "input_shape", "params", "forward_flops"}) {
+      EXPECT_TRUE(model.contains(key)) << key;
+    }
+    if (model["name"] == "resnet50") {
+      found = true;
+      EXPECT_EQ(model["params"], 25557032);
+      EXPECT_EQ(model["input_shape"], nlohmann::json({3, 224, 224}));
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Cli, EnvPrintsTheSystemBlock) {
+  const auto result = run_gpubench("env");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto system = nlohmann::json::parse(result.output);
+  for (const char* key : {"hostname", "cpu", "gpu_count", "libtorch", "tf32_matmul", "git_commit"}) {
+    EXPECT_TRUE(system.contains(key)) << key;
+  }
+}
+
+TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
+  ScratchDirectory dir("cli-train");
+  const std::string path = dir.file("r.json");
+  const auto result = run_gpubench(std::string("train --model resnet50 ") + kTinyCpuRun +
+                                   " --threads 1 --output " + path);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("images/sec"), std::string::npos);
+  const auto r = read_json(path);
+  EXPECT_EQ(r["schema"], "gpubench.result/1");
+  EXPECT_EQ(r["status"], "ok");
+  const auto& b = r["benchmark"];
+  EXPECT_EQ(b["model"], "resnet50");
+  EXPECT_EQ(b["precision"], "fp32");
+  EXPECT_EQ(b["device"], "cpu");
+  EXPECT_EQ(b["gpus"], 1);
+  EXPECT_EQ(b["batch_size_per_device"], 2);
+  EXPECT_EQ(b["global_batch_size"], 2);
+  EXPECT_EQ(b["warmup_steps"], 1);
+  EXPECT_EQ(b["steps"], 2);
+  EXPECT_EQ(b["repeat"], 2);
+  EXPECT_EQ(b["threads"], 1);
+  EXPECT_TRUE(b.contains("data"));
+  const auto& m = r["metrics"];
+  EXPECT_GT(m["throughput"].get<double>(), 0);
+  EXPECT_EQ(m["throughput_unit"], "images/sec");
+  EXPECT_EQ(m["trials"].size(), 2u);
+  EXPECT_EQ(m["throughput"], m["per_device_throughput"]);
+  for (const char* key : {"median", "mean", "p5", "p95", "stdev"}) {
+    EXPECT_GT(m["step_time_ms"][key].get<double>(), key == std::string("stdev") ? -1 : 0) << key;
+  }
+  EXPECT_GT(m["peak_memory_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(m["forward_flops_per_sample"], 8178368512);
+  EXPECT_GT(m["achieved_tflops"].get<double>(), 0);
+  const auto& s = r["system"];
+  for (const char* key : {"hostname", "gpu_name", "gpu_count", "driver", "cuda", "cudnn", "nccl",
+                          "libtorch", "cpu", "tf32_matmul", "tf32_cudnn", "gpubench_version",
+                          "git_commit"}) {
+    EXPECT_TRUE(s.contains(key)) << key;
+  }
+  EXPECT_EQ(s["tf32_matmul"], false);
+  EXPECT_EQ(s["tf32_cudnn"], false);
+  EXPECT_FALSE(r["started_at"].get<std::string>().empty());
+  EXPECT_GT(r["duration_s"].get<double>(), 0);
+}
+
+TEST(Cli, FailingTrainRecordsAFailedResultAndExitsOne) {
+  ScratchDirectory dir("cli-fail");
+  const auto result = testing::run_command(
+      "GPUBENCH_FAULT_INJECTION=oom " + std::string(GPUBENCH_BINARY) + " train " + kTinyCpuRun +
+      " --output " + dir.file("r.json"));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  const auto r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "oom");
+  EXPECT_NE(r["error"].get<std::string>().find("out of memory"), std::string::npos);
+}
+
+TEST(Cli, SuiteKeepsGoingPastFailuresAndRecordsEachOne) {
+  ScratchDirectory dir("cli-run");
+  std::ofstream(dir.file("suite.yaml"))
+      << "defaults: {device: cpu, batch_size: 1, warmup_steps: 0, steps: 1, repeat: 1}\n"
+         "benchmarks:\n  - model: resnet50\n    precision: [fp32, bf16]\n";
+  // The fault hits only bf16 runs: one benchmark crashes (abort), the other succeeds.
+  const auto result = testing::run_command(
+      "GPUBENCH_FAULT_INJECTION=abort:bf16 " + std::string(GPUBENCH_BINARY) + " run " +
+      dir.file("suite.yaml") + " --output " + dir.file("out"));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("2 benchmark(s), 1 failed"), std::string::npos) << result.output;
+  int ok = 0, failed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    ASSERT_EQ(entry.path().extension(), ".json") << entry.path();  // no temporary files left
+    const auto r = read_json(entry.path().string());
+    if (r["status"] == "ok") {
+      ++ok;
+      EXPECT_EQ(r["benchmark"]["precision"], "fp32");
+    } else {
+      ++failed;
+      EXPECT_EQ(r["status"], "failed");
+      EXPECT_EQ(r["benchmark"]["precision"], "bf16");
+      EXPECT_NE(r["error"].get<std::string>().find("signal 6"), std::string::npos) << r["error"];
+    }
+  }
+  EXPECT_EQ(ok, 1);
+  EXPECT_EQ(failed, 1);
+}
+
+TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
+  ScratchDirectory dir("cli-hang");
+  std::ofstream(dir.file("suite.json"))
+      << R"({"benchmarks": [{"model": "resnet50", "device": "cpu", "batch_size": 1,
+             "warmup_steps": 0, "steps": 1, "repeat": 1}]})";
+  const auto result = testing::run_command(
+      "GPUBENCH_FAULT_INJECTION=hang " + std::string(GPUBENCH_BINARY) + " run " +
+      dir.file("suite.json") + " --timeout 5 --output " + dir.file("out"));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    files.push_back(entry.path().string());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  const auto r = read_json(files[0]);
+  EXPECT_EQ(r["status"], "failed");
+  EXPECT_NE(r["error"].get<std::string>().find("timed out"), std::string::npos);
+  const auto leftover = testing::run_command("pgrep -f '[g]pubench --log-level.*" + dir.path() + "'");
+  EXPECT_NE(leftover.exit_code, 0) << "left behind: " << leftover.output;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,116 @@
+#include "gpubench/suite_file.h"
+
+#include <gtest/gtest.h>
+
+#include "gpubench/errors.h"
+
+namespace gpubench {
+namespace {
+
+std::string error_of(const std::string& text, bool is_json) {
+  try {
+    parse_suite(text, "suite.yaml", is_json);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(SuiteFile, ListValuesExpandToTheCrossProduct) {
+  const auto specs = parse_suite(R"(
+defaults:
+  device: cpu
+  steps: 5
+benchmarks:
+  - model: resnet50
+    precision: [fp32, bf16]
+    batch-size: [2, 4]
+  - model: resnet101
+    steps: 7
+)",
+                                 "suite.yaml", false);
+  ASSERT_EQ(specs.size(), 5u);
+  EXPECT_EQ(specs[0].precision, Precision::kFp32);
+  EXPECT_EQ(specs[0].batch_size, 2);
+  EXPECT_EQ(specs[1].precision, Precision::kFp32);
+  EXPECT_EQ(specs[1].batch_size, 4);
+  EXPECT_EQ(specs[2].precision, Precision::kBf16);
+  EXPECT_EQ(specs[3].batch_size, 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(specs[i].model, "resnet50");
+    EXPECT_EQ(specs[i].device, DeviceKind::kCpu);
+    EXPECT_EQ(specs[i].steps, 5);
+  }
+  EXPECT_EQ(specs[4].model, "resnet101");
+  EXPECT_EQ(specs[4].steps, 7);  // the entry overrides the defaults
+  EXPECT_EQ(specs[4].batch_size, 0);
+}
+
+TEST(SuiteFile, JsonAndYamlGiveTheSameBenchmarks) {
+  const auto yaml = parse_suite(
+      "defaults: {device: cpu, channels_last: true}\nbenchmarks:\n  - {model: resnet50, gpus: 1, "
+      "warmup_steps: 0, repeat: 2, seed: 7, threads: 1}\n",
+      "a.yaml", false);
+  const auto json = parse_suite(
+      R"({"defaults": {"device": "cpu", "channels-last": true},
+          "benchmarks": [{"model": "resnet50", "gpus": 1, "warmup-steps": 0, "repeat": 2,
+                          "seed": 7, "threads": 1}]})",
+      "a.json", true);
+  ASSERT_EQ(yaml.size(), 1u);
+  ASSERT_EQ(json.size(), 1u);
+  EXPECT_TRUE(yaml[0] == json[0]);
+  EXPECT_EQ(yaml[0].channels_last, std::optional<bool>(true));
+  EXPECT_EQ(yaml[0].warmup_steps, 0);
+  EXPECT_EQ(yaml[0].seed, 7u);
+}
+
+TEST(SuiteFile, UnknownKeyIsAnErrorNamingKeyFileAndLine) {
+  const std::string error = error_of("benchmarks:\n  - model: resnet50\n    batchsize: 4\n", false);
+  EXPECT_NE(error.find("suite.yaml:3"), std::string::npos) << error;
+  EXPECT_NE(error.find("unknown key 'batchsize'"), std::string::npos) << error;
+}
+
+TEST(SuiteFile, MalformedYamlGivesTheLine) {
+  const std::string error = error_of("benchmarks:\n  - model: [resnet50\n  - steps: 3\n", false);
+  EXPECT_NE(error.find("malformed YAML"), std::string::npos) << error;
+  EXPECT_NE(error.find("suite.yaml:"), std::string::npos) << error;
+}
+
+TEST(SuiteFile, MalformedJsonGivesTheLine) {
+  const std::string error = error_of("{\n\"benchmarks\": [\n  {\"model\": \"resnet50\",}\n]}", true);
+  EXPECT_NE(error.find("suite.yaml:3"), std::string::npos) << error;
+  EXPECT_NE(error.find("malformed JSON"), std::string::npos) << error;
+}
+
+TEST(SuiteFile, BadValuesAreErrors) {
+  EXPECT_NE(error_of("benchmarks:\n  - model: resnet5\n", false).find("unknown model 'resnet5'"),
+            std::string::npos);
+  EXPECT_NE(error_of("benchmarks:\n  - precision: fp8\n", false).find("unknown precision 'fp8'"),
+            std::string::npos);
+  EXPECT_NE(error_of("benchmarks:\n  - steps: many\n", false).find("'steps' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("benchmarks:\n  - steps: 0\n", false).find("steps must be a positive"),
+            std::string::npos);
+  EXPECT_NE(error_of("benchmarks:\n  - batch_size: -1\n", false).find("batch size"),
+            std::string::npos);
+  EXPECT_NE(error_of("benchmarks:\n  - precision: []\n", false).find("empty list"),
+            std::string::npos);
+  EXPECT_NE(error_of("defaults: {steps: 2}\n", false).find("no benchmarks"), std::string::npos);
+  EXPECT_NE(error_of("benchmark:\n  - model: resnet50\n", false).find("unknown top-level key"),
+            std::string::npos);
+}
+
+TEST(SuiteFile, MissingFileIsAnError) {
+  EXPECT_THROW(load_suite_file("/nonexistent/suite.yaml"), UsageError);
+}
+
+TEST(SuiteFile, ShippedSuitesParse) {
+  for (const char* name : {"quick.yaml", "resnet50.yaml"}) {
+    const auto specs = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + name);
+    EXPECT_FALSE(specs.empty()) << name;
+  }
+  EXPECT_EQ(load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/resnet50.yaml").size(), 4u);
+}
+
+}  // namespace
+}  // namespace gpubench
