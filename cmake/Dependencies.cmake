@@ -1,7 +1,11 @@
 # Finds every dependency. LibTorch comes from Debian (1.13, CPU) or from a CUDA build
 # (for example the torch Python package: -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')).
 find_package(Threads REQUIRED)
-find_package(Torch REQUIRED)
+if(GPUBENCH_CUDA_COMPILE_CHECK)
+  include(CudaCompileCheck)
+else()
+  find_package(Torch REQUIRED)
+endif()
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3.9 REQUIRED)
 find_package(yaml-cpp REQUIRED)

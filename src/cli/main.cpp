@@ -1,21 +1,12 @@
 #include <cstdio>
 #include <exception>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
-
 #include "commands.h"
 #include "gpubench/build_info.h"
 #include "gpubench/errors.h"
+#include "gpubench/log.h"
 
 namespace {
-
-void configure_logging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("gpubench");
-  logger->set_pattern("[%H:%M:%S] [%^%l%$] %v");
-  spdlog::set_default_logger(logger);
-  spdlog::set_level(spdlog::level::from_str(level));
-}
 
 // CLI11 reports a mistyped subcommand as "a subcommand is required"; name it instead.
 std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
@@ -48,7 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", global.log_level, "Log level")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
-  app.parse_complete_callback([&] { configure_logging(global.log_level); });
+  app.parse_complete_callback([&] { gpubench::log::configure(global.log_level); });
 
   int exit_code = kExitOk;
   add_train_command(app, global, exit_code);

@@ -1,7 +1,7 @@
 // gpubench run: every benchmark of a suite file, each in its own process.
 #include <cstdio>
 
-#include <spdlog/spdlog.h>
+#include "gpubench/log.h"
 
 #include "commands.h"
 #include "cuda_devices.h"

@@ -1,7 +1,7 @@
 // gpubench train: one benchmark in this process, one result file.
 #include <cstdio>
 
-#include <spdlog/spdlog.h>
+#include "gpubench/log.h"
 
 #include "commands.h"
 #include "cuda_devices.h"
@@ -33,12 +33,12 @@ int run_train(TrainOptions& options) {
   }
   const BenchmarkSpec resolved = resolve_spec(spec, cuda_available(), cuda_device_count());
   if (spec.device == DeviceKind::kAuto && resolved.device == DeviceKind::kCpu) {
-    spdlog::warn("no CUDA device found: running on the CPU");
+    log::warn("no CUDA device found: running on the CPU");
   }
   const std::string path = prepare_result_path(options.output, resolved);
   const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
 
-  spdlog::info("{} {} on {} x{}, batch {} per device, {} warm-up + {} x {} steps, {} threads",
+  log::info("{} {} on {} x{}, batch {} per device, {} warm-up + {} x {} steps, {} threads",
                resolved.model, to_string(resolved.precision), to_string(resolved.device),
                resolved.gpus, resolved.batch_size, resolved.warmup_steps, resolved.repeat,
                resolved.steps, resolved.threads);
@@ -51,7 +51,7 @@ int run_train(TrainOptions& options) {
   std::fputs(render_results_table({result}).c_str(), stdout);
   std::printf("result: %s\n", path.c_str());
   if (result.status != RunStatus::kOk) {
-    spdlog::error("benchmark {}: {}", to_string(result.status), result.error);
+    log::error("benchmark {}: {}", to_string(result.status), result.error);
     return kExitBenchmarkFailed;
   }
   return kExitOk;

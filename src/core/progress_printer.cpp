@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include <spdlog/spdlog.h>
+#include "gpubench/log.h"
 
 #include "gpubench/text_table.h"
 
@@ -31,7 +31,7 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
   }
   // Off a terminal: the end of warm-up and of each trial only.
   if (e.step == e.steps) {
-    spdlog::info("{} {} done ({} steps){}", label_, phase, e.steps, rate);
+    log::info("{} {} done ({} steps){}", label_, phase, e.steps, rate);
   }
 }
 

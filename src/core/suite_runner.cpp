@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include <spdlog/spdlog.h>
+#include "gpubench/log.h"
 
 #include "gpubench/benchmark_fields.h"
 #include "gpubench/child_process.h"
@@ -36,7 +36,7 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
   for (size_t i = 0; i < specs.size(); ++i) {
     const BenchmarkSpec& spec = specs[i];
     const std::string path = prepare_result_path(options.output_directory, spec);
-    spdlog::info("[{}/{}] {} {} on {} (batch {})", i + 1, specs.size(), spec.model,
+    log::info("[{}/{}] {} {} on {} (batch {})", i + 1, specs.size(), spec.model,
                  to_string(spec.precision), to_string(spec.device), spec.batch_size);
     std::vector<std::string> argv{options.executable, "--log-level", options.log_level, "train"};
     for (auto& argument : to_train_arguments(spec)) argv.push_back(std::move(argument));
@@ -50,7 +50,7 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
         result = read_result_file(path);
         have_result = true;
       } catch (const std::exception& error) {
-        spdlog::warn("unreadable result '{}': {}", path, error.what());
+        log::warn("unreadable result '{}': {}", path, error.what());
       }
     }
     if (!have_result) {
