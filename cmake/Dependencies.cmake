@@ -4,6 +4,17 @@ find_package(Threads REQUIRED)
 if(GPUBENCH_CUDA_COMPILE_CHECK)
   include(CudaCompileCheck)
 else()
+  # TorchConfig finds its libraries with find_library, which prefers system directories: with
+  # Debian's LibTorch installed too, a CUDA LibTorch named on CMAKE_PREFIX_PATH would be mixed
+  # with Debian's libtorch.so. Pin the libraries to the LibTorch whose config is used.
+  foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
+    if(EXISTS "${_prefix}/Torch/TorchConfig.cmake")
+      get_filename_component(_torch_root "${_prefix}/../.." ABSOLUTE)
+      find_library(TORCH_LIBRARY torch PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
+      find_library(c10_LIBRARY c10 PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
+      break()
+    endif()
+  endforeach()
   find_package(Torch REQUIRED)
 endif()
 find_package(CLI11 REQUIRED)

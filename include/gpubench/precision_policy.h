@@ -13,7 +13,8 @@ class PrecisionPolicy {
  public:
   PrecisionPolicy(Precision precision, torch::Device device);
 
-  // TF32 on for tf32, off for every other precision (fp32 means true IEEE fp32).
+  // TF32 on for tf32, off for every other precision (fp32 means true IEEE fp32);
+  // cuDNN autotuning on for CUDA devices.
   void apply_global_flags() const;
   // The dtype autocast computes in, or nullopt when the forward pass runs in float32.
   std::optional<torch::ScalarType> autocast_dtype() const;

@@ -25,6 +25,7 @@ struct SystemInfo {
   std::string blas;            // how LibTorch does CPU matrix products
   bool tf32_matmul = false;
   bool tf32_cudnn = false;
+  bool cudnn_benchmark = false;  // cuDNN algorithm autotuning
   std::string gpubench_version;
   std::string git_commit;
 };

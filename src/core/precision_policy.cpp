@@ -1,5 +1,6 @@
 #include "gpubench/precision_policy.h"
 
+#include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 
 #include "gpubench/compat.h"
@@ -12,6 +13,9 @@ PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device)
 void PrecisionPolicy::apply_global_flags() const {
   const bool tf32 = precision_ == Precision::kTf32;
   compat::set_tf32(tf32, tf32);
+  // cuDNN picks the fastest convolution algorithm during warm-up, as the reference
+  // harnesses do (torch.backends.cudnn.benchmark = True).
+  at::globalContext().setBenchmarkCuDNN(device_.is_cuda());
 }
 
 std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {

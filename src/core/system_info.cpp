@@ -89,6 +89,7 @@ SystemInfo collect_system_info() {
   info.blas = read_loaded_blas();
   info.tf32_matmul = compat::tf32_matmul_enabled();
   info.tf32_cudnn = compat::tf32_cudnn_enabled();
+  info.cudnn_benchmark = at::globalContext().benchmarkCuDNN();
   info.gpubench_version = GPUBENCH_VERSION;
   info.git_commit = GPUBENCH_GIT_COMMIT;
 #if GPUBENCH_WITH_CUDA
@@ -131,6 +132,7 @@ void to_json(nlohmann::json& j, const SystemInfo& i) {
        {"blas", i.blas},
        {"tf32_matmul", i.tf32_matmul},
        {"tf32_cudnn", i.tf32_cudnn},
+       {"cudnn_benchmark", i.cudnn_benchmark},
        {"gpubench_version", i.gpubench_version},
        {"git_commit", i.git_commit}};
 }
@@ -152,6 +154,7 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.blas = j.value("blas", "");
   i.tf32_matmul = j.value("tf32_matmul", false);
   i.tf32_cudnn = j.value("tf32_cudnn", false);
+  i.cudnn_benchmark = j.value("cudnn_benchmark", false);
   i.gpubench_version = j.value("gpubench_version", "");
   i.git_commit = j.value("git_commit", "");
 }

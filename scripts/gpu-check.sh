@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds gpubench against the CUDA LibTorch of the local torch Python package and runs the GPU
+# checks: ResNet-50 in fp32, tf32, fp16 and bf16 through gpubench and through PyTorch
+# (scripts/torch_reference.py), then prints both side by side with their ratio.
+# Needs: an NVIDIA GPU, python3 with torch and torchvision, cmake, ninja, and the Debian
+# dependencies unpacked by scripts/fetch-gpu-deps.sh into .deps/gpu-root (carried there).
+# Logs and results go to $OUT (default /tmp/gpubench-gpu-check).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-/tmp/gpubench-gpu-check}"
+mkdir -p "$OUT"
+BATCH="${GPUBENCH_CHECK_BATCH:-256}"
+WARMUP="${GPUBENCH_CHECK_WARMUP:-10}"
+STEPS="${GPUBENCH_CHECK_STEPS:-30}"
+REPEAT="${GPUBENCH_CHECK_REPEAT:-3}"
+PRECISIONS="${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}"
+deps="$PWD/.deps/gpu-root/usr"
+[ -d "$deps" ] || { echo "gpu-check: $deps missing: run scripts/fetch-gpu-deps.sh where apt works, then carry .deps" >&2; exit 2; }
+
+torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+# libtorch_cuda needs the CUDA libraries of the nvidia-* wheels (cuDNN, cuSPARSELt, NVSHMEM, ...);
+# the linker must see them to resolve libtorch_cuda's own references.
+nvidia_libs=$(python3 -c 'import glob, os, torch
+site = os.path.dirname(os.path.dirname(torch.__file__))
+print(":".join(sorted(glob.glob(os.path.join(site, "nvidia", "**", "lib"), recursive=True))))')
+export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu:$torch_lib:$nvidia_libs:${LD_LIBRARY_PATH:-}"
+
+echo "== build" | tee "$OUT/gpu-check.log"
+start=$(date +%s)
+{ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$deps" -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$nvidia_libs" \
+  && cmake --build build-gpu --parallel "$(nproc)"; } > "$OUT/build.log" 2>&1 \
+  || { tail -40 "$OUT/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/gpu-check.log"
+build-gpu/gpubench env | tee "$OUT/env.json"
+
+mkdir -p "$OUT/results"
+common=(--batch-size "$BATCH" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$REPEAT")
+for precision in $PRECISIONS; do
+  echo "== resnet50 $precision" | tee -a "$OUT/gpu-check.log"
+  build-gpu/gpubench --log-level warn train --model resnet50 --device cuda --precision "$precision" \
+    "${common[@]}" --output "$OUT/results/gpubench_resnet50_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+  python3 scripts/torch_reference.py --model resnet50 --precision "$precision" "${common[@]}" \
+    --output "$OUT/results/torch_resnet50_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+done
+python3 - "$OUT/results" $PRECISIONS <<'PY' | tee "$OUT/summary.txt"
+import json, os, sys
+folder, precisions = sys.argv[1], sys.argv[2:]
+def load(name):
+    path = os.path.join(folder, name)
+    return json.load(open(path)) if os.path.exists(path) else None
+print(f"{'model':10} {'precision':9} {'gpubench img/s':>15} {'pytorch img/s':>14} {'ratio':>6}  gpubench status")
+for p in precisions:
+    g, t = load(f"gpubench_resnet50_{p}.json"), load(f"torch_resnet50_{p}.json")
+    gt = g["metrics"]["throughput"] if g and g["status"] == "ok" else None
+    tt = t["throughput"] if t else None
+    ratio = f"{gt / tt:6.3f}" if gt and tt else "     -"
+    status = g["status"] + (": " + g.get("error", "") if g["status"] != "ok" else "") if g else "missing"
+    print(f"{'resnet50':10} {p:9} {gt or 0:15.1f} {tt or 0:14.1f} {ratio}  {status}")
+PY
+# At most 8 files come back from a device run: pack the per-run results into one.
+tar -C "$OUT" -czf "$OUT/results.tar.gz" results && rm -rf "$OUT/results"

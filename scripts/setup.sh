@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every dependency from Debian's packages and builds gpubench (Release) in build/.
+# Idempotent; run as root or with sudo available. GPUBENCH_BUILD_DIR overrides build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build git
+  libtorch-dev libgloo-dev
+  libopenblas0-pthread  # without it LibTorch's CPU matmuls fall back to the reference BLAS (~15x slower)
+  libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
+)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+build_dir="${GPUBENCH_BUILD_DIR:-build}"
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build "$build_dir" --parallel "$(nproc)"

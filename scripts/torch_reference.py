@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The same ResNet-50 training benchmark in PyTorch (torchvision's resnet50), for side-by-side
+comparison with gpubench: same batch, precision, memory format, optimiser, warm-up, steps and
+trials, synthetic data on the device, timed between device synchronisations. Prints one JSON
+object (and writes it to --output)."""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torchvision
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", default="resnet50")
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="fp32")
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--warmup-steps", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=None,
+                        help="default: on for fp16/bf16, as gpubench does on CUDA")
+    parser.add_argument("--output")
+    args = parser.parse_args()
+
+    device = torch.device("cuda")
+    tf32 = args.precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True
+    channels_last = args.channels_last
+    if channels_last is None:
+        channels_last = args.precision in ("fp16", "bf16")
+    memory_format = torch.channels_last if channels_last else torch.contiguous_format
+
+    torch.manual_seed(42)
+    model = getattr(torchvision.models, args.model)(num_classes=1000).to(device, memory_format=memory_format)
+    model.train()
+    images = torch.randn(args.batch_size, 3, 224, 224, device=device).contiguous(memory_format=memory_format)
+    labels = torch.randint(1000, (args.batch_size,), device=device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1 * args.batch_size / 256, momentum=0.9,
+                                weight_decay=1e-4)
+    autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
+    scaler = torch.amp.GradScaler("cuda") if args.precision == "fp16" else None
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
+            loss = loss_fn(model(images).float(), labels)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+
+    for _ in range(args.warmup_steps):
+        step()
+    trials = []
+    for _ in range(args.repeat):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        torch.cuda.synchronize()
+        trials.append(args.batch_size * args.steps / (time.perf_counter() - start))
+    result = {"model": args.model, "precision": args.precision, "batch_size": args.batch_size,
+              "channels_last": channels_last, "throughput": statistics.median(trials),
+              "trials": trials, "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
+    print(json.dumps(result))
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
