@@ -84,7 +84,6 @@ class ResNetImpl : public torch::nn::Module {
     return {fc(out), {}};
   }
 
-
  private:
   int64_t in_planes_;  // input channels of the next block; make_layer advances it
 

@@ -87,7 +87,8 @@ TEST(Cli, EnvPrintsTheSystemBlock) {
   const auto result = run_gpubench("env");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto system = nlohmann::json::parse(result.output);
-  for (const char* key : {"hostname", "cpu", "gpu_count", "libtorch", "tf32_matmul", "git_commit"}) {
+  for (const char* key :
+       {"hostname", "cpu", "gpu_count", "libtorch", "tf32_matmul", "git_commit"}) {
     EXPECT_TRUE(system.contains(key)) << key;
   }
 }
@@ -126,9 +127,9 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
   EXPECT_EQ(m["forward_flops_per_sample"], 8178368512);
   EXPECT_GT(m["achieved_tflops"].get<double>(), 0);
   const auto& s = r["system"];
-  for (const char* key : {"hostname", "gpu_name", "gpu_count", "driver", "cuda", "cudnn", "nccl",
-                          "libtorch", "cpu", "tf32_matmul", "tf32_cudnn", "gpubench_version",
-                          "git_commit"}) {
+  for (const char* key :
+       {"hostname", "gpu_name", "gpu_count", "driver", "cuda", "cudnn", "nccl", "libtorch", "cpu",
+        "tf32_matmul", "tf32_cudnn", "gpubench_version", "git_commit"}) {
     EXPECT_TRUE(s.contains(key)) << key;
   }
   EXPECT_EQ(s["tf32_matmul"], false);
@@ -139,9 +140,9 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
 
 TEST(Cli, FailingTrainRecordsAFailedResultAndExitsOne) {
   ScratchDirectory dir("cli-fail");
-  const auto result = testing::run_command(
-      "GPUBENCH_FAULT_INJECTION=oom " + std::string(GPUBENCH_BINARY) + " train " + kTinyCpuRun +
-      " --output " + dir.file("r.json"));
+  const auto result =
+      testing::run_command("GPUBENCH_FAULT_INJECTION=oom " + std::string(GPUBENCH_BINARY) +
+                           " train " + kTinyCpuRun + " --output " + dir.file("r.json"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   const auto r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "oom");
@@ -154,9 +155,9 @@ TEST(Cli, SuiteKeepsGoingPastFailuresAndRecordsEachOne) {
       << "defaults: {device: cpu, batch_size: 1, warmup_steps: 0, steps: 1, repeat: 1}\n"
          "benchmarks:\n  - model: resnet50\n    precision: [fp32, bf16]\n";
   // The fault hits only bf16 runs: one benchmark crashes (abort), the other succeeds.
-  const auto result = testing::run_command(
-      "GPUBENCH_FAULT_INJECTION=abort:bf16 " + std::string(GPUBENCH_BINARY) + " run " +
-      dir.file("suite.yaml") + " --output " + dir.file("out"));
+  const auto result =
+      testing::run_command("GPUBENCH_FAULT_INJECTION=abort:bf16 " + std::string(GPUBENCH_BINARY) +
+                           " run " + dir.file("suite.yaml") + " --output " + dir.file("out"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("2 benchmark(s), 1 failed"), std::string::npos) << result.output;
   int ok = 0, failed = 0;
@@ -194,7 +195,8 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   const auto r = read_json(files[0]);
   EXPECT_EQ(r["status"], "failed");
   EXPECT_NE(r["error"].get<std::string>().find("timed out"), std::string::npos);
-  const auto leftover = testing::run_command("pgrep -f '[g]pubench --log-level.*" + dir.path() + "'");
+  const auto leftover =
+      testing::run_command("pgrep -f '[g]pubench --log-level.*" + dir.path() + "'");
   EXPECT_NE(leftover.exit_code, 0) << "left behind: " << leftover.output;
 }
 

@@ -12,9 +12,7 @@ struct ScalerFixture {
   torch::Tensor weight = torch::ones({3}, torch::requires_grad());
   torch::optim::SGD optimizer{{weight}, torch::optim::SGDOptions(1.0)};
 
-  void set_grad(std::vector<float> values) {
-    weight.mutable_grad() = torch::tensor(values);
-  }
+  void set_grad(std::vector<float> values) { weight.mutable_grad() = torch::tensor(values); }
 };
 
 TEST(GradScaler, ScalesTheLossByTheInitialScale) {

@@ -54,7 +54,8 @@ TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
     ModelRegistry::instance().get("resnet5");
     FAIL();
   } catch (const std::exception& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown model 'resnet5'; known: "), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("unknown model 'resnet5'; known: "),
+              std::string::npos);
     EXPECT_NE(std::string(error.what()).find("resnet50"), std::string::npos);
   }
 }

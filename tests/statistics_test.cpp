@@ -16,7 +16,9 @@ TEST(Statistics, SummaryOfKnownValues) {
   EXPECT_NEAR(s.stdev, 1.5811388300841898, 1e-12);
 }
 
-TEST(Statistics, MedianOfEvenCountInterpolates) { EXPECT_DOUBLE_EQ(median({1, 2, 3, 10}), 2.5); }
+TEST(Statistics, MedianOfEvenCountInterpolates) {
+  EXPECT_DOUBLE_EQ(median({1, 2, 3, 10}), 2.5);
+}
 
 TEST(Statistics, EmptyInputGivesZeros) {
   const Summary s = summarize({});

@@ -77,7 +77,8 @@ TEST(SuiteFile, MalformedYamlGivesTheLine) {
 }
 
 TEST(SuiteFile, MalformedJsonGivesTheLine) {
-  const std::string error = error_of("{\n\"benchmarks\": [\n  {\"model\": \"resnet50\",}\n]}", true);
+  const std::string error =
+      error_of("{\n\"benchmarks\": [\n  {\"model\": \"resnet50\",}\n]}", true);
   EXPECT_NE(error.find("suite.yaml:3"), std::string::npos) << error;
   EXPECT_NE(error.find("malformed JSON"), std::string::npos) << error;
 }
@@ -109,7 +110,8 @@ TEST(SuiteFile, ShippedSuitesParse) {
     const auto specs = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + name);
     EXPECT_FALSE(specs.empty()) << name;
   }
-  EXPECT_EQ(load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/resnet50.yaml").size(), 4u);
+  EXPECT_EQ(load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/resnet50.yaml").size(),
+            4u);
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ class ImageClassifier : public TrainableModel {
     shape.insert(shape.end(), input_shape_.begin(), input_shape_.end());
     torch::Tensor images = torch::randn(shape, torch::TensorOptions().device(device));
     if (channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
-    torch::Tensor labels =
-        torch::randint(num_classes_, {batch_size}, torch::TensorOptions().device(device).dtype(torch::kLong));
+    torch::Tensor labels = torch::randint(
+        num_classes_, {batch_size}, torch::TensorOptions().device(device).dtype(torch::kLong));
     return {images, labels};
   }
 
@@ -44,8 +44,9 @@ class ImageClassifier : public TrainableModel {
     ClassifierOutput output = net_->forward(batch.inputs);
     torch::Tensor loss = torch::cross_entropy_loss(output.logits.to(torch::kFloat), batch.targets);
     for (size_t i = 0; i < output.aux_logits.size() && i < aux_loss_weights_.size(); ++i) {
-      loss = loss + aux_loss_weights_[i] *
-                        torch::cross_entropy_loss(output.aux_logits[i].to(torch::kFloat), batch.targets);
+      loss =
+          loss + aux_loss_weights_[i] * torch::cross_entropy_loss(
+                                            output.aux_logits[i].to(torch::kFloat), batch.targets);
     }
     return loss;
   }

@@ -16,7 +16,9 @@ void configure(const std::string& level);
 void write(Level level, const std::string& message);
 
 namespace detail {
-inline void substitute(std::ostringstream& out, const char* pattern) { out << pattern; }
+inline void substitute(std::ostringstream& out, const char* pattern) {
+  out << pattern;
+}
 
 template <typename First, typename... Rest>
 void substitute(std::ostringstream& out, const char* pattern, const First& first,

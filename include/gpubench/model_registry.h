@@ -55,7 +55,7 @@ class ModelRegistry {
   void add(ModelInfo info);
   const ModelInfo* find(const std::string& name_or_alias) const;
   const ModelInfo& get(const std::string& name_or_alias) const;  // throws UsageError
-  std::vector<const ModelInfo*> all() const;                      // sorted by name
+  std::vector<const ModelInfo*> all() const;                     // sorted by name
   std::vector<std::string> names() const;
 
  private:

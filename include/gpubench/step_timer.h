@@ -18,8 +18,8 @@ class StepTimer {
  public:
   static std::unique_ptr<StepTimer> for_device(torch::Device device);
   virtual ~StepTimer() = default;
-  virtual void start_window() = 0;  // synchronises the device, then starts the clock
-  virtual void mark_step() = 0;     // records the end of one step, without synchronising
+  virtual void start_window() = 0;         // synchronises the device, then starts the clock
+  virtual void mark_step() = 0;            // records the end of one step, without synchronising
   virtual WindowTiming stop_window() = 0;  // synchronises, then stops the clock
 };
 

@@ -17,6 +17,7 @@ struct SuiteRunOptions {
 };
 
 // `specs` must be resolved. Every benchmark ends with a result file in the output directory.
-std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs, const SuiteRunOptions& options);
+std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
+                              const SuiteRunOptions& options);
 
 }  // namespace gpubench

@@ -39,9 +39,9 @@ int run_train(TrainOptions& options) {
   const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
 
   log::info("{} {} on {} x{}, batch {} per device, {} warm-up + {} x {} steps, {} threads",
-               resolved.model, to_string(resolved.precision), to_string(resolved.device),
-               resolved.gpus, resolved.batch_size, resolved.warmup_steps, resolved.repeat,
-               resolved.steps, resolved.threads);
+            resolved.model, to_string(resolved.precision), to_string(resolved.device),
+            resolved.gpus, resolved.batch_size, resolved.warmup_steps, resolved.repeat,
+            resolved.steps, resolved.threads);
   Result result;
   {
     ProgressPrinter progress(resolved.model, info.sample_unit + "/sec");
@@ -62,23 +62,31 @@ int run_train(TrainOptions& options) {
 void add_train_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
   BenchmarkSpec& spec = options->spec;
-  CLI::App* cmd = app.add_subcommand("train", "Train a model on synthetic data and measure throughput");
-  cmd->add_option("--model,-m", spec.model, "Model name (see `gpubench models`)")->capture_default_str();
-  cmd->add_option("--precision,-p", options->precision, "fp32 (TF32 off), tf32, fp16 (AMP + loss scaling), bf16")
+  CLI::App* cmd =
+      app.add_subcommand("train", "Train a model on synthetic data and measure throughput");
+  cmd->add_option("--model,-m", spec.model, "Model name (see `gpubench models`)")
       ->capture_default_str();
-  cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")->capture_default_str();
+  cmd->add_option("--precision,-p", options->precision,
+                  "fp32 (TF32 off), tf32, fp16 (AMP + loss scaling), bf16")
+      ->capture_default_str();
+  cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")
+      ->capture_default_str();
   cmd->add_option("--gpus", spec.gpus, "Number of devices")->capture_default_str();
-  options->batch_option =
-      cmd->add_option("--batch-size,-b", spec.batch_size, "Per-device batch size (default: the model's)");
+  options->batch_option = cmd->add_option("--batch-size,-b", spec.batch_size,
+                                          "Per-device batch size (default: the model's)");
   cmd->add_option("--warmup-steps", spec.warmup_steps, "Untimed steps before the first trial")
       ->capture_default_str();
   cmd->add_option("--steps", spec.steps, "Timed steps per trial")->capture_default_str();
-  cmd->add_option("--repeat", spec.repeat, "Trials; the median trial is reported")->capture_default_str();
-  cmd->add_option("--seed", spec.seed, "Random seed for weights and synthetic data")->capture_default_str();
-  cmd->add_flag_callback("--channels-last", [options] { options->spec.channels_last = true; },
-                         "NHWC memory format (default: on for fp16/bf16 on CUDA)");
-  cmd->add_flag_callback("--no-channels-last", [options] { options->spec.channels_last = false; },
-                         "NCHW memory format");
+  cmd->add_option("--repeat", spec.repeat, "Trials; the median trial is reported")
+      ->capture_default_str();
+  cmd->add_option("--seed", spec.seed, "Random seed for weights and synthetic data")
+      ->capture_default_str();
+  cmd->add_flag_callback(
+      "--channels-last", [options] { options->spec.channels_last = true; },
+      "NHWC memory format (default: on for fp16/bf16 on CUDA)");
+  cmd->add_flag_callback(
+      "--no-channels-last", [options] { options->spec.channels_last = false; },
+      "NCHW memory format");
   cmd->add_option("--threads", spec.threads, "CPU intra-op threads (default: all logical CPUs)");
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();

@@ -9,7 +9,9 @@
 namespace gpubench {
 namespace {
 
-std::string describe(const nlohmann::json& value) { return value.dump(); }
+std::string describe(const nlohmann::json& value) {
+  return value.dump();
+}
 
 int64_t as_integer(const nlohmann::json& value, const std::string& key) {
   if (!value.is_number_integer()) {

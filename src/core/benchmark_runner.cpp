@@ -55,7 +55,7 @@ void record_peak_memory(torch::Device device, Metrics& metrics) {
 #else
   (void)device;
 #endif
-  struct rusage usage{};
+  struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);
   metrics.peak_memory_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
   metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
@@ -153,9 +153,9 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     measure(spec, device, step, batch, progress, result.metrics, loss);
     result.metrics.final_loss = loss.item<double>();
     result.metrics.skipped_steps = step.skipped_steps();
-    result.metrics.achieved_tflops =
-        result.metrics.train_flops_per_step * result.metrics.throughput /
-        static_cast<double>(spec.batch_size * spec.gpus) / 1e12;
+    result.metrics.achieved_tflops = result.metrics.train_flops_per_step *
+                                     result.metrics.throughput /
+                                     static_cast<double>(spec.batch_size * spec.gpus) / 1e12;
     record_peak_memory(device, result.metrics);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;

@@ -9,11 +9,10 @@
 namespace gpubench {
 namespace {
 
-const std::vector<std::pair<Precision, std::string>> kPrecisions = {
-    {Precision::kFp32, "fp32"},
-    {Precision::kTf32, "tf32"},
-    {Precision::kFp16, "fp16"},
-    {Precision::kBf16, "bf16"}};
+const std::vector<std::pair<Precision, std::string>> kPrecisions = {{Precision::kFp32, "fp32"},
+                                                                    {Precision::kTf32, "tf32"},
+                                                                    {Precision::kFp16, "fp16"},
+                                                                    {Precision::kBf16, "bf16"}};
 
 const std::vector<std::pair<DeviceKind, std::string>> kDevices = {
     {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
@@ -52,14 +51,24 @@ void require_positive(int64_t value, const std::string& name) {
 
 }  // namespace
 
-std::string to_string(Precision precision) { return name_of(kPrecisions, precision); }
-std::string to_string(DeviceKind device) { return name_of(kDevices, device); }
+std::string to_string(Precision precision) {
+  return name_of(kPrecisions, precision);
+}
+std::string to_string(DeviceKind device) {
+  return name_of(kDevices, device);
+}
 Precision parse_precision(const std::string& text) {
   return parse_name(kPrecisions, text, "precision");
 }
-DeviceKind parse_device(const std::string& text) { return parse_name(kDevices, text, "device"); }
-std::vector<std::string> precision_names() { return names_of(kPrecisions); }
-std::vector<std::string> device_names() { return names_of(kDevices); }
+DeviceKind parse_device(const std::string& text) {
+  return parse_name(kDevices, text, "device");
+}
+std::vector<std::string> precision_names() {
+  return names_of(kPrecisions);
+}
+std::vector<std::string> device_names() {
+  return names_of(kDevices);
+}
 
 bool BenchmarkSpec::operator==(const BenchmarkSpec& o) const {
   return model == o.model && precision == o.precision && device == o.device && gpus == o.gpus &&
@@ -115,7 +124,8 @@ BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int c
     const bool mixed = out.precision == Precision::kFp16 || out.precision == Precision::kBf16;
     out.channels_last = mixed && out.device == DeviceKind::kCuda && info.family == "convnet";
   }
-  if (out.threads == 0) out.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (out.threads == 0)
+    out.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return out;
 }
 

@@ -13,7 +13,8 @@ namespace gpubench {
 
 std::string ProcessOutcome::describe() const {
   if (timed_out) return "timed out and was killed";
-  if (signal != 0) return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  if (signal != 0)
+    return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
 }
 

@@ -7,7 +7,9 @@ namespace gpubench::compat {
 
 #if GPUBENCH_TORCH_AT_LEAST(2, 4)
 
-bool autocast_enabled(c10::DeviceType device) { return at::autocast::is_autocast_enabled(device); }
+bool autocast_enabled(c10::DeviceType device) {
+  return at::autocast::is_autocast_enabled(device);
+}
 
 void set_autocast_enabled(c10::DeviceType device, bool enabled) {
   at::autocast::set_autocast_enabled(device, enabled);
@@ -47,9 +49,13 @@ void set_tf32(bool matmul, bool cudnn) {
   at::globalContext().setAllowTF32CuDNN(cudnn);
 }
 
-bool tf32_matmul_enabled() { return at::globalContext().allowTF32CuBLAS(); }
+bool tf32_matmul_enabled() {
+  return at::globalContext().allowTF32CuBLAS();
+}
 
-bool tf32_cudnn_enabled() { return at::globalContext().allowTF32CuDNN(); }
+bool tf32_cudnn_enabled() {
+  return at::globalContext().allowTF32CuDNN();
+}
 
 bool is_out_of_memory(const std::exception& error) {
   if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) return true;

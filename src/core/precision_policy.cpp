@@ -29,8 +29,7 @@ std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {
   }
 }
 
-AutocastScope::AutocastScope(const PrecisionPolicy& policy)
-    : device_type_(policy.device().type()) {
+AutocastScope::AutocastScope(const PrecisionPolicy& policy) : device_type_(policy.device().type()) {
   const auto dtype = policy.autocast_dtype();
   if (!dtype) return;
   active_ = true;

@@ -18,8 +18,8 @@ ProgressPrinter::~ProgressPrinter() {
 }
 
 void ProgressPrinter::operator()(const ProgressEvent& e) {
-  const std::string phase = e.warmup ? "warm-up" : "trial " + std::to_string(e.trial) + "/" +
-                                                       std::to_string(e.trials);
+  const std::string phase =
+      e.warmup ? "warm-up" : "trial " + std::to_string(e.trial) + "/" + std::to_string(e.trials);
   const std::string rate =
       e.warmup ? "" : "  " + format_fixed(e.samples_per_second, 1) + " " + unit_;
   if (terminal_) {

@@ -13,11 +13,10 @@
 namespace gpubench {
 namespace {
 
-const std::vector<std::pair<RunStatus, std::string>> kStatuses = {
-    {RunStatus::kOk, "ok"},
-    {RunStatus::kFailed, "failed"},
-    {RunStatus::kOom, "oom"},
-    {RunStatus::kSkipped, "skipped"}};
+const std::vector<std::pair<RunStatus, std::string>> kStatuses = {{RunStatus::kOk, "ok"},
+                                                                  {RunStatus::kFailed, "failed"},
+                                                                  {RunStatus::kOom, "oom"},
+                                                                  {RunStatus::kSkipped, "skipped"}};
 
 nlohmann::json summary_to_json(const Summary& s) {
   return {{"median", s.median}, {"mean", s.mean}, {"p5", s.p5},  {"p95", s.p95},
@@ -88,12 +87,9 @@ nlohmann::json result_to_json(const Result& r) {
                             {"achieved_tflops", m.achieved_tflops},
                             {"final_loss", m.final_loss},
                             {"skipped_steps", m.skipped_steps}};
-  nlohmann::json document = {{"schema", r.schema},
-                             {"status", to_string(r.status)},
-                             {"benchmark", benchmark},
-                             {"metrics", metrics},
-                             {"system", r.system},
-                             {"started_at", r.started_at},
+  nlohmann::json document = {{"schema", r.schema},        {"status", to_string(r.status)},
+                             {"benchmark", benchmark},    {"metrics", metrics},
+                             {"system", r.system},        {"started_at", r.started_at},
                              {"duration_s", r.duration_s}};
   if (r.status != RunStatus::kOk) document["error"] = r.error;
   return document;

@@ -35,13 +35,15 @@ void ensure_writable_directory(const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
   if (error || !fs::is_directory(directory)) {
-    throw UsageError("cannot create output directory '" + directory + "': " +
-                     (error ? error.message() : "not a directory"));
+    throw UsageError("cannot create output directory '" + directory +
+                     "': " + (error ? error.message() : "not a directory"));
   }
-  const std::string probe = (fs::path(directory) / (".gpubench-probe." + std::to_string(::getpid()))).string();
+  const std::string probe =
+      (fs::path(directory) / (".gpubench-probe." + std::to_string(::getpid()))).string();
   std::FILE* file = std::fopen(probe.c_str(), "w");
   if (file == nullptr) {
-    throw UsageError("cannot write to output directory '" + directory + "': " + std::strerror(errno));
+    throw UsageError("cannot write to output directory '" + directory +
+                     "': " + std::strerror(errno));
   }
   std::fclose(file);
   std::remove(probe.c_str());

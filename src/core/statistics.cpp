@@ -16,7 +16,9 @@ double percentile(std::vector<double> values, double fraction) {
   return values[lower] + weight * (values[upper] - values[lower]);
 }
 
-double median(std::vector<double> values) { return percentile(std::move(values), 0.5); }
+double median(std::vector<double> values) {
+  return percentile(std::move(values), 0.5);
+}
 
 Summary summarize(std::vector<double> values) {
   Summary s;

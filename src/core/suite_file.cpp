@@ -62,7 +62,8 @@ class SuiteParser {
           suite.benchmarks.push_back({entry_from_json(entry, "each benchmark"), 0});
         }
       } else if (key != "name" && key != "description") {
-        fail(0, "unknown top-level key '" + key + "'; allowed: defaults, benchmarks, name, description");
+        fail(0, "unknown top-level key '" + key +
+                    "'; allowed: defaults, benchmarks, name, description");
       }
     }
     return suite;
@@ -74,7 +75,8 @@ class SuiteParser {
       for (const auto& item : node) list.push_back(scalar_from_yaml(item));
       return list;
     }
-    if (!node.IsScalar()) fail(line_of(node), "a benchmark field must be a value or a list of values");
+    if (!node.IsScalar())
+      fail(line_of(node), "a benchmark field must be a value or a list of values");
     const std::string text = node.Scalar();
     if (node.Tag() == "!") return text;  // quoted: always a string
     if (text == "true" || text == "True") return true;
@@ -96,8 +98,8 @@ class SuiteParser {
     if (!node.IsMap()) fail(line_of(node), where + " must be a mapping of benchmark fields");
     RawEntry entry;
     for (const auto& item : node) {
-      entry.push_back({item.first.as<std::string>(), scalar_from_yaml(item.second),
-                       line_of(item.first)});
+      entry.push_back(
+          {item.first.as<std::string>(), scalar_from_yaml(item.second), line_of(item.first)});
     }
     return entry;
   }
@@ -121,8 +123,8 @@ class SuiteParser {
           suite.benchmarks.push_back({entry_from_yaml(entry, "each benchmark"), line_of(entry)});
         }
       } else if (key != "name" && key != "description") {
-        fail(line_of(item.first),
-             "unknown top-level key '" + key + "'; allowed: defaults, benchmarks, name, description");
+        fail(line_of(item.first), "unknown top-level key '" + key +
+                                      "'; allowed: defaults, benchmarks, name, description");
       }
     }
     return suite;
@@ -138,7 +140,8 @@ class SuiteParser {
         for (const RawField& field : *source) {
           const std::string key = normalize_field_key(field.key);
           if (!is_benchmark_field(key)) {
-            fail(field.line, "unknown key '" + field.key + "'; known: " + join(benchmark_field_keys()));
+            fail(field.line,
+                 "unknown key '" + field.key + "'; known: " + join(benchmark_field_keys()));
           }
           auto existing = std::find_if(merged.begin(), merged.end(),
                                        [&](const RawField& f) { return f.key == key; });

@@ -37,7 +37,7 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
     const BenchmarkSpec& spec = specs[i];
     const std::string path = prepare_result_path(options.output_directory, spec);
     log::info("[{}/{}] {} {} on {} (batch {})", i + 1, specs.size(), spec.model,
-                 to_string(spec.precision), to_string(spec.device), spec.batch_size);
+              to_string(spec.precision), to_string(spec.device), spec.batch_size);
     std::vector<std::string> argv{options.executable, "--log-level", options.log_level, "train"};
     for (auto& argument : to_train_arguments(spec)) argv.push_back(std::move(argument));
     argv.insert(argv.end(), {"--output", path});
@@ -54,11 +54,12 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
       }
     }
     if (!have_result) {
-      result = failed_result(spec, "benchmark process " + outcome.describe() +
-                                       (outcome.timed_out ? " after " +
-                                                                std::to_string(static_cast<int>(options.timeout_seconds)) +
-                                                                " s"
-                                                          : " without writing a result"));
+      result = failed_result(
+          spec,
+          "benchmark process " + outcome.describe() +
+              (outcome.timed_out
+                   ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
+                   : " without writing a result"));
       write_json_atomically(path, result_to_json(result));
     }
     results.push_back(result);

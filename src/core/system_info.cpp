@@ -28,7 +28,7 @@ std::string read_hostname() {
 }
 
 std::string read_os() {
-  struct utsname info{};
+  struct utsname info {};
   if (::uname(&info) != 0) return "unknown";
   return std::string(info.sysname) + " " + info.release + " " + info.machine;
 }

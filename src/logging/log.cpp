@@ -17,7 +17,9 @@ std::shared_ptr<spdlog::logger> logger() {
 
 }  // namespace
 
-void configure(const std::string& level) { logger()->set_level(spdlog::level::from_str(level)); }
+void configure(const std::string& level) {
+  logger()->set_level(spdlog::level::from_str(level));
+}
 
 void write(Level level, const std::string& message) {
   switch (level) {
