@@ -105,19 +105,9 @@ class ResNetImpl : public torch::nn::Module {
 TORCH_MODULE(ResNet);
 
 ModelInfo resnet_info(const std::string& name, std::vector<int64_t> blocks, int64_t batch) {
-  ModelInfo info;
-  info.name = name;
-  info.family = "convnet";
-  info.task = "image-classification";
-  info.sample_unit = "images";
-  info.input_shape = {3, 224, 224};
-  info.default_batch_size = batch;
-  info.reference = "torchvision models." + name + " (ResNet v1.5)";
-  info.create = [blocks]() -> std::unique_ptr<TrainableModel> {
-    return std::make_unique<ImageClassifier<ResNet>>(ResNet(blocks, 1000),
-                                                     std::vector<int64_t>{3, 224, 224}, 1000);
-  };
-  return info;
+  return image_classifier_info<ResNet>(
+      name, {}, 224, batch, "torchvision models." + name + " (ResNet v1.5)",
+      [blocks](int64_t classes) { return ResNet(blocks, classes); });
 }
 
 // Per-device batch sizes are tf_cnn_benchmarks' defaults.

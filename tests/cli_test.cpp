@@ -1,5 +1,6 @@
 // The gpubench binary as a user meets it: exit codes, one-line errors, result files.
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -30,7 +31,7 @@ void expect_usage_error(const std::string& arguments, const std::string& message
 TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   ScratchDirectory dir("cli-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: resnet101");
+  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: googlenet");
   expect_usage_error("train --precision fp64" + out,
                      "unknown precision 'fp64'; allowed: fp32, tf32, fp16, bf16");
   expect_usage_error("train --device tpu" + out, "unknown device 'tpu'; allowed: auto, cuda, cpu");
@@ -198,6 +199,24 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   const auto leftover =
       testing::run_command("pgrep -f '[g]pubench --log-level.*" + dir.path() + "'");
   EXPECT_NE(leftover.exit_code, 0) << "left behind: " << leftover.output;
+}
+
+TEST(Cli, CpuSmokeSuiteTrainsEveryConvnet) {
+  ScratchDirectory dir("cli-smoke");
+  const auto result = run_gpubench("--log-level warn run " + std::string(GPUBENCH_SOURCE_DIR) +
+                                   "/configs/cpu-smoke.yaml --output " + dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("7 benchmark(s), 0 failed"), std::string::npos) << result.output;
+  std::set<std::string> models;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const auto r = read_json(entry.path().string());
+    EXPECT_EQ(r["status"], "ok") << entry.path();
+    EXPECT_GT(r["metrics"]["throughput"].get<double>(), 0);
+    EXPECT_GT(r["metrics"]["achieved_tflops"].get<double>(), 0);
+    models.insert(r["benchmark"]["model"].get<std::string>());
+  }
+  EXPECT_EQ(models, (std::set<std::string>{"resnet50", "resnet101", "resnet152", "inception3",
+                                           "inception4", "vgg16", "googlenet"}));
 }
 
 }  // namespace

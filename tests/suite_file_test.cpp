@@ -106,7 +106,7 @@ TEST(SuiteFile, MissingFileIsAnError) {
 }
 
 TEST(SuiteFile, ShippedSuitesParse) {
-  for (const char* name : {"quick.yaml", "resnet50.yaml"}) {
+  for (const char* name : {"quick.yaml", "resnet50.yaml", "convnets.yaml", "cpu-smoke.yaml"}) {
     const auto specs = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + name);
     EXPECT_FALSE(specs.empty()) << name;
   }

@@ -64,4 +64,29 @@ class ImageClassifier : public TrainableModel {
   std::vector<double> aux_loss_weights_;
 };
 
+inline constexpr int64_t kImageNetClasses = 1000;
+
+// The registry entry of an image classifier: `make_net` builds a fresh Net.
+template <typename Net, typename MakeNet>
+ModelInfo image_classifier_info(std::string name, std::vector<std::string> aliases,
+                                int64_t image_size, int64_t default_batch_size,
+                                std::string reference, MakeNet make_net,
+                                std::vector<double> aux_loss_weights = {}) {
+  ModelInfo info;
+  info.name = std::move(name);
+  info.aliases = std::move(aliases);
+  info.family = "convnet";
+  info.task = "image-classification";
+  info.sample_unit = "images";
+  info.input_shape = {3, image_size, image_size};
+  info.default_batch_size = default_batch_size;
+  info.reference = std::move(reference);
+  info.create = [make_net, shape = info.input_shape,
+                 aux_loss_weights]() -> std::unique_ptr<TrainableModel> {
+    return std::make_unique<ImageClassifier<Net>>(make_net(kImageNetClasses), shape,
+                                                  kImageNetClasses, aux_loss_weights);
+  };
+  return info;
+}
+
 }  // namespace gpubench
