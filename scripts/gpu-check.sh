@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds gpubench against the CUDA LibTorch of the local torch Python package and runs the GPU
-# checks: ResNet-50 in fp32, tf32, fp16 and bf16 through gpubench and through PyTorch
-# (scripts/torch_reference.py), then prints both side by side with their ratio.
+# checks through gpubench and through PyTorch (scripts/torch_reference.py), then prints both side
+# by side with their ratio: ResNet-50 in fp32, tf32, fp16 and bf16 (batch 256, 3 trials), then
+# the rest of the convnet zoo in fp16 (batch 128, 2 trials). GPUBENCH_CHECK_* override the sizes.
 # Needs: an NVIDIA GPU, python3 with torch and torchvision, cmake, ninja, and the Debian
 # dependencies unpacked by scripts/fetch-gpu-deps.sh into .deps/gpu-root (carried there).
 # Logs and results go to $OUT (default /tmp/gpubench-gpu-check).
@@ -14,6 +15,9 @@ WARMUP="${GPUBENCH_CHECK_WARMUP:-10}"
 STEPS="${GPUBENCH_CHECK_STEPS:-30}"
 REPEAT="${GPUBENCH_CHECK_REPEAT:-3}"
 PRECISIONS="${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}"
+ZOO="${GPUBENCH_CHECK_ZOO:-resnet101 resnet152 inception3 inception4 vgg16 googlenet}"
+ZOO_PRECISION="${GPUBENCH_CHECK_ZOO_PRECISION:-fp16}"
+ZOO_BATCH="${GPUBENCH_CHECK_ZOO_BATCH:-128}"
 deps="$PWD/.deps/gpu-root/usr"
 [ -d "$deps" ] || { echo "gpu-check: $deps missing: run scripts/fetch-gpu-deps.sh where apt works, then carry .deps" >&2; exit 2; }
 
@@ -36,28 +40,34 @@ echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/gpu-check.log"
 build-gpu/gpubench env | tee "$OUT/env.json"
 
 mkdir -p "$OUT/results"
-common=(--batch-size "$BATCH" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$REPEAT")
-for precision in $PRECISIONS; do
-  echo "== resnet50 $precision" | tee -a "$OUT/gpu-check.log"
-  build-gpu/gpubench --log-level warn train --model resnet50 --device cuda --precision "$precision" \
-    "${common[@]}" --output "$OUT/results/gpubench_resnet50_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
-  python3 scripts/torch_reference.py --model resnet50 --precision "$precision" "${common[@]}" \
-    --output "$OUT/results/torch_resnet50_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
-done
-python3 - "$OUT/results" $PRECISIONS <<'PY' | tee "$OUT/summary.txt"
-import json, os, sys
-folder, precisions = sys.argv[1], sys.argv[2:]
+# check MODEL PRECISION BATCH REPEAT: one gpubench run and one PyTorch run of the same thing.
+check() {
+  local model=$1 precision=$2 args=(--batch-size "$3" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$4")
+  echo "== $model $precision" | tee -a "$OUT/gpu-check.log"
+  build-gpu/gpubench --log-level warn train --model "$model" --device cuda --precision "$precision" \
+    "${args[@]}" --output "$OUT/results/gpubench_${model}_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+  python3 scripts/torch_reference.py --model "$model" --precision "$precision" "${args[@]}" \
+    --output "$OUT/results/torch_${model}_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+}
+for precision in $PRECISIONS; do check resnet50 "$precision" "$BATCH" "$REPEAT"; done
+for model in $ZOO; do check "$model" "$ZOO_PRECISION" "$ZOO_BATCH" 2; done
+
+python3 - "$OUT/results" <<'PY' | tee "$OUT/summary.txt"
+import glob, json, os, sys
+folder = sys.argv[1]
 def load(name):
     path = os.path.join(folder, name)
     return json.load(open(path)) if os.path.exists(path) else None
 print(f"{'model':10} {'precision':9} {'gpubench img/s':>15} {'pytorch img/s':>14} {'ratio':>6}  gpubench status")
-for p in precisions:
-    g, t = load(f"gpubench_resnet50_{p}.json"), load(f"torch_resnet50_{p}.json")
+runs = sorted(os.path.basename(f)[len("gpubench_"):-len(".json")] for f in glob.glob(f"{folder}/gpubench_*.json"))
+for run in runs:
+    m, p = run.rsplit("_", 1)
+    g, t = load(f"gpubench_{run}.json"), load(f"torch_{run}.json")
     gt = g["metrics"]["throughput"] if g and g["status"] == "ok" else None
     tt = t["throughput"] if t else None
     ratio = f"{gt / tt:6.3f}" if gt and tt else "     -"
     status = g["status"] + (": " + g.get("error", "") if g["status"] != "ok" else "") if g else "missing"
-    print(f"{'resnet50':10} {p:9} {gt or 0:15.1f} {tt or 0:14.1f} {ratio}  {status}")
+    print(f"{m:10} {p:9} {gt or 0:15.1f} {tt or 0:14.1f} {ratio}  {status}")
 PY
 # At most 8 files come back from a device run: pack the per-run results into one.
 tar -C "$OUT" -czf "$OUT/results.tar.gz" results && rm -rf "$OUT/results"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The same ResNet-50 training benchmark in PyTorch (torchvision's resnet50), for side-by-side
-comparison with gpubench: same batch, precision, memory format, optimiser, warm-up, steps and
-trials, synthetic data on the device, timed between device synchronisations. Prints one JSON
-object (and writes it to --output)."""
+"""The same training benchmark in PyTorch, for side-by-side comparison with gpubench: the
+reference implementation of the model (torchvision's, timm's inception_v4), same batch,
+precision, memory format, optimiser, auxiliary-loss weights, warm-up, steps and trials, synthetic
+data on the device, timed between device synchronisations. Prints one JSON object (and writes it
+to --output)."""
 import argparse
 import json
 import statistics
@@ -10,6 +11,21 @@ import time
 
 import torch
 import torchvision
+
+
+# gpubench name -> (builder, input size, auxiliary loss weights)
+def reference_model(name):
+    tv = torchvision.models
+    if name in ("resnet50", "resnet101", "resnet152", "vgg16"):
+        return getattr(tv, name)(num_classes=1000), 224, ()
+    if name == "googlenet":
+        return tv.googlenet(num_classes=1000, aux_logits=True, transform_input=False, init_weights=True), 224, (0.3, 0.3)
+    if name == "inception3":
+        return tv.inception_v3(num_classes=1000, aux_logits=True, transform_input=False, init_weights=True), 299, (0.4,)
+    if name == "inception4":
+        import timm
+        return timm.create_model("inception_v4", num_classes=1000), 299, ()
+    raise SystemExit(f"unknown model {name!r}")
 
 
 def main():
@@ -36,9 +52,10 @@ def main():
     memory_format = torch.channels_last if channels_last else torch.contiguous_format
 
     torch.manual_seed(42)
-    model = getattr(torchvision.models, args.model)(num_classes=1000).to(device, memory_format=memory_format)
+    model, size, aux_weights = reference_model(args.model)
+    model = model.to(device, memory_format=memory_format)
     model.train()
-    images = torch.randn(args.batch_size, 3, 224, 224, device=device).contiguous(memory_format=memory_format)
+    images = torch.randn(args.batch_size, 3, size, size, device=device).contiguous(memory_format=memory_format)
     labels = torch.randint(1000, (args.batch_size,), device=device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1 * args.batch_size / 256, momentum=0.9,
                                 weight_decay=1e-4)
@@ -49,7 +66,14 @@ def main():
     def step():
         optimizer.zero_grad(set_to_none=True)
         with torch.autocast("cuda", dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
-            loss = loss_fn(model(images).float(), labels)
+            output = model(images)
+            if aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
+                main, *aux = output
+                loss = loss_fn(main.float(), labels)
+                for weight, logits in zip(aux_weights, aux):
+                    loss = loss + weight * loss_fn(logits.float(), labels)
+            else:
+                loss = loss_fn(output.float(), labels)
         if scaler:
             scaler.scale(loss).backward()
             scaler.step(optimizer)
