@@ -43,6 +43,13 @@ inline torch::nn::Sequential chain(std::initializer_list<BasicConv2d> convs) {
   return sequence;
 }
 
+// torchvision initialises GoogLeNet and Inception V3 from N(0, std²) truncated at ±2 std; this
+// clamps instead of resampling (LibTorch 1.13 has no trunc_normal_), which changes no timing.
+inline void truncated_normal_(torch::Tensor& weight, double std) {
+  torch::nn::init::normal_(weight, 0.0, std);
+  weight.clamp_(-2 * std, 2 * std);
+}
+
 // Batch norm weights 1 and biases 0; convolution and linear weights from `init_weight`.
 template <typename InitWeight>
 void initialize(torch::nn::Module& root, InitWeight init_weight) {

@@ -75,11 +75,7 @@ class GoogLeNetImpl : public torch::nn::Module {
         aux1(register_module("aux1", AuxHead(512, classes))),
         aux2(register_module("aux2", AuxHead(528, classes))),
         fc(register_module("fc", layers::Linear(1024, classes))) {
-    // torchvision draws weights from a normal truncated to [-2σ, 2σ], σ = 0.01.
-    initialize(*this, [](torch::Tensor& w) {
-      torch::nn::init::normal_(w, 0.0, 0.01);
-      w.clamp_(-0.02, 0.02);
-    });
+    initialize(*this, [](torch::Tensor& w) { truncated_normal_(w, 0.01); });
   }
 
   ClassifierOutput forward(const torch::Tensor& x) {

@@ -168,11 +168,7 @@ class Inception3Impl : public torch::nn::Module {
         Mixed_7b(register_module("Mixed_7b", InceptionE(1280))),
         Mixed_7c(register_module("Mixed_7c", InceptionE(2048))),
         fc(register_module("fc", layers::Linear(2048, classes))) {
-    // torchvision draws weights from a normal truncated to [-2σ, 2σ], σ = 0.1.
-    initialize(*this, [](torch::Tensor& w) {
-      torch::nn::init::normal_(w, 0.0, 0.1);
-      w.clamp_(-0.2, 0.2);
-    });
+    initialize(*this, [](torch::Tensor& w) { truncated_normal_(w, 0.1); });
   }
 
   ClassifierOutput forward(const torch::Tensor& x) {

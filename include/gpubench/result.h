@@ -60,5 +60,7 @@ Result read_result_file(const std::string& path);  // throws UsageError
 
 // "2026-11-29T16:40:21Z"
 std::string utc_timestamp_now();
+// The current UTC time through strftime's `format`.
+std::string utc_time_text(const char* format);
 
 }  // namespace gpubench

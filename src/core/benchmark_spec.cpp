@@ -3,45 +3,20 @@
 #include <algorithm>
 #include <thread>
 
+#include "gpubench/enum_names.h"
 #include "gpubench/errors.h"
 #include "gpubench/model_registry.h"
 
 namespace gpubench {
 namespace {
 
-const std::vector<std::pair<Precision, std::string>> kPrecisions = {{Precision::kFp32, "fp32"},
-                                                                    {Precision::kTf32, "tf32"},
-                                                                    {Precision::kFp16, "fp16"},
-                                                                    {Precision::kBf16, "bf16"}};
+const EnumNames<Precision> kPrecisions = {{Precision::kFp32, "fp32"},
+                                          {Precision::kTf32, "tf32"},
+                                          {Precision::kFp16, "fp16"},
+                                          {Precision::kBf16, "bf16"}};
 
-const std::vector<std::pair<DeviceKind, std::string>> kDevices = {
+const EnumNames<DeviceKind> kDevices = {
     {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
-
-template <typename Enum>
-std::string name_of(const std::vector<std::pair<Enum, std::string>>& table, Enum value) {
-  for (const auto& [candidate, name] : table) {
-    if (candidate == value) return name;
-  }
-  return "?";
-}
-
-template <typename Enum>
-Enum parse_name(const std::vector<std::pair<Enum, std::string>>& table, const std::string& text,
-                const std::string& what) {
-  std::vector<std::string> names;
-  for (const auto& [value, name] : table) {
-    if (name == text) return value;
-    names.push_back(name);
-  }
-  throw UsageError("unknown " + what + " '" + text + "'; allowed: " + join(names));
-}
-
-template <typename Enum>
-std::vector<std::string> names_of(const std::vector<std::pair<Enum, std::string>>& table) {
-  std::vector<std::string> names;
-  for (const auto& entry : table) names.push_back(entry.second);
-  return names;
-}
 
 void require_positive(int64_t value, const std::string& name) {
   if (value <= 0) {

@@ -8,15 +8,16 @@
 #include <ctime>
 #include <fstream>
 
+#include "gpubench/enum_names.h"
 #include "gpubench/errors.h"
 
 namespace gpubench {
 namespace {
 
-const std::vector<std::pair<RunStatus, std::string>> kStatuses = {{RunStatus::kOk, "ok"},
-                                                                  {RunStatus::kFailed, "failed"},
-                                                                  {RunStatus::kOom, "oom"},
-                                                                  {RunStatus::kSkipped, "skipped"}};
+const EnumNames<RunStatus> kStatuses = {{RunStatus::kOk, "ok"},
+                                        {RunStatus::kFailed, "failed"},
+                                        {RunStatus::kOom, "oom"},
+                                        {RunStatus::kSkipped, "skipped"}};
 
 nlohmann::json summary_to_json(const Summary& s) {
   return {{"median", s.median}, {"mean", s.mean}, {"p5", s.p5},  {"p95", s.p95},
@@ -38,19 +39,11 @@ Summary summary_from_json(const nlohmann::json& j) {
 }  // namespace
 
 std::string to_string(RunStatus status) {
-  for (const auto& [value, name] : kStatuses) {
-    if (value == status) return name;
-  }
-  return "?";
+  return name_of(kStatuses, status);
 }
 
 RunStatus parse_run_status(const std::string& text) {
-  std::vector<std::string> names;
-  for (const auto& [value, name] : kStatuses) {
-    if (name == text) return value;
-    names.push_back(name);
-  }
-  throw UsageError("unknown result status '" + text + "'; allowed: " + join(names));
+  return parse_name(kStatuses, text, "result status");
 }
 
 nlohmann::json result_to_json(const Result& r) {
@@ -186,13 +179,17 @@ Result read_result_file(const std::string& path) {
   }
 }
 
-std::string utc_timestamp_now() {
+std::string utc_time_text(const char* format) {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  char text[64];
+  std::strftime(text, sizeof(text), format, &utc);
   return text;
+}
+
+std::string utc_timestamp_now() {
+  return utc_time_text("%Y-%m-%dT%H:%M:%SZ");
 }
 
 }  // namespace gpubench

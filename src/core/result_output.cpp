@@ -20,15 +20,6 @@ bool ends_with_json(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
 }
 
-std::string compact_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y%m%dT%H%M%SZ", &utc);
-  return text;
-}
-
 }  // namespace
 
 void ensure_writable_directory(const std::string& directory) {
@@ -60,7 +51,7 @@ std::string prepare_result_path(const std::string& output, const BenchmarkSpec& 
   ensure_writable_directory(output);
   const std::string stem = spec.model + "_" + to_string(spec.precision) + "_" +
                            to_string(spec.device) + "x" + std::to_string(spec.gpus) + "_bs" +
-                           std::to_string(spec.batch_size) + "_" + compact_utc_now();
+                           std::to_string(spec.batch_size) + "_" + utc_time_text("%Y%m%dT%H%M%SZ");
   fs::path path = fs::path(output) / (stem + ".json");
   for (int n = 2; fs::exists(path); ++n) {
     path = fs::path(output) / (stem + "-" + std::to_string(n) + ".json");
