@@ -201,6 +201,22 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   EXPECT_NE(leftover.exit_code, 0) << "left behind: " << leftover.output;
 }
 
+TEST(Cli, TerminatingASuiteEndsItsRunningBenchmark) {
+  ScratchDirectory dir("cli-sigterm");
+  std::ofstream(dir.file("suite.yaml"))
+      << "benchmarks:\n  - {model: resnet50, device: cpu, batch_size: 1, warmup_steps: 0, "
+         "steps: 1, repeat: 1}\n";
+  const std::string pattern = "'[g]pubench --log-level.*" + dir.path() + "'";
+  const auto result = testing::run_command(
+      "GPUBENCH_FAULT_INJECTION=hang " + std::string(GPUBENCH_BINARY) + " run " +
+      dir.file("suite.yaml") + " --output " + dir.file("out") + " & parent=$!; " +
+      "for i in $(seq 100); do pgrep -f " + pattern + " >/dev/null && break; sleep 0.1; done; " +
+      "kill -TERM $parent; wait $parent; echo exit=$?; sleep 0.5; pgrep -f " + pattern +
+      " || echo none-left");
+  EXPECT_NE(result.output.find("exit=143"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("none-left"), std::string::npos) << result.output;
+}
+
 TEST(Cli, CpuSmokeSuiteTrainsEveryConvnet) {
   ScratchDirectory dir("cli-smoke");
   const auto result = run_gpubench("--log-level warn run " + std::string(GPUBENCH_SOURCE_DIR) +

@@ -10,6 +10,37 @@
 #include <thread>
 
 namespace gpubench {
+namespace {
+
+// The process group of the child being waited for, so that Ctrl-C or SIGTERM sent to gpubench
+// also ends the benchmark, which runs in a process group of its own.
+volatile sig_atomic_t running_child_group = 0;
+
+void forward_and_die(int signal_number) {
+  if (running_child_group > 0) ::kill(-running_child_group, SIGKILL);
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+class ForwardTerminationSignals {
+ public:
+  explicit ForwardTerminationSignals(pid_t group) {
+    running_child_group = group;
+    previous_int_ = ::signal(SIGINT, forward_and_die);
+    previous_term_ = ::signal(SIGTERM, forward_and_die);
+  }
+  ~ForwardTerminationSignals() {
+    ::signal(SIGINT, previous_int_);
+    ::signal(SIGTERM, previous_term_);
+    running_child_group = 0;
+  }
+
+ private:
+  sighandler_t previous_int_;
+  sighandler_t previous_term_;
+};
+
+}  // namespace
 
 std::string ProcessOutcome::describe() const {
   if (timed_out) return "timed out and was killed";
@@ -32,6 +63,7 @@ ProcessOutcome run_child_process(const std::vector<std::string>& argv, double ti
     ::_exit(127);
   }
   ::setpgid(pid, pid);
+  ForwardTerminationSignals forward(pid);
 
   ProcessOutcome outcome;
   const auto deadline = std::chrono::steady_clock::now() +
