@@ -15,7 +15,10 @@ namespace gpubench {
 
 inline constexpr const char* kResultSchema = "gpubench.result/1";
 
-enum class RunStatus { kOk, kFailed, kOom, kSkipped };
+// kPublished: a figure from a published source (results/reference/), not measured here.
+enum class RunStatus { kOk, kFailed, kOom, kSkipped, kPublished };
+// ok or published: the result carries a throughput.
+bool has_throughput(RunStatus status);
 std::string to_string(RunStatus status);
 RunStatus parse_run_status(const std::string& text);
 
@@ -38,6 +41,7 @@ struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
   std::string error;
+  std::string source;  // where a published figure comes from
   BenchmarkSpec spec;  // resolved
   std::string model_reference;
   std::string model_family;
@@ -56,6 +60,7 @@ Result result_from_json(const nlohmann::json& document);
 // Writes to a temporary file in the same directory, flushes it, then renames it over the
 // target, so a reader never sees a half-written result.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
+void write_text_atomically(const std::string& path, const std::string& text);
 Result read_result_file(const std::string& path);  // throws UsageError
 
 // "2026-11-29T16:40:21Z"

@@ -17,5 +17,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
 void add_env_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
+void add_compare_command(CLI::App& app, int& exit_code);
+void add_regress_command(CLI::App& app, int& exit_code);
+
+// Writes `text` to `path` atomically, or to standard output when `path` is empty.
+void write_output(const std::string& path, const std::string& text);
 
 }  // namespace gpubench::cli

@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
   add_run_command(app, global, exit_code);
   add_models_command(app, exit_code);
   add_env_command(app, exit_code);
+  add_report_command(app, exit_code);
+  add_compare_command(app, exit_code);
+  add_regress_command(app, exit_code);
 
   if (const std::string error = unknown_subcommand(app, argc, argv); !error.empty()) {
     std::fprintf(stderr, "gpubench: error: %s\n", error.c_str());

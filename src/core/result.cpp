@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -17,7 +19,8 @@ namespace {
 const EnumNames<RunStatus> kStatuses = {{RunStatus::kOk, "ok"},
                                         {RunStatus::kFailed, "failed"},
                                         {RunStatus::kOom, "oom"},
-                                        {RunStatus::kSkipped, "skipped"}};
+                                        {RunStatus::kSkipped, "skipped"},
+                                        {RunStatus::kPublished, "published"}};
 
 nlohmann::json summary_to_json(const Summary& s) {
   return {{"median", s.median}, {"mean", s.mean}, {"p5", s.p5},  {"p95", s.p95},
@@ -37,6 +40,10 @@ Summary summary_from_json(const nlohmann::json& j) {
 }
 
 }  // namespace
+
+bool has_throughput(RunStatus status) {
+  return status == RunStatus::kOk || status == RunStatus::kPublished;
+}
 
 std::string to_string(RunStatus status) {
   return name_of(kStatuses, status);
@@ -84,7 +91,8 @@ nlohmann::json result_to_json(const Result& r) {
                              {"benchmark", benchmark},    {"metrics", metrics},
                              {"system", r.system},        {"started_at", r.started_at},
                              {"duration_s", r.duration_s}};
-  if (r.status != RunStatus::kOk) document["error"] = r.error;
+  if (!has_throughput(r.status)) document["error"] = r.error;
+  if (!r.source.empty()) document["source"] = r.source;
   return document;
 }
 
@@ -94,15 +102,25 @@ Result result_from_json(const nlohmann::json& document) {
   if (schema.rfind("gpubench.result/", 0) != 0) {
     throw UsageError("not a gpubench result (schema '" + schema + "')");
   }
-  if (schema != kResultSchema) {
-    throw UsageError("result schema '" + schema + "' is not readable by this gpubench (reads " +
-                     std::string(kResultSchema) + ")");
+  // Same major version: readable (a minor version only adds fields, which are ignored here).
+  const std::string version = schema.substr(std::string("gpubench.result/").size());
+  const std::string major = version.substr(0, version.find('.'));
+  if (major != "1") {
+    const bool numeric = !major.empty() && std::all_of(major.begin(), major.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    const bool newer = numeric && (major.size() > 1 || major > "1");
+    throw UsageError("result schema '" + schema + "' is " +
+                     (newer
+                          ? "newer than this gpubench reads (gpubench.result/1.x); upgrade gpubench"
+                          : "not one this gpubench reads (gpubench.result/1.x)"));
   }
   try {
     Result r;
     r.schema = schema;
     r.status = parse_run_status(document.at("status").get<std::string>());
     r.error = document.value("error", "");
+    r.source = document.value("source", "");
     const auto& b = document.at("benchmark");
     r.spec.model = b.at("model").get<std::string>();
     r.model_family = b.value("model_family", "");
@@ -142,8 +160,11 @@ Result result_from_json(const nlohmann::json& document) {
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& document) {
+  write_text_atomically(path, document.dump(2) + "\n");
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  const std::string text = document.dump(2) + "\n";
   std::FILE* file = std::fopen(temporary.c_str(), "w");
   if (file == nullptr) {
     throw UsageError("cannot write '" + temporary + "': " + std::strerror(errno));

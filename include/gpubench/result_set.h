@@ -1,0 +1,48 @@
+// Loading result files for report, compare and regress, and selecting among them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpubench/result.h"
+
+namespace gpubench {
+
+struct LoadedResult {
+  Result result;
+  std::string path;
+};
+
+// Each path is a result file or a directory searched recursively for *.json. Throws UsageError
+// for a missing path, malformed JSON, a non-result document or an unreadable schema, naming the
+// file; and when no result file is found at all.
+std::vector<LoadedResult> load_results(const std::vector<std::string>& paths);
+
+// The result to show for one benchmark among several runs of it: the newest with a
+// throughput, else the newest failure; nullptr for none.
+const Result* newest_result(const std::vector<const Result*>& candidates);
+
+// The system a result ran on, as a report column names it: the GPU name, or "CPU (<model>)".
+std::string system_name(const Result& result);
+// "NVIDIA A40 x4"
+std::string system_label(const Result& result);
+
+// key=value pairs separated by commas; a value may be double-quoted (and then hold commas).
+// Keys: gpu (the system name), gpus, model, precision, device, batch_size, hostname.
+class ResultSelector {
+ public:
+  static ResultSelector parse(const std::string& text);  // throws UsageError
+  bool matches(const Result& result) const;
+  bool constrains(const std::string& key) const { return fields_.count(key) > 0; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::map<std::string, std::string> fields_;
+  std::string text_;
+};
+
+// True when the text looks like a selector rather than a path.
+bool looks_like_selector(const std::string& text);
+
+}  // namespace gpubench

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Turns ../shared/reference/published-figures.json into result files (schema gpubench.result/1,
+status "published") under results/reference/, so report and compare can set measured results
+beside published ones. Run it again when the published figures change."""
+import json
+import os
+import re
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+source_file = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "shared", "reference", "published-figures.json")
+out_dir = os.path.join(here, "..", "results", "reference")
+PRECISION = {"fp16": "fp16", "fp32": "fp32", "tf32": "tf32", "amp": "fp16", "bf16": "bf16"}
+
+figures = json.load(open(source_file))
+os.makedirs(out_dir, exist_ok=True)
+for name in os.listdir(out_dir):
+    if name.endswith(".json"):
+        os.remove(os.path.join(out_dir, name))
+written = 0
+for block in figures["training_throughput"]:
+    if block.get("unit") != "images/sec":
+        continue  # ratios (Lambda's A6000/3090 study) are not results
+    publisher = "bizon" if block["source"].startswith("BIZON") else "lambda"
+    source = block["source"] + (" Note: " + block["note"] if "note" in block else "")
+    if publisher == "bizon":
+        source += " BIZON's FP32 on the A40 may have run with TF32 (see precision_names in published-figures.json)."
+    for row in block["rows"]:
+        precision = PRECISION[row["precision"]]
+        batch = row.get("batch_size", 0)
+        result = {
+            "schema": "gpubench.result/1",
+            "status": "published",
+            "source": source,
+            "benchmark": {"model": row["model"], "model_family": "convnet", "precision": precision,
+                          "device": "cuda", "gpus": row["gpus"], "batch_size_per_device": batch,
+                          "global_batch_size": batch * row["gpus"], "data": "synthetic (as published)"},
+            "metrics": {"throughput": row["throughput"], "throughput_unit": "images/sec",
+                        "per_device_throughput": row["throughput"] / row["gpus"],
+                        "trials": [row["throughput"]]},
+            "system": {"gpu_name": row["gpu"], "gpu_count": row["gpus"]},
+            "started_at": "",
+        }
+        slug = re.sub(r"[^a-z0-9]+", "-", row["gpu"].lower()).strip("-")
+        path = os.path.join(out_dir, f"{publisher}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json")
+        with open(path, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+        written += 1
+print(f"wrote {written} published results to {os.path.normpath(out_dir)}")

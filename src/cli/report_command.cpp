@@ -1,0 +1,110 @@
+// gpubench report, compare and regress: they read result files and never run a benchmark.
+#include <cstdio>
+
+#include "commands.h"
+#include "gpubench/errors.h"
+#include "gpubench/regression.h"
+#include "gpubench/report.h"
+#include "gpubench/result_set.h"
+
+namespace gpubench::cli {
+namespace {
+
+// A compare side: a file or directory, or a selector over the --results pool.
+std::vector<LoadedResult> side(const std::string& spec, const std::vector<LoadedResult>& pool) {
+  if (!looks_like_selector(spec)) return load_results({spec});
+  const ResultSelector selector = ResultSelector::parse(spec);
+  std::vector<LoadedResult> out;
+  for (const LoadedResult& l : pool) {
+    if (selector.matches(l.result)) out.push_back(l);
+  }
+  if (out.empty()) throw UsageError("selector '" + spec + "' matches no result");
+  return out;
+}
+
+}  // namespace
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    write_text_atomically(path, text);
+  }
+}
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::vector<std::string> inputs;
+    std::string format = "markdown";
+    std::string output;
+    std::string normalize_to;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("report", "Tables (and charts in HTML) from result files");
+  cmd->add_option("results", o->inputs, "Result files or directories")->required();
+  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->add_option(
+      "--normalize-to", o->normalize_to,
+      "Divide by this baseline, e.g. gpu=\"NVIDIA GeForce RTX 3090\",gpus=1,precision=tf32");
+  cmd->callback([o, &exit_code] {
+    ReportOptions options;
+    if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
+    render_report(Report{}, o->format);  // rejects a bad format before any file is read
+    write_output(o->output,
+                 render_report(build_report(load_results(o->inputs), options), o->format));
+    exit_code = kExitOk;
+  });
+}
+
+void add_compare_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string a, b, format = "markdown", output;
+    std::vector<std::string> pool = {"results"};
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("compare", "Two systems side by side with B/A per row");
+  cmd->add_option("A", o->a, "Baseline side: a file, a directory or a selector")->required();
+  cmd->add_option("B", o->b, "Other side: a file, a directory or a selector")->required();
+  cmd->add_option("--results", o->pool, "Where selectors look (files or directories)")
+      ->capture_default_str();
+  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->callback([o, &exit_code] {
+    render_report(Report{}, o->format);
+    std::vector<LoadedResult> pool;
+    if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
+    const Report report = build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b);
+    write_output(o->output, render_report(report, o->format));
+    exit_code = kExitOk;
+  });
+}
+
+void add_regress_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::vector<std::string> baseline, current;
+    RegressOptions check;
+    std::string junit;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "regress", "Exit 1 when the current results are slower than the baseline beyond noise");
+  cmd->add_option("--baseline", o->baseline, "Baseline result files or directories")->required();
+  cmd->add_option("--current", o->current, "Current result files or directories")->required();
+  cmd->add_option("--threshold", o->check.threshold, "Smallest slowdown flagged (fraction)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--alpha", o->check.alpha, "Significance level of the noise test")
+      ->check(CLI::Range(1e-9, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
+  cmd->callback([o, &exit_code] {
+    const RegressionReport report =
+        check_regressions(load_results(o->baseline), load_results(o->current), o->check);
+    std::fputs(render_regression_table(report).c_str(), stdout);
+    if (!o->junit.empty()) write_text_atomically(o->junit, render_junit(report));
+    exit_code = report.failed() ? kExitBenchmarkFailed : kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli
