@@ -235,5 +235,67 @@ TEST(Cli, CpuSmokeSuiteTrainsEveryConvnet) {
                                            "inception4", "vgg16", "googlenet"}));
 }
 
+const std::string kReportFixtures = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/reports";
+
+TEST(Cli, ReportCompareAndRegressBadInputExitTwo) {
+  ScratchDirectory dir("cli-report");
+  std::ofstream(dir.file("broken.json")) << "{\"schema\": \"gpubench.result/1\",";
+  expect_usage_error("report", "results is required");
+  expect_usage_error("report " + dir.file("nothing-here"), "no result file or directory");
+  expect_usage_error("report " + dir.file("broken.json"), "is not valid JSON");
+  expect_usage_error("report " + kReportFixtures + " --normalize-to colour=red",
+                     "unknown selector key 'colour'; known: gpu, gpus");
+  expect_usage_error("report " + kReportFixtures + " --format pdf", "unknown format 'pdf'");
+  expect_usage_error(
+      "compare 'gpu=\"NVIDIA H100\"' 'gpu=\"NVIDIA A40\"' --results " + kReportFixtures,
+      "matches no result");
+  expect_usage_error("regress --baseline " + kReportFixtures, "--current is required");
+  expect_usage_error(
+      "regress --baseline " + dir.file("broken.json") + " --current " + kReportFixtures,
+      "is not valid JSON");
+}
+
+TEST(Cli, ReportWritesEveryFormat) {
+  ScratchDirectory dir("cli-formats");
+  for (const char* format : {"markdown", "csv", "json", "html"}) {
+    const std::string out = dir.file(std::string("report.") + format);
+    const auto result =
+        run_gpubench("report " + kReportFixtures + " --format " + format + " --output " + out);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream in(out);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("NVIDIA L40S x1"), std::string::npos) << format;
+  }
+}
+
+TEST(Cli, CompareSelectorsOverAResultPool) {
+  const auto result = run_gpubench("compare 'gpu=\"NVIDIA A40\"' 'gpu=\"NVIDIA L40S\"' --results " +
+                                   kReportFixtures);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("| vgg16 | fp16 | 1 | 450.0 | 1350.0 | 3.000 |"), std::string::npos)
+      << result.output;
+}
+
+TEST(Cli, RegressExitsOneOnARegressionAndWritesJUnit) {
+  ScratchDirectory dir("cli-regress");
+  std::filesystem::create_directories(dir.file("current"));
+  // The current run: the A40 ResNet-50 fixture 10 % slower with tight trials.
+  auto document = read_json(kReportFixtures + "/a40_resnet50_fp16_x1.json");
+  document["metrics"]["trials"] = {1125, 1136, 1147};
+  document["metrics"]["throughput"] = 1136;
+  std::ofstream(dir.file("current/r.json")) << document.dump();
+  const auto slower = run_gpubench("regress --baseline " + kReportFixtures +
+                                   "/a40_resnet50_fp16_x1.json --current " + dir.file("current") +
+                                   " --junit " + dir.file("junit.xml"));
+  EXPECT_EQ(slower.exit_code, 1) << slower.output;
+  EXPECT_NE(slower.output.find("REGRESSION"), std::string::npos) << slower.output;
+  std::ifstream junit(dir.file("junit.xml"));
+  const std::string xml((std::istreambuf_iterator<char>(junit)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+  const auto same =
+      run_gpubench("regress --baseline " + kReportFixtures + " --current " + kReportFixtures);
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -95,9 +95,12 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
       row.note = "in the baseline, not in the current results";
       if (has_throughput(b->status)) row.baseline = b->metrics.throughput;
     } else if (!has_throughput(b->status)) {
-      row.verdict = has_throughput(it->second->status) ? Verdict::kNew : Verdict::kFailed;
-      row.note = "the baseline has no throughput (" + to_string(b->status) + ")";
-      if (has_throughput(it->second->status)) row.current = it->second->metrics.throughput;
+      // A benchmark that failed in the baseline cannot regress; it can start to run again.
+      const bool runs_now = has_throughput(it->second->status);
+      row.verdict = runs_now ? Verdict::kImprovement : Verdict::kUnchanged;
+      row.note = runs_now ? "failed in the baseline (" + to_string(b->status) + "), runs now"
+                          : "fails in both (" + to_string(it->second->status) + ")";
+      if (runs_now) row.current = it->second->metrics.throughput;
     } else {
       row = judge(*b, *it->second, options);
     }
