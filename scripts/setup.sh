@@ -9,6 +9,7 @@ packages=(
   libtorch-dev libgloo-dev
   libopenblas0-pthread  # without it LibTorch's CPU matmuls fall back to the reference BLAS (~15x slower)
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
+  chromium fonts-dejavu-core  # the HTML report's test renders it in a headless browser
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

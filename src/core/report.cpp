@@ -264,9 +264,16 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
       out.cells.push_back(throughput_cell(cell_result(layout, row, c)));
     throughput.rows.push_back(std::move(out));
   }
-  ReportChart chart = bar_chart(throughput, "Throughput per model", "samples/sec");
-  for (auto& group : chart.groups) group = group.substr(0, group.rfind(' '));  // drop the unit
-  report.charts.push_back(std::move(chart));
+  // One chart per unit: images/sec and tokens/sec do not share an axis.
+  std::map<std::string, ReportTable> by_unit;
+  for (const ReportRow& row : throughput.rows) {
+    ReportTable& part = by_unit[row.labels[2]];
+    part.columns = throughput.columns;
+    part.rows.push_back({{row.labels[0], row.labels[1]}, row.cells});
+  }
+  for (const auto& [unit, part] : by_unit) {
+    report.charts.push_back(bar_chart(part, "Throughput per model (" + unit + ")", unit));
+  }
   report.tables.push_back(std::move(throughput));
   if (options.normalize_to) add_normalized_tables(layout, results, *options.normalize_to, report);
   add_scaling_table(layout, report);

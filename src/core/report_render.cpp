@@ -83,7 +83,7 @@ std::string svg_chart(const ReportChart& chart) {
     const double value = y_max * tick / 4, y = top + plot_h - plot_h * tick / 4;
     svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
         << y << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
-        << "\" text-anchor=\"end\" font-size=\"11\">" << format_fixed(value, value < 10 ? 2 : 0)
+        << "\" text-anchor=\"end\" font-size=\"11\">" << format_fixed(value, y_max < 10 ? 2 : 0)
         << "</text>\n";
   }
   svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
