@@ -17,6 +17,9 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// &, <, >, " as entities: text safe inside HTML or XML elements and attributes.
+std::string escape_markup(const std::string& text);
+
 // "%.*f" without locale surprises.
 std::string format_fixed(double value, int decimals);
 

@@ -130,28 +130,6 @@ std::string render_regression_table(const RegressionReport& report) {
 }
 
 std::string render_junit(const RegressionReport& report) {
-  const auto escape = [](const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      switch (c) {
-        case '&':
-          out += "&amp;";
-          break;
-        case '<':
-          out += "&lt;";
-          break;
-        case '>':
-          out += "&gt;";
-          break;
-        case '"':
-          out += "&quot;";
-          break;
-        default:
-          out += c;
-      }
-    }
-    return out;
-  };
   size_t failures = 0;
   for (const RegressionRow& row : report.rows) {
     failures += row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed ? 1 : 0;
@@ -160,13 +138,13 @@ std::string render_junit(const RegressionReport& report) {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench.regress\" tests=\"" +
       std::to_string(report.rows.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
   for (const RegressionRow& row : report.rows) {
-    xml += "  <testcase classname=\"gpubench\" name=\"" + escape(row.benchmark) + "\">";
+    xml += "  <testcase classname=\"gpubench\" name=\"" + escape_markup(row.benchmark) + "\">";
     const std::string detail =
         to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note;
     if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) {
-      xml += "<failure message=\"" + escape(detail) + "\"/>";
+      xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
     } else {
-      xml += "<system-out>" + escape(detail) + "</system-out>";
+      xml += "<system-out>" + escape_markup(detail) + "</system-out>";
     }
     xml += "</testcase>\n";
   }

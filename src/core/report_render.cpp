@@ -31,29 +31,6 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                 "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
@@ -76,9 +53,9 @@ std::string svg_chart(const ReportChart& chart) {
   const double plot_w = width - left - right, plot_h = height - top - bottom;
   const double y_max = chart_max(chart);
   std::ostringstream svg;
-  svg << "<svg class=\"chart\" width=\"" << width
-      << "\" height=\"" << height + 20.0 * chart.series.size() << "\" role=\"img\">\n";
-  svg << "<title>" << html_escape(chart.title) << "</title>\n";
+  svg << "<svg class=\"chart\" width=\"" << width << "\" height=\""
+      << height + 20.0 * chart.series.size() << "\" role=\"img\">\n";
+  svg << "<title>" << escape_markup(chart.title) << "</title>\n";
   for (int tick = 0; tick <= 4; ++tick) {
     const double value = y_max * tick / 4, y = top + plot_h - plot_h * tick / 4;
     svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
@@ -88,14 +65,14 @@ std::string svg_chart(const ReportChart& chart) {
   }
   svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
       << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
-      << html_escape(chart.y_label) << "</text>\n";
+      << escape_markup(chart.y_label) << "</text>\n";
   const size_t groups = std::max<size_t>(chart.groups.size(), 1);
   const double group_w = plot_w / static_cast<double>(groups);
   for (size_t g = 0; g < chart.groups.size(); ++g) {
     const double x = left + group_w * (static_cast<double>(g) + 0.5);
     svg << "<text x=\"" << x << "\" y=\"" << top + plot_h + 14
         << "\" text-anchor=\"end\" font-size=\"11\" transform=\"rotate(-30 " << x << " "
-        << top + plot_h + 14 << ")\">" << html_escape(chart.groups[g]) << "</text>\n";
+        << top + plot_h + 14 << ")\">" << escape_markup(chart.groups[g]) << "</text>\n";
   }
   const auto y_of = [&](double v) { return top + plot_h - plot_h * v / y_max; };
   const size_t series = std::max<size_t>(chart.series.size(), 1);
@@ -109,7 +86,7 @@ std::string svg_chart(const ReportChart& chart) {
                          bar_w * static_cast<double>(s);
         svg << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(*v) << "\" width=\"" << bar_w
             << "\" height=\"" << top + plot_h - y_of(*v) << "\" fill=\"" << color(s) << "\"><title>"
-            << html_escape(chart.series[s] + ", " + chart.groups[g] + ": " + format_fixed(*v, 2))
+            << escape_markup(chart.series[s] + ", " + chart.groups[g] + ": " + format_fixed(*v, 2))
             << "</title></rect>\n";
       }
     } else {
@@ -130,7 +107,7 @@ std::string svg_chart(const ReportChart& chart) {
     const double y = height + 20.0 * static_cast<double>(s) - 6;
     svg << "<rect x=\"" << left << "\" y=\"" << y - 10 << "\" width=\"12\" height=\"12\" fill=\""
         << color(s) << "\"/><text x=\"" << left + 18 << "\" y=\"" << y << "\" font-size=\"12\">"
-        << html_escape(chart.series[s]) << "</text>\n";
+        << escape_markup(chart.series[s]) << "</text>\n";
   }
   svg << "</svg>\n";
   return svg.str();
@@ -194,24 +171,24 @@ std::string render_json(const Report& report) {
 std::string render_html(const Report& report) {
   std::ostringstream html;
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
-       << html_escape(report.title) << "</title>\n<style>\n"
+       << escape_markup(report.title) << "</title>\n<style>\n"
        << "body{font-family:sans-serif;margin:24px;color:#222}"
        << "table{border-collapse:collapse;margin:8px 0 24px}"
        << "th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}"
        << "th{background:#f3f3f3}td.label{text-align:left}\n</style></head><body>\n";
-  html << "<h1>" << html_escape(report.title) << "</h1>\n";
+  html << "<h1>" << escape_markup(report.title) << "</h1>\n";
   for (const ReportChart& chart : report.charts) {
-    html << "<h2>" << html_escape(chart.title) << "</h2>\n" << svg_chart(chart);
+    html << "<h2>" << escape_markup(chart.title) << "</h2>\n" << svg_chart(chart);
   }
   for (const ReportTable& table : report.tables) {
-    html << "<h2>" << html_escape(table.title) << "</h2>\n<table><tr>";
-    for (const auto& h : header_of(table)) html << "<th>" << html_escape(h) << "</th>";
+    html << "<h2>" << escape_markup(table.title) << "</h2>\n<table><tr>";
+    for (const auto& h : header_of(table)) html << "<th>" << escape_markup(h) << "</th>";
     html << "</tr>\n";
     for (const ReportRow& row : table.rows) {
       html << "<tr>";
       for (const auto& label : row.labels)
-        html << "<td class=\"label\">" << html_escape(label) << "</td>";
-      for (const auto& cell : row.cells) html << "<td>" << html_escape(cell.text) << "</td>";
+        html << "<td class=\"label\">" << escape_markup(label) << "</td>";
+      for (const auto& cell : row.cells) html << "<td>" << escape_markup(cell.text) << "</td>";
       html << "</tr>\n";
     }
     html << "</table>\n";

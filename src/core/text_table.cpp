@@ -32,6 +32,29 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string escape_markup(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string format_fixed(double value, int decimals) {
   char text[64];
   std::snprintf(text, sizeof(text), "%.*f", decimals, value);
