@@ -63,5 +63,6 @@ std::string render_json(const Report& report);
 // One self-contained file: inline CSS and SVG, no scripts, fonts or network.
 std::string render_html(const Report& report);
 std::string render_report(const Report& report, const std::string& format);  // UsageError
+void check_report_format(const std::string& format);  // UsageError naming the allowed formats
 
 }  // namespace gpubench

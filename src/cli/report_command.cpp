@@ -50,7 +50,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->callback([o, &exit_code] {
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
-    render_report(Report{}, o->format);  // rejects a bad format before any file is read
+    check_report_format(o->format);
     write_output(o->output,
                  render_report(build_report(load_results(o->inputs), options), o->format));
     exit_code = kExitOk;
@@ -71,7 +71,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
-    render_report(Report{}, o->format);
+    check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
     const Report report = build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b);

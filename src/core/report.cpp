@@ -335,7 +335,7 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
                             {static_cast<double>(values.size()), std::to_string(values.size())}}});
   }
   report.charts.push_back(bar_chart(table, table.title, "samples/sec"));
-  report.charts.back().series.resize(2);
+  report.charts.back().series.resize(2);  // bars for A and B; the B/A column is not a throughput
   report.charts.back().values.resize(2);
   report.tables.push_back(std::move(table));
   report.tables.push_back(std::move(family));

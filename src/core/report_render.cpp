@@ -197,12 +197,19 @@ std::string render_html(const Report& report) {
   return html.str();
 }
 
+void check_report_format(const std::string& format) {
+  for (const char* known : {"markdown", "md", "csv", "json", "html"}) {
+    if (format == known) return;
+  }
+  throw UsageError("unknown format '" + format + "'; allowed: markdown, csv, json, html");
+}
+
 std::string render_report(const Report& report, const std::string& format) {
-  if (format == "markdown" || format == "md") return render_markdown(report);
+  check_report_format(format);
   if (format == "csv") return render_csv(report);
   if (format == "json") return render_json(report);
   if (format == "html") return render_html(report);
-  throw UsageError("unknown format '" + format + "'; allowed: markdown, csv, json, html");
+  return render_markdown(report);
 }
 
 }  // namespace gpubench
