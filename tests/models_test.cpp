@@ -48,7 +48,7 @@ TEST_P(ModelReference, ParameterCountIsExactAndFlopsMatchThePublishedFigure) {
 TEST_P(ModelReference, ForwardAndBackwardReachEveryParameterWithFiniteGradients) {
   const Reference& reference = GetParam();
   torch::manual_seed(0);
-  auto model = ModelRegistry::instance().get(reference.name).create();
+  auto model = ModelRegistry::instance().get(reference.name).instantiate();
   model->module().train();
   // Batch 2: batch norm needs more than one value per channel in training mode.
   const SyntheticBatch batch = model->synthetic_batch(2, torch::kCPU, false);
@@ -75,7 +75,7 @@ TEST_P(ModelReference, ForwardAndBackwardReachEveryParameterWithFiniteGradients)
 
 TEST_P(ModelReference, EvaluationModeLeavesTheAuxiliaryHeadsOut) {
   const Reference& reference = GetParam();
-  auto model = ModelRegistry::instance().get(reference.name).create();
+  auto model = ModelRegistry::instance().get(reference.name).instantiate();
   model->module().eval();
   const SyntheticBatch batch = model->synthetic_batch(1, torch::kCPU, false);
   const torch::Tensor loss = model->training_loss(batch);

@@ -11,7 +11,7 @@ namespace {
 // benchmarking training. Small images keep it quick; ResNet pools adaptively.
 std::vector<float> losses_over_ten_steps(Precision precision) {
   torch::manual_seed(0);
-  auto model = ModelRegistry::instance().get("resnet50").create();
+  auto model = ModelRegistry::instance().get("resnet50").instantiate();
   model->module().train();
   SyntheticBatch batch{torch::randn({4, 3, 64, 64}), torch::randint(1000, {4}, torch::kLong)};
   OptimizerSettings settings;

@@ -30,6 +30,8 @@ struct BenchmarkSpec {
   uint64_t seed = 42;
   std::optional<bool> channels_last;  // unset: on for fp16/bf16 on CUDA, off otherwise
   int threads = 0;                    // CPU intra-op threads; 0 means every logical CPU
+  int64_t tgt_len = 0;                // language models: tokens per segment; 0: the model's
+  int64_t mem_len = 0;                // language models: memory length; 0: the model's
 
   bool operator==(const BenchmarkSpec& other) const;
 };

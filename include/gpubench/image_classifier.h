@@ -51,10 +51,11 @@ class ImageClassifier : public TrainableModel {
     return loss;
   }
 
-  void forward_one_sample() override {
+  int64_t count_forward() override {
     std::vector<int64_t> shape{1};
     shape.insert(shape.end(), input_shape_.begin(), input_shape_.end());
     net_->forward(torch::zeros(shape));
+    return 1;
   }
 
  private:
@@ -82,7 +83,7 @@ ModelInfo image_classifier_info(std::string name, std::vector<std::string> alias
   info.default_batch_size = default_batch_size;
   info.reference = std::move(reference);
   info.create = [make_net, shape = info.input_shape,
-                 aux_loss_weights]() -> std::unique_ptr<TrainableModel> {
+                 aux_loss_weights](const ModelOptions&) -> std::unique_ptr<TrainableModel> {
     return std::make_unique<ImageClassifier<Net>>(make_net(kImageNetClasses), shape,
                                                   kImageNetClasses, aux_loss_weights);
   };

@@ -26,8 +26,17 @@ class TrainableModel {
                                          bool channels_last) = 0;
   // Forward pass and loss, returned in float32 whatever autocast computed inside.
   virtual torch::Tensor training_loss(const SyntheticBatch& batch) = 0;
-  // One inference-mode forward pass of a single sample on the CPU, for counting FLOPs.
-  virtual void forward_one_sample() = 0;
+  // One inference-mode forward pass on the CPU, for counting FLOPs; returns how many samples
+  // (images, tokens) it covered.
+  virtual int64_t count_forward() = 0;
+  // Samples in one batch item: 1 for an image, tgt_len tokens for a language model.
+  virtual int64_t samples_per_item() const { return 1; }
+};
+
+// Per-run settings of sequence models; 0 means the model's default.
+struct ModelOptions {
+  int64_t tgt_len = 0;
+  int64_t mem_len = 0;
 };
 
 struct ModelInfo {
@@ -39,15 +48,23 @@ struct ModelInfo {
   std::vector<int64_t> input_shape;  // of one sample
   int64_t default_batch_size = 32;   // per device
   std::string reference;             // the architecture this model reproduces
-  std::function<std::unique_ptr<TrainableModel>()> create;
+  bool sequence_model = false;       // takes tgt_len and mem_len
+  int64_t default_tgt_len = 0;
+  int64_t default_mem_len = 0;
+  std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
+
+  std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
+    return create(options);
+  }
 };
 
 // Figures counted from an instantiated model, not estimated.
 struct ModelStats {
   int64_t params = 0;
-  int64_t forward_flops = 0;  // per sample: 2 x multiply-adds of convolutions and linear layers
+  // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
+  int64_t forward_flops = 0;
 };
-ModelStats measure_model(const ModelInfo& info);
+ModelStats measure_model(const ModelInfo& info, const ModelOptions& options = {});
 
 class ModelRegistry {
  public:

@@ -31,10 +31,11 @@ struct Metrics {
   int64_t peak_memory_bytes = 0;
   std::string peak_memory_source;  // "cuda caching allocator" or "process max RSS"
   int64_t forward_flops_per_sample = 0;
-  int64_t train_flops_per_step = 0;  // global: 3 x forward FLOPs x global batch
+  int64_t train_flops_per_step = 0;  // global: 3 x forward FLOPs x samples per step
   double achieved_tflops = 0;
   double final_loss = 0;
-  int64_t skipped_steps = 0;  // fp16 steps skipped for inf/NaN gradients
+  int64_t skipped_steps = 0;        // fp16 steps skipped for inf/NaN gradients
+  double sequences_per_second = 0;  // language models: throughput / tgt_len
 };
 
 struct Result {

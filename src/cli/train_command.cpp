@@ -87,6 +87,10 @@ void add_train_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   cmd->add_flag_callback(
       "--no-channels-last", [options] { options->spec.channels_last = false; },
       "NCHW memory format");
+  cmd->add_option("--tgt-len", spec.tgt_len,
+                  "Language models: tokens per segment (default: the model's)");
+  cmd->add_option("--mem-len", spec.mem_len,
+                  "Language models: memory length in tokens (default: the model's)");
   cmd->add_option("--threads", spec.threads, "CPU intra-op threads (default: all logical CPUs)");
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();

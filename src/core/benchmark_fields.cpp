@@ -93,6 +93,10 @@ const std::vector<Field>& fields() {
          return std::vector<std::string>{*s.channels_last ? "--channels-last"
                                                           : "--no-channels-last"};
        }},
+      {"tgt_len", [](auto& s, const auto& v) { s.tgt_len = as_integer(v, "tgt_len"); },
+       [](const auto& s) { return flag("tgt_len", std::to_string(s.tgt_len)); }},
+      {"mem_len", [](auto& s, const auto& v) { s.mem_len = as_integer(v, "mem_len"); },
+       [](const auto& s) { return flag("mem_len", std::to_string(s.mem_len)); }},
       {"threads", [](auto& s, const auto& v) { s.threads = as_int(v, "threads"); },
        [](const auto& s) { return flag("threads", std::to_string(s.threads)); }},
   };

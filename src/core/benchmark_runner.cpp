@@ -80,10 +80,9 @@ void inject_fault_if_asked(const BenchmarkSpec& spec) {
 }
 
 // Timed trials; warm-up excluded. Returns per-trial throughput and every step time.
-void measure(const BenchmarkSpec& spec, torch::Device device, TrainingStep& step,
-             const SyntheticBatch& batch, const ProgressCallback& progress, Metrics& metrics,
-             torch::Tensor& last_loss) {
-  const auto global_samples_per_step = static_cast<double>(spec.batch_size * spec.gpus);
+void measure(const BenchmarkSpec& spec, double global_samples_per_step, torch::Device device,
+             TrainingStep& step, const SyntheticBatch& batch, const ProgressCallback& progress,
+             Metrics& metrics, torch::Tensor& last_loss) {
   auto timer = StepTimer::for_device(device);
   std::vector<double> step_times;
   for (int trial = 1; trial <= spec.repeat; ++trial) {
@@ -129,12 +128,14 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(spec.seed);
-    const ModelStats stats = measure_model(info);
+    const ModelOptions options{spec.tgt_len, spec.mem_len};
+    const ModelStats stats = measure_model(info, options);
+    std::unique_ptr<TrainableModel> model = info.instantiate(options);
+    const int64_t samples_per_step = spec.batch_size * spec.gpus * model->samples_per_item();
     result.params = stats.params;
     result.metrics.forward_flops_per_sample = stats.forward_flops;
-    result.metrics.train_flops_per_step = 3 * stats.forward_flops * spec.batch_size * spec.gpus;
+    result.metrics.train_flops_per_step = 3 * stats.forward_flops * samples_per_step;
 
-    std::unique_ptr<TrainableModel> model = info.create();
     model->module().to(device);
     if (spec.channels_last.value_or(false)) to_channels_last(model->module());
     model->module().train();
@@ -150,7 +151,12 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
       loss = step.run(batch);
       if (progress) progress({true, 0, spec.repeat, i, spec.warmup_steps, 0});
     }
-    measure(spec, device, step, batch, progress, result.metrics, loss);
+    measure(spec, static_cast<double>(samples_per_step), device, step, batch, progress,
+            result.metrics, loss);
+    if (model->samples_per_item() > 1) {
+      result.metrics.sequences_per_second =
+          result.metrics.throughput / static_cast<double>(model->samples_per_item());
+    }
     result.metrics.final_loss = loss.item<double>();
     result.metrics.skipped_steps = step.skipped_steps();
     result.metrics.achieved_tflops = result.metrics.train_flops_per_step *

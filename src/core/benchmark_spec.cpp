@@ -49,7 +49,7 @@ bool BenchmarkSpec::operator==(const BenchmarkSpec& o) const {
   return model == o.model && precision == o.precision && device == o.device && gpus == o.gpus &&
          batch_size == o.batch_size && warmup_steps == o.warmup_steps && steps == o.steps &&
          repeat == o.repeat && seed == o.seed && channels_last == o.channels_last &&
-         threads == o.threads;
+         threads == o.threads && tgt_len == o.tgt_len && mem_len == o.mem_len;
 }
 
 void validate_spec(const BenchmarkSpec& spec) {
@@ -64,6 +64,10 @@ void validate_spec(const BenchmarkSpec& spec) {
   }
   require_positive(spec.steps, "steps");
   require_positive(spec.repeat, "repeat");
+  if (spec.tgt_len < 0 || spec.mem_len < 0) {
+    throw UsageError("tgt_len and mem_len must be zero (the model's default) or more, got " +
+                     std::to_string(spec.tgt_len) + " and " + std::to_string(spec.mem_len));
+  }
   if (spec.threads < 0) {
     throw UsageError("threads must be zero (all logical CPUs) or more, got " +
                      std::to_string(spec.threads));
@@ -98,6 +102,19 @@ BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int c
   if (!out.channels_last) {
     const bool mixed = out.precision == Precision::kFp16 || out.precision == Precision::kBf16;
     out.channels_last = mixed && out.device == DeviceKind::kCuda && info.family == "convnet";
+  }
+  if (!info.sequence_model && (out.tgt_len != 0 || out.mem_len != 0)) {
+    throw UsageError("tgt_len and mem_len apply to language models only, not to '" + info.name +
+                     "'");
+  }
+  if (info.sequence_model) {
+    if (out.tgt_len == 0) out.tgt_len = info.default_tgt_len;
+    if (out.mem_len == 0) out.mem_len = info.default_mem_len;
+    const int needed = static_cast<int>(out.mem_len / out.tgt_len) + 2;
+    if (out.warmup_steps < needed) {
+      throw UsageError("warmup steps " + std::to_string(out.warmup_steps) + " are too few for " +
+                       info.name + ": at least mem_len / tgt_len + 2 = " + std::to_string(needed));
+    }
   }
   if (out.threads == 0)
     out.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

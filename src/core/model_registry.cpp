@@ -46,15 +46,15 @@ std::vector<std::string> ModelRegistry::names() const {
   return out;
 }
 
-ModelStats measure_model(const ModelInfo& info) {
+ModelStats measure_model(const ModelInfo& info, const ModelOptions& options) {
   torch::NoGradGuard no_grad;
-  std::unique_ptr<TrainableModel> model = info.create();
+  std::unique_ptr<TrainableModel> model = info.instantiate(options);
   ModelStats stats;
   for (const auto& parameter : model->module().parameters()) stats.params += parameter.numel();
   model->module().eval();
   FlopCounter counter;
-  model->forward_one_sample();
-  stats.forward_flops = counter.flops();
+  const int64_t samples = model->count_forward();
+  stats.forward_flops = counter.flops() / samples;
   return stats;
 }
 

@@ -91,6 +91,13 @@ nlohmann::json result_to_json(const Result& r) {
                              {"benchmark", benchmark},    {"metrics", metrics},
                              {"system", r.system},        {"started_at", r.started_at},
                              {"duration_s", r.duration_s}};
+  if (s.tgt_len > 0) {
+    document["benchmark"]["tgt_len"] = s.tgt_len;
+    document["benchmark"]["mem_len"] = s.mem_len;
+  }
+  if (r.metrics.sequences_per_second > 0) {
+    document["metrics"]["sequences_per_second"] = r.metrics.sequences_per_second;
+  }
   if (!has_throughput(r.status)) document["error"] = r.error;
   if (!r.source.empty()) document["source"] = r.source;
   return document;
@@ -135,6 +142,8 @@ Result result_from_json(const nlohmann::json& document) {
     r.spec.seed = b.value("seed", uint64_t{0});
     r.spec.channels_last = b.value("channels_last", false);
     r.spec.threads = b.value("threads", 0);
+    r.spec.tgt_len = b.value("tgt_len", int64_t{0});
+    r.spec.mem_len = b.value("mem_len", int64_t{0});
     r.input_shape = b.value("input_shape", std::vector<int64_t>{});
     r.params = b.value("params", int64_t{0});
     const auto& m = document.at("metrics");
@@ -150,6 +159,7 @@ Result result_from_json(const nlohmann::json& document) {
     r.metrics.achieved_tflops = m.value("achieved_tflops", 0.0);
     r.metrics.final_loss = m.value("final_loss", 0.0);
     r.metrics.skipped_steps = m.value("skipped_steps", int64_t{0});
+    r.metrics.sequences_per_second = m.value("sequences_per_second", 0.0);
     r.system = document.value("system", nlohmann::json::object()).get<SystemInfo>();
     r.started_at = document.value("started_at", "");
     r.duration_s = document.value("duration_s", 0.0);
