@@ -297,5 +297,26 @@ TEST(Cli, RegressExitsOneOnARegressionAndWritesJUnit) {
   EXPECT_EQ(same.exit_code, 0) << same.output;
 }
 
+TEST(Cli, TransformerXLSuiteTrainsBothModelsAndReportsTokens) {
+  ScratchDirectory dir("cli-txl");
+  const auto result = run_gpubench("--log-level warn run " + std::string(GPUBENCH_SOURCE_DIR) +
+                                   "/configs/transformerxl-cpu.yaml --output " + dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  int results = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const auto r = read_json(entry.path().string());
+    ++results;
+    EXPECT_EQ(r["status"], "ok") << entry.path();
+    EXPECT_EQ(r["metrics"]["throughput_unit"], "tokens/sec");
+    EXPECT_EQ(r["benchmark"]["tgt_len"], 8);
+    EXPECT_EQ(r["benchmark"]["mem_len"], 8);
+    // tokens/sec = sequences/sec x tgt_len
+    EXPECT_NEAR(r["metrics"]["throughput"].get<double>(),
+                8 * r["metrics"]["sequences_per_second"].get<double>(), 1e-6);
+    EXPECT_GT(r["metrics"]["forward_flops_per_sample"].get<int64_t>(), 0);
+  }
+  EXPECT_EQ(results, 2);
+}
+
 }  // namespace
 }  // namespace gpubench
