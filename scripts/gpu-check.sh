@@ -18,6 +18,8 @@ PRECISIONS="${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}"
 ZOO="${GPUBENCH_CHECK_ZOO:-resnet101 resnet152 inception3 inception4 vgg16 googlenet}"
 ZOO_PRECISION="${GPUBENCH_CHECK_ZOO_PRECISION:-fp16}"
 ZOO_BATCH="${GPUBENCH_CHECK_ZOO_BATCH:-128}"
+TXL="${GPUBENCH_CHECK_TXL:-transformerxl-base transformerxl-large}"
+TXL_PRECISION="${GPUBENCH_CHECK_TXL_PRECISION:-fp16}"
 deps="$PWD/.deps/gpu-root/usr"
 [ -d "$deps" ] || { echo "gpu-check: $deps missing: run scripts/fetch-gpu-deps.sh where apt works, then carry .deps" >&2; exit 2; }
 
@@ -51,6 +53,14 @@ check() {
 }
 for precision in $PRECISIONS; do check resnet50 "$precision" "$BATCH" "$REPEAT"; done
 for model in $ZOO; do check "$model" "$ZOO_PRECISION" "$ZOO_BATCH" 2; done
+# Transformer-XL: gpubench only (no PyTorch reference here: NVIDIA's model code is not on the
+# machine), at NVIDIA's per-GPU batches; the table shows tokens/sec with no ratio.
+for model in $TXL; do
+  echo "== $model $TXL_PRECISION" | tee -a "$OUT/gpu-check.log"
+  build-gpu/gpubench --log-level warn train --model "$model" --device cuda --precision "$TXL_PRECISION" \
+    --warmup-steps "$WARMUP" --steps "$STEPS" --repeat 2 \
+    --output "$OUT/results/gpubench_${model}_$TXL_PRECISION.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+done
 
 python3 - "$OUT/results" <<'PY' | tee "$OUT/summary.txt"
 import glob, json, os, sys
@@ -58,7 +68,7 @@ folder = sys.argv[1]
 def load(name):
     path = os.path.join(folder, name)
     return json.load(open(path)) if os.path.exists(path) else None
-print(f"{'model':10} {'precision':9} {'gpubench img/s':>15} {'pytorch img/s':>14} {'ratio':>6}  gpubench status")
+print(f"{'model':19} {'precision':9} {'gpubench /s':>12} {'pytorch /s':>11} {'ratio':>6}  gpubench status")
 runs = sorted(os.path.basename(f)[len("gpubench_"):-len(".json")] for f in glob.glob(f"{folder}/gpubench_*.json"))
 for run in runs:
     m, p = run.rsplit("_", 1)
@@ -67,7 +77,7 @@ for run in runs:
     tt = t["throughput"] if t else None
     ratio = f"{gt / tt:6.3f}" if gt and tt else "     -"
     status = g["status"] + (": " + g.get("error", "") if g["status"] != "ok" else "") if g else "missing"
-    print(f"{m:10} {p:9} {gt or 0:15.1f} {tt or 0:14.1f} {ratio}  {status}")
+    print(f"{m:19} {p:9} {gt or 0:12.1f} {tt or 0:11.1f} {ratio}  {status}")
 PY
 # At most 8 files come back from a device run: pack the per-run results into one.
 tar -C "$OUT" -czf "$OUT/results.tar.gz" results && rm -rf "$OUT/results"
