@@ -65,6 +65,8 @@ struct ModelStats {
   int64_t forward_flops = 0;
 };
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options = {});
+// The same for a model already built, on the CPU; leaves it in evaluation mode.
+ModelStats measure_instance(TrainableModel& model);
 
 class ModelRegistry {
  public:

@@ -129,8 +129,8 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     at::set_num_threads(spec.threads);
     torch::manual_seed(spec.seed);
     const ModelOptions options{spec.tgt_len, spec.mem_len};
-    const ModelStats stats = measure_model(info, options);
     std::unique_ptr<TrainableModel> model = info.instantiate(options);
+    const ModelStats stats = measure_instance(*model);  // on the CPU, before the move
     const int64_t samples_per_step = spec.batch_size * spec.gpus * model->samples_per_item();
     result.params = stats.params;
     result.metrics.forward_flops_per_sample = stats.forward_flops;

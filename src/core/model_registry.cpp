@@ -47,13 +47,16 @@ std::vector<std::string> ModelRegistry::names() const {
 }
 
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options) {
+  return measure_instance(*info.instantiate(options));
+}
+
+ModelStats measure_instance(TrainableModel& model) {
   torch::NoGradGuard no_grad;
-  std::unique_ptr<TrainableModel> model = info.instantiate(options);
   ModelStats stats;
-  for (const auto& parameter : model->module().parameters()) stats.params += parameter.numel();
-  model->module().eval();
+  for (const auto& parameter : model.module().parameters()) stats.params += parameter.numel();
+  model.module().eval();
   FlopCounter counter;
-  const int64_t samples = model->count_forward();
+  const int64_t samples = model.count_forward();
   stats.forward_flops = counter.flops() / samples;
   return stats;
 }
