@@ -126,7 +126,8 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
   }
   EXPECT_GT(m["peak_memory_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(m["forward_flops_per_sample"], 8178368512);
-  EXPECT_GT(m["achieved_tflops"].get<double>(), 0);
+  EXPECT_NEAR(m["achieved_tflops"].get<double>(),
+              3.0 * 8178368512.0 * m["throughput"].get<double>() / 1e12, 1e-9);
   const auto& s = r["system"];
   for (const char* key :
        {"hostname", "gpu_name", "gpu_count", "driver", "cuda", "cudnn", "nccl", "libtorch", "cpu",
@@ -314,6 +315,11 @@ TEST(Cli, TransformerXLSuiteTrainsBothModelsAndReportsTokens) {
     EXPECT_NEAR(r["metrics"]["throughput"].get<double>(),
                 8 * r["metrics"]["sequences_per_second"].get<double>(), 1e-6);
     EXPECT_GT(r["metrics"]["forward_flops_per_sample"].get<int64_t>(), 0);
+    // Achieved TFLOP/s = 3 x forward FLOPs per token x tokens/sec.
+    EXPECT_NEAR(r["metrics"]["achieved_tflops"].get<double>(),
+                3.0 * r["metrics"]["forward_flops_per_sample"].get<double>() *
+                    r["metrics"]["throughput"].get<double>() / 1e12,
+                1e-9);
   }
   EXPECT_EQ(results, 2);
 }

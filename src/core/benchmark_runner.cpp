@@ -159,9 +159,9 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     }
     result.metrics.final_loss = loss.item<double>();
     result.metrics.skipped_steps = step.skipped_steps();
-    result.metrics.achieved_tflops = result.metrics.train_flops_per_step *
+    result.metrics.achieved_tflops = static_cast<double>(result.metrics.train_flops_per_step) *
                                      result.metrics.throughput /
-                                     static_cast<double>(spec.batch_size * spec.gpus) / 1e12;
+                                     static_cast<double>(samples_per_step) / 1e12;
     record_peak_memory(device, result.metrics);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
