@@ -23,6 +23,11 @@ using ProgressCallback = std::function<void(const ProgressEvent&)>;
 // status failed, both with the error text. Throws UsageError for a spec it cannot run.
 Result run_benchmark(const BenchmarkSpec& resolved, const ProgressCallback& progress = {});
 
+// A result with the benchmark's identity filled in (spec, model facts, unit, start time, the
+// system as it is now) and no measurement yet: run_benchmark starts from it, and the suite
+// runner records a benchmark whose process died with it.
+Result result_for(const BenchmarkSpec& resolved);
+
 // Test hook: GPUBENCH_FAULT_INJECTION=throw|oom|abort|hang[:MODEL_OR_PRECISION] makes the first
 // timed step fail in that way (only for that model or precision when one is given), so the
 // failure paths of train and run can be exercised on any machine.

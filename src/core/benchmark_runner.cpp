@@ -110,21 +110,26 @@ void measure(const BenchmarkSpec& spec, double global_samples_per_step, torch::D
 
 }  // namespace
 
-Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
-  const torch::Device device = device_for(spec);
+Result result_for(const BenchmarkSpec& resolved) {
+  const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
   Result result;
-  result.spec = spec;
+  result.spec = resolved;
   result.model_reference = info.reference;
   result.model_family = info.family;
   result.input_shape = info.input_shape;
   result.started_at = utc_timestamp_now();
   result.metrics.throughput_unit = info.sample_unit + "/sec";
-
-  const PrecisionPolicy policy(spec.precision, device);
-  policy.apply_global_flags();
   result.system = collect_system_info();
+  return result;
+}
+
+Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
+  const torch::Device device = device_for(spec);
+  const PrecisionPolicy policy(spec.precision, device);
+  policy.apply_global_flags();  // first, so the system block records the TF32 flags in force
+  Result result = result_for(spec);
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(spec.seed);

@@ -5,29 +5,11 @@
 #include "gpubench/log.h"
 
 #include "gpubench/benchmark_fields.h"
+#include "gpubench/benchmark_runner.h"
 #include "gpubench/child_process.h"
-#include "gpubench/model_registry.h"
 #include "gpubench/result_output.h"
 
 namespace gpubench {
-namespace {
-
-Result failed_result(const BenchmarkSpec& spec, const std::string& error) {
-  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
-  Result result;
-  result.status = RunStatus::kFailed;
-  result.error = error;
-  result.spec = spec;
-  result.model_reference = info.reference;
-  result.model_family = info.family;
-  result.input_shape = info.input_shape;
-  result.metrics.throughput_unit = info.sample_unit + "/sec";
-  result.system = collect_system_info();
-  result.started_at = utc_timestamp_now();
-  return result;
-}
-
-}  // namespace
 
 std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
                               const SuiteRunOptions& options) {
@@ -54,12 +36,13 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
       }
     }
     if (!have_result) {
-      result = failed_result(
-          spec,
+      result = result_for(spec);
+      result.status = RunStatus::kFailed;
+      result.error =
           "benchmark process " + outcome.describe() +
-              (outcome.timed_out
-                   ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
-                   : " without writing a result"));
+          (outcome.timed_out
+               ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
+               : " without writing a result");
       write_json_atomically(path, result_to_json(result));
     }
     results.push_back(result);
