@@ -36,3 +36,21 @@ separate_arguments(GPUBENCH_TORCH_CXX_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 if(NOT TARGET yaml-cpp AND TARGET yaml-cpp::yaml-cpp)
   add_library(yaml-cpp ALIAS yaml-cpp::yaml-cpp)
 endif()
+
+# c10d's Gloo and NCCL process groups: their headers include gloo's and NCCL's own, which
+# LibTorch does not ship (Debian's libgloo-dev; nccl.h from the CUDA toolkit or the nvidia-nccl
+# wheel, -DGPUBENCH_NCCL_INCLUDE_DIR=...).
+find_path(GPUBENCH_GLOO_INCLUDE_DIR gloo/context.h)
+set(GPUBENCH_WITH_GLOO 0)
+if(GPUBENCH_GLOO_INCLUDE_DIR)
+  set(GPUBENCH_WITH_GLOO 1)
+endif()
+set(GPUBENCH_WITH_NCCL 0)
+if(GPUBENCH_WITH_CUDA)
+  find_path(GPUBENCH_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  if(GPUBENCH_NCCL_INCLUDE_DIR)
+    set(GPUBENCH_WITH_NCCL 1)
+  endif()
+endif()
+message(STATUS "gpubench: c10d Gloo=${GPUBENCH_WITH_GLOO} (${GPUBENCH_GLOO_INCLUDE_DIR}), "
+               "NCCL=${GPUBENCH_WITH_NCCL} (${GPUBENCH_NCCL_INCLUDE_DIR})")

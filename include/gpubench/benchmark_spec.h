@@ -22,7 +22,7 @@ struct BenchmarkSpec {
   std::string model = "resnet50";
   Precision precision = Precision::kFp32;
   DeviceKind device = DeviceKind::kAuto;
-  int gpus = 1;
+  int gpus = 1;  // data-parallel ranks in all (devices; CPU ranks with --device cpu)
   int64_t batch_size = 0;  // per device; 0 means the model's default
   int warmup_steps = 10;
   int steps = 50;
@@ -32,6 +32,7 @@ struct BenchmarkSpec {
   int threads = 0;                    // CPU intra-op threads; 0 means every logical CPU
   int64_t tgt_len = 0;                // language models: tokens per segment; 0: the model's
   int64_t mem_len = 0;                // language models: memory length; 0: the model's
+  int bucket_mb = 25;                 // gradient all-reduce bucket size (DDP's bucket_cap_mb)
 
   bool operator==(const BenchmarkSpec& other) const;
 };
@@ -40,7 +41,10 @@ struct BenchmarkSpec {
 void validate_spec(const BenchmarkSpec& spec);  // throws UsageError
 
 // Fills every default that depends on the model or the machine: device, batch size,
-// channels-last, threads. The result has no kAuto and no zeros left.
-BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count);
+// channels-last, threads. The result has no kAuto and no zeros left. `local_ranks` is how many
+// ranks run on this machine (0: all of spec.gpus, started here by gpubench); under a launcher
+// that binds one device to each task, a single visible CUDA device is enough.
+BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count,
+                           int local_ranks = 0);
 
 }  // namespace gpubench

@@ -1,7 +1,12 @@
-// Runs a child process to completion or until a timeout, then kills its whole process group.
+// Child processes: one benchmark run to completion or a timeout, or a set of ranks watched
+// together. Ctrl-C or SIGTERM sent to gpubench also ends the children it is waiting for.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -10,7 +15,31 @@ struct ProcessOutcome {
   bool timed_out = false;
   int exit_code = -1;            // when it exited normally
   int signal = 0;                // when a signal ended it
+  bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exit code 1", "killed by signal 6 (Aborted)", ...
+};
+
+using EnvironmentOverrides = std::vector<std::pair<std::string, std::string>>;
+
+class ChildProcess {
+ public:
+  // Starts argv[0] with this process's environment plus `environment`; in a process group of
+  // its own when `own_group` (so that killing the group also ends what it starts).
+  ChildProcess(const std::vector<std::string>& argv, const EnvironmentOverrides& environment,
+               bool own_group);
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&&) = delete;
+  ~ChildProcess();  // kills and reaps a child still running
+
+  pid_t pid() const { return pid_; }
+  std::optional<ProcessOutcome> poll();  // the outcome once it has ended; never blocks
+  ProcessOutcome wait();
+  void kill_now();  // SIGKILL, to the group when it has its own
+
+ private:
+  pid_t pid_ = -1;
+  bool own_group_ = false;
+  std::optional<ProcessOutcome> outcome_;
 };
 
 // timeout_seconds <= 0 waits forever. The child gets its own process group so that a timeout

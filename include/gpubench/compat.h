@@ -11,7 +11,28 @@
   (TORCH_VERSION_MAJOR > (major) ||           \
    (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+
 namespace gpubench::compat {
+
+// What a c10d process group implementation (Gloo, NCCL) derives from: 2.0 split the backends
+// out of ProcessGroup into Backend.
+#if GPUBENCH_TORCH_AT_LEAST(2, 0)
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+
+// NCCL's asynchronous error handling (a timed-out or failed collective ends the process instead
+// of hanging it): 2.2 renamed the switch.
+#if GPUBENCH_TORCH_AT_LEAST(2, 2)
+inline constexpr const char* kNcclAsyncErrorHandlingVariable = "TORCH_NCCL_ASYNC_ERROR_HANDLING";
+#else
+inline constexpr const char* kNcclAsyncErrorHandlingVariable = "NCCL_ASYNC_ERROR_HANDLING";
+#endif
 
 // Autocast switches per device type: 2.4 made them take the device type as an argument.
 bool autocast_enabled(c10::DeviceType device);

@@ -38,6 +38,20 @@ struct Metrics {
   double sequences_per_second = 0;  // language models: throughput / tgt_len
 };
 
+// How a run was spread over ranks and what its gradient communication cost.
+struct DistributedInfo {
+  int world_size = 1;
+  int nodes = 1;
+  std::string backend = "none";   // "gloo" or "nccl"; "none" for a single process
+  std::string launcher = "none";  // "gpubench", "torchrun", "slurm" or "mpi"
+  int buckets = 0;
+  int64_t gradient_bytes = 0;  // all-reduced per step, per rank
+  // Communication the backward pass did not hide: per step, mean over the timed steps, on the
+  // slowest rank; and as a share of the median step time.
+  double exposed_communication_ms = 0;
+  double exposed_communication_share = 0;
+};
+
 struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
@@ -49,6 +63,7 @@ struct Result {
   std::vector<int64_t> input_shape;
   int64_t params = 0;
   Metrics metrics;
+  DistributedInfo distributed;
   SystemInfo system;
   std::string started_at;  // ISO-8601 UTC
   double duration_s = 0;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpubench/gpu_topology.h"
+
 namespace gpubench {
 
 struct SystemInfo {
@@ -20,6 +22,7 @@ struct SystemInfo {
   std::string cuda;    // CUDA runtime version LibTorch was built with
   std::string cudnn;
   std::string nccl;
+  GpuInterconnect gpu_interconnect;  // every GPU pair on this machine
   std::string libtorch;
   bool libtorch_cuda = false;  // whether this LibTorch build has CUDA at all
   std::string blas;            // how LibTorch does CPU matrix products

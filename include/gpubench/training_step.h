@@ -1,5 +1,6 @@
 // One training step as the reference recipes do it: forward and loss (under autocast for
-// fp16/bf16), backward (loss-scaled for fp16), SGD with momentum.
+// fp16/bf16), backward (loss-scaled for fp16), gradient averaging across ranks, SGD with
+// momentum.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "gpubench/grad_scaler.h"
+#include "gpubench/gradient_synchronizer.h"
 #include "gpubench/model_registry.h"
 #include "gpubench/precision_policy.h"
 
@@ -20,7 +22,10 @@ struct OptimizerSettings {
 
 class TrainingStep {
  public:
-  TrainingStep(TrainableModel& model, const PrecisionPolicy& policy, OptimizerSettings settings);
+  // With a synchronizer, gradients are averaged over the ranks between backward and the
+  // optimizer step (before loss-scale unscaling, so every rank skips the same fp16 steps).
+  TrainingStep(TrainableModel& model, const PrecisionPolicy& policy, OptimizerSettings settings,
+               GradientSynchronizer* synchronizer = nullptr);
 
   // Runs one step and returns the loss (detached, still on the device: no host sync).
   torch::Tensor run(const SyntheticBatch& batch);
@@ -31,6 +36,7 @@ class TrainingStep {
   PrecisionPolicy policy_;
   torch::optim::SGD optimizer_;
   std::unique_ptr<GradScaler> scaler_;
+  GradientSynchronizer* synchronizer_;
 };
 
 }  // namespace gpubench

@@ -99,6 +99,8 @@ const std::vector<Field>& fields() {
        [](const auto& s) { return flag("mem_len", std::to_string(s.mem_len)); }},
       {"threads", [](auto& s, const auto& v) { s.threads = as_int(v, "threads"); },
        [](const auto& s) { return flag("threads", std::to_string(s.threads)); }},
+      {"bucket_mb", [](auto& s, const auto& v) { s.bucket_mb = as_int(v, "bucket_mb"); },
+       [](const auto& s) { return flag("bucket_mb", std::to_string(s.bucket_mb)); }},
   };
   return table;
 }

@@ -22,9 +22,18 @@
 namespace gpubench {
 namespace {
 
-torch::Device device_for(const BenchmarkSpec& spec) {
-  return spec.device == DeviceKind::kCuda ? torch::Device(torch::kCUDA, 0)
-                                          : torch::Device(torch::kCPU);
+torch::Device device_for(const BenchmarkSpec& spec, const RankContext& rank) {
+  return spec.device == DeviceKind::kCuda
+             ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(rank.device_index))
+             : torch::Device(torch::kCPU);
+}
+
+int rank_of(const RankContext& rank) {
+  return rank.collectives ? rank.collectives->rank() : 0;
+}
+
+int world_size_of(const RankContext& rank) {
+  return rank.collectives ? rank.collectives->world_size() : 1;
 }
 
 void to_channels_last(torch::nn::Module& module) {
@@ -61,7 +70,7 @@ void record_peak_memory(torch::Device device, Metrics& metrics) {
   metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
 }
 
-void inject_fault_if_asked(const BenchmarkSpec& spec) {
+void inject_fault_if_asked(const BenchmarkSpec& spec, int rank) {
   const char* fault = std::getenv(kFaultInjectionVariable);
   if (fault == nullptr) return;
   std::string kind = fault;
@@ -69,7 +78,10 @@ void inject_fault_if_asked(const BenchmarkSpec& spec) {
   if (colon != std::string::npos) {
     const std::string only_for = kind.substr(colon + 1);
     kind = kind.substr(0, colon);
-    if (only_for != spec.model && only_for != to_string(spec.precision)) return;
+    if (only_for != spec.model && only_for != to_string(spec.precision) &&
+        only_for != "rank" + std::to_string(rank)) {
+      return;
+    }
   }
   if (kind == "throw") throw std::runtime_error("injected failure (" + kind + ")");
   if (kind == "oom") throw std::runtime_error("CUDA out of memory (injected failure)");
@@ -81,15 +93,16 @@ void inject_fault_if_asked(const BenchmarkSpec& spec) {
 
 // Timed trials; warm-up excluded. Returns per-trial throughput and every step time.
 void measure(const BenchmarkSpec& spec, double global_samples_per_step, torch::Device device,
-             TrainingStep& step, const SyntheticBatch& batch, const ProgressCallback& progress,
-             Metrics& metrics, torch::Tensor& last_loss) {
+             const RankContext& rank, TrainingStep& step, const SyntheticBatch& batch,
+             const ProgressCallback& progress, Metrics& metrics, torch::Tensor& last_loss) {
   auto timer = StepTimer::for_device(device);
+  if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
   std::vector<double> step_times;
   for (int trial = 1; trial <= spec.repeat; ++trial) {
     const auto trial_start = std::chrono::steady_clock::now();
     timer->start_window();
     for (int i = 1; i <= spec.steps; ++i) {
-      if (trial == 1 && i == 1) inject_fault_if_asked(spec);
+      if (trial == 1 && i == 1) inject_fault_if_asked(spec, rank_of(rank));
       last_loss = step.run(batch);
       timer->mark_step();
       if (progress) {
@@ -105,7 +118,33 @@ void measure(const BenchmarkSpec& spec, double global_samples_per_step, torch::D
   }
   metrics.step_time_ms = summarize(step_times);
   metrics.throughput = median(metrics.trials);
-  metrics.per_device_throughput = metrics.throughput / spec.gpus;
+  metrics.per_device_throughput = metrics.throughput / world_size_of(rank);
+}
+
+void describe_placement(const RankContext& rank, DistributedInfo& info) {
+  info.launcher = rank.launcher;
+  if (!rank.collectives) return;
+  info.world_size = rank.collectives->world_size();
+  info.nodes = rank.collectives->nodes();
+  info.backend = rank.collectives->backend();
+}
+
+// Communication the backward pass left exposed, averaged over the timed steps, on the slowest
+// rank; the gradient sync's shape; the largest peak memory of any rank.
+void record_distributed(const RankContext& rank, GradientSynchronizer* synchronizer,
+                        Result& result) {
+  if (!rank.collectives) return;
+  DistributedInfo& info = result.distributed;
+  info.buckets = synchronizer->bucket_count();
+  info.gradient_bytes = synchronizer->gradient_bytes();
+  auto exposed = synchronizer->take_exposed_communication_ms();
+  const size_t timed = static_cast<size_t>(result.spec.steps) * result.spec.repeat;
+  if (exposed.size() > timed) exposed.erase(exposed.begin(), exposed.end() - timed);
+  info.exposed_communication_ms = rank.collectives->max_over_ranks(summarize(exposed).mean);
+  const double step_ms = result.metrics.step_time_ms.median;
+  info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
+  result.metrics.peak_memory_bytes = static_cast<int64_t>(
+      rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
 }
 
 }  // namespace
@@ -123,20 +162,23 @@ Result result_for(const BenchmarkSpec& resolved) {
   return result;
 }
 
-Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress) {
+Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress,
+                     const RankContext& rank) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ModelInfo& info = ModelRegistry::instance().get(spec.model);
-  const torch::Device device = device_for(spec);
+  const torch::Device device = device_for(spec, rank);
+  const int world_size = world_size_of(rank);
   const PrecisionPolicy policy(spec.precision, device);
   policy.apply_global_flags();  // first, so the system block records the TF32 flags in force
   Result result = result_for(spec);
+  describe_placement(rank, result.distributed);
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(spec.seed);
     const ModelOptions options{spec.tgt_len, spec.mem_len};
     std::unique_ptr<TrainableModel> model = info.instantiate(options);
     const ModelStats stats = measure_instance(*model);  // on the CPU, before the move
-    const int64_t samples_per_step = spec.batch_size * spec.gpus * model->samples_per_item();
+    const int64_t samples_per_step = spec.batch_size * world_size * model->samples_per_item();
     result.params = stats.params;
     result.metrics.forward_flops_per_sample = stats.forward_flops;
     result.metrics.train_flops_per_step = 3 * stats.forward_flops * samples_per_step;
@@ -144,11 +186,21 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     model->module().to(device);
     if (spec.channels_last.value_or(false)) to_channels_last(model->module());
     model->module().train();
+    std::unique_ptr<GradientSynchronizer> synchronizer;
+    if (rank.collectives) {
+      // Identical weights everywhere (DDP's broadcast), then each rank its own data.
+      auto state = model->module().parameters();
+      for (auto& buffer : model->module().buffers()) state.push_back(buffer);
+      rank.collectives->broadcast_from_rank0(state);
+      synchronizer = std::make_unique<GradientSynchronizer>(
+          *rank.collectives, model->module().parameters(), int64_t{spec.bucket_mb} << 20);
+      torch::manual_seed(spec.seed + static_cast<uint64_t>(rank.collectives->rank()));
+    }
     const SyntheticBatch batch =
         model->synthetic_batch(spec.batch_size, device, spec.channels_last.value_or(false));
     OptimizerSettings settings;
-    settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * spec.gpus) / 256.0;
-    TrainingStep step(*model, policy, settings);
+    settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * world_size) / 256.0;
+    TrainingStep step(*model, policy, settings, synchronizer.get());
 
     reset_peak_memory(device);
     torch::Tensor loss;
@@ -156,7 +208,7 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
       loss = step.run(batch);
       if (progress) progress({true, 0, spec.repeat, i, spec.warmup_steps, 0});
     }
-    measure(spec, static_cast<double>(samples_per_step), device, step, batch, progress,
+    measure(spec, static_cast<double>(samples_per_step), device, rank, step, batch, progress,
             result.metrics, loss);
     if (model->samples_per_item() > 1) {
       result.metrics.sequences_per_second =
@@ -168,6 +220,7 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
                                      result.metrics.throughput /
                                      static_cast<double>(samples_per_step) / 1e12;
     record_peak_memory(device, result.metrics);
+    record_distributed(rank, synchronizer.get(), result);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
     result.error = error.what();

@@ -49,7 +49,8 @@ bool BenchmarkSpec::operator==(const BenchmarkSpec& o) const {
   return model == o.model && precision == o.precision && device == o.device && gpus == o.gpus &&
          batch_size == o.batch_size && warmup_steps == o.warmup_steps && steps == o.steps &&
          repeat == o.repeat && seed == o.seed && channels_last == o.channels_last &&
-         threads == o.threads && tgt_len == o.tgt_len && mem_len == o.mem_len;
+         threads == o.threads && tgt_len == o.tgt_len && mem_len == o.mem_len &&
+         bucket_mb == o.bucket_mb;
 }
 
 void validate_spec(const BenchmarkSpec& spec) {
@@ -64,6 +65,7 @@ void validate_spec(const BenchmarkSpec& spec) {
   }
   require_positive(spec.steps, "steps");
   require_positive(spec.repeat, "repeat");
+  require_positive(spec.bucket_mb, "bucket_mb");
   if (spec.tgt_len < 0 || spec.mem_len < 0) {
     throw UsageError("tgt_len and mem_len must be zero (the model's default) or more, got " +
                      std::to_string(spec.tgt_len) + " and " + std::to_string(spec.mem_len));
@@ -74,7 +76,8 @@ void validate_spec(const BenchmarkSpec& spec) {
   }
 }
 
-BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count) {
+BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count,
+                           int local_ranks) {
   validate_spec(spec);
   BenchmarkSpec out = spec;
   const ModelInfo& info = ModelRegistry::instance().get(spec.model);
@@ -90,13 +93,11 @@ BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int c
     throw UsageError("precision '" + to_string(out.precision) +
                      "' needs a CUDA device; on the CPU use fp32 or bf16");
   }
-  if (out.device == DeviceKind::kCuda && out.gpus > cuda_device_count) {
-    throw UsageError("--gpus " + std::to_string(out.gpus) + " but only " +
+  const int ranks_here = local_ranks > 0 ? local_ranks : out.gpus;
+  const bool one_device_per_task = local_ranks > 0 && cuda_device_count == 1;
+  if (out.device == DeviceKind::kCuda && ranks_here > cuda_device_count && !one_device_per_task) {
+    throw UsageError("--gpus " + std::to_string(ranks_here) + " on this machine but only " +
                      std::to_string(cuda_device_count) + " CUDA device(s) present");
-  }
-  if (out.gpus > 1) {
-    throw UsageError("--gpus " + std::to_string(out.gpus) +
-                     ": data-parallel training over several devices is not yet supported; use 1");
   }
   if (out.batch_size == 0) out.batch_size = info.default_batch_size;
   if (!out.channels_last) {
@@ -116,8 +117,11 @@ BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int c
                        info.name + ": at least mem_len / tgt_len + 2 = " + std::to_string(needed));
     }
   }
-  if (out.threads == 0)
-    out.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (out.threads == 0) {
+    // CPU ranks on one machine share its cores.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    out.threads = out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores;
+  }
   return out;
 }
 

@@ -70,6 +70,7 @@ nlohmann::json result_to_json(const Result& r) {
       {"seed", s.seed},
       {"channels_last", s.channels_last.value_or(false)},
       {"threads", s.threads},
+      {"bucket_mb", s.bucket_mb},
       {"input_shape", r.input_shape},
       {"params", r.params},
       {"optimizer", "SGD momentum 0.9, weight decay 1e-4"},
@@ -87,9 +88,26 @@ nlohmann::json result_to_json(const Result& r) {
                             {"achieved_tflops", m.achieved_tflops},
                             {"final_loss", m.final_loss},
                             {"skipped_steps", m.skipped_steps}};
-  nlohmann::json document = {{"schema", r.schema},        {"status", to_string(r.status)},
-                             {"benchmark", benchmark},    {"metrics", metrics},
-                             {"system", r.system},        {"started_at", r.started_at},
+  const DistributedInfo& d = r.distributed;
+  nlohmann::json distributed = {
+      {"world_size", d.world_size},
+      {"nodes", d.nodes},
+      {"backend", d.backend},
+      {"launcher", d.launcher},
+      {"gradient_sync", d.world_size > 1 ? "bucketed all-reduce started from gradient hooks, "
+                                           "overlapping backward (DDP's scheme)"
+                                         : "none"},
+      {"buckets", d.buckets},
+      {"gradient_bytes", d.gradient_bytes},
+      {"exposed_communication_ms", d.exposed_communication_ms},
+      {"exposed_communication_share", d.exposed_communication_share}};
+  nlohmann::json document = {{"schema", r.schema},
+                             {"status", to_string(r.status)},
+                             {"benchmark", benchmark},
+                             {"metrics", metrics},
+                             {"distributed", distributed},
+                             {"system", r.system},
+                             {"started_at", r.started_at},
                              {"duration_s", r.duration_s}};
   if (s.tgt_len > 0) {
     document["benchmark"]["tgt_len"] = s.tgt_len;
@@ -144,6 +162,7 @@ Result result_from_json(const nlohmann::json& document) {
     r.spec.threads = b.value("threads", 0);
     r.spec.tgt_len = b.value("tgt_len", int64_t{0});
     r.spec.mem_len = b.value("mem_len", int64_t{0});
+    r.spec.bucket_mb = b.value("bucket_mb", 25);
     r.input_shape = b.value("input_shape", std::vector<int64_t>{});
     r.params = b.value("params", int64_t{0});
     const auto& m = document.at("metrics");
@@ -160,6 +179,15 @@ Result result_from_json(const nlohmann::json& document) {
     r.metrics.final_loss = m.value("final_loss", 0.0);
     r.metrics.skipped_steps = m.value("skipped_steps", int64_t{0});
     r.metrics.sequences_per_second = m.value("sequences_per_second", 0.0);
+    const auto d = document.value("distributed", nlohmann::json::object());
+    r.distributed.world_size = d.value("world_size", r.spec.gpus);
+    r.distributed.nodes = d.value("nodes", 1);
+    r.distributed.backend = d.value("backend", "none");
+    r.distributed.launcher = d.value("launcher", "none");
+    r.distributed.buckets = d.value("buckets", 0);
+    r.distributed.gradient_bytes = d.value("gradient_bytes", int64_t{0});
+    r.distributed.exposed_communication_ms = d.value("exposed_communication_ms", 0.0);
+    r.distributed.exposed_communication_share = d.value("exposed_communication_share", 0.0);
     r.system = document.value("system", nlohmann::json::object()).get<SystemInfo>();
     r.started_at = document.value("started_at", "");
     r.duration_s = document.value("duration_s", 0.0);

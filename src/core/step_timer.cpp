@@ -20,11 +20,13 @@ class HostStepTimer : public StepTimer {
  public:
   void start_window() override {
     marks_.clear();
+    wait_for_all_ranks();
     start_ = Clock::now();
     marks_.push_back(start_);
   }
   void mark_step() override { marks_.push_back(Clock::now()); }
   WindowTiming stop_window() override {
+    wait_for_all_ranks();
     WindowTiming timing;
     timing.seconds = seconds_between(start_, Clock::now());
     for (size_t i = 1; i < marks_.size(); ++i) {
@@ -44,6 +46,7 @@ class CudaStepTimer : public StepTimer {
   explicit CudaStepTimer(torch::Device device) : device_(device) {}
   void start_window() override {
     synchronize_device(device_);
+    wait_for_all_ranks();
     events_.clear();
     start_ = Clock::now();
     record();
@@ -51,6 +54,7 @@ class CudaStepTimer : public StepTimer {
   void mark_step() override { record(); }
   WindowTiming stop_window() override {
     synchronize_device(device_);
+    wait_for_all_ranks();
     WindowTiming timing;
     timing.seconds = seconds_between(start_, Clock::now());
     for (size_t i = 1; i < events_.size(); ++i) {
@@ -72,6 +76,50 @@ class CudaStepTimer : public StepTimer {
 #endif
 
 }  // namespace
+
+struct DeviceIntervals::Marks {
+  torch::Device device = torch::kCPU;
+  std::vector<Clock::time_point> host;
+#if GPUBENCH_WITH_CUDA
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events;
+#endif
+};
+
+DeviceIntervals::DeviceIntervals(torch::Device device) : marks_(std::make_unique<Marks>()) {
+  marks_->device = device;
+}
+DeviceIntervals::~DeviceIntervals() = default;
+
+void DeviceIntervals::begin() {
+#if GPUBENCH_WITH_CUDA
+  if (marks_->device.is_cuda()) {
+    auto event = std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault);
+    event->record(c10::cuda::getCurrentCUDAStream(marks_->device.index()));
+    marks_->events.push_back(std::move(event));
+    return;
+  }
+#endif
+  marks_->host.push_back(Clock::now());
+}
+
+void DeviceIntervals::end() { begin(); }
+
+std::vector<double> DeviceIntervals::take_ms() {
+  std::vector<double> out;
+#if GPUBENCH_WITH_CUDA
+  auto& events = marks_->events;
+  for (size_t i = 1; i < events.size(); i += 2) {
+    out.push_back(events[i - 1]->elapsed_time(*events[i]));
+  }
+  events.clear();
+#endif
+  auto& host = marks_->host;
+  for (size_t i = 1; i < host.size(); i += 2) {
+    out.push_back(1000.0 * seconds_between(host[i - 1], host[i]));
+  }
+  host.clear();
+  return out;
+}
 
 void synchronize_device(torch::Device device) {
 #if GPUBENCH_WITH_CUDA

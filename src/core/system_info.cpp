@@ -108,10 +108,12 @@ SystemInfo collect_system_info() {
                                   : version_from_code(cudnn, 1000, 100);
     }
     const uint64_t nccl = torch::cuda::nccl::version();
+    info.gpu_interconnect = read_gpu_interconnect(info.gpu_count);
     info.nccl = std::to_string(nccl >> 32) + "." + std::to_string((nccl >> 16) & 0xffff) + "." +
                 std::to_string(nccl & 0xffff);
   }
 #endif
+  if (info.gpu_count == 0) info.gpu_interconnect.source = "no GPU";
   return info;
 }
 
@@ -127,6 +129,7 @@ void to_json(nlohmann::json& j, const SystemInfo& i) {
        {"cuda", i.cuda},
        {"cudnn", i.cudnn},
        {"nccl", i.nccl},
+       {"gpu_interconnect", i.gpu_interconnect},
        {"libtorch", i.libtorch},
        {"libtorch_cuda", i.libtorch_cuda},
        {"blas", i.blas},
@@ -149,6 +152,8 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.cuda = j.value("cuda", "");
   i.cudnn = j.value("cudnn", "");
   i.nccl = j.value("nccl", "");
+  i.gpu_interconnect =
+      j.value("gpu_interconnect", nlohmann::json::object()).get<GpuInterconnect>();
   i.libtorch = j.value("libtorch", "");
   i.libtorch_cuda = j.value("libtorch_cuda", false);
   i.blas = j.value("blas", "");

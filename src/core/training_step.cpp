@@ -3,12 +3,13 @@
 namespace gpubench {
 
 TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
-                           OptimizerSettings settings)
+                           OptimizerSettings settings, GradientSynchronizer* synchronizer)
     : model_(model),
       policy_(policy),
       optimizer_(model.module().parameters(), torch::optim::SGDOptions(settings.learning_rate)
                                                   .momentum(settings.momentum)
-                                                  .weight_decay(settings.weight_decay)) {
+                                                  .weight_decay(settings.weight_decay)),
+      synchronizer_(synchronizer) {
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }
 
@@ -21,10 +22,12 @@ torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
   }
   if (scaler_) {
     scaler_->scale(loss).backward();
+    if (synchronizer_) synchronizer_->finish_step();
     scaler_->step(optimizer_);
     scaler_->update();
   } else {
     loss.backward();
+    if (synchronizer_) synchronizer_->finish_step();
     optimizer_.step();
   }
   return loss.detach();

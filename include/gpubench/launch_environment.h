@@ -1,0 +1,38 @@
+// Where this process sits in a data-parallel run, read from the launcher's environment:
+// torchrun (RANK, WORLD_SIZE, LOCAL_RANK, ...), Slurm's srun (SLURM_PROCID, ...), Open MPI's
+// mpirun (OMPI_COMM_WORLD_*), or gpubench's own launcher, which sets torchrun's variables.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+struct LaunchEnvironment {
+  std::string launcher;  // "torchrun", "slurm", "mpi" or "gpubench"
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  // The TCPStore server is hosted by the launcher (torchrun's agent, gpubench's own launcher),
+  // so every rank connects as a client; otherwise rank 0 hosts it.
+  bool store_hosted_by_launcher = false;
+};
+
+using EnvironmentLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvironmentLookup process_environment();
+
+// The launch this process belongs to, or nothing when no launcher started it (or one started
+// it as its only rank). Throws UsageError for an environment that is set but inconsistent.
+std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLookup& lookup);
+
+// The first host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03".
+std::string first_slurm_host(const std::string& node_list);
+
+// Set (with torchrun's variables) by gpubench's own launcher, which hosts the TCPStore.
+inline constexpr const char* kLauncherStoreVariable = "GPUBENCH_LAUNCHER_STORE";
+
+}  // namespace gpubench
