@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   int exit_code = kExitOk;
   add_train_command(app, global, exit_code);
   add_run_command(app, global, exit_code);
+  add_allreduce_command(app, global, exit_code);
   add_models_command(app, exit_code);
   add_env_command(app, exit_code);
   add_report_command(app, exit_code);

@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "cuda_devices.h"
 #include "gpubench/child_process.h"
+#include "gpubench/errors.h"
+#include "gpubench/launch_environment.h"
 #include "gpubench/result_output.h"
 #include "gpubench/suite_file.h"
 #include "gpubench/suite_runner.h"
@@ -27,6 +29,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
                   "Seconds before a benchmark is killed and recorded as failed (0: none)")
       ->capture_default_str();
   cmd->callback([options, &global, &exit_code] {
+    if (const auto launch = detect_launch_environment(process_environment())) {
+      throw UsageError("gpubench run starts each benchmark's ranks itself; under " +
+                       launch->launcher + " launch `gpubench train` for each benchmark instead");
+    }
     std::vector<BenchmarkSpec> specs;
     for (const BenchmarkSpec& spec : load_suite_file(options->suite)) {
       specs.push_back(resolve_spec(spec, cuda_available(), cuda_device_count()));

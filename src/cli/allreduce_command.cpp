@@ -1,0 +1,149 @@
+// gpubench allreduce: all-reduce bandwidth over the training process groups (nccl-tests'
+// algbw/busbw), to tell an NVLink box from a PCIe box before training.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpubench/log.h"
+
+#include "commands.h"
+#include "cuda_devices.h"
+#include "gpubench/allreduce_benchmark.h"
+#include "gpubench/benchmark_spec.h"
+#include "gpubench/child_process.h"
+#include "gpubench/collectives.h"
+#include "gpubench/data_parallel_run.h"
+#include "gpubench/errors.h"
+#include "gpubench/rank_launcher.h"
+
+namespace gpubench::cli {
+namespace {
+
+struct AllreduceOptions {
+  std::string device = "auto";
+  int gpus = 1;
+  std::string min_bytes = "8";
+  std::string max_bytes = "128M";
+  AllreduceSweep sweep;
+  int timeout_seconds = static_cast<int>(kDefaultCollectiveTimeout.count());
+  std::string output;
+};
+
+DeviceKind resolve_device(const AllreduceOptions& options, int ranks_here) {
+  DeviceKind device = parse_device(options.device);
+  if (device == DeviceKind::kAuto) device = cuda_available() ? DeviceKind::kCuda : DeviceKind::kCpu;
+  if (device == DeviceKind::kCuda && !cuda_available()) {
+    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+  }
+  if (device == DeviceKind::kCuda && ranks_here > cuda_device_count() && cuda_device_count() != 1) {
+    throw UsageError("--gpus " + std::to_string(ranks_here) + " but only " +
+                     std::to_string(cuda_device_count()) + " CUDA device(s) present");
+  }
+  return device;
+}
+
+// One rank of the sweep; rank 0 prints the table and writes --output.
+int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
+             const LaunchEnvironment& launch) {
+  const DeviceKind kind = resolve_device(options, launch.local_world_size);
+  const torch::Device device = device_for_rank(kind, launch);
+  auto collectives =
+      Collectives::connect(launch, device, std::chrono::seconds(options.timeout_seconds));
+  AllreduceReport report;
+  report.rows = run_allreduce_sweep(*collectives, sweep);
+  if (launch.rank != 0) return kExitOk;
+  report.world_size = collectives->world_size();
+  report.nodes = collectives->nodes();
+  report.backend = collectives->backend();
+  report.device = to_string(kind);
+  report.launcher = launch.launcher;
+  report.sweep = sweep;
+  report.system = collect_system_info();
+  std::fputs(render_allreduce_table(report).c_str(), stdout);
+  if (!options.output.empty()) {
+    write_output(options.output, allreduce_report_to_json(report).dump(2) + "\n");
+    std::printf("result: %s\n", options.output.c_str());
+  }
+  return kExitOk;
+}
+
+int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) {
+  AllreduceSweep sweep = options.sweep;
+  sweep.min_bytes = parse_byte_size(options.min_bytes, "--min-bytes");
+  sweep.max_bytes = parse_byte_size(options.max_bytes, "--max-bytes");
+  validate_sweep(sweep);
+  if (options.timeout_seconds <= 0) {
+    throw UsageError("timeout must be a positive number of seconds, got " +
+                     std::to_string(options.timeout_seconds));
+  }
+  if (options.gpus < 1) {
+    throw UsageError("gpus must be a positive integer, got " + std::to_string(options.gpus));
+  }
+  if (const auto launch = detect_launch_environment(process_environment())) {
+    int code = kExitBenchmarkFailed;
+    try {
+      code = run_rank(options, sweep, *launch);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const std::exception& error) {
+      const std::string what = error.what();
+      log::error("rank {}: all-reduce failed: {}", launch->rank, what.substr(0, what.find('\n')));
+    }
+    std::fflush(nullptr);
+    std::_Exit(code);  // no c10d thread stuck on a dead peer keeps the process alive
+  }
+  resolve_device(options, options.gpus);
+  if (options.gpus == 1) {  // a group of one, in this process: the backend's local overhead
+    const RendezvousServer server(std::chrono::seconds(options.timeout_seconds));
+    LaunchEnvironment alone;
+    alone.launcher = "none";
+    alone.master_port = server.port();
+    alone.store_hosted_by_launcher = true;
+    return run_rank(options, sweep, alone);
+  }
+  std::vector<std::string> argv{current_executable(), "--log-level", global.log_level,
+                                "allreduce",          "--device",    options.device,
+                                "--min-bytes",        options.min_bytes,
+                                "--max-bytes",        options.max_bytes,
+                                "--factor",           std::to_string(sweep.factor),
+                                "--iters",            std::to_string(sweep.iters),
+                                "--warmup-iters",     std::to_string(sweep.warmup_iters),
+                                "--timeout",          std::to_string(options.timeout_seconds)};
+  if (!options.output.empty()) argv.insert(argv.end(), {"--output", options.output});
+  const auto failure = launch_local_ranks(argv, options.gpus,
+                                          std::chrono::seconds(options.timeout_seconds));
+  if (failure) {
+    log::error("all-reduce failed: rank {} {}", failure->rank, failure->outcome.describe());
+    return kExitBenchmarkFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<AllreduceOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)");
+  cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")
+      ->capture_default_str();
+  cmd->add_option("--gpus", options->gpus,
+                  "Ranks, one process per device (under torchrun/srun/mpirun: the launcher's)")
+      ->capture_default_str();
+  cmd->add_option("--min-bytes,-b", options->min_bytes, "Smallest message (K, M, G: binary)")
+      ->capture_default_str();
+  cmd->add_option("--max-bytes,-e", options->max_bytes, "Largest message")->capture_default_str();
+  cmd->add_option("--factor,-f", options->sweep.factor, "Size multiplier between rows")
+      ->capture_default_str();
+  cmd->add_option("--iters,-n", options->sweep.iters, "Timed all-reduces per size")
+      ->capture_default_str();
+  cmd->add_option("--warmup-iters,-w", options->sweep.warmup_iters, "Untimed all-reduces per size")
+      ->capture_default_str();
+  cmd->add_option("--timeout", options->timeout_seconds,
+                  "Seconds a rank waits for its peers before failing")
+      ->capture_default_str();
+  cmd->add_option("--output,-o", options->output, "Also write the rows as JSON to this file");
+  cmd->callback([options, &global, &exit_code] { exit_code = run_allreduce(*options, global); });
+}
+
+}  // namespace gpubench::cli
