@@ -5,8 +5,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -31,6 +36,20 @@ inline CommandResult run_command(const std::string& command) {
 
 inline CommandResult run_gpubench(const std::string& arguments) {
   return run_command(std::string(GPUBENCH_BINARY) + " " + arguments);
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// Exit code 2 and one clear line naming the problem; no abort, no C++ exception text.
+inline void expect_usage_error(const std::string& arguments, const std::string& message) {
+  const auto result = run_gpubench(arguments);
+  EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
+  EXPECT_NE(result.output.find(message), std::string::npos) << arguments << "\n" << result.output;
+  EXPECT_EQ(result.output.find("terminate called"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("Exception raised from"), std::string::npos) << result.output;
 }
 
 // A fresh, empty directory under the system temp dir, removed when the object goes away.

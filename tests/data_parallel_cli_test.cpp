@@ -1,0 +1,202 @@
+// `gpubench train --gpus N` and `gpubench allreduce` on CPU ranks (Gloo): multi-rank results,
+// joining a torchrun-style launch, and dead or hung ranks failing the run within the timeout.
+#include <chrono>
+
+#include <gtest/gtest.h>
+
+#include "gpubench/child_process.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::expect_usage_error;
+using testing::read_json;
+using testing::run_command;
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+const std::string kTinyRun =
+    " --device cpu --batch-size 1 --warmup-steps 1 --steps 2 --repeat 1 --threads 1";
+
+// Whether any process still has `marker` (a scratch path) on its command line. The first
+// character goes in brackets so that the shell running pgrep does not match itself.
+bool processes_left(const std::string& marker) {
+  const std::string pattern = "[" + marker.substr(0, 1) + "]" + marker.substr(1);
+  return run_command("pgrep -f '" + pattern + "'").exit_code == 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Two ranks started by hand with torchrun's variables; returns each rank's exit code.
+std::vector<int> run_as_torchrun(const std::string& arguments,
+                                 const EnvironmentOverrides& extra = {}) {
+  // A free port: the kernel's pick for a socket that is closed again at once.
+  const auto port = run_command(
+      "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); "
+      "print(s.getsockname()[1])\"");
+  std::vector<std::string> argv{GPUBENCH_BINARY, "--log-level", "warn"};
+  std::istringstream words(arguments);
+  for (std::string word; words >> word;) argv.push_back(word);
+  std::vector<ChildProcess> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    EnvironmentOverrides environment = {{"RANK", std::to_string(rank)},
+                                        {"WORLD_SIZE", "2"},
+                                        {"LOCAL_RANK", std::to_string(rank)},
+                                        {"LOCAL_WORLD_SIZE", "2"},
+                                        {"MASTER_ADDR", "127.0.0.1"},
+                                        {"MASTER_PORT", port.output.substr(0, port.output.find('\n'))}};
+    environment.insert(environment.end(), extra.begin(), extra.end());
+    ranks.emplace_back(argv, environment, false);
+  }
+  std::vector<int> codes;
+  for (auto& rank : ranks) codes.push_back(rank.wait().exit_code);
+  return codes;
+}
+
+TEST(DataParallelCli, FourCpuRanksRecordAFourRankResult) {
+  ScratchDirectory dir("dp-four");
+  const std::string path = dir.file("r.json");
+  const auto run = run_gpubench("train --model resnet50 --gpus 4" + kTinyRun + " --output " + path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto result = read_json(path);
+  EXPECT_EQ(result["status"], "ok");
+  EXPECT_EQ(result["benchmark"]["gpus"], 4);
+  EXPECT_EQ(result["benchmark"]["global_batch_size"], 4);
+  EXPECT_EQ(result["benchmark"]["bucket_mb"], 25);
+  const auto& distributed = result["distributed"];
+  EXPECT_EQ(distributed["world_size"], 4);
+  EXPECT_EQ(distributed["nodes"], 1);
+  EXPECT_EQ(distributed["backend"], "gloo");
+  EXPECT_EQ(distributed["launcher"], "gpubench");
+  // ResNet-50's 25,557,032 float32 parameters. A bucket closes once it reaches its cap, as in
+  // DDP: the first at 1 MiB, then three at 25 MiB take the remaining 96.5 MiB.
+  EXPECT_EQ(distributed["gradient_bytes"], 25557032LL * 4);
+  EXPECT_EQ(distributed["buckets"], 4);
+  EXPECT_GT(distributed["exposed_communication_ms"].get<double>(), 0.0);
+  const auto& metrics = result["metrics"];
+  EXPECT_GT(metrics["throughput"].get<double>(), 0.0);
+  EXPECT_NEAR(metrics["per_device_throughput"].get<double>(),
+              metrics["throughput"].get<double>() / 4, 1e-9);
+  EXPECT_FALSE(std::filesystem::exists(path + ".ranks")) << "rank results left behind";
+}
+
+TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
+  ScratchDirectory dir("dp-torchrun");
+  const auto codes =
+      run_as_torchrun("train --model googlenet" + kTinyRun + " --output " + dir.path());
+  EXPECT_EQ(codes, (std::vector<int>{0, 0}));
+  const auto files = dir.files_with_extension(".json");
+  ASSERT_EQ(files.size(), 1u) << "rank 0 alone writes the result";
+  const auto result = read_json(files.front());
+  EXPECT_EQ(result["status"], "ok");
+  EXPECT_EQ(result["benchmark"]["gpus"], 2);
+  EXPECT_EQ(result["distributed"]["world_size"], 2);
+  EXPECT_EQ(result["distributed"]["launcher"], "torchrun");
+}
+
+TEST(DataParallelCli, ADeadRankFailsTheRunAtOnceAndLeavesNoProcess) {
+  ScratchDirectory dir("dp-dead");
+  const std::string path = dir.file("r.json");
+  const auto start = std::chrono::steady_clock::now();
+  const auto run = run_command("GPUBENCH_FAULT_INJECTION=abort:rank1 " +
+                               std::string(GPUBENCH_BINARY) + " train --model googlenet --gpus 2" +
+                               kTinyRun + " --timeout 60 --output " + path);
+  EXPECT_LT(seconds_since(start), 60.0);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  const auto result = read_json(path);
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["error"].get<std::string>().find("rank 1 killed by signal 6"),
+            std::string::npos)
+      << result["error"];
+  EXPECT_EQ(result["distributed"]["world_size"], 2);
+  EXPECT_FALSE(processes_left(dir.path()));
+}
+
+TEST(DataParallelCli, AHungRankFailsTheOthersWithinTheTimeout) {
+  ScratchDirectory dir("dp-hung");
+  const std::string path = dir.file("r.json");
+  const auto start = std::chrono::steady_clock::now();
+  const auto run = run_command("GPUBENCH_FAULT_INJECTION=hang:rank1 " +
+                               std::string(GPUBENCH_BINARY) + " train --model googlenet --gpus 2" +
+                               kTinyRun + " --timeout 5 --output " + path);
+  EXPECT_LT(seconds_since(start), 60.0);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  const auto result = read_json(path);
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["error"].get<std::string>().find("rank 0: "), std::string::npos)
+      << result["error"];
+  EXPECT_NE(result["error"].get<std::string>().find("Timed out"), std::string::npos)
+      << result["error"];
+  EXPECT_FALSE(processes_left(dir.path()));
+}
+
+TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
+  ScratchDirectory dir("dp-torchrun-dead");
+  const auto start = std::chrono::steady_clock::now();
+  const auto codes =
+      run_as_torchrun("train --model googlenet" + kTinyRun + " --timeout 30 --output " + dir.path(),
+                      {{"GPUBENCH_FAULT_INJECTION", "abort:rank1"}});
+  EXPECT_LT(seconds_since(start), 60.0);
+  EXPECT_EQ(codes[0], 1);
+  const auto files = dir.files_with_extension(".json");
+  ASSERT_EQ(files.size(), 1u);
+  const auto result = read_json(files.front());
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_FALSE(result["error"].get<std::string>().empty());
+  EXPECT_FALSE(processes_left(dir.path()));
+}
+
+TEST(DataParallelCli, AllreduceReportsBandwidthForTwoGlooRanks) {
+  ScratchDirectory dir("dp-allreduce");
+  const std::string path = dir.file("allreduce.json");
+  const auto run = run_gpubench("allreduce --device cpu --gpus 2 --min-bytes 1K --max-bytes 64K "
+                                "--iters 3 --warmup-iters 1 --output " + path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("busbw (GB/s)"), std::string::npos) << run.output;
+  const auto report = read_json(path);
+  EXPECT_EQ(report["schema"], "gpubench.allreduce/1");
+  EXPECT_EQ(report["world_size"], 2);
+  EXPECT_EQ(report["backend"], "gloo");
+  const auto& rows = report["rows"];
+  ASSERT_EQ(rows.size(), 7u);  // 1K, 2K, ... 64K
+  EXPECT_EQ(rows[0]["bytes"], 1024);
+  EXPECT_EQ(rows[0]["count"], 256);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["wrong"], 0);
+    const double algbw = row["algbw_gbps"].get<double>();
+    EXPECT_GT(algbw, 0.0);
+    EXPECT_NEAR(algbw, row["bytes"].get<double>() / row["time_us"].get<double>() / 1e3,
+                algbw * 1e-9);
+    EXPECT_DOUBLE_EQ(row["busbw_gbps"].get<double>(), algbw);  // 2(n-1)/n = 1 for n = 2
+  }
+}
+
+TEST(DataParallelCli, BadInputIsAUsageError) {
+  ScratchDirectory dir("dp-bad");
+  const std::string out = " --output " + dir.path();
+  expect_usage_error("train --device cpu --gpus 2 --bucket-mb 0" + out,
+                     "bucket_mb must be a positive integer, got 0");
+  expect_usage_error("train --device cpu --timeout 0" + out, "timeout must be a positive");
+  expect_usage_error("allreduce --device cpu --max-bytes 12Q",
+                     "--max-bytes '12Q' is not a byte count");
+  expect_usage_error("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
+                     "--max-bytes 1024 is below --min-bytes 1048576");
+  expect_usage_error("allreduce --device cuda --gpus 2", "no CUDA device is available");
+  const auto out_of_range = run_command(
+      "RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " + std::string(GPUBENCH_BINARY) +
+      " train --device cpu" + out);
+  EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;
+  EXPECT_NE(out_of_range.output.find("rank 3 of 2"), std::string::npos) << out_of_range.output;
+  const auto run_under_launcher = run_command(
+      "RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " + std::string(GPUBENCH_BINARY) +
+      " run " + GPUBENCH_SOURCE_DIR + "/configs/cpu-smoke.yaml" + out);
+  EXPECT_EQ(run_under_launcher.exit_code, 2) << run_under_launcher.output;
+  EXPECT_NE(run_under_launcher.output.find("launch `gpubench train`"), std::string::npos)
+      << run_under_launcher.output;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,69 @@
+// Data parallelism through gpubench's own launcher, c10d Gloo and the gradient synchronizer, on
+// a tiny perceptron (tests/workers/data_parallel_worker.cpp): ranks end with identical
+// parameters, and N ranks with batch b match one process with batch N x b.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "gpubench/child_process.h"
+#include "gpubench/rank_launcher.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::ScratchDirectory;
+
+constexpr int kGlobalBatch = 16;
+constexpr int kSteps = 6;
+constexpr int kBucketBytes = 512;  // several buckets even for this tiny model
+
+// Runs the worker as `ranks` ranks (1: alone, without a process group) and returns every rank's
+// final parameters.
+std::vector<torch::Tensor> train(const ScratchDirectory& dir, int ranks, int steps = kSteps) {
+  const std::string prefix = dir.file("params-" + std::to_string(ranks) + "-" +
+                                      std::to_string(steps));
+  const std::vector<std::string> argv{GPUBENCH_DATA_PARALLEL_WORKER, prefix,
+                                      std::to_string(kGlobalBatch), std::to_string(steps),
+                                      std::to_string(kBucketBytes)};
+  if (ranks == 1) {
+    EXPECT_TRUE(ChildProcess(argv, {}, false).wait().succeeded());
+  } else {
+    const auto failure = launch_local_ranks(argv, ranks, std::chrono::seconds(60));
+    EXPECT_FALSE(failure) << "rank " << failure->rank << " " << failure->outcome.describe();
+  }
+  std::vector<torch::Tensor> parameters;
+  for (int rank = 0; rank < ranks; ++rank) {
+    torch::Tensor flat;
+    torch::load(flat, prefix + "-rank" + std::to_string(rank) + ".pt");
+    parameters.push_back(flat);
+  }
+  return parameters;
+}
+
+class DataParallel : public ::testing::TestWithParam<int> {};
+
+TEST_P(DataParallel, RanksHoldIdenticalParametersAfterTraining) {
+  ScratchDirectory dir("dp-identical");
+  const auto parameters = train(dir, GetParam());
+  ASSERT_EQ(parameters.size(), static_cast<size_t>(GetParam()));
+  // The ranks started from different weights and saw different data.
+  for (size_t rank = 1; rank < parameters.size(); ++rank) {
+    EXPECT_TRUE(torch::equal(parameters[0], parameters[rank])) << "rank " << rank;
+  }
+}
+
+TEST_P(DataParallel, MatchesOneProcessWithTheWholeBatch) {
+  ScratchDirectory dir("dp-equivalent");
+  const torch::Tensor untrained = train(dir, 1, 0).front();
+  const torch::Tensor alone = train(dir, 1).front();
+  const torch::Tensor together = train(dir, GetParam()).front();
+  ASSERT_FALSE(torch::allclose(alone, untrained, 1e-3, 1e-3)) << "training changed nothing";
+  const double difference = (alone - together).abs().max().item<double>();
+  EXPECT_LT(difference, 1e-5) << "float reordering is all that may differ";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DataParallel, ::testing::Values(2, 4),
+                         [](const auto& info) { return std::to_string(info.param) + "Ranks"; });
+
+}  // namespace
+}  // namespace gpubench
