@@ -60,9 +60,15 @@ TEST(LaunchEnvironment, GpubenchsOwnLauncherIsNamedAndHostsTheStore) {
   EXPECT_TRUE(env->store_hosted_by_launcher);
 }
 
-TEST(LaunchEnvironment, ASingleRankIsNoLaunch) {
-  EXPECT_FALSE(detect_launch_environment(environment(
-      {{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}})));
+TEST(LaunchEnvironment, ASingleTaskIsNoLaunchButTorchrunsWorldOfOneIsAGroup) {
+  EXPECT_FALSE(detect_launch_environment(
+      environment({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "1"}})));
+  EXPECT_FALSE(detect_launch_environment(
+      environment({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "1"}})));
+  const auto torchrun = detect_launch_environment(environment(
+      {{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}}));
+  ASSERT_TRUE(torchrun);
+  EXPECT_EQ(torchrun->world_size, 1);
 }
 
 TEST(LaunchEnvironment, ReadsSlurmStepAndTakesTheFirstNodeAsMaster) {

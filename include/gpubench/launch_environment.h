@@ -25,8 +25,9 @@ struct LaunchEnvironment {
 using EnvironmentLookup = std::function<std::optional<std::string>(const std::string& name)>;
 EnvironmentLookup process_environment();
 
-// The launch this process belongs to, or nothing when no launcher started it (or one started
-// it as its only rank). Throws UsageError for an environment that is set but inconsistent.
+// The launch this process belongs to, or nothing when no launcher started it (or Slurm or MPI
+// started it as their only task; torchrun's variables with WORLD_SIZE=1 do make a group of one).
+// Throws UsageError for an environment that is set but inconsistent.
 std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLookup& lookup);
 
 // The first host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03".

@@ -40,11 +40,13 @@ void check_consistent(const LaunchEnvironment& env) {
   }
 }
 
+// torchrun's variables are set on purpose, so even a world of one rank is a process group (as
+// DDP under `torchrun --nproc-per-node 1` is).
 std::optional<LaunchEnvironment> from_torchrun(const EnvironmentLookup& lookup) {
   if (!lookup("RANK") || !lookup("WORLD_SIZE")) return std::nullopt;
   LaunchEnvironment env;
   env.world_size = parse_count(lookup, "WORLD_SIZE", 1);
-  if (env.world_size <= 1) return std::nullopt;
+  if (env.world_size < 1) throw UsageError("torchrun environment: WORLD_SIZE is 0");
   const bool ours = lookup(kLauncherStoreVariable).has_value();
   env.launcher = ours ? "gpubench" : "torchrun";
   env.rank = parse_count(lookup, "RANK", 0);
