@@ -107,12 +107,17 @@ TEST(SuiteFile, MissingFileIsAnError) {
 
 TEST(SuiteFile, ShippedSuitesParse) {
   for (const char* name : {"quick.yaml", "resnet50.yaml", "convnets.yaml", "cpu-smoke.yaml",
-                           "nightly.yaml", "transformerxl.yaml", "transformerxl-cpu.yaml"}) {
+                           "nightly.yaml", "transformerxl.yaml", "transformerxl-cpu.yaml",
+                           "scaling.yaml", "cpu-ranks.yaml"}) {
     const auto specs = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + name);
     EXPECT_FALSE(specs.empty()) << name;
   }
   EXPECT_EQ(load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/resnet50.yaml").size(),
             4u);
+  const auto scaling = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/scaling.yaml");
+  ASSERT_EQ(scaling.size(), 12u);  // four models x 1, 4, 8 GPUs
+  EXPECT_EQ(scaling[0].gpus, 1);
+  EXPECT_EQ(scaling[2].gpus, 8);
 }
 
 }  // namespace

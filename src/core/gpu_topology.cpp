@@ -4,7 +4,7 @@
 #include <sstream>
 
 #if GPUBENCH_WITH_CUDA
-#include <cuda_runtime_api.h>
+#include <ATen/cuda/CUDAContext.h>
 #endif
 
 namespace gpubench {
@@ -99,12 +99,12 @@ GpuInterconnect read_gpu_interconnect(int gpu_count) {
     }
   }
   for (auto& link : interconnect.links) {
-    int forward = 0;
-    int backward = 0;
-    if (cudaDeviceCanAccessPeer(&forward, link.first, link.second) == cudaSuccess &&
-        cudaDeviceCanAccessPeer(&backward, link.second, link.first) == cudaSuccess) {
-      link.peer_access = forward != 0 && backward != 0;
+    try {
+      link.peer_access = at::cuda::canDeviceAccessPeer(link.first, link.second) &&
+                         at::cuda::canDeviceAccessPeer(link.second, link.first);
       link.peer_known = true;
+    } catch (const std::exception&) {
+      // A device nvidia-smi lists but this process cannot see (CUDA_VISIBLE_DEVICES).
     }
   }
   interconnect.source += "; peer access from cudaDeviceCanAccessPeer";
