@@ -1,6 +1,9 @@
 // `gpubench train --gpus N` and `gpubench allreduce` on CPU ranks (Gloo): multi-rank results,
 // joining a torchrun-style launch, and dead or hung ranks failing the run within the timeout.
+#include <signal.h>
+
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -80,7 +83,7 @@ TEST(DataParallelCli, FourCpuRanksRecordAFourRankResult) {
   EXPECT_GT(metrics["throughput"].get<double>(), 0.0);
   EXPECT_NEAR(metrics["per_device_throughput"].get<double>(),
               metrics["throughput"].get<double>() / 4, 1e-9);
-  EXPECT_FALSE(std::filesystem::exists(path + ".ranks")) << "rank results left behind";
+  EXPECT_EQ(dir.files_with_extension(".json").size(), 1u) << "only the run's result";
 }
 
 TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
@@ -147,6 +150,27 @@ TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
   EXPECT_EQ(result["status"], "failed");
   EXPECT_FALSE(result["error"].get<std::string>().empty());
   EXPECT_FALSE(processes_left(dir.path()));
+}
+
+TEST(DataParallelCli, SigtermToTheLauncherStopsEveryRank) {
+  ScratchDirectory dir("dp-sigterm");
+  ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model", "googlenet",
+                         "--gpus", "2", "--device", "cpu", "--batch-size", "1", "--steps",
+                         "100000", "--threads", "1", "--output", dir.file("r.json")},
+                        {}, false);
+  // Wait until both ranks are up (three processes carry the scratch path).
+  const std::string pattern = "[" + dir.path().substr(0, 1) + "]" + dir.path().substr(1);
+  const auto start = std::chrono::steady_clock::now();
+  while (run_command("test $(pgrep -f '" + pattern + "' | wc -l) -ge 3").exit_code != 0 &&
+         seconds_since(start) < 30) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ::kill(launcher.pid(), SIGTERM);
+  const auto outcome = launcher.wait();
+  EXPECT_EQ(outcome.signal, SIGTERM) << outcome.describe();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(processes_left(dir.path()));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.json"))) << "no half-made result";
 }
 
 TEST(DataParallelCli, AllreduceReportsBandwidthForTwoGlooRanks) {

@@ -34,7 +34,7 @@ struct LocalRanksOptions {
   std::string executable;  // the gpubench binary the ranks run
   std::string log_level = "info";
   std::chrono::milliseconds timeout = kDefaultCollectiveTimeout;
-  std::string result_path;  // the run's result file; ranks write next to it, in a folder
+  std::string result_path;  // the run's result file
 };
 
 // Starts resolved.gpus ranks of `gpubench train` here and returns rank 0's result, or a failed

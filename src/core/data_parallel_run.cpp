@@ -1,5 +1,7 @@
 #include "gpubench/data_parallel_run.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #if GPUBENCH_WITH_CUDA
@@ -82,7 +84,10 @@ std::string rank_result_path(const LaunchEnvironment& launch, const std::string&
 }
 
 Result run_local_ranks(const BenchmarkSpec& resolved, const LocalRanksOptions& options) {
-  const std::string folder = options.result_path + ".ranks";
+  // In the temp folder, not beside the result: a run killed before it cleans up must not leave
+  // rank files where `report` looks for results.
+  const std::string folder =
+      (fs::temp_directory_path() / ("gpubench-ranks-" + std::to_string(::getpid()))).string();
   fs::remove_all(folder);
   fs::create_directories(folder);
   std::vector<std::string> argv{options.executable, "--log-level", options.log_level, "train"};
