@@ -18,8 +18,7 @@ TEST(Allreduce, SizesRunFromMinToMaxByFactor) {
   AllreduceSweep sweep;
   sweep.min_bytes = 8;
   sweep.max_bytes = 1024;
-  EXPECT_EQ(allreduce_sizes(sweep),
-            (std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(allreduce_sizes(sweep), (std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512, 1024}));
   sweep.min_bytes = 6;  // rounded down to whole float32 elements
   sweep.max_bytes = 100;
   sweep.factor = 4;

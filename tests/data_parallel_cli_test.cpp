@@ -45,12 +45,13 @@ std::vector<int> run_as_torchrun(const std::string& arguments,
   for (std::string word; words >> word;) argv.push_back(word);
   std::vector<ChildProcess> ranks;
   for (int rank = 0; rank < 2; ++rank) {
-    EnvironmentOverrides environment = {{"RANK", std::to_string(rank)},
-                                        {"WORLD_SIZE", "2"},
-                                        {"LOCAL_RANK", std::to_string(rank)},
-                                        {"LOCAL_WORLD_SIZE", "2"},
-                                        {"MASTER_ADDR", "127.0.0.1"},
-                                        {"MASTER_PORT", port.output.substr(0, port.output.find('\n'))}};
+    EnvironmentOverrides environment = {
+        {"RANK", std::to_string(rank)},
+        {"WORLD_SIZE", "2"},
+        {"LOCAL_RANK", std::to_string(rank)},
+        {"LOCAL_WORLD_SIZE", "2"},
+        {"MASTER_ADDR", "127.0.0.1"},
+        {"MASTER_PORT", port.output.substr(0, port.output.find('\n'))}};
     environment.insert(environment.end(), extra.begin(), extra.end());
     ranks.emplace_back(argv, environment, false);
   }
@@ -100,40 +101,35 @@ TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
   EXPECT_EQ(result["distributed"]["launcher"], "torchrun");
 }
 
-TEST(DataParallelCli, ADeadRankFailsTheRunAtOnceAndLeavesNoProcess) {
-  ScratchDirectory dir("dp-dead");
+// Two ranks under gpubench's launcher with `fault` injected into rank 1: the run must fail
+// within a minute with a failed result and no process left. Returns the result's error.
+std::string failed_two_rank_run(const std::string& name, const std::string& fault,
+                                int timeout_seconds) {
+  ScratchDirectory dir(name);
   const std::string path = dir.file("r.json");
   const auto start = std::chrono::steady_clock::now();
-  const auto run = run_command("GPUBENCH_FAULT_INJECTION=abort:rank1 " +
-                               std::string(GPUBENCH_BINARY) + " train --model googlenet --gpus 2" +
-                               kTinyRun + " --timeout 60 --output " + path);
+  const auto run =
+      run_command("GPUBENCH_FAULT_INJECTION=" + fault + " " + std::string(GPUBENCH_BINARY) +
+                  " train --model googlenet --gpus 2" + kTinyRun + " --timeout " +
+                  std::to_string(timeout_seconds) + " --output " + path);
   EXPECT_LT(seconds_since(start), 60.0);
   EXPECT_EQ(run.exit_code, 1) << run.output;
   const auto result = read_json(path);
   EXPECT_EQ(result["status"], "failed");
-  EXPECT_NE(result["error"].get<std::string>().find("rank 1 killed by signal 6"),
-            std::string::npos)
-      << result["error"];
   EXPECT_EQ(result["distributed"]["world_size"], 2);
   EXPECT_FALSE(processes_left(dir.path()));
+  return result.value("error", "");
+}
+
+TEST(DataParallelCli, ADeadRankFailsTheRunAtOnceAndLeavesNoProcess) {
+  const std::string error = failed_two_rank_run("dp-dead", "abort:rank1", 60);
+  EXPECT_NE(error.find("rank 1 killed by signal 6"), std::string::npos) << error;
 }
 
 TEST(DataParallelCli, AHungRankFailsTheOthersWithinTheTimeout) {
-  ScratchDirectory dir("dp-hung");
-  const std::string path = dir.file("r.json");
-  const auto start = std::chrono::steady_clock::now();
-  const auto run = run_command("GPUBENCH_FAULT_INJECTION=hang:rank1 " +
-                               std::string(GPUBENCH_BINARY) + " train --model googlenet --gpus 2" +
-                               kTinyRun + " --timeout 5 --output " + path);
-  EXPECT_LT(seconds_since(start), 60.0);
-  EXPECT_EQ(run.exit_code, 1) << run.output;
-  const auto result = read_json(path);
-  EXPECT_EQ(result["status"], "failed");
-  EXPECT_NE(result["error"].get<std::string>().find("rank 0: "), std::string::npos)
-      << result["error"];
-  EXPECT_NE(result["error"].get<std::string>().find("Timed out"), std::string::npos)
-      << result["error"];
-  EXPECT_FALSE(processes_left(dir.path()));
+  const std::string error = failed_two_rank_run("dp-hung", "hang:rank1", 5);
+  EXPECT_NE(error.find("rank 0: "), std::string::npos) << error;
+  EXPECT_NE(error.find("Timed out"), std::string::npos) << error;
 }
 
 TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
@@ -155,8 +151,8 @@ TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
 TEST(DataParallelCli, SigtermToTheLauncherStopsEveryRank) {
   ScratchDirectory dir("dp-sigterm");
   ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model", "googlenet",
-                         "--gpus", "2", "--device", "cpu", "--batch-size", "1", "--steps",
-                         "100000", "--threads", "1", "--output", dir.file("r.json")},
+                         "--gpus", "2", "--device", "cpu", "--batch-size", "1", "--steps", "100000",
+                         "--threads", "1", "--output", dir.file("r.json")},
                         {}, false);
   // Wait until both ranks are up (three processes carry the scratch path).
   const std::string pattern = "[" + dir.path().substr(0, 1) + "]" + dir.path().substr(1);
@@ -176,8 +172,10 @@ TEST(DataParallelCli, SigtermToTheLauncherStopsEveryRank) {
 TEST(DataParallelCli, AllreduceReportsBandwidthForTwoGlooRanks) {
   ScratchDirectory dir("dp-allreduce");
   const std::string path = dir.file("allreduce.json");
-  const auto run = run_gpubench("allreduce --device cpu --gpus 2 --min-bytes 1K --max-bytes 64K "
-                                "--iters 3 --warmup-iters 1 --output " + path);
+  const auto run = run_gpubench(
+      "allreduce --device cpu --gpus 2 --min-bytes 1K --max-bytes 64K "
+      "--iters 3 --warmup-iters 1 --output " +
+      path);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("busbw (GB/s)"), std::string::npos) << run.output;
   const auto report = read_json(path);
@@ -209,9 +207,8 @@ TEST(DataParallelCli, BadInputIsAUsageError) {
   expect_usage_error("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
                      "--max-bytes 1024 is below --min-bytes 1048576");
   expect_usage_error("allreduce --device cuda --gpus 2", "no CUDA device is available");
-  const auto out_of_range = run_command(
-      "RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " + std::string(GPUBENCH_BINARY) +
-      " train --device cpu" + out);
+  const auto out_of_range = run_command("RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " +
+                                        std::string(GPUBENCH_BINARY) + " train --device cpu" + out);
   EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;
   EXPECT_NE(out_of_range.output.find("rank 3 of 2"), std::string::npos) << out_of_range.output;
   const auto run_under_launcher = run_command(

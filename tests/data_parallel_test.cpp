@@ -20,8 +20,8 @@ constexpr int kBucketBytes = 512;  // several buckets even for this tiny model
 // Runs the worker as `ranks` ranks (1: alone, without a process group) and returns every rank's
 // final parameters.
 std::vector<torch::Tensor> train(const ScratchDirectory& dir, int ranks, int steps = kSteps) {
-  const std::string prefix = dir.file("params-" + std::to_string(ranks) + "-" +
-                                      std::to_string(steps));
+  const std::string prefix =
+      dir.file("params-" + std::to_string(ranks) + "-" + std::to_string(steps));
   const std::vector<std::string> argv{GPUBENCH_DATA_PARALLEL_WORKER, prefix,
                                       std::to_string(kGlobalBatch), std::to_string(steps),
                                       std::to_string(kBucketBytes)};

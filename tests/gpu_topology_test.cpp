@@ -52,8 +52,8 @@ TEST(GpuTopology, ParsesPciePairs) {
 
 TEST(GpuTopology, NoOutputNoLinks) {
   EXPECT_TRUE(parse_nvidia_smi_topology("").empty());
-  EXPECT_TRUE(parse_nvidia_smi_topology("NVIDIA-SMI has failed because it couldn't communicate")
-                  .empty());
+  EXPECT_TRUE(
+      parse_nvidia_smi_topology("NVIDIA-SMI has failed because it couldn't communicate").empty());
 }
 
 TEST(GpuTopology, SurvivesAJsonRoundTrip) {

@@ -23,13 +23,14 @@ TEST(LaunchEnvironment, NoLauncherMeansNoLaunch) {
 }
 
 TEST(LaunchEnvironment, ReadsTorchrun) {
-  const auto env = detect_launch_environment(environment({{"RANK", "5"},
-                                                          {"WORLD_SIZE", "16"},
-                                                          {"LOCAL_RANK", "5"},
-                                                          {"LOCAL_WORLD_SIZE", "8"},
-                                                          {"MASTER_ADDR", "node0"},
-                                                          {"MASTER_PORT", "29400"},
-                                                          {"TORCHELASTIC_USE_AGENT_STORE", "True"}}));
+  const auto env =
+      detect_launch_environment(environment({{"RANK", "5"},
+                                             {"WORLD_SIZE", "16"},
+                                             {"LOCAL_RANK", "5"},
+                                             {"LOCAL_WORLD_SIZE", "8"},
+                                             {"MASTER_ADDR", "node0"},
+                                             {"MASTER_PORT", "29400"},
+                                             {"TORCHELASTIC_USE_AGENT_STORE", "True"}}));
   ASSERT_TRUE(env);
   EXPECT_EQ(env->launcher, "torchrun");
   EXPECT_EQ(env->rank, 5);
@@ -131,21 +132,20 @@ TEST(LaunchEnvironment, OpenMpiAcrossNodesNeedsMasterAddr) {
 }
 
 TEST(LaunchEnvironment, InconsistentValuesAreUsageErrors) {
-  EXPECT_THROW(detect_launch_environment(environment(
-                   {{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}})),
-               UsageError);
-  EXPECT_THROW(detect_launch_environment(environment({{"RANK", "zero"},
-                                                      {"WORLD_SIZE", "2"},
-                                                      {"MASTER_ADDR", "h"},
-                                                      {"MASTER_PORT", "1"}})),
-               UsageError);
+  EXPECT_THROW(
+      detect_launch_environment(environment(
+          {{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}})),
+      UsageError);
+  EXPECT_THROW(
+      detect_launch_environment(environment(
+          {{"RANK", "zero"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"}})),
+      UsageError);
   EXPECT_THROW(detect_launch_environment(environment({{"RANK", "0"}, {"WORLD_SIZE", "2"}})),
                UsageError);
-  EXPECT_THROW(detect_launch_environment(environment({{"RANK", "0"},
-                                                      {"WORLD_SIZE", "2"},
-                                                      {"MASTER_ADDR", "h"},
-                                                      {"MASTER_PORT", "70000"}})),
-               UsageError);
+  EXPECT_THROW(
+      detect_launch_environment(environment(
+          {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "70000"}})),
+      UsageError);
 }
 
 TEST(LaunchEnvironment, FirstSlurmHost) {

@@ -106,9 +106,9 @@ TEST(SuiteFile, MissingFileIsAnError) {
 }
 
 TEST(SuiteFile, ShippedSuitesParse) {
-  for (const char* name : {"quick.yaml", "resnet50.yaml", "convnets.yaml", "cpu-smoke.yaml",
-                           "nightly.yaml", "transformerxl.yaml", "transformerxl-cpu.yaml",
-                           "scaling.yaml", "cpu-ranks.yaml"}) {
+  for (const char* name :
+       {"quick.yaml", "resnet50.yaml", "convnets.yaml", "cpu-smoke.yaml", "nightly.yaml",
+        "transformerxl.yaml", "transformerxl-cpu.yaml", "scaling.yaml", "cpu-ranks.yaml"}) {
     const auto specs = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/" + name);
     EXPECT_FALSE(specs.empty()) << name;
   }

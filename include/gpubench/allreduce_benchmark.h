@@ -49,7 +49,8 @@ std::vector<int64_t> allreduce_sizes(const AllreduceSweep& sweep);
 void validate_sweep(const AllreduceSweep& sweep);  // throws UsageError
 
 // Every rank runs this; every rank gets the same rows.
-std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives, const AllreduceSweep& sweep);
+std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
+                                              const AllreduceSweep& sweep);
 
 // "64M" -> 67108864; K, M, G are binary. Throws UsageError naming `what`.
 int64_t parse_byte_size(const std::string& text, const std::string& what);

@@ -22,7 +22,7 @@ struct BenchmarkSpec {
   std::string model = "resnet50";
   Precision precision = Precision::kFp32;
   DeviceKind device = DeviceKind::kAuto;
-  int gpus = 1;  // data-parallel ranks in all (devices; CPU ranks with --device cpu)
+  int gpus = 1;            // data-parallel ranks in all (devices; CPU ranks with --device cpu)
   int64_t batch_size = 0;  // per device; 0 means the model's default
   int warmup_steps = 10;
   int steps = 50;

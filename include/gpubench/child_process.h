@@ -13,8 +13,8 @@ namespace gpubench {
 
 struct ProcessOutcome {
   bool timed_out = false;
-  int exit_code = -1;            // when it exited normally
-  int signal = 0;                // when a signal ended it
+  int exit_code = -1;  // when it exited normally
+  int signal = 0;      // when a signal ended it
   bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exit code 1", "killed by signal 6 (Aborted)", ...
 };

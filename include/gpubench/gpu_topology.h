@@ -12,10 +12,10 @@ namespace gpubench {
 struct GpuLink {
   int first = 0;
   int second = 0;
-  std::string code;           // nvidia-smi's code: NV18, PIX, PXB, PHB, NODE, SYS
-  std::string description;    // "NVLink x18", "PCIe through one switch", ...
-  bool peer_access = false;   // cudaDeviceCanAccessPeer, both ways
-  bool peer_known = false;    // false where CUDA could not be asked
+  std::string code;          // nvidia-smi's code: NV18, PIX, PXB, PHB, NODE, SYS
+  std::string description;   // "NVLink x18", "PCIe through one switch", ...
+  bool peer_access = false;  // cudaDeviceCanAccessPeer, both ways
+  bool peer_known = false;   // false where CUDA could not be asked
 };
 
 struct GpuInterconnect {

@@ -1,8 +1,8 @@
 // Data-parallel gradient averaging as PyTorch's DistributedDataParallel does it: gradients are
 // gathered into buckets (parameters in reverse registration order, the order backward produces
-// them; the first bucket at most 1 MiB, then `bucket_bytes` each), and each bucket's all-reduce starts
-// from a gradient hook as soon as its last gradient arrives, so communication overlaps the rest
-// of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
+// them; the first bucket at most 1 MiB, then `bucket_bytes` each), and each bucket's all-reduce
+// starts from a gradient hook as soon as its last gradient arrives, so communication overlaps the
+// rest of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
 // without the distributed-autograd headers it includes (see README).
 #pragma once
 

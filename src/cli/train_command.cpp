@@ -83,10 +83,9 @@ Result run_with_progress(const BenchmarkSpec& resolved,
   const BenchmarkSpec resolved =
       resolve_spec(spec, cuda_available(), cuda_device_count(), launch.local_world_size);
   const bool ours = launch.launcher == "gpubench";
-  const std::string path =
-      rank_result_path(launch, launch.rank == 0 && !ours
-                                   ? prepare_result_path(options.output, resolved)
-                                   : options.output);
+  const std::string path = rank_result_path(
+      launch,
+      launch.rank == 0 && !ours ? prepare_result_path(options.output, resolved) : options.output);
   if (launch.rank == 0 && !ours) log_plan(resolved);
   const auto timeout = std::chrono::seconds(options.timeout_seconds);
   const Result result = run_with_progress(resolved, [&](const ProgressCallback& progress) {
@@ -123,8 +122,9 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     ranks.result_path = path;
     return report(run_local_ranks(resolved, ranks), path);
   }
-  const Result result = run_with_progress(
-      resolved, [&](const ProgressCallback& progress) { return run_benchmark(resolved, progress); });
+  const Result result = run_with_progress(resolved, [&](const ProgressCallback& progress) {
+    return run_benchmark(resolved, progress);
+  });
   return report(result, path);
 }
 
@@ -176,8 +176,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
       ->capture_default_str();
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();
-  cmd->callback(
-      [options, &global, &exit_code] { exit_code = run_train(*options, global); });
+  cmd->callback([options, &global, &exit_code] { exit_code = run_train(*options, global); });
 }
 
 }  // namespace gpubench::cli

@@ -20,8 +20,8 @@ void validate_sweep(const AllreduceSweep& sweep) {
                      std::to_string(sweep.min_bytes));
   }
   if (sweep.max_bytes < sweep.min_bytes) {
-    throw UsageError("--max-bytes " + std::to_string(sweep.max_bytes) +
-                     " is below --min-bytes " + std::to_string(sweep.min_bytes));
+    throw UsageError("--max-bytes " + std::to_string(sweep.max_bytes) + " is below --min-bytes " +
+                     std::to_string(sweep.min_bytes));
   }
   if (sweep.factor < 2) {
     throw UsageError("--factor must be 2 or more, got " + std::to_string(sweep.factor));
@@ -112,8 +112,8 @@ std::string format_byte_size(int64_t bytes) {
 }
 
 std::string render_allreduce_table(const AllreduceReport& report) {
-  TextTable table({"size", "bytes", "count", "type", "time (us)", "algbw (GB/s)",
-                   "busbw (GB/s)", "#wrong"});
+  TextTable table(
+      {"size", "bytes", "count", "type", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong"});
   for (const auto& row : report.rows) {
     table.add_row({format_byte_size(row.bytes), std::to_string(row.bytes),
                    std::to_string(row.count), "float32", format_fixed(row.time_us, 1),

@@ -64,9 +64,9 @@ int count_nodes(c10d::Store& store, int rank, int world_size) {
   return static_cast<int>(hosts.size());
 }
 
-c10::intrusive_ptr<compat::CollectiveBackend> make_gloo(const c10::intrusive_ptr<c10d::Store>& store,
-                                                        const LaunchEnvironment& launch,
-                                                        std::chrono::milliseconds timeout) {
+c10::intrusive_ptr<compat::CollectiveBackend> make_gloo(
+    const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnvironment& launch,
+    std::chrono::milliseconds timeout) {
 #if GPUBENCH_WITH_GLOO
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->threads = 2;
@@ -81,14 +81,15 @@ c10::intrusive_ptr<compat::CollectiveBackend> make_gloo(const c10::intrusive_ptr
                                                      options);
 #else
   (void)store, (void)launch, (void)timeout;
-  throw UsageError("this gpubench was built without Gloo (gloo headers not found): CPU ranks "
-                   "are not available");
+  throw UsageError(
+      "this gpubench was built without Gloo (gloo headers not found): CPU ranks "
+      "are not available");
 #endif
 }
 
-c10::intrusive_ptr<compat::CollectiveBackend> make_nccl(const c10::intrusive_ptr<c10d::Store>& store,
-                                                        const LaunchEnvironment& launch,
-                                                        std::chrono::milliseconds timeout) {
+c10::intrusive_ptr<compat::CollectiveBackend> make_nccl(
+    const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnvironment& launch,
+    std::chrono::milliseconds timeout) {
 #if GPUBENCH_WITH_CUDA && GPUBENCH_WITH_NCCL
   // A collective that fails or outlives the timeout ends the process rather than hanging it;
   // a launcher's own setting wins.
@@ -128,11 +129,21 @@ std::unique_ptr<Collectives> Collectives::connect(const LaunchEnvironment& launc
   return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
 }
 
-int Collectives::rank() const { return state_->rank; }
-int Collectives::world_size() const { return state_->world_size; }
-const std::string& Collectives::backend() const { return state_->backend_name; }
-int Collectives::nodes() const { return state_->nodes; }
-torch::Device Collectives::device() const { return state_->device; }
+int Collectives::rank() const {
+  return state_->rank;
+}
+int Collectives::world_size() const {
+  return state_->world_size;
+}
+const std::string& Collectives::backend() const {
+  return state_->backend_name;
+}
+int Collectives::nodes() const {
+  return state_->nodes;
+}
+torch::Device Collectives::device() const {
+  return state_->device;
+}
 
 PendingCollective Collectives::allreduce_sum(torch::Tensor& tensor) {
   std::vector<at::Tensor> tensors{tensor};
@@ -201,7 +212,9 @@ RendezvousServer::RendezvousServer(std::chrono::milliseconds timeout)
 
 RendezvousServer::~RendezvousServer() = default;
 
-int RendezvousServer::port() const { return state_->store->getPort(); }
+int RendezvousServer::port() const {
+  return state_->store->getPort();
+}
 
 double allreduce_bus_factor(int ranks) {
   return ranks <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;

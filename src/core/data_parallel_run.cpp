@@ -42,8 +42,8 @@ torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch) 
   const int count = static_cast<int>(torch::cuda::device_count());
   const int index = count == 1 ? 0 : launch.local_rank;
   if (index >= count) {
-    throw UsageError("local rank " + std::to_string(launch.local_rank) + " has no CUDA device: " +
-                     std::to_string(count) + " visible");
+    throw UsageError("local rank " + std::to_string(launch.local_rank) +
+                     " has no CUDA device: " + std::to_string(count) + " visible");
   }
 #if GPUBENCH_WITH_CUDA
   c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
@@ -77,7 +77,8 @@ Result run_benchmark_as_rank(const BenchmarkSpec& resolved, const LaunchEnvironm
 }
 
 std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path) {
-  if (const char* folder = std::getenv(kRankResultsVariable); folder && launch.launcher == "gpubench") {
+  if (const char* folder = std::getenv(kRankResultsVariable);
+      folder && launch.launcher == "gpubench") {
     return rank_file(folder, launch.rank);
   }
   return launch.rank == 0 ? output_path : "";
@@ -93,8 +94,8 @@ Result run_local_ranks(const BenchmarkSpec& resolved, const LocalRanksOptions& o
   std::vector<std::string> argv{options.executable, "--log-level", options.log_level, "train"};
   for (auto& argument : to_train_arguments(resolved)) argv.push_back(std::move(argument));
   const auto timeout_s = std::chrono::duration_cast<std::chrono::seconds>(options.timeout);
-  argv.insert(argv.end(), {"--timeout", std::to_string(timeout_s.count()), "--output",
-                           options.result_path});
+  argv.insert(argv.end(),
+              {"--timeout", std::to_string(timeout_s.count()), "--output", options.result_path});
 
   const auto failure =
       launch_local_ranks(argv, resolved.gpus, options.timeout, {{kRankResultsVariable, folder}});

@@ -95,7 +95,8 @@ GpuInterconnect read_gpu_interconnect(int gpu_count) {
 #if GPUBENCH_WITH_CUDA
   if (interconnect.links.empty()) {
     for (int a = 0; a < gpu_count; ++a) {
-      for (int b = a + 1; b < gpu_count; ++b) interconnect.links.push_back({a, b, "", "", false, false});
+      for (int b = a + 1; b < gpu_count; ++b)
+        interconnect.links.push_back({a, b, "", "", false, false});
     }
   }
   for (auto& link : interconnect.links) {

@@ -12,9 +12,9 @@ GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
     if (!it->requires_grad()) continue;
     const int64_t bytes = it->numel() * static_cast<int64_t>(it->element_size());
     const int64_t cap = buckets_.empty() ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
-    const bool new_bucket = members.empty() || filled >= cap ||
-                            slots_[members.back().front()].parameter.scalar_type() !=
-                                it->scalar_type();
+    const bool new_bucket =
+        members.empty() || filled >= cap ||
+        slots_[members.back().front()].parameter.scalar_type() != it->scalar_type();
     if (new_bucket) {
       members.emplace_back();
       buckets_.emplace_back();
@@ -35,8 +35,8 @@ GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
     int64_t offset = 0;
     for (size_t s : members[b]) {
       auto& slot = slots_[s];
-      slot.view = buckets_[b].buffer.narrow(0, offset, slot.parameter.numel())
-                      .view(slot.parameter.sizes());
+      slot.view =
+          buckets_[b].buffer.narrow(0, offset, slot.parameter.numel()).view(slot.parameter.sizes());
       offset += slot.parameter.numel();
     }
   }

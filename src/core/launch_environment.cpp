@@ -35,8 +35,8 @@ void check_consistent(const LaunchEnvironment& env) {
                      " of " + std::to_string(env.local_world_size) + ") is out of range");
   }
   if (env.master_port <= 0 || env.master_port > 65535) {
-    throw UsageError(env.launcher + " environment: MASTER_PORT " +
-                     std::to_string(env.master_port) + " is not a TCP port (1-65535)");
+    throw UsageError(env.launcher + " environment: MASTER_PORT " + std::to_string(env.master_port) +
+                     " is not a TCP port (1-65535)");
   }
 }
 
@@ -53,8 +53,9 @@ std::optional<LaunchEnvironment> from_torchrun(const EnvironmentLookup& lookup) 
   env.local_rank = parse_count(lookup, "LOCAL_RANK", env.rank);
   env.local_world_size = parse_count(lookup, "LOCAL_WORLD_SIZE", env.world_size);
   if (!lookup("MASTER_ADDR") || !lookup("MASTER_PORT")) {
-    throw UsageError("torchrun environment: RANK and WORLD_SIZE are set but MASTER_ADDR or "
-                     "MASTER_PORT is not");
+    throw UsageError(
+        "torchrun environment: RANK and WORLD_SIZE are set but MASTER_ADDR or "
+        "MASTER_PORT is not");
   }
   env.master_addr = *lookup("MASTER_ADDR");
   env.master_port = parse_count(lookup, "MASTER_PORT", 0);
@@ -74,11 +75,12 @@ std::optional<LaunchEnvironment> from_slurm(const EnvironmentLookup& lookup) {
   env.local_rank = parse_count(lookup, "SLURM_LOCALID", 0);
   const int nodes = std::max(1, parse_count(lookup, "SLURM_STEP_NUM_NODES", 1));
   env.local_world_size = (env.world_size + nodes - 1) / nodes;
-  const auto node_list = lookup("SLURM_STEP_NODELIST") ? lookup("SLURM_STEP_NODELIST")
-                                                       : lookup("SLURM_JOB_NODELIST");
+  const auto node_list =
+      lookup("SLURM_STEP_NODELIST") ? lookup("SLURM_STEP_NODELIST") : lookup("SLURM_JOB_NODELIST");
   env.master_addr = value_or(lookup("MASTER_ADDR"), first_slurm_host(value_or(node_list, "")));
   if (env.master_addr.empty()) {
-    throw UsageError("slurm environment: no MASTER_ADDR and no SLURM_STEP_NODELIST to take it from");
+    throw UsageError(
+        "slurm environment: no MASTER_ADDR and no SLURM_STEP_NODELIST to take it from");
   }
   // A port of the job's own, so that two jobs sharing a first node do not collide.
   const int job = parse_count(lookup, "SLURM_JOB_ID", 0);
@@ -97,8 +99,9 @@ std::optional<LaunchEnvironment> from_open_mpi(const EnvironmentLookup& lookup) 
   env.local_world_size = parse_count(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE", env.world_size);
   const auto master = lookup("MASTER_ADDR");
   if (!master && env.local_world_size < env.world_size) {
-    throw UsageError("Open MPI across nodes: set MASTER_ADDR to the first rank's host "
-                     "(mpirun -x MASTER_ADDR=node0)");
+    throw UsageError(
+        "Open MPI across nodes: set MASTER_ADDR to the first rank's host "
+        "(mpirun -x MASTER_ADDR=node0)");
   }
   env.master_addr = value_or(master, "127.0.0.1");
   env.master_port = parse_count(lookup, "MASTER_PORT", 29500);

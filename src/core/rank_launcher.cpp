@@ -14,13 +14,11 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
   std::vector<ChildProcess> children;
   children.reserve(static_cast<size_t>(ranks));
   for (int rank = 0; rank < ranks; ++rank) {
-    EnvironmentOverrides environment = {{"RANK", std::to_string(rank)},
-                                        {"LOCAL_RANK", std::to_string(rank)},
-                                        {"WORLD_SIZE", std::to_string(ranks)},
-                                        {"LOCAL_WORLD_SIZE", std::to_string(ranks)},
-                                        {"MASTER_ADDR", "127.0.0.1"},
-                                        {"MASTER_PORT", std::to_string(server.port())},
-                                        {kLauncherStoreVariable, "1"}};
+    EnvironmentOverrides environment = {
+        {"RANK", std::to_string(rank)},        {"LOCAL_RANK", std::to_string(rank)},
+        {"WORLD_SIZE", std::to_string(ranks)}, {"LOCAL_WORLD_SIZE", std::to_string(ranks)},
+        {"MASTER_ADDR", "127.0.0.1"},          {"MASTER_PORT", std::to_string(server.port())},
+        {kLauncherStoreVariable, "1"}};
     environment.insert(environment.end(), extra_environment.begin(), extra_environment.end());
     children.emplace_back(argv, environment, false);
   }

@@ -101,14 +101,10 @@ nlohmann::json result_to_json(const Result& r) {
       {"gradient_bytes", d.gradient_bytes},
       {"exposed_communication_ms", d.exposed_communication_ms},
       {"exposed_communication_share", d.exposed_communication_share}};
-  nlohmann::json document = {{"schema", r.schema},
-                             {"status", to_string(r.status)},
-                             {"benchmark", benchmark},
-                             {"metrics", metrics},
-                             {"distributed", distributed},
-                             {"system", r.system},
-                             {"started_at", r.started_at},
-                             {"duration_s", r.duration_s}};
+  nlohmann::json document = {{"schema", r.schema},         {"status", to_string(r.status)},
+                             {"benchmark", benchmark},     {"metrics", metrics},
+                             {"distributed", distributed}, {"system", r.system},
+                             {"started_at", r.started_at}, {"duration_s", r.duration_s}};
   if (s.tgt_len > 0) {
     document["benchmark"]["tgt_len"] = s.tgt_len;
     document["benchmark"]["mem_len"] = s.mem_len;

@@ -102,7 +102,9 @@ void DeviceIntervals::begin() {
   marks_->host.push_back(Clock::now());
 }
 
-void DeviceIntervals::end() { begin(); }
+void DeviceIntervals::end() {
+  begin();
+}
 
 std::vector<double> DeviceIntervals::take_ms() {
   std::vector<double> out;

@@ -152,8 +152,7 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.cuda = j.value("cuda", "");
   i.cudnn = j.value("cudnn", "");
   i.nccl = j.value("nccl", "");
-  i.gpu_interconnect =
-      j.value("gpu_interconnect", nlohmann::json::object()).get<GpuInterconnect>();
+  i.gpu_interconnect = j.value("gpu_interconnect", nlohmann::json::object()).get<GpuInterconnect>();
   i.libtorch = j.value("libtorch", "");
   i.libtorch_cuda = j.value("libtorch_cuda", false);
   i.blas = j.value("blas", "");
