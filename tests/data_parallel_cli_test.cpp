@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -145,6 +147,28 @@ TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
   const auto result = read_json(files.front());
   EXPECT_EQ(result["status"], "failed");
   EXPECT_FALSE(result["error"].get<std::string>().empty());
+  EXPECT_FALSE(processes_left(dir.path()));
+}
+
+TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
+  ScratchDirectory dir("dp-suite");
+  std::ofstream(dir.file("suite.yaml"))
+      << "defaults: {device: cpu, gpus: 2, batch_size: 1, warmup_steps: 1, steps: 2, repeat: 1, "
+         "threads: 1}\nbenchmarks:\n  - model: [googlenet, resnet50]\n";
+  const auto run = run_command("GPUBENCH_FAULT_INJECTION=hang:googlenet " +
+                               std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.yaml") +
+                               " --timeout 10 --output " + dir.file("out"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  std::map<std::string, nlohmann::json> results;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    const auto result = read_json(entry.path().string());
+    results[result["benchmark"]["model"].get<std::string>()] = result;
+  }
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results["googlenet"]["status"], "failed");
+  EXPECT_NE(results["googlenet"]["error"].get<std::string>().find("timed out"), std::string::npos);
+  EXPECT_EQ(results["resnet50"]["status"], "ok");
+  EXPECT_EQ(results["resnet50"]["distributed"]["world_size"], 2);
   EXPECT_FALSE(processes_left(dir.path()));
 }
 
