@@ -1,5 +1,7 @@
 #include "gpubench/gradient_synchronizer.h"
 
+#include <set>
+
 namespace gpubench {
 
 GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
@@ -7,9 +9,10 @@ GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
                                            int64_t bucket_bytes)
     : collectives_(collectives), exposed_(collectives.device()) {
   std::vector<std::vector<size_t>> members;
+  std::set<const void*> seen;  // a tensor listed twice (tied weights) is reduced once
   int64_t filled = 0;
   for (auto it = parameters.rbegin(); it != parameters.rend(); ++it) {
-    if (!it->requires_grad()) continue;
+    if (!it->requires_grad() || !seen.insert(it->unsafeGetTensorImpl()).second) continue;
     const int64_t bytes = it->numel() * static_cast<int64_t>(it->element_size());
     const int64_t cap = buckets_.empty() ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
     const bool new_bucket =

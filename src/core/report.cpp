@@ -1,6 +1,7 @@
 #include "gpubench/report.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -227,25 +228,46 @@ void add_scaling_table(const Layout& layout, Report& report) {
   if (!chart.series.empty()) report.charts.push_back(std::move(chart));
 }
 
-void add_tflops_table(const Layout& layout, Report& report) {
-  ReportTable table =
-      table_for(layout, "tflops", "Achieved TFLOP/s (3 x forward FLOPs per sample)");
+// A table of one figure of each result that has a throughput; left out when no cell has one.
+void add_figure_table(const Layout& layout, Report& report, std::string id, std::string title,
+                      const std::function<std::optional<ReportCell>(const Result&)>& figure) {
+  ReportTable table = table_for(layout, std::move(id), std::move(title));
   bool any = false;
   for (const RowKey& row : layout.rows) {
     ReportRow out{{row.model, row.precision}, {}};
     for (const ColumnKey& c : layout.columns) {
       const Result* r = cell_result(layout, row, c);
-      if (r != nullptr && has_throughput(r->status) && r->metrics.achieved_tflops > 0) {
-        out.cells.push_back(
-            {r->metrics.achieved_tflops, format_fixed(r->metrics.achieved_tflops, 2)});
-        any = true;
-      } else {
-        out.cells.push_back({std::nullopt, "-"});
-      }
+      std::optional<ReportCell> cell;
+      if (r != nullptr && has_throughput(r->status)) cell = figure(*r);
+      any = any || cell.has_value();
+      out.cells.push_back(cell.value_or(ReportCell{std::nullopt, "-"}));
     }
     table.rows.push_back(std::move(out));
   }
   if (any) report.tables.push_back(std::move(table));
+}
+
+void add_tflops_table(const Layout& layout, Report& report) {
+  add_figure_table(
+      layout, report, "tflops", "Achieved TFLOP/s (3 x forward FLOPs per sample)",
+      [](const Result& r) -> std::optional<ReportCell> {
+        if (r.metrics.achieved_tflops <= 0) return std::nullopt;
+        return ReportCell{r.metrics.achieved_tflops, format_fixed(r.metrics.achieved_tflops, 2)};
+      });
+}
+
+// Data-parallel runs only (results written before the `distributed` block have none).
+void add_communication_table(const Layout& layout, Report& report) {
+  add_figure_table(
+      layout, report, "communication",
+      "Exposed communication per step: ms the backward pass did not hide (share of the step)",
+      [](const Result& r) -> std::optional<ReportCell> {
+        const DistributedInfo& d = r.distributed;
+        if (d.backend == "none" || d.world_size <= 1) return std::nullopt;
+        return ReportCell{d.exposed_communication_ms,
+                          format_fixed(d.exposed_communication_ms, 1) + " ms (" +
+                              format_fixed(100.0 * d.exposed_communication_share, 1) + "%)"};
+      });
 }
 
 }  // namespace
@@ -277,6 +299,7 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   report.tables.push_back(std::move(throughput));
   if (options.normalize_to) add_normalized_tables(layout, results, *options.normalize_to, report);
   add_scaling_table(layout, report);
+  add_communication_table(layout, report);
   add_tflops_table(layout, report);
   return report;
 }
