@@ -10,6 +10,7 @@ packages=(
   libopenblas0-pthread  # without it LibTorch's CPU matmuls fall back to the reference BLAS (~15x slower)
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
   chromium fonts-dejavu-core  # the HTML report's test renders it in a headless browser
+  iproute2 util-linux  # the two-node test: ranks in network namespaces with their own host names
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
