@@ -77,10 +77,11 @@ TEST(DataParallelCli, FourCpuRanksRecordAFourRankResult) {
   EXPECT_EQ(distributed["nodes"], 1);
   EXPECT_EQ(distributed["backend"], "gloo");
   EXPECT_EQ(distributed["launcher"], "gpubench");
-  // ResNet-50's 25,557,032 float32 parameters. A bucket closes once it reaches its cap, as in
-  // DDP: the first at 1 MiB, then three at 25 MiB take the remaining 96.5 MiB.
+  // ResNet-50's 25,557,032 float32 parameters, last layer first. A bucket closes once it reaches
+  // its cap, as in DDP: fc.bias and fc.weight (7.8 MiB) pass the first bucket's 1 MiB; three
+  // buckets of at least 25 MiB and a last one take the other 89.7 MiB.
   EXPECT_EQ(distributed["gradient_bytes"], 25557032LL * 4);
-  EXPECT_EQ(distributed["buckets"], 4);
+  EXPECT_EQ(distributed["buckets"], 5);
   EXPECT_GT(distributed["exposed_communication_ms"].get<double>(), 0.0);
   const auto& metrics = result["metrics"];
   EXPECT_GT(metrics["throughput"].get<double>(), 0.0);

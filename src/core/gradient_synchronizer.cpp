@@ -14,7 +14,10 @@ GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
   for (auto it = parameters.rbegin(); it != parameters.rend(); ++it) {
     if (!it->requires_grad() || !seen.insert(it->unsafeGetTensorImpl()).second) continue;
     const int64_t bytes = it->numel() * static_cast<int64_t>(it->element_size());
-    const int64_t cap = buckets_.empty() ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
+    // The cap of the bucket being filled: the first one closes early so that communication
+    // starts soon after backward does.
+    const int64_t cap =
+        members.size() == 1 ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
     const bool new_bucket =
         members.empty() || filled >= cap ||
         slots_[members.back().front()].parameter.scalar_type() != it->scalar_type();
