@@ -40,6 +40,13 @@ struct BenchmarkSpec {
 // Checks ranges that do not depend on the machine (positive steps, known model, ...).
 void validate_spec(const BenchmarkSpec& spec);  // throws UsageError
 
+// What `requested` means on this machine for `ranks` ranks in all, `local_ranks` of them here
+// (0: all of them, started here by gpubench): kAuto becomes CUDA when present. Throws
+// UsageError for CUDA without a device, or more ranks here than devices (unless a launcher binds
+// one device to each task, which leaves each rank one visible device).
+DeviceKind resolve_device(DeviceKind requested, int ranks, bool cuda_available,
+                          int cuda_device_count, int local_ranks = 0);
+
 // Fills every default that depends on the model or the machine: device, batch size,
 // channels-last, threads. The result has no kAuto and no zeros left. `local_ranks` is how many
 // ranks run on this machine (0: all of spec.gpus, started here by gpubench); under a launcher

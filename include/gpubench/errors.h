@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,6 +12,9 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// UsageError "<name> must be a positive integer, got <value>" unless value > 0.
+void require_positive(int64_t value, const std::string& name);
 
 // "a, b, c" for error messages that list the allowed values.
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");

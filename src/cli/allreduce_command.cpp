@@ -29,23 +29,15 @@ struct AllreduceOptions {
   std::string output;
 };
 
-DeviceKind resolve_device(const AllreduceOptions& options, int ranks_here) {
-  DeviceKind device = parse_device(options.device);
-  if (device == DeviceKind::kAuto) device = cuda_available() ? DeviceKind::kCuda : DeviceKind::kCpu;
-  if (device == DeviceKind::kCuda && !cuda_available()) {
-    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
-  }
-  if (device == DeviceKind::kCuda && ranks_here > cuda_device_count() && cuda_device_count() != 1) {
-    throw UsageError("--gpus " + std::to_string(ranks_here) + " but only " +
-                     std::to_string(cuda_device_count()) + " CUDA device(s) present");
-  }
-  return device;
+DeviceKind device_here(const AllreduceOptions& options, int ranks, int local_ranks) {
+  return resolve_device(parse_device(options.device), ranks, cuda_available(), cuda_device_count(),
+                        local_ranks);
 }
 
 // One rank of the sweep; rank 0 prints the table and writes --output.
 int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
              const LaunchEnvironment& launch) {
-  const DeviceKind kind = resolve_device(options, launch.local_world_size);
+  const DeviceKind kind = device_here(options, launch.world_size, launch.local_world_size);
   const torch::Device device = device_for_rank(kind, launch);
   auto collectives =
       Collectives::connect(launch, device, std::chrono::seconds(options.timeout_seconds));
@@ -72,13 +64,8 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
   sweep.min_bytes = parse_byte_size(options.min_bytes, "--min-bytes");
   sweep.max_bytes = parse_byte_size(options.max_bytes, "--max-bytes");
   validate_sweep(sweep);
-  if (options.timeout_seconds <= 0) {
-    throw UsageError("timeout must be a positive number of seconds, got " +
-                     std::to_string(options.timeout_seconds));
-  }
-  if (options.gpus < 1) {
-    throw UsageError("gpus must be a positive integer, got " + std::to_string(options.gpus));
-  }
+  require_positive(options.timeout_seconds, "timeout");
+  require_positive(options.gpus, "gpus");
   if (const auto launch = detect_launch_environment(process_environment())) {
     int code = kExitBenchmarkFailed;
     try {
@@ -92,7 +79,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     std::fflush(nullptr);
     std::_Exit(code);  // no c10d thread stuck on a dead peer keeps the process alive
   }
-  resolve_device(options, options.gpus);
+  device_here(options, options.gpus, 0);
   if (options.gpus == 1) {  // a group of one, in this process: the backend's local overhead
     const RendezvousServer server(std::chrono::seconds(options.timeout_seconds));
     LaunchEnvironment alone;

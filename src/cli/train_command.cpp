@@ -39,10 +39,7 @@ BenchmarkSpec parsed_spec(const TrainOptions& options) {
     throw UsageError("batch size must be a positive integer, got " +
                      std::to_string(spec.batch_size));
   }
-  if (options.timeout_seconds <= 0) {
-    throw UsageError("timeout must be a positive number of seconds, got " +
-                     std::to_string(options.timeout_seconds));
-  }
+  require_positive(options.timeout_seconds, "timeout");
   return spec;
 }
 

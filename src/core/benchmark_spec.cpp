@@ -18,12 +18,6 @@ const EnumNames<Precision> kPrecisions = {{Precision::kFp32, "fp32"},
 const EnumNames<DeviceKind> kDevices = {
     {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
 
-void require_positive(int64_t value, const std::string& name) {
-  if (value <= 0) {
-    throw UsageError(name + " must be a positive integer, got " + std::to_string(value));
-  }
-}
-
 }  // namespace
 
 std::string to_string(Precision precision) {
@@ -76,29 +70,36 @@ void validate_spec(const BenchmarkSpec& spec) {
   }
 }
 
+DeviceKind resolve_device(DeviceKind requested, int ranks, bool cuda_available,
+                          int cuda_device_count, int local_ranks) {
+  const DeviceKind device = requested != DeviceKind::kAuto
+                                ? requested
+                                : (cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu);
+  if (device == DeviceKind::kCuda && !cuda_available) {
+    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+  }
+  const int ranks_here = local_ranks > 0 ? local_ranks : ranks;
+  const bool one_device_per_task = local_ranks > 0 && cuda_device_count == 1;
+  if (device == DeviceKind::kCuda && ranks_here > cuda_device_count && !one_device_per_task) {
+    throw UsageError("--gpus " + std::to_string(ranks_here) + " on this machine but only " +
+                     std::to_string(cuda_device_count) + " CUDA device(s) present");
+  }
+  return device;
+}
+
 BenchmarkSpec resolve_spec(const BenchmarkSpec& spec, bool cuda_available, int cuda_device_count,
                            int local_ranks) {
   validate_spec(spec);
   BenchmarkSpec out = spec;
   const ModelInfo& info = ModelRegistry::instance().get(spec.model);
   out.model = info.name;
-  if (out.device == DeviceKind::kAuto) {
-    out.device = cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu;
-  }
-  if (out.device == DeviceKind::kCuda && !cuda_available) {
-    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
-  }
+  out.device = resolve_device(out.device, out.gpus, cuda_available, cuda_device_count, local_ranks);
   if (out.device == DeviceKind::kCpu &&
       (out.precision == Precision::kTf32 || out.precision == Precision::kFp16)) {
     throw UsageError("precision '" + to_string(out.precision) +
                      "' needs a CUDA device; on the CPU use fp32 or bf16");
   }
   const int ranks_here = local_ranks > 0 ? local_ranks : out.gpus;
-  const bool one_device_per_task = local_ranks > 0 && cuda_device_count == 1;
-  if (out.device == DeviceKind::kCuda && ranks_here > cuda_device_count && !one_device_per_task) {
-    throw UsageError("--gpus " + std::to_string(ranks_here) + " on this machine but only " +
-                     std::to_string(cuda_device_count) + " CUDA device(s) present");
-  }
   if (out.batch_size == 0) out.batch_size = info.default_batch_size;
   if (!out.channels_last) {
     const bool mixed = out.precision == Precision::kFp16 || out.precision == Precision::kBf16;
