@@ -16,6 +16,9 @@ class UsageError : public std::runtime_error {
 // UsageError "<name> must be a positive integer, got <value>" unless value > 0.
 void require_positive(int64_t value, const std::string& name);
 
+// The text up to its first line break: a LibTorch error carries a C++ backtrace after it.
+std::string first_line(const std::string& text);
+
 // "a, b, c" for error messages that list the allowed values.
 std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
 

@@ -73,8 +73,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     } catch (const UsageError&) {
       throw;
     } catch (const std::exception& error) {
-      const std::string what = error.what();
-      log::error("rank {}: all-reduce failed: {}", launch->rank, what.substr(0, what.find('\n')));
+      log::error("rank {}: all-reduce failed: {}", launch->rank, first_line(error.what()));
     }
     std::fflush(nullptr);
     std::_Exit(code);  // no c10d thread stuck on a dead peer keeps the process alive

@@ -70,8 +70,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpubench: error: %s\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    const std::string what = e.what();
-    std::fprintf(stderr, "gpubench: failed: %s\n", what.substr(0, what.find('\n')).c_str());
+    std::fprintf(stderr, "gpubench: failed: %s\n", gpubench::first_line(e.what()).c_str());
     return kExitBenchmarkFailed;
   }
   return exit_code;

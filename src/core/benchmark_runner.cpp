@@ -13,6 +13,7 @@
 #endif
 
 #include "gpubench/compat.h"
+#include "gpubench/errors.h"
 #include "gpubench/model_registry.h"
 #include "gpubench/precision_policy.h"
 #include "gpubench/statistics.h"
@@ -223,9 +224,7 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     record_distributed(rank, synchronizer.get(), result);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
-    result.error = error.what();
-    // A LibTorch error carries a C++ backtrace after the first line; the message is enough.
-    result.error = result.error.substr(0, result.error.find('\n'));
+    result.error = first_line(error.what());
   }
   result.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

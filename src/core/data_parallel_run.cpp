@@ -60,12 +60,11 @@ Result run_benchmark_as_rank(const BenchmarkSpec& resolved, const LaunchEnvironm
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& error) {
-    const std::string what = error.what();
     return failed_result(resolved, launch.launcher,
                          "rank " + std::to_string(launch.rank) + " could not join the other " +
                              std::to_string(launch.world_size - 1) + " rank(s) at " +
                              launch.master_addr + ":" + std::to_string(launch.master_port) + ": " +
-                             what.substr(0, what.find('\n')));
+                             first_line(error.what()));
   }
   log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
              collectives->backend(), device.str());

@@ -8,6 +8,10 @@ void require_positive(int64_t value, const std::string& name) {
   }
 }
 
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {

@@ -35,16 +35,16 @@ RowKey row_of(const Result& r) {
           static_cast<int>(r.spec.precision)};
 }
 
-std::string first_line(const std::string& text, size_t limit = 80) {
-  std::string line = text.substr(0, text.find('\n'));
+std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
+  const std::string line = first_line(text);
   return line.size() > limit ? line.substr(0, limit - 3) + "..." : line;
 }
 
 ReportCell throughput_cell(const Result* r) {
   if (r == nullptr) return {std::nullopt, "not run"};
   if (!has_throughput(r->status)) {
-    return {std::nullopt,
-            to_string(r->status) + (r->error.empty() ? "" : ": " + first_line(r->error))};
+    return {std::nullopt, to_string(r->status) +
+                              (r->error.empty() ? "" : ": " + abbreviated_first_line(r->error))};
   }
   std::string text = format_fixed(r->metrics.throughput, 1);
   const auto& trials = r->metrics.trials;
