@@ -38,6 +38,8 @@ Result run_benchmark(const BenchmarkSpec& resolved, const ProgressCallback& prog
 // system as it is now) and no measurement yet: run_benchmark starts from it, and the suite
 // runner records a benchmark whose process died with it.
 Result result_for(const BenchmarkSpec& resolved);
+// The same with status failed and `error`.
+Result failed_result_for(const BenchmarkSpec& resolved, const std::string& error);
 
 // Test hook: GPUBENCH_FAULT_INJECTION=throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN] makes
 // the first timed step fail in that way (only for that model, precision or rank when one is

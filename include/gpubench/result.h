@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,9 @@ Result result_from_json(const nlohmann::json& document);
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 void write_text_atomically(const std::string& path, const std::string& text);
 Result read_result_file(const std::string& path);  // throws UsageError
+// What a child process left at `path`: nothing when there is no file or it cannot be read
+// (logged as a warning).
+std::optional<Result> read_result_if_present(const std::string& path);
 
 // "2026-11-29T16:40:21Z"
 std::string utc_timestamp_now();

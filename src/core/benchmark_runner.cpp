@@ -163,6 +163,13 @@ Result result_for(const BenchmarkSpec& resolved) {
   return result;
 }
 
+Result failed_result_for(const BenchmarkSpec& resolved, const std::string& error) {
+  Result result = result_for(resolved);
+  result.status = RunStatus::kFailed;
+  result.error = error;
+  return result;
+}
+
 Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress,
                      const RankContext& rank) {
   const auto wall_start = std::chrono::steady_clock::now();

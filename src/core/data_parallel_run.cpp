@@ -26,9 +26,7 @@ std::string rank_file(const std::string& folder, int rank) {
 
 Result failed_result(const BenchmarkSpec& resolved, const std::string& launcher,
                      const std::string& error) {
-  Result result = result_for(resolved);
-  result.status = RunStatus::kFailed;
-  result.error = error;
+  Result result = failed_result_for(resolved, error);
   result.distributed.world_size = resolved.gpus;
   result.distributed.launcher = launcher;
   result.distributed.backend = resolved.device == DeviceKind::kCuda ? "nccl" : "gloo";
@@ -99,26 +97,17 @@ Result run_local_ranks(const BenchmarkSpec& resolved, const LocalRanksOptions& o
   const auto failure =
       launch_local_ranks(argv, resolved.gpus, options.timeout, {{kRankResultsVariable, folder}});
   const int reported_rank = failure ? failure->rank : 0;
-  Result result;
-  bool have_result = false;
-  if (fs::exists(rank_file(folder, reported_rank))) {
-    try {
-      result = read_result_file(rank_file(folder, reported_rank));
-      have_result = true;
-    } catch (const std::exception& error) {
-      log::warn("rank {} left an unreadable result: {}", reported_rank, error.what());
-    }
-  }
-  if (failure && have_result && result.status != RunStatus::kOk) {
-    result.error = "rank " + std::to_string(reported_rank) + ": " + result.error;
-  } else if (failure || !have_result) {
-    const std::string how = failure ? failure->outcome.describe() : "exit code 0";
-    result = failed_result(resolved, "gpubench",
-                           "rank " + std::to_string(reported_rank) + " " + how +
-                               (have_result ? "" : " without writing a result"));
-  }
+  std::optional<Result> written = read_result_if_present(rank_file(folder, reported_rank));
   fs::remove_all(folder);
-  return result;
+  const std::string rank = "rank " + std::to_string(reported_rank);
+  if (written && !failure) return *written;
+  if (written && written->status != RunStatus::kOk) {
+    written->error = rank + ": " + written->error;
+    return *written;
+  }
+  const std::string how = failure ? failure->outcome.describe() : "exit code 0";
+  return failed_result(resolved, "gpubench",
+                       rank + " " + how + (written ? "" : " without writing a result"));
 }
 
 }  // namespace gpubench

@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+
+#include "gpubench/log.h"
 
 #include "gpubench/enum_names.h"
 #include "gpubench/errors.h"
@@ -231,6 +234,16 @@ Result read_result_file(const std::string& path) {
     return result_from_json(document);
   } catch (const UsageError& error) {
     throw UsageError("'" + path + "': " + error.what());
+  }
+}
+
+std::optional<Result> read_result_if_present(const std::string& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  try {
+    return read_result_file(path);
+  } catch (const std::exception& error) {
+    log::warn("unreadable result '{}': {}", path, error.what());
+    return std::nullopt;
   }
 }
 

@@ -1,7 +1,5 @@
 #include "gpubench/suite_runner.h"
 
-#include <filesystem>
-
 #include "gpubench/log.h"
 
 #include "gpubench/benchmark_fields.h"
@@ -25,27 +23,18 @@ std::vector<Result> run_suite(const std::vector<BenchmarkSpec>& specs,
     argv.insert(argv.end(), {"--output", path});
     const ProcessOutcome outcome = run_child_process(argv, options.timeout_seconds);
 
-    Result result;
-    bool have_result = false;
-    if (!outcome.timed_out && std::filesystem::exists(path)) {
-      try {
-        result = read_result_file(path);
-        have_result = true;
-      } catch (const std::exception& error) {
-        log::warn("unreadable result '{}': {}", path, error.what());
-      }
-    }
-    if (!have_result) {
-      result = result_for(spec);
-      result.status = RunStatus::kFailed;
-      result.error =
+    std::optional<Result> written;
+    if (!outcome.timed_out) written = read_result_if_present(path);
+    if (!written) {
+      written = failed_result_for(
+          spec,
           "benchmark process " + outcome.describe() +
-          (outcome.timed_out
-               ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
-               : " without writing a result");
-      write_json_atomically(path, result_to_json(result));
+              (outcome.timed_out
+                   ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
+                   : " without writing a result"));
+      write_json_atomically(path, result_to_json(*written));
     }
-    results.push_back(result);
+    results.push_back(*written);
   }
   return results;
 }
