@@ -33,6 +33,9 @@ struct SystemInfo {
   std::string git_commit;
 };
 
+// This machine's host name ("unknown" when it cannot be read).
+std::string read_hostname();
+
 // Reads the machine now, including the TF32 flags currently in force.
 SystemInfo collect_system_info();
 

@@ -1,7 +1,5 @@
 #include "gpubench/collectives.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <set>
 
@@ -19,6 +17,7 @@
 #include "gpubench/compat.h"
 #include "gpubench/errors.h"
 #include "gpubench/step_timer.h"
+#include "gpubench/system_info.h"
 
 namespace gpubench {
 
@@ -34,27 +33,28 @@ struct Collectives::State {
 
 namespace {
 
-std::string hostname() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
-  return name;
+// A TCPStore that never waits for a worker count: ranks find each other by their keys.
+c10::intrusive_ptr<c10d::TCPStore> tcp_store(const std::string& host, int port, bool server,
+                                             std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(port);
+  options.isServer = server;
+  options.waitWorkers = false;
+  options.timeout = timeout;
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
 }
 
 c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnvironment& launch,
                                               std::chrono::milliseconds timeout) {
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<uint16_t>(launch.master_port);
-  options.isServer = launch.rank == 0 && !launch.store_hosted_by_launcher;
-  options.waitWorkers = false;
-  options.timeout = timeout;
-  auto store = c10::make_intrusive<c10d::TCPStore>(launch.master_addr, options);
+  auto store = tcp_store(launch.master_addr, launch.master_port,
+                         launch.rank == 0 && !launch.store_hosted_by_launcher, timeout);
   // torchrun's agent store is shared with the agent: keep gpubench's keys apart.
   return c10::make_intrusive<c10d::PrefixStore>("gpubench", store);
 }
 
 // Every rank publishes its host name; the number of distinct names is the number of nodes.
 int count_nodes(c10d::Store& store, int rank, int world_size) {
-  const std::string mine = hostname();
+  const std::string mine = read_hostname();
   store.set("host/" + std::to_string(rank), std::vector<uint8_t>(mine.begin(), mine.end()));
   std::set<std::string> hosts;
   for (int r = 0; r < world_size; ++r) {
@@ -202,12 +202,7 @@ struct RendezvousServer::State {
 
 RendezvousServer::RendezvousServer(std::chrono::milliseconds timeout)
     : state_(std::make_unique<State>()) {
-  c10d::TCPStoreOptions options;
-  options.port = 0;
-  options.isServer = true;
-  options.waitWorkers = false;
-  options.timeout = timeout;
-  state_->store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  state_->store = tcp_store("127.0.0.1", 0, true, timeout);  // port 0: the kernel picks one
 }
 
 RendezvousServer::~RendezvousServer() = default;

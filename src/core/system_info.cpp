@@ -19,13 +19,13 @@
 #include "gpubench/compat.h"
 
 namespace gpubench {
-namespace {
-
 std::string read_hostname() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
 }
+
+namespace {
 
 std::string read_os() {
   struct utsname info {};
