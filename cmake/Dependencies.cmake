@@ -1,21 +1,27 @@
 # Finds every dependency. LibTorch comes from Debian (1.13, CPU) or from a CUDA build
 # (for example the torch Python package: -DCMAKE_PREFIX_PATH=$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)')).
 find_package(Threads REQUIRED)
-if(GPUBENCH_CUDA_COMPILE_CHECK)
-  include(CudaCompileCheck)
-else()
-  # TorchConfig finds its libraries with find_library, which prefers system directories: with
-  # Debian's LibTorch installed too, a CUDA LibTorch named on CMAKE_PREFIX_PATH would be mixed
-  # with Debian's libtorch.so. Pin the libraries to the LibTorch whose config is used.
-  foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
-    if(EXISTS "${_prefix}/Torch/TorchConfig.cmake")
-      get_filename_component(_torch_root "${_prefix}/../.." ABSOLUTE)
-      find_library(TORCH_LIBRARY torch PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
-      find_library(c10_LIBRARY c10 PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
-      break()
-    endif()
-  endforeach()
-  find_package(Torch REQUIRED)
+# TorchConfig finds its libraries with find_library, which prefers system directories: with
+# Debian's LibTorch installed too, a CUDA LibTorch named on CMAKE_PREFIX_PATH would be mixed
+# with Debian's libtorch.so. Pin the libraries to the LibTorch whose config is used.
+foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
+  if(EXISTS "${_prefix}/Torch/TorchConfig.cmake")
+    get_filename_component(_torch_root "${_prefix}/../.." ABSOLUTE)
+    find_library(TORCH_LIBRARY torch PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
+    find_library(c10_LIBRARY c10 PATHS "${_torch_root}/lib" NO_DEFAULT_PATH)
+    break()
+  endif()
+endforeach()
+find_package(Torch REQUIRED)
+# The torch Python package keeps what libtorch_cuda needs (cuDNN, cuBLAS, NCCL, ...) in
+# site-packages/nvidia/*/lib, found at run time through libtorch_cuda's own RPATH. The linker
+# must see them too to resolve libtorch_cuda's references; NCCL's header is there as well.
+get_filename_component(_torch_site "${TORCH_INSTALL_PREFIX}/.." ABSOLUTE)
+file(GLOB GPUBENCH_TORCH_WHEEL_LIBRARY_DIRS LIST_DIRECTORIES true "${_torch_site}/nvidia/*/lib")
+if(GPUBENCH_TORCH_WHEEL_LIBRARY_DIRS)
+  list(JOIN GPUBENCH_TORCH_WHEEL_LIBRARY_DIRS ":" _rpath_link)
+  set(GPUBENCH_TORCH_LINK_OPTIONS "LINKER:-rpath-link,${_rpath_link}")
+  set(GPUBENCH_NCCL_HINTS "${_torch_site}/nvidia/nccl/include")
 endif()
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3.9 REQUIRED)
@@ -47,7 +53,8 @@ if(GPUBENCH_GLOO_INCLUDE_DIR)
 endif()
 set(GPUBENCH_WITH_NCCL 0)
 if(GPUBENCH_WITH_CUDA)
-  find_path(GPUBENCH_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  find_path(GPUBENCH_NCCL_INCLUDE_DIR nccl.h
+            HINTS ${GPUBENCH_NCCL_HINTS} ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
   if(GPUBENCH_NCCL_INCLUDE_DIR)
     set(GPUBENCH_WITH_NCCL 1)
   endif()

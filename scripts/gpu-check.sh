@@ -1,107 +1,154 @@
 #!/usr/bin/env bash
-# Builds gpubench against the CUDA LibTorch of the local torch Python package and runs the GPU
-# checks through gpubench and through PyTorch (scripts/torch_reference.py), then prints both side
-# by side with their ratio: ResNet-50 in fp32, tf32, fp16 and bf16 (batch 256, 3 trials), then
-# the rest of the convnet zoo in fp16 (batch 128, 2 trials), Transformer-XL, then the NCCL path on
-# the one GPU: an all-reduce sweep and ResNet-50 fp16 as a torchrun-style group of one rank (NCCL
-# process group, bucketed gradient all-reduce) next to the plain run. One GPU cannot show scaling.
-# GPUBENCH_CHECK_* override the sizes.
-# Needs: an NVIDIA GPU, python3 with torch and torchvision, cmake, ninja, and the Debian
-# dependencies unpacked by scripts/fetch-gpu-deps.sh into .deps/gpu-root (carried there).
-# Logs and results go to $OUT (default /tmp/gpubench-gpu-check).
+# The GPU check, in stages that each fit a short GPU slot (one stage per call, the build
+# included: about 75 s on an H200 with 16 cores). Usage: scripts/gpu-check.sh STAGE...
+#   quick     ResNet-50 at batch 256 in fp32, tf32, fp16 and bf16, gpubench and PyTorch
+#             (scripts/torch_reference.py) side by side; ResNet-50 fp16 as an NCCL process
+#             group of one rank (NCCL cannot put two ranks on one GPU), next to the plain run
+#   zoo       the other convnets in fp16 at batch 128, gpubench and PyTorch
+#   zoo-fp32  the same in fp32 (TF32 off)
+#   lm        Transformer-XL base and large in fp16 (gpubench only: NVIDIA's model code is not on
+#             the machine), then the NCCL all-reduce sweep on one rank (8 B to 256 MiB)
+# Each benchmark prints its table row as soon as it ends, so a stage stopped at its time limit
+# still shows what it measured; GPUBENCH_CHECK_BUDGET_S (default 420) skips a stage's remaining
+# benchmarks once it has run that long. gpubench's result files go to results/gpu/<gpu>/ (for
+# example results/gpu/nvidia-h200/; not the group of one's, which report would take for the
+# plain run), the table to results/gpu/<gpu>/check-<stage>.txt; after every benchmark both are
+# packed into $OUT/results-<gpu>.tar.gz (unpack it in the repository's root), beside the logs,
+# env.json, pytorch.jsonl and allreduce.json ($OUT defaults to /tmp/gpubench-gpu-check).
+# Needs: an NVIDIA GPU, python3 with torch, torchvision and timm, cmake, ninja, and the Debian
+# libraries gpubench builds with: installed, or unpacked by scripts/fetch-gpu-deps.sh into
+# .deps/gpu-root (for a machine without apt; carry .deps there). GPUBENCH_CHECK_* resize it;
+# GPUBENCH_CHECK_DEVICE=cpu rehearses the script on a machine without a GPU (tiny sizes, CPU
+# precisions, no Transformer-XL, results in results/gpu/cpu-rehearsal/): it checks the script,
+# not a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
+for stage in "$@"; do
+  case "$stage" in quick|zoo|zoo-fp32|lm) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: quick, zoo, zoo-fp32, lm" >&2; exit 2 ;;
+  esac
+done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
 mkdir -p "$OUT"
-BATCH="${GPUBENCH_CHECK_BATCH:-256}"
+DEVICE="${GPUBENCH_CHECK_DEVICE:-cuda}"
+if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few seconds
+  : "${GPUBENCH_CHECK_WARMUP:=1}" "${GPUBENCH_CHECK_STEPS:=1}" "${GPUBENCH_CHECK_BATCH:=2}"
+  : "${GPUBENCH_CHECK_PRECISIONS:=fp32 bf16}" "${GPUBENCH_CHECK_GROUP_PRECISION:=fp32}"
+  : "${GPUBENCH_CHECK_ZOO:=googlenet}" "${GPUBENCH_CHECK_ZOO_BATCH:=2}"
+  : "${GPUBENCH_CHECK_ZOO_PRECISION:=bf16}" "${GPUBENCH_CHECK_TXL:= }" "${GPUBENCH_CHECK_ALLREDUCE_MAX:=1M}"
+fi
 WARMUP="${GPUBENCH_CHECK_WARMUP:-10}"
 STEPS="${GPUBENCH_CHECK_STEPS:-30}"
-REPEAT="${GPUBENCH_CHECK_REPEAT:-3}"
-PRECISIONS="${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}"
-ZOO="${GPUBENCH_CHECK_ZOO:-resnet101 resnet152 inception3 inception4 vgg16 googlenet}"
-ZOO_PRECISION="${GPUBENCH_CHECK_ZOO_PRECISION:-fp16}"
-ZOO_BATCH="${GPUBENCH_CHECK_ZOO_BATCH:-128}"
-TXL="${GPUBENCH_CHECK_TXL:-transformerxl-base transformerxl-large}"
-TXL_PRECISION="${GPUBENCH_CHECK_TXL_PRECISION:-fp16}"
-deps="$PWD/.deps/gpu-root/usr"
-[ -d "$deps" ] || { echo "gpu-check: $deps missing: run scripts/fetch-gpu-deps.sh where apt works, then carry .deps" >&2; exit 2; }
+BUDGET_S="${GPUBENCH_CHECK_BUDGET_S:-420}"
+log="$OUT/gpu-check.log"
+scratch=$(mktemp -d)  # PyTorch's results and the group-of-one run: at most 8 files come back
+trap 'rm -rf "$scratch"' EXIT
 
-torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-torch_lib=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
-# libtorch_cuda needs the CUDA libraries of the nvidia-* wheels (cuDNN, cuSPARSELt, NVSHMEM, ...);
-# the linker must see them to resolve libtorch_cuda's own references.
-nvidia_libs=$(python3 -c 'import glob, os, torch
-site = os.path.dirname(os.path.dirname(torch.__file__))
-print(":".join(sorted(glob.glob(os.path.join(site, "nvidia", "**", "lib"), recursive=True))))')
-export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu:$torch_lib:$nvidia_libs:${LD_LIBRARY_PATH:-}"
-
-# nccl.h for c10d's ProcessGroupNCCL: the nvidia-nccl wheel torch depends on, or the toolkit's.
-nccl_include=$(python3 -c 'import glob, os, torch
-site = os.path.dirname(os.path.dirname(torch.__file__))
-found = glob.glob(os.path.join(site, "nvidia", "**", "include", "nccl.h"), recursive=True)
-found += glob.glob("/usr/local/cuda*/include/nccl.h") + glob.glob("/usr/include/nccl.h")
-print(os.path.dirname(found[0]) if found else "")')
-echo "== build" | tee "$OUT/gpu-check.log"
+# The README's plain GPU build; the Debian libraries from .deps/gpu-root where there is no apt.
+prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+if [ -d .deps/gpu-root/usr ]; then
+  prefix="$prefix;$PWD/.deps/gpu-root/usr"
+  export LD_LIBRARY_PATH="$PWD/.deps/gpu-root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+fi
 start=$(date +%s)
-{ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF \
-    -DCMAKE_PREFIX_PATH="$torch_prefix;$deps" -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$nvidia_libs" \
-    -DGPUBENCH_NCCL_INCLUDE_DIR="$nccl_include" \
-  && cmake --build build-gpu --parallel "$(nproc)"; } > "$OUT/build.log" 2>&1 \
-  || { tail -40 "$OUT/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - start )) s" | tee -a "$OUT/gpu-check.log"
-build-gpu/gpubench env | tee "$OUT/env.json"
+echo "== build" | tee -a "$log"
+# GPUBENCH_CHECK_BUILD_DIR: an existing build (configured already) to reuse, as a rehearsal may.
+build="${GPUBENCH_CHECK_BUILD_DIR:-build-gpu}"
+{ if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF \
+      -DCMAKE_PREFIX_PATH="$prefix"
+  fi && cmake --build "$build" --target gpubench --parallel "$(nproc)"; } \
+  > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+echo "build: $(($(date +%s) - start)) s" | tee -a "$log"
+"$build/gpubench" env > "$OUT/env.json"
+gpu=cpu-rehearsal
+[ "$DEVICE" = cpu ] || gpu=$(python3 -c 'import json, re, sys
+print(re.sub(r"[^a-z0-9]+", "-", json.load(open(sys.argv[1]))["gpu_name"].lower()).strip("-"))' \
+  "$OUT/env.json")
+[ -n "$gpu" ] || { echo "gpu-check: no CUDA device visible to gpubench" >&2; exit 1; }
+folder="results/gpu/$gpu"
+mkdir -p "$folder"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu \
+  --format=csv >> "$log" 2>&1 || true
 
-mkdir -p "$OUT/results"
-# check MODEL PRECISION BATCH REPEAT: one gpubench run and one PyTorch run of the same thing.
-check() {
-  local model=$1 precision=$2 args=(--batch-size "$3" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$4")
-  echo "== $model $precision" | tee -a "$OUT/gpu-check.log"
-  build-gpu/gpubench --log-level warn train --model "$model" --device cuda --precision "$precision" \
-    "${args[@]}" --output "$OUT/results/gpubench_${model}_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
-  python3 scripts/torch_reference.py --model "$model" --precision "$precision" "${args[@]}" \
-    --output "$OUT/results/torch_${model}_$precision.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+table=""       # this stage's table file
+stage_start=0
+# row LABEL GPUBENCH_RESULT [PYTORCH_RESULT]: one table line, printed and kept.
+row() {
+  python3 scripts/gpu_check_row.py row "$@" | tee -a "$table"
+  tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 }
-for precision in $PRECISIONS; do check resnet50 "$precision" "$BATCH" "$REPEAT"; done
-for model in $ZOO; do check "$model" "$ZOO_PRECISION" "$ZOO_BATCH" 2; done
-# Transformer-XL: gpubench only (no PyTorch reference here: NVIDIA's model code is not on the
-# machine), at NVIDIA's per-GPU batches; the table shows tokens/sec with no ratio.
-for model in $TXL; do
-  echo "== $model $TXL_PRECISION" | tee -a "$OUT/gpu-check.log"
-  build-gpu/gpubench --log-level warn train --model "$model" --device cuda --precision "$TXL_PRECISION" \
-    --warmup-steps "$WARMUP" --steps "$STEPS" --repeat 2 \
-    --output "$OUT/results/gpubench_${model}_$TXL_PRECISION.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
+over_budget() {
+  if [ $(($(date +%s) - stage_start)) -ge "$BUDGET_S" ]; then
+    echo "$1: skipped, the stage has run ${BUDGET_S} s (GPUBENCH_CHECK_BUDGET_S)" | tee -a "$table"
+    return 0
+  fi
+  return 1
+}
+# bench LABEL MODEL PRECISION BATCH REPEAT: gpubench, then PyTorch (convnets only).
+bench() {
+  local label=$1 model=$2 precision=$3 batch=$4 repeat=$5
+  over_budget "$label" && return 0
+  local common=(--warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$repeat")
+  [ -n "$batch" ] && common+=(--batch-size "$batch")  # empty: the model's default
+  local result="$folder/$(date -u +%Y-%m-%dT%H%M%S)_${label}.json" reference="$scratch/pytorch_${label}.json"
+  echo "== $label" >> "$log"
+  "$build/gpubench" --log-level warn train --model "$model" --device "$DEVICE" --precision "$precision" \
+    "${common[@]}" --output "$result" >> "$log" 2>&1 || true
+  if [ "$model" != "${model#transformerxl}" ]; then
+    row "$label" "$result"
+    return 0
+  fi
+  python3 scripts/torch_reference.py --model "$model" --device "$DEVICE" --precision "$precision" "${common[@]}" \
+    --output "$reference" >> "$log" 2>&1 || true
+  row "$label" "$result" "$reference"
+  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$reference" \
+    >> "$OUT/pytorch.jsonl" 2>/dev/null || true
+}
+
+for stage in "$@"; do
+  table="$folder/check-$stage.txt"
+  stage_start=$(date +%s)
+  { echo "# gpubench GPU check, stage $stage, $(date -u +%FT%TZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "# $(python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); print(e["gpu_name"], "| driver", e["driver"], "| libtorch", e["libtorch"], "| CUDA", e["cuda"], "| cuDNN", e["cudnn"], "| NCCL", e["nccl"])' "$OUT/env.json")"
+    echo "# warm-up $WARMUP steps, trials of $STEPS steps; PyTorch: scripts/torch_reference.py, same settings"
+  } > "$table"
+  python3 scripts/gpu_check_row.py header | tee -a "$table"
+  case "$stage" in
+    quick)
+      batch="${GPUBENCH_CHECK_BATCH:-256}"
+      for precision in ${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}; do
+        bench "resnet50_${precision}_b$batch" resnet50 "$precision" "$batch" 3
+      done
+      # A torchrun-style group of one: NCCL process group and bucketed all-reduce hooks.
+      group_precision="${GPUBENCH_CHECK_GROUP_PRECISION:-fp16}"
+      over_budget "resnet50_${group_precision}_b${batch}_group1" || {
+        # Its result stays out of $folder: report would take it for the plain run's cell.
+        result="$scratch/resnet50_${group_precision}_b${batch}_group1.json"
+        RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+          "$build/gpubench" --log-level warn train --model resnet50 --device "$DEVICE" --precision "$group_precision" \
+          --batch-size "$batch" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat 3 \
+          --output "$result" >> "$log" 2>&1 || true
+        row "resnet50_${group_precision}_b${batch}_group1" "$result"
+      } ;;
+    zoo|zoo-fp32)
+      precision="${GPUBENCH_CHECK_ZOO_PRECISION:-fp16}"
+      [ "$stage" = zoo-fp32 ] && precision=fp32
+      batch="${GPUBENCH_CHECK_ZOO_BATCH:-128}"
+      for model in ${GPUBENCH_CHECK_ZOO:-resnet101 resnet152 inception3 inception4 vgg16 googlenet}; do
+        bench "${model}_${precision}_b$batch" "$model" "$precision" "$batch" 2
+      done ;;
+    lm)
+      lm_precision="${GPUBENCH_CHECK_TXL_PRECISION:-fp16}"
+      for model in ${GPUBENCH_CHECK_TXL:-transformerxl-base transformerxl-large}; do
+        bench "${model}_${lm_precision}" "$model" "$lm_precision" "${GPUBENCH_CHECK_TXL_BATCH:-}" 2
+      done
+      over_budget "allreduce" || {
+        "$build/gpubench" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8 -e "${GPUBENCH_CHECK_ALLREDUCE_MAX:-256M}" \
+          -o "$OUT/allreduce.json" 2>&1 | tee -a "$log" | tee -a "$table" || true
+      } ;;
+  esac
+  echo "stage $stage: $(($(date +%s) - stage_start)) s" | tee -a "$table"
+  tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 done
-
-# The NCCL path on one GPU: process group, bucketed all-reduce hooks, exposed communication.
-echo "== allreduce (NCCL, 1 rank)" | tee -a "$OUT/gpu-check.log"
-build-gpu/gpubench --log-level warn allreduce --device cuda --gpus 1 -b 8 -e 256M \
-  -o "$OUT/allreduce.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
-echo "== resnet50 fp16 as a group of one rank (NCCL)" | tee -a "$OUT/gpu-check.log"
-RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
-  build-gpu/gpubench --log-level warn train --model resnet50 --device cuda --precision fp16 \
-  --batch-size "$BATCH" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$REPEAT" \
-  --output "$OUT/results/gpubench_resnet50-nccl1_fp16.json" 2>&1 | tee -a "$OUT/gpu-check.log" || true
-
-python3 - "$OUT/results" <<'PY' | tee "$OUT/summary.txt"
-import glob, json, os, sys
-folder = sys.argv[1]
-def load(name):
-    path = os.path.join(folder, name)
-    return json.load(open(path)) if os.path.exists(path) else None
-print(f"{'model':19} {'precision':9} {'gpubench /s':>12} {'pytorch /s':>11} {'ratio':>6}  gpubench status")
-runs = sorted(os.path.basename(f)[len("gpubench_"):-len(".json")] for f in glob.glob(f"{folder}/gpubench_*.json"))
-for run in runs:
-    m, p = run.rsplit("_", 1)
-    g, t = load(f"gpubench_{run}.json"), load(f"torch_{run}.json")
-    gt = g["metrics"]["throughput"] if g and g["status"] == "ok" else None
-    tt = t["throughput"] if t else None
-    ratio = f"{gt / tt:6.3f}" if gt and tt else "     -"
-    status = g["status"] + (": " + g.get("error", "") if g["status"] != "ok" else "") if g else "missing"
-    extra = ""
-    if g and g.get("distributed", {}).get("backend") not in (None, "none"):
-        d = g["distributed"]
-        extra = f"  [{d['backend']} x{d['world_size']}, {d['buckets']} buckets, exposed comm {d['exposed_communication_ms']:.2f} ms/step]"
-    print(f"{m:19} {p:9} {gt or 0:12.1f} {tt or 0:11.1f} {ratio}  {status}{extra}")
-PY
-# At most 8 files come back from a device run: pack the per-run results into one.
-tar -C "$OUT" -czf "$OUT/results.tar.gz" results && rm -rf "$OUT/results"

@@ -11,6 +11,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 source_file = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "shared", "reference", "published-figures.json")
 out_dir = os.path.join(here, "..", "results", "reference")
 PRECISION = {"fp16": "fp16", "fp32": "fp32", "tf32": "tf32", "amp": "fp16", "bf16": "bf16"}
+# gpubench's image models; other rows (BERT, ratios) have no gpubench benchmark to stand beside.
+IMAGE_MODELS = {"resnet50", "resnet101", "resnet152", "inception3", "inception4", "vgg16", "googlenet"}
+PUBLISHERS = {"BIZON": "bizon", "Lambda": "lambda", "NVIDIA": "nvidia"}
 
 figures = json.load(open(source_file))
 os.makedirs(out_dir, exist_ok=True)
@@ -19,13 +22,15 @@ for name in os.listdir(out_dir):
         os.remove(os.path.join(out_dir, name))
 written = 0
 for block in figures["training_throughput"]:
-    if block.get("unit") != "images/sec":
+    if "images/sec" not in block.get("unit", ""):
         continue  # ratios (Lambda's A6000/3090 study) are not results
-    publisher = "bizon" if block["source"].startswith("BIZON") else "lambda"
+    publisher = next(tag for prefix, tag in PUBLISHERS.items() if block["source"].startswith(prefix))
     source = block["source"] + (" Note: " + block["note"] if "note" in block else "")
     if publisher == "bizon":
         source += " BIZON's FP32 on the A40 may have run with TF32 (see precision_names in published-figures.json)."
     for row in block["rows"]:
+        if row["model"] not in IMAGE_MODELS:
+            continue
         precision = PRECISION[row["precision"]]
         batch = row.get("batch_size", 0)
         result = {
@@ -42,7 +47,8 @@ for block in figures["training_throughput"]:
             "started_at": "",
         }
         slug = re.sub(r"[^a-z0-9]+", "-", row["gpu"].lower()).strip("-")
-        path = os.path.join(out_dir, f"{publisher}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json")
+        table = f"-{row['table']}" if "table" in row else ""
+        path = os.path.join(out_dir, f"{publisher}{table}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json")
         with open(path, "w") as f:
             json.dump(result, f, indent=2)
             f.write("\n")

@@ -38,10 +38,12 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--channels-last", action=argparse.BooleanOptionalAction, default=None,
                         help="default: on for fp16/bf16, as gpubench does on CUDA")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                        help="cpu: only to rehearse scripts/gpu-check.sh on a machine without a GPU")
     parser.add_argument("--output")
     args = parser.parse_args()
 
-    device = torch.device("cuda")
+    device = torch.device(args.device)
     tf32 = args.precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
@@ -60,12 +62,12 @@ def main():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1 * args.batch_size / 256, momentum=0.9,
                                 weight_decay=1e-4)
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
-    scaler = torch.amp.GradScaler("cuda") if args.precision == "fp16" else None
+    scaler = torch.amp.GradScaler(args.device) if args.precision == "fp16" else None
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
+        with torch.autocast(args.device, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
             output = model(images)
             if aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
                 main, *aux = output
@@ -82,19 +84,23 @@ def main():
             loss.backward()
             optimizer.step()
 
+    def synchronize():
+        if device.type == "cuda":
+            synchronize()
+
     for _ in range(args.warmup_steps):
         step()
     trials = []
     for _ in range(args.repeat):
-        torch.cuda.synchronize()
+        synchronize()
         start = time.perf_counter()
         for _ in range(args.steps):
             step()
-        torch.cuda.synchronize()
+        synchronize()
         trials.append(args.batch_size * args.steps / (time.perf_counter() - start))
     result = {"model": args.model, "precision": args.precision, "batch_size": args.batch_size,
               "channels_last": channels_last, "throughput": statistics.median(trials),
-              "trials": trials, "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}
+              "trials": trials, "torch": torch.__version__, "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "cpu"}
     print(json.dumps(result))
     if args.output:
         with open(args.output, "w") as f:

@@ -108,6 +108,37 @@ TEST(Report, HtmlIsSelfContainedWithBarAndLineCharts) {
   }
 }
 
+// A published figure stands beside a measurement of the same GPU, in a column named after its
+// publisher, and two publishers' figures for one GPU stay apart.
+TEST(Report, PublishedFiguresGetAColumnPerPublisher) {
+  std::vector<LoadedResult> results;
+  for (auto& loaded : fixtures()) {
+    if (system_name(loaded.result) == "NVIDIA A40" && loaded.result.spec.gpus == 1 &&
+        loaded.result.spec.model == "resnet50") {
+      results.push_back(loaded);
+    }
+  }
+  ASSERT_EQ(results.size(), 1u);
+  for (const auto& [source, throughput] : std::vector<std::pair<std::string, double>>{
+           {"BIZON tables", 1262.0}, {"Lambda CSV", 653.0}}) {
+    LoadedResult published = results.front();
+    published.result.status = RunStatus::kPublished;
+    published.result.source = source;
+    published.result.metrics.throughput = throughput;
+    published.result.metrics.trials = {throughput};
+    results.push_back(published);
+  }
+  const std::string md = render_markdown(build_report(results, {}));
+  EXPECT_NE(md.find("| model | precision | unit | NVIDIA A40 x1 | NVIDIA A40 (BIZON) x1 | NVIDIA "
+                    "A40 (Lambda) x1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| resnet50 | fp16 | images/sec | 1262.0 ±1.0% | 1262.0 (published) | 653.0 "
+                    "(published) |"),
+            std::string::npos)
+      << md;
+}
+
 TEST(Report, BadSelectorsAndFormatsAreUsageErrors) {
   ReportOptions options;
   options.normalize_to = "colour=red";

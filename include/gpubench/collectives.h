@@ -31,6 +31,8 @@ class Collectives {
   // same timeout bounds every later collective, so a dead or hung peer fails this rank.
   static std::unique_ptr<Collectives> connect(const LaunchEnvironment& launch, torch::Device device,
                                               std::chrono::milliseconds timeout);
+  // Without shutdown() first (a failed run), the backend's communicators are torn down by its
+  // destructor or by the process's end.
   ~Collectives();
 
   int rank() const;
@@ -44,6 +46,9 @@ class Collectives {
   void barrier();  // returns when every rank has reached it and this device is idle
   double max_over_ranks(double value);
   double sum_over_ranks(double value);
+  // Ends the group cleanly once every rank has finished its collectives; call it only on a run
+  // that succeeded (NCCL's finalize waits for the peers' outstanding work).
+  void shutdown();
 
  private:
   struct State;

@@ -34,6 +34,11 @@ inline constexpr const char* kNcclAsyncErrorHandlingVariable = "TORCH_NCCL_ASYNC
 inline constexpr const char* kNcclAsyncErrorHandlingVariable = "NCCL_ASYNC_ERROR_HANDLING";
 #endif
 
+// Ends a process group's communicators cleanly (NCCL: finalize, then destroy) on a run that
+// succeeded on every rank. 2.7 gave every c10d backend shutdown(); before it, the backend's
+// destructor aborts NCCL's communicators instead (and 2.x warns that the group was not destroyed).
+void shutdown_collective_backend(CollectiveBackend& backend);
+
 // Autocast switches per device type: 2.4 made them take the device type as an argument.
 bool autocast_enabled(c10::DeviceType device);
 void set_autocast_enabled(c10::DeviceType device, bool enabled);

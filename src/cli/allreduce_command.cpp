@@ -43,6 +43,7 @@ int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
       Collectives::connect(launch, device, std::chrono::seconds(options.timeout_seconds));
   AllreduceReport report;
   report.rows = run_allreduce_sweep(*collectives, sweep);
+  collectives->shutdown();
   if (launch.rank != 0) return kExitOk;
   report.world_size = collectives->world_size();
   report.nodes = collectives->nodes();

@@ -196,6 +196,12 @@ double Collectives::sum_over_ranks(double value) {
   return reduce_scalar(*state_->backend, state_->device, value, c10d::ReduceOp::SUM);
 }
 
+void Collectives::shutdown() {
+  if (!state_->backend) return;
+  compat::shutdown_collective_backend(*state_->backend);
+  state_->backend.reset();
+}
+
 struct RendezvousServer::State {
   c10::intrusive_ptr<c10d::TCPStore> store;
 };

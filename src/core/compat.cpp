@@ -2,6 +2,9 @@
 
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
+#if GPUBENCH_TORCH_AT_LEAST(2, 7)
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#endif
 
 namespace gpubench::compat {
 
@@ -62,6 +65,12 @@ bool is_out_of_memory(const std::exception& error) {
   const std::string what = error.what();
   return what.find("out of memory") != std::string::npos ||
          what.find("CUBLAS_STATUS_ALLOC_FAILED") != std::string::npos;
+}
+
+void shutdown_collective_backend([[maybe_unused]] CollectiveBackend& backend) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 7)
+  backend.shutdown();
+#endif
 }
 
 std::string libtorch_version() {

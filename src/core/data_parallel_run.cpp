@@ -70,7 +70,9 @@ Result run_benchmark_as_rank(const BenchmarkSpec& resolved, const LaunchEnvironm
   rank.collectives = collectives.get();
   rank.device_index = device.is_cuda() ? device.index() : 0;
   rank.launcher = launch.launcher;
-  return run_benchmark(resolved, launch.rank == 0 ? progress : ProgressCallback{}, rank);
+  Result result = run_benchmark(resolved, launch.rank == 0 ? progress : ProgressCallback{}, rank);
+  if (result.status == RunStatus::kOk) collectives->shutdown();
+  return result;
 }
 
 std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path) {

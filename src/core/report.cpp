@@ -66,13 +66,22 @@ struct Layout {
   std::map<RowKey, std::string> units;
 };
 
+// A published figure gets its own column, named after its publisher (the first word of its
+// source: "BIZON", "Lambda", "NVIDIA"), so that it stands beside a measurement of the same
+// system, and two publishers' figures for one system (which differ in method) stay apart.
+std::string column_system(const Result& r) {
+  if (r.status != RunStatus::kPublished) return system_name(r);
+  const std::string publisher = r.source.substr(0, r.source.find(' '));
+  return system_name(r) + " (" + (publisher.empty() ? "published" : publisher) + ")";
+}
+
 Layout layout_of(const std::vector<LoadedResult>& results) {
   Layout layout;
   std::set<ColumnKey> columns;
   for (const LoadedResult& loaded : results) {
     const Result& r = loaded.result;
     const RowKey row = row_of(r);
-    const ColumnKey column{system_name(r), r.spec.gpus};
+    const ColumnKey column{column_system(r), r.spec.gpus};
     layout.grid[row][column].push_back(&r);
     columns.insert(column);
     if (!r.metrics.throughput_unit.empty()) layout.units[row] = r.metrics.throughput_unit;

@@ -3,7 +3,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <ATen/Context.h>
@@ -23,6 +25,23 @@ std::string read_hostname() {
   char name[256] = {};
   if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
+}
+
+// The first dotted number after "Kernel Module": the proprietary driver writes
+// "... Kernel Module  550.54.15  ...", the open one "... Open Kernel Module for x86_64  580.159.04
+// ...".
+std::string parse_nvidia_driver_version(const std::string& proc_line) {
+  const auto at = proc_line.find("Kernel Module");
+  if (at == std::string::npos) return "";
+  std::istringstream words(proc_line.substr(at));
+  std::string word;
+  while (words >> word) {
+    const bool dotted = word.find('.') != std::string::npos &&
+                        std::isdigit(static_cast<unsigned char>(word.front())) &&
+                        word.find_first_not_of("0123456789.") == std::string::npos;
+    if (dotted) return word;
+  }
+  return "";
 }
 
 namespace {
@@ -45,18 +64,11 @@ std::string read_cpu_model() {
   return "unknown";
 }
 
-// "Kernel Module  550.54.15  ..." in the NVIDIA driver's proc file.
 [[maybe_unused]] std::string read_nvidia_driver() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(in, line)) return "";
-  const auto at = line.find("Kernel Module");
-  if (at == std::string::npos) return "";
-  std::string rest = line.substr(at + 13);
-  const auto begin = rest.find_first_not_of(' ');
-  if (begin == std::string::npos) return "";
-  rest = rest.substr(begin);
-  return rest.substr(0, rest.find(' '));
+  return parse_nvidia_driver_version(line);
 }
 
 // The BLAS library actually mapped into this process, which decides CPU matmul speed.

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gpubench against LibTorch 2.x at run time, on a machine without a GPU: installs the CUDA
+# torch wheel that GPU nodes use into a virtual environment, builds gpubench against it with the
+# README's plain GPU build command (every source compiled with CUDA and NCCL on, linked against
+# the wheel's libraries), runs the whole CPU test suite on that build, then runs 2-rank jobs
+# under the wheel's own torchrun (static and c10d rendezvous) and checks their result files.
+# Needs scripts/setup.sh's packages and the CUDA toolkit (nvcc on the PATH or in /usr/local/cuda).
+# GPUBENCH_TORCH_VERSION (default 2.11.0), GPUBENCH_TORCH2_VENV and GPUBENCH_TORCH2_BUILD_DIR
+# override the defaults; extra arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version="${GPUBENCH_TORCH_VERSION:-2.11.0}"
+venv="${GPUBENCH_TORCH2_VENV:-.deps/torch-$version-venv}"
+build_dir="${GPUBENCH_TORCH2_BUILD_DIR:-build-torch2}"
+export PATH="$PATH:/usr/local/cuda/bin"
+elapsed() { echo "check-torch2: $1 in $(($(date +%s) - $2)) s"; }
+
+start=$(date +%s)
+if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" \
+  2>/dev/null; then
+  python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install -q "torch==$version"
+fi
+elapsed "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') ready" "$start"
+
+start=$(date +%s)
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+cmake --build "$build_dir" --parallel "$(nproc)"
+elapsed "built" "$start"
+
+start=$(date +%s)
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" "$@"
+elapsed "CPU test suite passed" "$start"
+
+# Two CPU ranks under torchrun, as a user of the wheel would start them. Only rank 0 writes.
+start=$(date +%s)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+train=(train --model resnet50 --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 1
+       --threads 1)
+"$venv/bin/torchrun" --no-python --nnodes 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29531 \
+  "$build_dir/gpubench" --log-level warn "${train[@]}" --output "$work/static.json"
+"$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
+  "$build_dir/gpubench" --log-level warn "${train[@]}" --output "$work/c10d.json"
+"$venv/bin/python" - "$version" "$work/static.json" "$work/c10d.json" <<'PY'
+import json, sys
+version = sys.argv[1]
+for path in sys.argv[2:]:
+    result = json.load(open(path))
+    d, m = result["distributed"], result["metrics"]
+    problems = [f"{name} is {value!r}, expected {want!r}" for name, value, want in [
+        ("status", result["status"], "ok"), ("world_size", d["world_size"], 2),
+        ("launcher", d["launcher"], "torchrun"), ("backend", d["backend"], "gloo"),
+        ("global_batch_size", result["benchmark"]["global_batch_size"], 4),
+        ("libtorch", result["system"]["libtorch"], version)]
+        if value != want]
+    if not m.get("throughput", 0) > 0:
+        problems.append(f"throughput is {m.get('throughput')!r}")
+    if problems:
+        sys.exit(f"check-torch2: {path}: " + "; ".join(problems))
+    print(f"check-torch2: {path}: ok, {d['world_size']} ranks under {d['launcher']}, "
+          f"libtorch {result['system']['libtorch']}, {m['throughput']:.2f} {m['throughput_unit']}")
+PY
+elapsed "two ranks under torchrun (static and c10d rendezvous) wrote correct results" "$start"
