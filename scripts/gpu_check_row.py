@@ -36,6 +36,8 @@ def row(label, gpubench_path, pytorch_path=None):
     if distributed.get("backend") not in (None, "none"):
         status += (f" [{distributed['backend']} x{distributed['world_size']}, {distributed['buckets']} buckets,"
                    f" exposed comm {distributed['exposed_communication_ms']:.2f} ms/step]")
+    if result.get("benchmark", {}).get("optimizer_impl"):
+        status += f", {result['benchmark']['optimizer_impl']} SGD"
     if metrics.get("skipped_steps"):
         status += f" ({metrics['skipped_steps']} fp16 steps skipped by the loss scaler)"
     return (f"{label:34} {ours or 0:10.1f} {metrics.get('throughput_unit', ''):11} "

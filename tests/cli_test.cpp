@@ -104,6 +104,7 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
   EXPECT_EQ(b["steps"], 2);
   EXPECT_EQ(b["repeat"], 2);
   EXPECT_EQ(b["threads"], 1);
+  EXPECT_EQ(b["optimizer_impl"], "foreach");  // fused needs CUDA
   EXPECT_TRUE(b.contains("data"));
   const auto& m = r["metrics"];
   EXPECT_GT(m["throughput"].get<double>(), 0);

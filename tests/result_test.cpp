@@ -27,6 +27,7 @@ Result sample_result() {
   r.spec.threads = 2;
   r.model_family = "convnet";
   r.model_reference = "torchvision";
+  r.optimizer_impl = "fused";
   r.input_shape = {3, 224, 224};
   r.params = 25557032;
   r.metrics.throughput = 12.5;
@@ -55,6 +56,7 @@ TEST(Result, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(copy.metrics.trials, original.metrics.trials);
   EXPECT_DOUBLE_EQ(copy.metrics.step_time_ms.p95, original.metrics.step_time_ms.p95);
   EXPECT_EQ(copy.metrics.skipped_steps, 1);
+  EXPECT_EQ(copy.optimizer_impl, "fused");
   EXPECT_EQ(copy.system.gpu_names, original.system.gpu_names);
   EXPECT_TRUE(copy.system.tf32_cudnn);
   EXPECT_EQ(result_to_json(copy), document);

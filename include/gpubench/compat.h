@@ -39,6 +39,17 @@ inline constexpr const char* kNcclAsyncErrorHandlingVariable = "NCCL_ASYNC_ERROR
 // destructor aborts NCCL's communicators instead (and 2.x warns that the group was not destroyed).
 void shutdown_collective_backend(CollectiveBackend& backend);
 
+// PyTorch's fused SGD kernel (SGD(fused=True)): CUDA only, and only in 2.x builds that have it.
+#if GPUBENCH_TORCH_AT_LEAST(2, 4) && GPUBENCH_WITH_CUDA
+inline constexpr bool kHasFusedSgd = true;
+#else
+inline constexpr bool kHasFusedSgd = false;
+#endif
+// at::_fused_sgd_ where kHasFusedSgd; throws elsewhere.
+void fused_sgd_(at::TensorList params, at::TensorList grads, at::TensorList momentum_buffers,
+                double weight_decay, double momentum, double lr, double dampening, bool nesterov,
+                bool is_first_step);
+
 // Autocast switches per device type: 2.4 made them take the device type as an argument.
 bool autocast_enabled(c10::DeviceType device);
 void set_autocast_enabled(c10::DeviceType device, bool enabled);

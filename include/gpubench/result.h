@@ -60,6 +60,7 @@ struct Result {
   std::string source;  // where a published figure comes from
   BenchmarkSpec spec;  // resolved
   std::string model_reference;
+  std::string optimizer_impl;  // "fused" or "foreach" (MultiTensorSgd); empty when not trained
   std::string model_family;
   std::vector<int64_t> input_shape;
   int64_t params = 0;

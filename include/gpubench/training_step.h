@@ -1,6 +1,6 @@
 // One training step as the reference recipes do it: forward and loss (under autocast for
 // fp16/bf16), backward (loss-scaled for fp16), gradient averaging across ranks, SGD with
-// momentum.
+// momentum (multi-tensor: MultiTensorSgd).
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include "gpubench/grad_scaler.h"
 #include "gpubench/gradient_synchronizer.h"
 #include "gpubench/model_registry.h"
+#include "gpubench/multi_tensor_sgd.h"
 #include "gpubench/precision_policy.h"
 
 namespace gpubench {
@@ -30,11 +31,12 @@ class TrainingStep {
   // Runs one step and returns the loss (detached, still on the device: no host sync).
   torch::Tensor run(const SyntheticBatch& batch);
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
+  SgdImplementation optimizer_implementation() const { return optimizer_.implementation(); }
 
  private:
   TrainableModel& model_;
   PrecisionPolicy policy_;
-  torch::optim::SGD optimizer_;
+  MultiTensorSgd optimizer_;
   std::unique_ptr<GradScaler> scaler_;
   GradientSynchronizer* synchronizer_;
 };

@@ -209,6 +209,7 @@ Result run_benchmark(const BenchmarkSpec& spec, const ProgressCallback& progress
     OptimizerSettings settings;
     settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * world_size) / 256.0;
     TrainingStep step(*model, policy, settings, synchronizer.get());
+    result.optimizer_impl = to_string(step.optimizer_implementation());
 
     reset_peak_memory(device);
     torch::Tensor loss;

@@ -73,6 +73,19 @@ void shutdown_collective_backend([[maybe_unused]] CollectiveBackend& backend) {
 #endif
 }
 
+void fused_sgd_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::TensorList grads,
+                [[maybe_unused]] at::TensorList momentum_buffers,
+                [[maybe_unused]] double weight_decay, [[maybe_unused]] double momentum,
+                [[maybe_unused]] double lr, [[maybe_unused]] double dampening,
+                [[maybe_unused]] bool nesterov, [[maybe_unused]] bool is_first_step) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4) && GPUBENCH_WITH_CUDA
+  at::_fused_sgd_(params, grads, momentum_buffers, weight_decay, momentum, lr, dampening, nesterov,
+                  /*maximize=*/false, is_first_step);
+#else
+  TORCH_CHECK(false, "this LibTorch has no fused SGD");
+#endif
+}
+
 std::string libtorch_version() {
   return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
          std::to_string(TORCH_VERSION_PATCH);

@@ -108,6 +108,7 @@ nlohmann::json result_to_json(const Result& r) {
                              {"benchmark", benchmark},     {"metrics", metrics},
                              {"distributed", distributed}, {"system", r.system},
                              {"started_at", r.started_at}, {"duration_s", r.duration_s}};
+  if (!r.optimizer_impl.empty()) document["benchmark"]["optimizer_impl"] = r.optimizer_impl;
   if (s.tgt_len > 0) {
     document["benchmark"]["tgt_len"] = s.tgt_len;
     document["benchmark"]["mem_len"] = s.mem_len;
@@ -149,6 +150,7 @@ Result result_from_json(const nlohmann::json& document) {
     r.spec.model = b.at("model").get<std::string>();
     r.model_family = b.value("model_family", "");
     r.model_reference = b.value("model_reference", "");
+    r.optimizer_impl = b.value("optimizer_impl", "");
     r.spec.precision = parse_precision(b.at("precision").get<std::string>());
     r.spec.device = parse_device(b.value("device", "auto"));
     r.spec.gpus = b.value("gpus", 1);

@@ -6,9 +6,11 @@ TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
                            OptimizerSettings settings, GradientSynchronizer* synchronizer)
     : model_(model),
       policy_(policy),
-      optimizer_(model.module().parameters(), torch::optim::SGDOptions(settings.learning_rate)
-                                                  .momentum(settings.momentum)
-                                                  .weight_decay(settings.weight_decay)),
+      optimizer_(model.module().parameters(),
+                 torch::optim::SGDOptions(settings.learning_rate)
+                     .momentum(settings.momentum)
+                     .weight_decay(settings.weight_decay),
+                 best_sgd_implementation(policy.device())),
       synchronizer_(synchronizer) {
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }

@@ -1,0 +1,42 @@
+// SGD with momentum and weight decay, torch::optim::SGD's update rule, applied to every
+// parameter at once. torch::optim::SGD loops over the parameters (three or four kernels each:
+// 161 tensors for ResNet-50); PyTorch's Python SGD runs multi-tensor (_foreach_) kernels by
+// default on CUDA and one fused kernel with fused=True. This does the same: the _foreach_
+// operators (LibTorch 1.13 and 2.x, any device), or on LibTorch 2.x with CUDA the fused
+// operator at::_fused_sgd_.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+enum class SgdImplementation { kFused, kForeach };
+
+// "fused" or "foreach": the result's optimizer_impl.
+std::string to_string(SgdImplementation implementation);
+
+// The fastest implementation this LibTorch has for parameters on `device`.
+SgdImplementation best_sgd_implementation(torch::Device device);
+
+class MultiTensorSgd : public torch::optim::Optimizer {
+ public:
+  MultiTensorSgd(std::vector<torch::Tensor> parameters, const torch::optim::SGDOptions& options,
+                 SgdImplementation implementation);
+
+  // One update of every parameter that has a gradient; a parameter without one keeps its value
+  // and its momentum buffer, as with torch::optim::SGD. `closure` is not supported (nullptr).
+  torch::Tensor step(LossClosure closure = nullptr) override;
+
+  SgdImplementation implementation() const { return implementation_; }
+
+ private:
+  const torch::optim::SGDOptions& options() const;
+  SgdImplementation implementation_;
+  std::vector<torch::Tensor> parameters_;
+  std::vector<torch::Tensor> momentum_buffers_;  // undefined until a parameter's first update
+};
+
+}  // namespace gpubench
