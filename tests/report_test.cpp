@@ -1,6 +1,7 @@
 // report, compare and regress on hand-written fixture results (tests/fixtures/reports/).
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -195,6 +196,28 @@ const RegressionRow& row_for(const RegressionReport& report, const std::string& 
     if (row.benchmark.rfind(model + " ", 0) == 0) return row;
   }
   throw std::runtime_error("no row for " + model);
+}
+
+// A run with other work settings is another benchmark, not a slower run of the same one.
+TEST(Regress, ADifferentBucketSizeOrMemoryFormatIsAnotherBenchmark) {
+  LoadedResult base = measured("resnet50", {1000, 1002, 998});
+  base.result.spec.gpus = 2;
+  base.result.spec.channels_last = false;
+  LoadedResult bigger_buckets = measured("resnet50", {900, 902, 898});
+  bigger_buckets.result.spec.gpus = 2;
+  bigger_buckets.result.spec.bucket_mb = 100;
+  LoadedResult channels_last = measured("resnet50", {900, 902, 898});
+  channels_last.result.spec.gpus = 2;
+  channels_last.result.spec.channels_last = true;
+  const RegressionReport report = check_regressions({base}, {bigger_buckets, channels_last}, {});
+  EXPECT_FALSE(report.failed());
+  ASSERT_EQ(report.rows.size(), 3u);
+  std::map<std::string, Verdict> verdicts;
+  for (const auto& row : report.rows) verdicts[row.benchmark] = row.verdict;
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 bucket 25 MiB on NVIDIA A40"], Verdict::kMissing);
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 bucket 100 MiB on NVIDIA A40"], Verdict::kNew);
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 channels-last bucket 25 MiB on NVIDIA A40"],
+            Verdict::kNew);
 }
 
 TEST(Regress, FlagsATightTenPercentDropOnly) {

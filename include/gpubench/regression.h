@@ -32,7 +32,8 @@ struct RegressionReport {
   bool failed() const;  // any regression or failed benchmark
 };
 
-// Benchmarks are matched by identity: model, precision, GPU count, per-device batch, system.
+// Benchmarks are matched by benchmark_identity (result_set.h): every setting that changes the
+// work, and the system.
 // A slowdown is a regression only when it exceeds the threshold AND the trials of both sides
 // show it is larger than their run-to-run noise (Welch's t-test, one-sided, at alpha). With
 // fewer than two trials on a side the noise cannot be judged and the threshold alone decides.

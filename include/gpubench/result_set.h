@@ -28,6 +28,13 @@ std::string system_name(const Result& result);
 // "NVIDIA A40 x4"
 std::string system_label(const Result& result);
 
+// Which benchmark a result measured: every setting that changes the work, and the system.
+// "resnet50 fp16 x2 batch 64 channels-last bucket 100 MiB on NVIDIA A40"; the memory format is
+// named when channels-last, the bucket size with several ranks, the segment and memory lengths
+// for language models, the threads on the CPU. Two results with the same identity measure the
+// same thing; warm-up, steps, trials and seed do not change it.
+std::string benchmark_identity(const Result& result);
+
 // key=value pairs separated by commas; a value may be double-quoted (and then hold commas).
 // Keys: gpu (the system name), gpus, model, precision, device, batch_size, hostname.
 class ResultSelector {

@@ -16,14 +16,9 @@ const EnumNames<Verdict> kVerdicts = {{Verdict::kRegression, "REGRESSION"},
                                       {Verdict::kNew, "new"},
                                       {Verdict::kMissing, "missing"}};
 
-std::string identity(const Result& r) {
-  return r.spec.model + " " + to_string(r.spec.precision) + " x" + std::to_string(r.spec.gpus) +
-         " batch " + std::to_string(r.spec.batch_size) + " on " + system_name(r);
-}
-
 std::map<std::string, const Result*> by_identity(const std::vector<LoadedResult>& results) {
   std::map<std::string, std::vector<const Result*>> groups;
-  for (const LoadedResult& l : results) groups[identity(l.result)].push_back(&l.result);
+  for (const LoadedResult& l : results) groups[benchmark_identity(l.result)].push_back(&l.result);
   std::map<std::string, const Result*> out;
   for (const auto& [key, group] : groups) out[key] = newest_result(group);
   return out;

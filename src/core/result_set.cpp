@@ -74,6 +74,19 @@ std::string system_label(const Result& result) {
   return system_name(result) + " x" + std::to_string(result.spec.gpus);
 }
 
+std::string benchmark_identity(const Result& result) {
+  const BenchmarkSpec& s = result.spec;
+  std::string id = s.model + " " + to_string(s.precision) + " x" + std::to_string(s.gpus) +
+                   " batch " + std::to_string(s.batch_size);
+  if (s.channels_last.value_or(false)) id += " channels-last";
+  if (s.gpus > 1) id += " bucket " + std::to_string(s.bucket_mb) + " MiB";
+  if (s.tgt_len > 0) {
+    id += " tgt " + std::to_string(s.tgt_len) + " mem " + std::to_string(s.mem_len);
+  }
+  if (s.device == DeviceKind::kCpu) id += " " + std::to_string(s.threads) + " threads";
+  return id + " on " + system_name(result);
+}
+
 bool looks_like_selector(const std::string& text) {
   return text.find('=') != std::string::npos && !fs::exists(text);
 }
