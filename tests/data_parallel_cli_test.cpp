@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpubench/child_process.h"
+#include "process/child_process.h"
 #include "test_helpers.h"
 
 namespace gpubench {

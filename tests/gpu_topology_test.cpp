@@ -1,7 +1,7 @@
 // Reading `nvidia-smi topo -m`: which GPU pairs share NVLink, and which only PCIe.
 #include <gtest/gtest.h>
 
-#include "gpubench/gpu_topology.h"
+#include "system/gpu_topology.h"
 
 namespace gpubench {
 namespace {

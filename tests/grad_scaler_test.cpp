@@ -1,4 +1,4 @@
-#include "gpubench/grad_scaler.h"
+#include "train/grad_scaler.h"
 
 #include <cmath>
 #include <limits>

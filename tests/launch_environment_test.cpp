@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpubench/errors.h"
-#include "gpubench/launch_environment.h"
+#include "common/errors.h"
+#include "distributed/launch_environment.h"
 
 namespace gpubench {
 namespace {

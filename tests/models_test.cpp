@@ -1,7 +1,7 @@
 // Every registered image model against its reference implementation.
 #include <gtest/gtest.h>
 
-#include "gpubench/model_registry.h"
+#include "models/model_registry.h"
 
 namespace gpubench {
 namespace {

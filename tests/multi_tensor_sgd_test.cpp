@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "gpubench/multi_tensor_sgd.h"
+#include "train/multi_tensor_sgd.h"
 
 namespace gpubench {
 namespace {

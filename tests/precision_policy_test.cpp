@@ -1,8 +1,8 @@
-#include "gpubench/precision_policy.h"
+#include "train/precision_policy.h"
 
 #include <gtest/gtest.h>
 
-#include "gpubench/compat.h"
+#include "train/compat.h"
 
 namespace gpubench {
 namespace {

@@ -1,8 +1,8 @@
-#include "gpubench/training_step.h"
+#include "train/training_step.h"
 
 #include <gtest/gtest.h>
 
-#include "gpubench/step_timer.h"
+#include "train/device_timers.h"
 
 namespace gpubench {
 namespace {

@@ -1,10 +1,10 @@
 // Transformer-XL: full configurations for the parameter counts, a small one for behaviour.
-#include "transformer_xl.h"
+#include "models/transformer_xl.h"
 
 #include <gtest/gtest.h>
 
-#include "gpubench/model_registry.h"
-#include "gpubench/training_step.h"
+#include "models/model_registry.h"
+#include "train/training_step.h"
 
 namespace gpubench::models {
 namespace {
@@ -124,16 +124,16 @@ INSTANTIATE_TEST_SUITE_P(DivVal, TinyTransformerXL, ::testing::Values(1, 4),
                          [](const auto& info) { return "div_val_" + std::to_string(info.param); });
 
 TEST(TransformerXL, TooFewWarmupStepsAndImageOptionsAreUsageErrors) {
-  BenchmarkSpec spec;
+  ResolvedBenchmark spec;
   spec.model = "transformerxl-base";
   spec.device = DeviceKind::kCpu;
   spec.warmup_steps = 2;  // mem_len / tgt_len + 2 = 3
   EXPECT_THROW(resolve_spec(spec, false, 0), std::exception);
   spec.warmup_steps = 3;
-  const BenchmarkSpec resolved = resolve_spec(spec, false, 0);
+  const ResolvedBenchmark resolved = resolve_spec(spec, false, 0);
   EXPECT_EQ(resolved.tgt_len, 192);
   EXPECT_EQ(resolved.mem_len, 192);
-  BenchmarkSpec image;
+  ResolvedBenchmark image;
   image.model = "resnet50";
   image.device = DeviceKind::kCpu;
   image.tgt_len = 16;

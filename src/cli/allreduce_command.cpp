@@ -4,17 +4,19 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "gpubench/log.h"
+#include "common/log.h"
 
 #include "commands.h"
-#include "cuda_devices.h"
-#include "gpubench/allreduce_benchmark.h"
-#include "gpubench/benchmark_spec.h"
-#include "gpubench/child_process.h"
-#include "gpubench/collectives.h"
-#include "gpubench/data_parallel_run.h"
-#include "gpubench/errors.h"
-#include "gpubench/rank_launcher.h"
+#include "distributed/allreduce_benchmark.h"
+#include "spec/benchmark_fields.h"
+#include "system/machine.h"
+#include "system/system_probe.h"
+#include "train/resolve_benchmark.h"
+#include "process/child_process.h"
+#include "distributed/collectives.h"
+#include "distributed/data_parallel_run.h"
+#include "common/errors.h"
+#include "distributed/rank_launcher.h"
 
 namespace gpubench::cli {
 namespace {
@@ -25,13 +27,13 @@ struct AllreduceOptions {
   std::string min_bytes = "8";
   std::string max_bytes = "128M";
   AllreduceSweep sweep;
-  int timeout_seconds = static_cast<int>(kDefaultCollectiveTimeout.count());
+  // The same default as a training benchmark's timeout_s.
+  int timeout_seconds = find_benchmark_field("timeout_s")->default_value.get<int>();
   std::string output;
 };
 
 DeviceKind device_here(const AllreduceOptions& options, int ranks, int local_ranks) {
-  return resolve_device(parse_device(options.device), ranks, cuda_available(), cuda_device_count(),
-                        local_ranks);
+  return resolve_device(parse_device(options.device), ranks, read_machine_facts(local_ranks));
 }
 
 // One rank of the sweep; rank 0 prints the table and writes --output.

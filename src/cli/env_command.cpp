@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "gpubench/system_info.h"
+#include "system/system_probe.h"
 
 namespace gpubench::cli {
 

@@ -3,8 +3,8 @@
 
 #include "commands.h"
 #include "gpubench/build_info.h"
-#include "gpubench/errors.h"
-#include "gpubench/log.h"
+#include "common/errors.h"
+#include "common/log.h"
 
 namespace {
 

@@ -2,10 +2,10 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "gpubench/errors.h"
-#include "gpubench/regression.h"
-#include "gpubench/report.h"
-#include "gpubench/result_set.h"
+#include "common/errors.h"
+#include "reporting/regression.h"
+#include "reporting/report.h"
+#include "results/result_set.h"
 
 namespace gpubench::cli {
 namespace {

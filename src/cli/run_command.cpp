@@ -1,16 +1,18 @@
 // gpubench run: every benchmark of a suite file, each in its own process.
 #include <cstdio>
 
-#include "gpubench/log.h"
+#include "common/log.h"
 
 #include "commands.h"
-#include "cuda_devices.h"
-#include "gpubench/child_process.h"
-#include "gpubench/errors.h"
-#include "gpubench/launch_environment.h"
-#include "gpubench/result_output.h"
-#include "gpubench/suite_file.h"
-#include "gpubench/suite_runner.h"
+#include "system/machine.h"
+#include "train/resolve_benchmark.h"
+#include "process/child_process.h"
+#include "common/environment.h"
+#include "common/errors.h"
+#include "distributed/launch_environment.h"
+#include "reporting/results_table.h"
+#include "spec/suite_file.h"
+#include "process/suite_runner.h"
 
 namespace gpubench::cli {
 
@@ -33,14 +35,20 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
       throw UsageError("gpubench run starts each benchmark's ranks itself; under " +
                        launch->launcher + " launch `gpubench train` for each benchmark instead");
     }
-    std::vector<BenchmarkSpec> specs;
-    for (const BenchmarkSpec& spec : load_suite_file(options->suite)) {
-      specs.push_back(resolve_spec(spec, cuda_available(), cuda_device_count()));
+    // Every entry resolved before the first runs: a bad one stops the suite at once.
+    const MachineFacts machine = read_machine_facts();
+    std::vector<ResolvedBenchmark> benchmarks;
+    for (const SuiteEntry& entry : load_suite_file(options->suite)) {
+      try {
+        benchmarks.push_back(resolve(entry.request, machine));
+      } catch (const UsageError& error) {
+        throw UsageError(entry.origin + ": " + error.what());
+      }
     }
     SuiteRunOptions run = options->run;
     run.executable = current_executable();
     run.log_level = global.log_level;
-    const std::vector<Result> results = run_suite(specs, run);
+    const std::vector<Result> results = run_suite(benchmarks, run);
     std::fputs(render_results_table(results).c_str(), stdout);
     size_t failed = 0;
     for (const Result& r : results) failed += r.status == RunStatus::kOk ? 0 : 1;

@@ -9,10 +9,10 @@
 
 #include <torch/torch.h>
 
-#include "gpubench/collectives.h"
-#include "gpubench/gradient_synchronizer.h"
-#include "gpubench/launch_environment.h"
-#include "gpubench/training_step.h"
+#include "distributed/collectives.h"
+#include "distributed/gradient_synchronizer.h"
+#include "distributed/launch_environment.h"
+#include "train/training_step.h"
 
 namespace {
 

@@ -1,0 +1,25 @@
+// Environment variables: read through an injectable lookup, in one place per process (the CLI
+// reads them before a benchmark starts; nothing deeper calls getenv), and every name gpubench
+// itself defines, listed here.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+using EnvironmentLookup = std::function<std::optional<std::string>(const std::string& name)>;
+// This process's environment.
+EnvironmentLookup process_environment();
+
+// Test hook, train/fault_injection.h: throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN].
+inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
+// Set by gpubench's launcher for its ranks: the folder where every rank writes rank-N.json.
+inline constexpr const char* kRankResultsVariable = "GPUBENCH_RANK_RESULTS";
+// Set (with torchrun's variables) by gpubench's launcher, which hosts the TCPStore.
+inline constexpr const char* kLauncherStoreVariable = "GPUBENCH_LAUNCHER_STORE";
+// Gloo's own: the network interface CPU ranks talk over.
+inline constexpr const char* kGlooInterfaceVariable = "GLOO_SOCKET_IFNAME";
+
+}  // namespace gpubench

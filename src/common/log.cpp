@@ -1,0 +1,41 @@
+#include "common/log.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace gpubench::log {
+namespace {
+
+std::shared_ptr<spdlog::logger> logger() {
+  static std::shared_ptr<spdlog::logger> instance = [] {
+    auto created = spdlog::stderr_color_mt("gpubench");
+    created->set_pattern("[%H:%M:%S] [%^%l%$] %v");
+    return created;
+  }();
+  return instance;
+}
+
+}  // namespace
+
+void configure(const std::string& level) {
+  logger()->set_level(spdlog::level::from_str(level));
+}
+
+void write(Level level, const std::string& message) {
+  switch (level) {
+    case Level::kDebug:
+      logger()->debug(message);
+      break;
+    case Level::kInfo:
+      logger()->info(message);
+      break;
+    case Level::kWarn:
+      logger()->warn(message);
+      break;
+    case Level::kError:
+      logger()->error(message);
+      break;
+  }
+}
+
+}  // namespace gpubench::log

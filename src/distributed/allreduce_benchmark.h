@@ -1,0 +1,62 @@
+// All-reduce bandwidth over the same process groups that training uses, with nccl-tests'
+// definitions (docs: README, "gpubench allreduce"):
+//   time    the mean time of one in-place all-reduce, on the slowest rank
+//   algbw   bytes / time
+//   busbw   algbw x 2(n-1)/n, what each rank's links carry in a ring, comparable across n
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "distributed/collectives.h"
+#include "results/system_info.h"
+
+namespace gpubench {
+
+struct AllreduceSweep {
+  int64_t min_bytes = 8;
+  int64_t max_bytes = 128LL << 20;
+  int factor = 2;
+  int warmup_iters = 5;
+  int iters = 20;
+};
+
+struct AllreduceRow {
+  int64_t bytes = 0;
+  int64_t count = 0;  // float32 elements
+  double time_us = 0;
+  double algbw_gbps = 0;  // GB/s, 1e9 bytes
+  double busbw_gbps = 0;
+  int64_t wrong = 0;  // elements that differed from the expected sum, all ranks together
+};
+
+struct AllreduceReport {
+  int world_size = 1;
+  int nodes = 1;
+  std::string backend;
+  std::string device;
+  std::string launcher;
+  AllreduceSweep sweep;
+  std::vector<AllreduceRow> rows;
+  SystemInfo system;
+};
+
+// Message sizes from min to max, multiplied by factor, rounded down to whole float32 elements.
+std::vector<int64_t> allreduce_sizes(const AllreduceSweep& sweep);
+void validate_sweep(const AllreduceSweep& sweep);  // throws UsageError
+
+// Every rank runs this; every rank gets the same rows.
+std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
+                                              const AllreduceSweep& sweep);
+
+// "64M" -> 67108864; K, M, G are binary. Throws UsageError naming `what`.
+int64_t parse_byte_size(const std::string& text, const std::string& what);
+std::string format_byte_size(int64_t bytes);
+
+std::string render_allreduce_table(const AllreduceReport& report);
+nlohmann::json allreduce_report_to_json(const AllreduceReport& report);
+
+}  // namespace gpubench

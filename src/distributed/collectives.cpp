@@ -1,0 +1,226 @@
+#include "distributed/collectives.h"
+
+#include <cstdlib>
+#include <set>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+#if GPUBENCH_WITH_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#if GPUBENCH_WITH_CUDA && GPUBENCH_WITH_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include "train/compat.h"
+#include "common/errors.h"
+#include "train/device_timers.h"
+#include "system/system_probe.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+struct Collectives::State {
+  int rank = 0;
+  int world_size = 1;
+  int nodes = 1;
+  std::string backend_name;
+  torch::Device device = torch::kCPU;
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<compat::CollectiveBackend> backend;
+};
+
+namespace {
+
+// A TCPStore that never waits for a worker count: ranks find each other by their keys.
+c10::intrusive_ptr<c10d::TCPStore> tcp_store(const std::string& host, int port, bool server,
+                                             std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(port);
+  options.isServer = server;
+  options.waitWorkers = false;
+  options.timeout = timeout;
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
+c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnvironment& launch,
+                                              std::chrono::milliseconds timeout) {
+  auto store = tcp_store(launch.master_addr, launch.master_port,
+                         launch.rank == 0 && !launch.store_hosted_by_launcher, timeout);
+  // torchrun's agent store is shared with the agent: keep gpubench's keys apart.
+  return c10::make_intrusive<c10d::PrefixStore>("gpubench", store);
+}
+
+// Every rank publishes its host name; the number of distinct names is the number of nodes.
+int count_nodes(c10d::Store& store, int rank, int world_size) {
+  const std::string mine = read_hostname();
+  store.set("host/" + std::to_string(rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+  std::set<std::string> hosts;
+  for (int r = 0; r < world_size; ++r) {
+    const auto bytes = store.get("host/" + std::to_string(r));
+    hosts.emplace(bytes.begin(), bytes.end());
+  }
+  return static_cast<int>(hosts.size());
+}
+
+c10::intrusive_ptr<compat::CollectiveBackend> make_gloo(
+    const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnvironment& launch,
+    std::chrono::milliseconds timeout) {
+#if GPUBENCH_WITH_GLOO
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  options->threads = 2;
+  if (!launch.gloo_interface.empty()) {
+    options->devices.push_back(
+        c10d::ProcessGroupGloo::createDeviceForInterface(launch.gloo_interface));
+  } else if (launch.local_world_size == launch.world_size) {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  } else {
+    options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  }
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, launch.rank, launch.world_size,
+                                                     options);
+#else
+  (void)store, (void)launch, (void)timeout;
+  throw UsageError(
+      "this gpubench was built without Gloo (gloo headers not found): CPU ranks "
+      "are not available");
+#endif
+}
+
+c10::intrusive_ptr<compat::CollectiveBackend> make_nccl(
+    const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnvironment& launch,
+    std::chrono::milliseconds timeout) {
+#if GPUBENCH_WITH_CUDA && GPUBENCH_WITH_NCCL
+  // A collective that fails or outlives the timeout ends the process rather than hanging it;
+  // a launcher's own setting wins.
+  ::setenv(compat::kNcclAsyncErrorHandlingVariable, "1", 0);
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, launch.rank, launch.world_size,
+                                                     options);
+#else
+  (void)store, (void)launch, (void)timeout;
+  throw UsageError("this gpubench was built without NCCL: CUDA ranks are not available");
+#endif
+}
+
+}  // namespace
+
+Collectives::Collectives(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Collectives::~Collectives() = default;
+
+std::unique_ptr<Collectives> Collectives::connect(const LaunchEnvironment& launch,
+                                                  torch::Device device,
+                                                  std::chrono::milliseconds timeout) {
+  auto state = std::make_unique<State>();
+  state->rank = launch.rank;
+  state->world_size = launch.world_size;
+  state->device = device;
+  state->store = connect_store(launch, timeout);
+  state->nodes = count_nodes(*state->store, launch.rank, launch.world_size);
+  auto group_store = c10::make_intrusive<c10d::PrefixStore>("group", state->store);
+  if (device.is_cuda()) {
+    state->backend = make_nccl(group_store, launch, timeout);
+    state->backend_name = collective_backend_for(DeviceKind::kCuda);
+  } else {
+    state->backend = make_gloo(group_store, launch, timeout);
+    state->backend_name = collective_backend_for(DeviceKind::kCpu);
+  }
+  return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
+}
+
+int Collectives::rank() const {
+  return state_->rank;
+}
+int Collectives::world_size() const {
+  return state_->world_size;
+}
+const std::string& Collectives::backend() const {
+  return state_->backend_name;
+}
+int Collectives::nodes() const {
+  return state_->nodes;
+}
+torch::Device Collectives::device() const {
+  return state_->device;
+}
+
+PendingCollective Collectives::allreduce_sum(torch::Tensor& tensor) {
+  std::vector<at::Tensor> tensors{tensor};
+  auto work = state_->backend->allreduce(tensors);
+  return PendingCollective([work, tensors] { work->wait(); });
+}
+
+void Collectives::broadcast_from_rank0(std::vector<torch::Tensor>& tensors) {
+  torch::NoGradGuard no_grad;
+  // One flat buffer per dtype: a few large broadcasts instead of hundreds of small ones.
+  std::map<at::ScalarType, std::vector<torch::Tensor*>> by_type;
+  for (auto& tensor : tensors) by_type[tensor.scalar_type()].push_back(&tensor);
+  for (auto& [type, group] : by_type) {
+    std::vector<torch::Tensor> flat_parts;
+    for (const auto* tensor : group) flat_parts.push_back(tensor->contiguous().view(-1));
+    std::vector<at::Tensor> buffer{torch::cat(flat_parts)};
+    state_->backend->broadcast(buffer)->wait();
+    int64_t offset = 0;
+    for (auto* tensor : group) {
+      tensor->copy_(buffer[0].narrow(0, offset, tensor->numel()).view(tensor->sizes()));
+      offset += tensor->numel();
+    }
+  }
+  synchronize_device(state_->device);
+}
+
+void Collectives::barrier() {
+  auto token = torch::ones({1}, torch::TensorOptions().device(state_->device));
+  allreduce_sum(token).wait();
+  synchronize_device(state_->device);
+}
+
+namespace {
+double reduce_scalar(compat::CollectiveBackend& backend, torch::Device device, double value,
+                     c10d::ReduceOp op) {
+  std::vector<at::Tensor> tensors{
+      torch::full({1}, value, torch::TensorOptions().dtype(torch::kFloat64).device(device))};
+  c10d::AllreduceOptions options;
+  options.reduceOp = op;
+  backend.allreduce(tensors, options)->wait();
+  return tensors[0].item<double>();
+}
+}  // namespace
+
+double Collectives::max_over_ranks(double value) {
+  return reduce_scalar(*state_->backend, state_->device, value, c10d::ReduceOp::MAX);
+}
+
+double Collectives::sum_over_ranks(double value) {
+  return reduce_scalar(*state_->backend, state_->device, value, c10d::ReduceOp::SUM);
+}
+
+void Collectives::shutdown() {
+  if (!state_->backend) return;
+  compat::shutdown_collective_backend(*state_->backend);
+  state_->backend.reset();
+}
+
+struct RendezvousServer::State {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+RendezvousServer::RendezvousServer(std::chrono::milliseconds timeout)
+    : state_(std::make_unique<State>()) {
+  state_->store = tcp_store("127.0.0.1", 0, true, timeout);  // port 0: the kernel picks one
+}
+
+RendezvousServer::~RendezvousServer() = default;
+
+int RendezvousServer::port() const {
+  return state_->store->getPort();
+}
+
+double allreduce_bus_factor(int ranks) {
+  return ranks <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,76 @@
+// The process group of a data-parallel run, through LibTorch's c10d: NCCL between CUDA devices,
+// Gloo between CPU ranks, rendezvous through a TCPStore.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "distributed/launch_environment.h"
+
+namespace gpubench {
+
+// An asynchronous collective in flight. wait() blocks the host on Gloo; on NCCL it makes the
+// current CUDA stream wait, without blocking the host.
+class PendingCollective {
+ public:
+  explicit PendingCollective(std::function<void()> wait) : wait_(std::move(wait)) {}
+  void wait() { wait_(); }
+
+ private:
+  std::function<void()> wait_;
+};
+
+class Collectives {
+ public:
+  // Connects this rank to the others (blocks until all have joined or `timeout` passes). The
+  // same timeout bounds every later collective, so a dead or hung peer fails this rank.
+  static std::unique_ptr<Collectives> connect(const LaunchEnvironment& launch, torch::Device device,
+                                              std::chrono::milliseconds timeout);
+  // Without shutdown() first (a failed run), the backend's communicators are torn down by its
+  // destructor or by the process's end.
+  ~Collectives();
+
+  int rank() const;
+  int world_size() const;
+  const std::string& backend() const;  // "gloo" or "nccl"
+  int nodes() const;                   // distinct hosts among the ranks
+  torch::Device device() const;
+
+  PendingCollective allreduce_sum(torch::Tensor& tensor);  // in place, asynchronous
+  void broadcast_from_rank0(std::vector<torch::Tensor>& tensors);
+  void barrier();  // returns when every rank has reached it and this device is idle
+  double max_over_ranks(double value);
+  double sum_over_ranks(double value);
+  // Ends the group cleanly once every rank has finished its collectives; call it only on a run
+  // that succeeded (NCCL's finalize waits for the peers' outstanding work).
+  void shutdown();
+
+ private:
+  struct State;
+  explicit Collectives(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// The TCPStore server for ranks that this process launches, on a free loopback port (the
+// kernel picks it, so no two runs collide). The ranks connect as clients.
+class RendezvousServer {
+ public:
+  explicit RendezvousServer(std::chrono::milliseconds timeout);
+  ~RendezvousServer();
+  int port() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// bytes x 2(n-1)/n: what each rank sends in a ring all-reduce, nccl-tests' "bus bandwidth"
+// factor, so that figures for different rank counts compare with the link's speed.
+double allreduce_bus_factor(int ranks);
+
+}  // namespace gpubench

@@ -1,0 +1,70 @@
+// Data-parallel gradient averaging as PyTorch's DistributedDataParallel does it: gradients are
+// gathered into buckets (parameters in reverse registration order, the order backward produces
+// them; the first bucket at most 1 MiB, then `bucket_bytes` each), and each bucket's all-reduce
+// starts from a gradient hook as soon as its last gradient arrives, so communication overlaps the
+// rest of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
+// without the distributed-autograd headers it includes (see README).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "distributed/collectives.h"
+#include "train/device_timers.h"
+
+namespace gpubench {
+
+inline constexpr int64_t kFirstBucketBytes = 1 << 20;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+
+class GradientSynchronizer {
+ public:
+  GradientSynchronizer(Collectives& collectives, std::vector<torch::Tensor> parameters,
+                       int64_t bucket_bytes);
+  ~GradientSynchronizer();
+  GradientSynchronizer(const GradientSynchronizer&) = delete;
+  GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;
+
+  // After backward: all-reduces what the hooks have not started yet (parameters that got no
+  // gradient this step count as zero, as with DDP's find_unused_parameters), waits for every
+  // bucket and writes the averaged gradients into the parameters' .grad.
+  void finish_step();
+
+  int bucket_count() const { return static_cast<int>(buckets_.size()); }
+  int64_t gradient_bytes() const { return gradient_bytes_; }
+  // Time the device spent waiting for communication after backward, one entry per step since
+  // the last call. Call after the device has been synchronised.
+  std::vector<double> take_exposed_communication_ms() { return exposed_.take_ms(); }
+
+ private:
+  struct Slot {
+    torch::Tensor parameter;
+    size_t bucket = 0;
+    torch::Tensor view;  // the parameter's gradient inside its bucket
+    bool ready = false;
+    unsigned hook = 0;
+  };
+  struct Bucket {
+    torch::Tensor buffer;
+    size_t waiting = 0;  // gradients still to arrive this step
+    size_t size = 0;
+  };
+
+  void on_gradient(size_t slot, const torch::Tensor& gradient);
+  void mark_ready(size_t slot);
+  void launch_ready_buckets();
+
+  Collectives& collectives_;
+  std::vector<Slot> slots_;
+  std::vector<Bucket> buckets_;
+  std::vector<PendingCollective> pending_;
+  size_t next_bucket_ = 0;  // buckets launch in index order on every rank
+  int64_t gradient_bytes_ = 0;
+  std::mutex mutex_;
+  DeviceIntervals exposed_;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,149 @@
+#include "distributed/launch_environment.h"
+
+#include <cstdlib>
+
+#include "common/errors.h"
+
+namespace gpubench {
+namespace {
+
+int parse_count(const EnvironmentLookup& lookup, const std::string& name, int fallback) {
+  const auto text = lookup(name);
+  if (!text || text->empty()) return fallback;
+  try {
+    size_t used = 0;
+    const int value = std::stoi(*text, &used);
+    if (used == text->size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("environment variable " + name + "='" + *text +
+                   "' is not a non-negative integer");
+}
+
+bool is_true(const std::optional<std::string>& text) {
+  return text && (*text == "1" || *text == "True" || *text == "true");
+}
+
+std::string value_or(const std::optional<std::string>& text, const std::string& fallback) {
+  return text && !text->empty() ? *text : fallback;
+}
+
+void check_consistent(const LaunchEnvironment& env) {
+  if (env.rank >= env.world_size || env.local_rank >= env.local_world_size) {
+    throw UsageError(env.launcher + " environment: rank " + std::to_string(env.rank) + " of " +
+                     std::to_string(env.world_size) + " (local " + std::to_string(env.local_rank) +
+                     " of " + std::to_string(env.local_world_size) + ") is out of range");
+  }
+  if (env.master_port <= 0 || env.master_port > 65535) {
+    throw UsageError(env.launcher + " environment: MASTER_PORT " + std::to_string(env.master_port) +
+                     " is not a TCP port (1-65535)");
+  }
+}
+
+// torchrun's variables are set on purpose, so even a world of one rank is a process group (as
+// DDP under `torchrun --nproc-per-node 1` is).
+std::optional<LaunchEnvironment> from_torchrun(const EnvironmentLookup& lookup) {
+  if (!lookup("RANK") || !lookup("WORLD_SIZE")) return std::nullopt;
+  LaunchEnvironment env;
+  env.world_size = parse_count(lookup, "WORLD_SIZE", 1);
+  if (env.world_size < 1) throw UsageError("torchrun environment: WORLD_SIZE is 0");
+  const bool ours = lookup(kLauncherStoreVariable).has_value();
+  env.launcher = ours ? "gpubench" : "torchrun";
+  env.rank = parse_count(lookup, "RANK", 0);
+  env.local_rank = parse_count(lookup, "LOCAL_RANK", env.rank);
+  env.local_world_size = parse_count(lookup, "LOCAL_WORLD_SIZE", env.world_size);
+  if (!lookup("MASTER_ADDR") || !lookup("MASTER_PORT")) {
+    throw UsageError(
+        "torchrun environment: RANK and WORLD_SIZE are set but MASTER_ADDR or "
+        "MASTER_PORT is not");
+  }
+  env.master_addr = *lookup("MASTER_ADDR");
+  env.master_port = parse_count(lookup, "MASTER_PORT", 0);
+  env.store_hosted_by_launcher = ours || is_true(lookup("TORCHELASTIC_USE_AGENT_STORE"));
+  return env;
+}
+
+// Slurm's step variables, not the allocation's: a shell inside salloc carries SLURM_NTASKS of
+// the whole allocation without being one of its tasks.
+std::optional<LaunchEnvironment> from_slurm(const EnvironmentLookup& lookup) {
+  if (!lookup("SLURM_PROCID") || !lookup("SLURM_STEP_NUM_TASKS")) return std::nullopt;
+  LaunchEnvironment env;
+  env.launcher = "slurm";
+  env.world_size = parse_count(lookup, "SLURM_STEP_NUM_TASKS", 1);
+  if (env.world_size <= 1) return std::nullopt;
+  env.rank = parse_count(lookup, "SLURM_PROCID", 0);
+  env.local_rank = parse_count(lookup, "SLURM_LOCALID", 0);
+  const int nodes = std::max(1, parse_count(lookup, "SLURM_STEP_NUM_NODES", 1));
+  env.local_world_size = (env.world_size + nodes - 1) / nodes;
+  const auto node_list =
+      lookup("SLURM_STEP_NODELIST") ? lookup("SLURM_STEP_NODELIST") : lookup("SLURM_JOB_NODELIST");
+  env.master_addr = value_or(lookup("MASTER_ADDR"), first_slurm_host(value_or(node_list, "")));
+  if (env.master_addr.empty()) {
+    throw UsageError(
+        "slurm environment: no MASTER_ADDR and no SLURM_STEP_NODELIST to take it from");
+  }
+  // A port of the job's own, so that two jobs sharing a first node do not collide.
+  const int job = parse_count(lookup, "SLURM_JOB_ID", 0);
+  env.master_port = parse_count(lookup, "MASTER_PORT", 20000 + job % 20000);
+  return env;
+}
+
+std::optional<LaunchEnvironment> from_open_mpi(const EnvironmentLookup& lookup) {
+  if (!lookup("OMPI_COMM_WORLD_RANK") || !lookup("OMPI_COMM_WORLD_SIZE")) return std::nullopt;
+  LaunchEnvironment env;
+  env.launcher = "mpi";
+  env.world_size = parse_count(lookup, "OMPI_COMM_WORLD_SIZE", 1);
+  if (env.world_size <= 1) return std::nullopt;
+  env.rank = parse_count(lookup, "OMPI_COMM_WORLD_RANK", 0);
+  env.local_rank = parse_count(lookup, "OMPI_COMM_WORLD_LOCAL_RANK", 0);
+  env.local_world_size = parse_count(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE", env.world_size);
+  const auto master = lookup("MASTER_ADDR");
+  if (!master && env.local_world_size < env.world_size) {
+    throw UsageError(
+        "Open MPI across nodes: set MASTER_ADDR to the first rank's host "
+        "(mpirun -x MASTER_ADDR=node0)");
+  }
+  env.master_addr = value_or(master, "127.0.0.1");
+  env.master_port = parse_count(lookup, "MASTER_PORT", 29500);
+  return env;
+}
+
+}  // namespace
+
+std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLookup& lookup) {
+  for (const auto& reader : {from_torchrun, from_slurm, from_open_mpi}) {
+    if (auto env = reader(lookup)) {
+      check_consistent(*env);
+      env->gloo_interface = lookup(kGlooInterfaceVariable).value_or("");
+      if (env->launcher == "gpubench") {
+        env->rank_results_folder = lookup(kRankResultsVariable).value_or("");
+      }
+      return env;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string first_slurm_host(const std::string& node_list) {
+  std::string host;
+  int depth = 0;
+  bool skipping = false;  // inside brackets, past the first element of the range
+  for (const char c : node_list) {
+    if (c == '[') {
+      ++depth;
+      skipping = false;
+    } else if (c == ']') {
+      --depth;
+    } else if (depth == 0 && c == ',') {
+      break;
+    } else if (depth > 0) {
+      if (c == ',' || c == '-') skipping = true;
+      if (!skipping) host += c;
+    } else {
+      host += c;
+    }
+  }
+  return host;
+}
+
+}  // namespace gpubench

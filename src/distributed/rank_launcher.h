@@ -1,0 +1,26 @@
+// gpubench's own launcher: runs one command as ranks 0..n-1 on this machine, with torchrun's
+// environment variables and a TCPStore hosted here, and watches them together: the first rank
+// that fails ends the others at once, so nothing is left waiting on a dead peer.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "process/child_process.h"
+
+namespace gpubench {
+
+struct RankFailure {
+  int rank = 0;
+  ProcessOutcome outcome;
+};
+
+// `argv` is the command every rank runs; `extra_environment` is added for all of them.
+// Returns the first rank that failed, or nothing when all ranks exited with 0.
+std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& argv, int ranks,
+                                              std::chrono::milliseconds rendezvous_timeout,
+                                              const EnvironmentOverrides& extra_environment = {});
+
+}  // namespace gpubench

@@ -1,0 +1,20 @@
+#include "models/flop_counter.h"
+
+namespace gpubench {
+namespace {
+thread_local FlopCounter* active_counter = nullptr;
+}  // namespace
+
+FlopCounter::FlopCounter() : previous_(active_counter) {
+  active_counter = this;
+}
+
+FlopCounter::~FlopCounter() {
+  active_counter = previous_;
+}
+
+void FlopCounter::record_multiply_adds(int64_t count) {
+  if (active_counter != nullptr) active_counter->multiply_adds_ += count;
+}
+
+}  // namespace gpubench

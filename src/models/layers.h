@@ -1,0 +1,35 @@
+// Convolution and linear layers that report their multiply-adds to an active FlopCounter.
+// Same parameters, names and maths as torch::nn's; the count costs one branch per call.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "models/flop_counter.h"
+
+namespace gpubench::layers {
+
+class Conv2dImpl : public torch::nn::Conv2dImpl {
+ public:
+  using torch::nn::Conv2dImpl::Conv2dImpl;
+  torch::Tensor forward(const torch::Tensor& input) {
+    torch::Tensor output = torch::nn::Conv2dImpl::forward(input);
+    const auto& kernel = options.kernel_size();
+    FlopCounter::record_multiply_adds(output.numel() * (options.in_channels() / options.groups()) *
+                                      kernel->at(0) * kernel->at(1));
+    return output;
+  }
+};
+TORCH_MODULE(Conv2d);
+
+class LinearImpl : public torch::nn::LinearImpl {
+ public:
+  using torch::nn::LinearImpl::LinearImpl;
+  torch::Tensor forward(const torch::Tensor& input) {
+    torch::Tensor output = torch::nn::LinearImpl::forward(input);
+    FlopCounter::record_multiply_adds(output.numel() * options.in_features());
+    return output;
+  }
+};
+TORCH_MODULE(Linear);
+
+}  // namespace gpubench::layers

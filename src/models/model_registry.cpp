@@ -1,0 +1,64 @@
+#include "models/model_registry.h"
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "models/flop_counter.h"
+
+namespace gpubench {
+
+ModelRegistry& ModelRegistry::instance() {
+  static ModelRegistry registry;
+  return registry;
+}
+
+void ModelRegistry::add(ModelInfo info) {
+  models_.push_back(std::make_unique<ModelInfo>(std::move(info)));
+}
+
+const ModelInfo* ModelRegistry::find(const std::string& name_or_alias) const {
+  for (const auto& model : models_) {
+    if (model->name == name_or_alias) return model.get();
+    const auto& aliases = model->aliases;
+    if (std::find(aliases.begin(), aliases.end(), name_or_alias) != aliases.end()) {
+      return model.get();
+    }
+  }
+  return nullptr;
+}
+
+const ModelInfo& ModelRegistry::get(const std::string& name_or_alias) const {
+  if (const ModelInfo* info = find(name_or_alias)) return *info;
+  throw UsageError("unknown model '" + name_or_alias + "'; known: " + join(names()));
+}
+
+std::vector<const ModelInfo*> ModelRegistry::all() const {
+  std::vector<const ModelInfo*> out;
+  for (const auto& model : models_) out.push_back(model.get());
+  std::sort(out.begin(), out.end(),
+            [](const ModelInfo* a, const ModelInfo* b) { return a->name < b->name; });
+  return out;
+}
+
+std::vector<std::string> ModelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const ModelInfo* model : all()) out.push_back(model->name);
+  return out;
+}
+
+ModelStats measure_model(const ModelInfo& info, const ModelOptions& options) {
+  return measure_instance(*info.instantiate(options));
+}
+
+ModelStats measure_instance(TrainableModel& model) {
+  torch::NoGradGuard no_grad;
+  ModelStats stats;
+  for (const auto& parameter : model.module().parameters()) stats.params += parameter.numel();
+  model.module().eval();
+  FlopCounter counter;
+  const int64_t samples = model.count_forward();
+  stats.forward_flops = counter.flops() / samples;
+  return stats;
+}
+
+}  // namespace gpubench

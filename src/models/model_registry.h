@@ -1,0 +1,94 @@
+// The plug-in table of models: each file in models/ registers its models here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+// One synthetic batch that lives on the device for the whole run.
+struct SyntheticBatch {
+  torch::Tensor inputs;
+  torch::Tensor targets;
+};
+
+// A model ready to train: its module, its synthetic data and its loss.
+class TrainableModel {
+ public:
+  virtual ~TrainableModel() = default;
+  virtual torch::nn::Module& module() = 0;
+  virtual SyntheticBatch synthetic_batch(int64_t batch_size, torch::Device device,
+                                         bool channels_last) = 0;
+  // Forward pass and loss, returned in float32 whatever autocast computed inside.
+  virtual torch::Tensor training_loss(const SyntheticBatch& batch) = 0;
+  // One inference-mode forward pass on the CPU, for counting FLOPs; returns how many samples
+  // (images, tokens) it covered.
+  virtual int64_t count_forward() = 0;
+  // Samples in one batch item: 1 for an image, tgt_len tokens for a language model.
+  virtual int64_t samples_per_item() const { return 1; }
+};
+
+// Per-run settings of sequence models, as resolved; tgt_len 0: the model's own (FLOP counts).
+struct ModelOptions {
+  int64_t tgt_len = 0;
+  int64_t mem_len = 0;
+};
+
+struct ModelInfo {
+  std::string name;                  // command-line name, e.g. "resnet50"
+  std::vector<std::string> aliases;  // other accepted names
+  std::string family;                // "convnet" or "language-model"
+  std::string task;                  // "image-classification", ...
+  std::string sample_unit;           // "images", ...
+  std::vector<int64_t> input_shape;  // of one sample
+  int64_t default_batch_size = 32;   // per device
+  std::string reference;             // the architecture this model reproduces
+  bool sequence_model = false;       // takes tgt_len and mem_len
+  int64_t default_tgt_len = 0;
+  int64_t default_mem_len = 0;
+  // NHWC activations help it where the precision policy says the device computes in tensor
+  // cores (convolutions under mixed precision on CUDA).
+  bool prefers_channels_last = false;
+  // Fewest warm-up steps before its timed steps are in steady state; unset: any number.
+  std::function<int(int64_t tgt_len, int64_t mem_len)> minimum_warmup_steps;
+  std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
+
+  std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
+    return create(options);
+  }
+};
+
+// Figures counted from an instantiated model, not estimated.
+struct ModelStats {
+  int64_t params = 0;
+  // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
+  int64_t forward_flops = 0;
+};
+ModelStats measure_model(const ModelInfo& info, const ModelOptions& options = {});
+// The same for a model already built, on the CPU; leaves it in evaluation mode.
+ModelStats measure_instance(TrainableModel& model);
+
+class ModelRegistry {
+ public:
+  static ModelRegistry& instance();
+  void add(ModelInfo info);
+  const ModelInfo* find(const std::string& name_or_alias) const;
+  const ModelInfo& get(const std::string& name_or_alias) const;  // throws UsageError
+  std::vector<const ModelInfo*> all() const;                     // sorted by name
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::unique_ptr<ModelInfo>> models_;
+};
+
+// `static const ModelRegistration kRegistration{ModelInfo{...}};` in a model's file.
+struct ModelRegistration {
+  explicit ModelRegistration(ModelInfo info) { ModelRegistry::instance().add(std::move(info)); }
+};
+
+}  // namespace gpubench

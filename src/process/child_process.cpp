@@ -1,0 +1,169 @@
+#include "process/child_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace gpubench {
+namespace {
+
+// The children being waited for (a negative entry is a process group), so that Ctrl-C or
+// SIGTERM sent to gpubench also ends them. Read by the signal handler: fixed size, no locks.
+constexpr int kMaxTracked = 1024;
+volatile sig_atomic_t tracked_count = 0;
+pid_t tracked[kMaxTracked];
+
+void kill_tracked_and_die(int signal_number) {
+  for (int i = 0; i < tracked_count; ++i) {
+    if (tracked[i] != 0) ::kill(tracked[i], SIGKILL);
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+void track(pid_t target) {
+  static bool installed = false;
+  if (!installed) {
+    ::signal(SIGINT, kill_tracked_and_die);
+    ::signal(SIGTERM, kill_tracked_and_die);
+    installed = true;
+  }
+  for (int i = 0; i < tracked_count; ++i) {
+    if (tracked[i] == 0) {
+      tracked[i] = target;
+      return;
+    }
+  }
+  if (tracked_count < kMaxTracked) {
+    tracked[tracked_count] = target;
+    tracked_count = tracked_count + 1;
+  }
+}
+
+void untrack(pid_t target) {
+  for (int i = 0; i < tracked_count; ++i) {
+    if (tracked[i] == target) tracked[i] = 0;
+  }
+}
+
+std::vector<std::string> merged_environment(const EnvironmentOverrides& overrides) {
+  std::vector<std::string> out;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const auto& pair) { return pair.first == name; });
+    if (!replaced) out.push_back(text);
+  }
+  for (const auto& [name, value] : overrides) out.push_back(name + "=" + value);
+  return out;
+}
+
+ProcessOutcome outcome_of(int status) {
+  ProcessOutcome outcome;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  return outcome;
+}
+
+}  // namespace
+
+std::string ProcessOutcome::describe() const {
+  if (timed_out) return "timed out and was killed";
+  if (signal != 0)
+    return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit code " + std::to_string(exit_code);
+}
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const EnvironmentOverrides& environment, bool own_group)
+    : own_group_(own_group) {
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const std::vector<std::string> env_text = merged_environment(environment);
+  std::vector<char*> env;
+  for (const auto& entry : env_text) env.push_back(const_cast<char*>(entry.c_str()));
+  env.push_back(nullptr);
+
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    if (own_group) ::setpgid(0, 0);
+    ::execve(args[0], args.data(), env.data());
+    const char message[] = "gpubench: cannot start a child process\n";
+    [[maybe_unused]] const auto written = ::write(2, message, sizeof(message) - 1);
+    ::_exit(127);
+  }
+  if (own_group) ::setpgid(pid_, pid_);
+  track(own_group ? -pid_ : pid_);
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(other.pid_), own_group_(other.own_group_), outcome_(other.outcome_) {
+  other.pid_ = -1;
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0 && !outcome_) {
+    kill_now();
+    wait();
+  }
+}
+
+std::optional<ProcessOutcome> ChildProcess::poll() {
+  if (outcome_ || pid_ <= 0) return outcome_;
+  int status = 0;
+  const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done == pid_) {
+    outcome_ = outcome_of(status);
+    untrack(own_group_ ? -pid_ : pid_);
+  }
+  return outcome_;
+}
+
+ProcessOutcome ChildProcess::wait() {
+  while (!poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return *outcome_;
+}
+
+void ChildProcess::kill_now() {
+  if (pid_ <= 0 || outcome_) return;
+  ::kill(own_group_ ? -pid_ : pid_, SIGKILL);
+}
+
+ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds) {
+  ChildProcess child(argv, {}, true);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e12);
+  for (;;) {
+    if (auto outcome = child.poll()) return *outcome;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-child.pid(), SIGTERM);
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      child.kill_now();
+      ProcessOutcome outcome = child.wait();
+      outcome.timed_out = true;
+      return outcome;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string current_executable() {
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (length <= 0) throw std::runtime_error("cannot find the running executable");
+  return std::string(path, static_cast<size_t>(length));
+}
+
+}  // namespace gpubench

@@ -1,0 +1,54 @@
+#include "process/suite_runner.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/atomic_file.h"
+#include "common/log.h"
+#include "process/child_process.h"
+#include "results/result_path.h"
+#include "spec/benchmark_fields.h"
+#include "train/benchmark_runner.h"
+
+namespace gpubench {
+namespace fs = std::filesystem;
+
+std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
+                              const SuiteRunOptions& options) {
+  ensure_writable_directory(options.output_directory);
+  const fs::path folder = fs::temp_directory_path() / ("gpubench-suite-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  std::vector<Result> results;
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    const ResolvedBenchmark& benchmark = benchmarks[i];
+    const std::string path = prepare_result_path(options.output_directory, benchmark);
+    log::info("[{}/{}] {} {} on {} (batch {})", i + 1, benchmarks.size(), benchmark.model,
+              to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
+    const std::string benchmark_file = (folder / ("benchmark-" + std::to_string(i) + ".json")).string();
+    write_benchmark_file(benchmark_file, benchmark);
+    const std::vector<std::string> argv{options.executable, "--log-level",     options.log_level,
+                                        "train",            "--benchmark-file", benchmark_file,
+                                        "--output",         path};
+    const ProcessOutcome outcome = run_child_process(argv, options.timeout_seconds);
+    fs::remove(benchmark_file);
+
+    std::optional<Result> written;
+    if (!outcome.timed_out) written = read_result_if_present(path);
+    if (!written) {
+      written = failed_result_for(
+          benchmark,
+          "benchmark process " + outcome.describe() +
+              (outcome.timed_out
+                   ? " after " + std::to_string(static_cast<int>(options.timeout_seconds)) + " s"
+                   : " without writing a result"));
+      write_json_atomically(path, result_to_json(*written));
+    }
+    results.push_back(*written);
+  }
+  std::error_code ignored;
+  fs::remove_all(folder, ignored);
+  return results;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,149 @@
+#include "reporting/regression.h"
+
+#include <map>
+
+#include "common/enum_names.h"
+#include "results/statistics.h"
+#include "reporting/text_table.h"
+
+namespace gpubench {
+namespace {
+
+const EnumNames<Verdict> kVerdicts = {{Verdict::kRegression, "REGRESSION"},
+                                      {Verdict::kFailed, "FAILED"},
+                                      {Verdict::kImprovement, "improved"},
+                                      {Verdict::kUnchanged, "unchanged"},
+                                      {Verdict::kNew, "new"},
+                                      {Verdict::kMissing, "missing"}};
+
+std::map<std::string, const Result*> by_identity(const std::vector<LoadedResult>& results) {
+  std::map<std::string, std::vector<const Result*>> groups;
+  for (const LoadedResult& l : results) groups[benchmark_identity(l.result)].push_back(&l.result);
+  std::map<std::string, const Result*> out;
+  for (const auto& [key, group] : groups) out[key] = newest_result(group);
+  return out;
+}
+
+std::string percent(double fraction) {
+  return (fraction >= 0 ? "+" : "") + format_fixed(100.0 * fraction, 1) + "%";
+}
+
+RegressionRow judge(const Result& base, const Result& cur, const RegressOptions& options) {
+  RegressionRow row;
+  row.baseline = base.metrics.throughput;
+  if (!has_throughput(cur.status)) {
+    row.verdict = Verdict::kFailed;
+    row.note = to_string(cur.status) + (cur.error.empty() ? "" : ": " + cur.error);
+    return row;
+  }
+  row.current = cur.metrics.throughput;
+  const double change = cur.metrics.throughput / base.metrics.throughput - 1.0;
+  row.change = change;
+  const auto& bt = base.metrics.trials;
+  const auto& ct = cur.metrics.trials;
+  const bool slower = change < 0;
+  if (std::abs(change) <= options.threshold) {
+    row.note = "within the " + format_fixed(100.0 * options.threshold, 1) + "% threshold";
+    return row;
+  }
+  if (bt.size() < 2 || ct.size() < 2) {
+    row.verdict = slower ? Verdict::kRegression : Verdict::kImprovement;
+    row.note = "fewer than 2 trials on a side: noise not judged";
+    return row;
+  }
+  const WelchTest test = slower ? welch_t_test_greater(bt, ct) : welch_t_test_greater(ct, bt);
+  row.p_value = test.p_value;
+  if (test.p_value < options.alpha) {
+    row.verdict = slower ? Verdict::kRegression : Verdict::kImprovement;
+    row.note = "beyond threshold and noise (p=" + format_fixed(test.p_value, 4) + ")";
+  } else {
+    row.note =
+        "beyond threshold but within run-to-run noise (p=" + format_fixed(test.p_value, 3) + ")";
+  }
+  return row;
+}
+
+}  // namespace
+
+std::string to_string(Verdict verdict) {
+  return name_of(kVerdicts, verdict);
+}
+
+bool RegressionReport::failed() const {
+  for (const RegressionRow& row : rows) {
+    if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) return true;
+  }
+  return false;
+}
+
+RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
+                                   const std::vector<LoadedResult>& current,
+                                   const RegressOptions& options) {
+  const auto base = by_identity(baseline);
+  const auto cur = by_identity(current);
+  RegressionReport report;
+  for (const auto& [key, b] : base) {
+    const auto it = cur.find(key);
+    RegressionRow row;
+    if (it == cur.end()) {
+      row.verdict = Verdict::kMissing;
+      row.note = "in the baseline, not in the current results";
+      if (has_throughput(b->status)) row.baseline = b->metrics.throughput;
+    } else if (!has_throughput(b->status)) {
+      // A benchmark that failed in the baseline cannot regress; it can start to run again.
+      const bool runs_now = has_throughput(it->second->status);
+      row.verdict = runs_now ? Verdict::kImprovement : Verdict::kUnchanged;
+      row.note = runs_now ? "failed in the baseline (" + to_string(b->status) + "), runs now"
+                          : "fails in both (" + to_string(it->second->status) + ")";
+      if (runs_now) row.current = it->second->metrics.throughput;
+    } else {
+      row = judge(*b, *it->second, options);
+    }
+    row.benchmark = key;
+    report.rows.push_back(std::move(row));
+  }
+  for (const auto& [key, c] : cur) {
+    if (base.count(key) > 0) continue;
+    RegressionRow row;
+    row.benchmark = key;
+    row.verdict = has_throughput(c->status) ? Verdict::kNew : Verdict::kFailed;
+    row.note = "not in the baseline";
+    if (has_throughput(c->status)) row.current = c->metrics.throughput;
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+std::string render_regression_table(const RegressionReport& report) {
+  TextTable table({"verdict", "benchmark", "baseline", "current", "change", "note"});
+  const auto number = [](const std::optional<double>& v) { return v ? format_fixed(*v, 1) : "-"; };
+  for (const RegressionRow& row : report.rows) {
+    table.add_row({to_string(row.verdict), row.benchmark, number(row.baseline), number(row.current),
+                   row.change ? percent(*row.change) : "-", row.note});
+  }
+  return table.render();
+}
+
+std::string render_junit(const RegressionReport& report) {
+  size_t failures = 0;
+  for (const RegressionRow& row : report.rows) {
+    failures += row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed ? 1 : 0;
+  }
+  std::string xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench.regress\" tests=\"" +
+      std::to_string(report.rows.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+  for (const RegressionRow& row : report.rows) {
+    xml += "  <testcase classname=\"gpubench\" name=\"" + escape_markup(row.benchmark) + "\">";
+    const std::string detail =
+        to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note;
+    if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) {
+      xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
+    } else {
+      xml += "<system-out>" + escape_markup(detail) + "</system-out>";
+    }
+    xml += "</testcase>\n";
+  }
+  return xml + "</testsuite>\n";
+}
+
+}  // namespace gpubench

@@ -1,0 +1,395 @@
+#include "reporting/report.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "common/errors.h"
+#include "results/statistics.h"
+#include "reporting/text_table.h"
+
+namespace gpubench {
+namespace {
+
+// A row is one benchmark apart from where it ran: the identity's settings but the GPU count
+// and bucket size, which go with the column. Precisions sort in their table order.
+struct RowKey {
+  std::string family, model, precision;
+  int precision_order;
+  std::string setup;  // "batch 256 channels-last"
+  std::vector<std::string> labels() const { return {model, precision, setup}; }
+  bool operator<(const RowKey& o) const {
+    return std::tie(family, model, precision_order, setup) <
+           std::tie(o.family, o.model, o.precision_order, o.setup);
+  }
+};
+
+struct ColumnKey {
+  std::string system;
+  int gpus;
+  std::string bucket;  // "bucket 25 MiB" with several ranks; empty for one, or published
+  bool operator<(const ColumnKey& o) const {
+    return std::tie(system, gpus, bucket) < std::tie(o.system, o.gpus, o.bucket);
+  }
+  std::string label() const {
+    return system + " x" + std::to_string(gpus) + (bucket.empty() ? "" : " (" + bucket + ")");
+  }
+};
+
+int precision_order(Precision precision) {
+  const auto names = precision_names();
+  return static_cast<int>(std::find(names.begin(), names.end(), to_string(precision)) -
+                          names.begin());
+}
+
+RowKey row_of(const Result& r) {
+  return {r.model_family, r.benchmark.model, to_string(r.benchmark.precision),
+          precision_order(r.benchmark.precision),
+          identity_of(r).settings_text({"model", "precision", "gpus", "bucket_mb"})};
+}
+
+std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
+  const std::string line = first_line(text);
+  return line.size() > limit ? line.substr(0, limit - 3) + "..." : line;
+}
+
+ReportCell throughput_cell(const Result* r) {
+  if (r == nullptr) return {std::nullopt, "not run"};
+  if (!has_throughput(r->status)) {
+    return {std::nullopt, to_string(r->status) +
+                              (r->error.empty() ? "" : ": " + abbreviated_first_line(r->error))};
+  }
+  std::string text = format_fixed(r->metrics.throughput, 1);
+  const auto& trials = r->metrics.trials;
+  if (r->status == RunStatus::kPublished) {
+    text += " (published)";
+  } else if (trials.size() >= 2) {
+    const Summary s = summarize(trials);
+    text += " ±" + format_fixed(100.0 * s.stdev / s.mean, 1) + "%";
+  }
+  return {r->metrics.throughput, text};
+}
+
+using Grid = std::map<RowKey, std::map<ColumnKey, std::vector<const Result*>>>;
+
+struct Layout {
+  Grid grid;
+  std::vector<RowKey> rows;
+  std::vector<ColumnKey> columns;
+  std::map<RowKey, std::string> units;
+};
+
+// A published figure gets its own column, named after its publisher (the first word of its
+// source: "BIZON", "Lambda", "NVIDIA"), so that it stands beside a measurement of the same
+// system, and two publishers' figures for one system (which differ in method) stay apart.
+std::string column_system(const Result& r) {
+  if (r.status != RunStatus::kPublished) return system_name(r);
+  const std::string publisher = r.source.substr(0, r.source.find(' '));
+  return system_name(r) + " (" + (publisher.empty() ? "published" : publisher) + ")";
+}
+
+Layout layout_of(const std::vector<LoadedResult>& results) {
+  Layout layout;
+  std::set<ColumnKey> columns;
+  for (const LoadedResult& loaded : results) {
+    const Result& r = loaded.result;
+    const RowKey row = row_of(r);
+    // A published figure was not measured with gpubench's gradient buckets.
+    std::string bucket;
+    for (const auto& [key, text] : identity_of(r).settings) {
+      if (key == "bucket_mb" && r.status != RunStatus::kPublished) bucket = text;
+    }
+    const ColumnKey column{column_system(r), r.benchmark.gpus, bucket};
+    layout.grid[row][column].push_back(&r);
+    columns.insert(column);
+    if (!r.metrics.throughput_unit.empty()) layout.units[row] = r.metrics.throughput_unit;
+  }
+  for (const auto& entry : layout.grid) layout.rows.push_back(entry.first);
+  layout.columns.assign(columns.begin(), columns.end());
+  return layout;
+}
+
+const Result* cell_result(const Layout& layout, const RowKey& row, const ColumnKey& column) {
+  const auto r = layout.grid.find(row);
+  if (r == layout.grid.end()) return nullptr;
+  const auto c = r->second.find(column);
+  return c == r->second.end() ? nullptr : newest_result(c->second);
+}
+
+std::optional<double> throughput_of(const Result* r) {
+  if (r == nullptr || !has_throughput(r->status)) return std::nullopt;
+  return r->metrics.throughput;
+}
+
+ReportTable table_for(const Layout& layout, std::string id, std::string title) {
+  ReportTable table;
+  table.id = std::move(id);
+  table.title = std::move(title);
+  table.label_columns = {"model", "precision", "setup"};
+  for (const ColumnKey& c : layout.columns) table.columns.push_back(c.label());
+  return table;
+}
+
+ReportChart bar_chart(const ReportTable& table, std::string title, std::string y_label) {
+  ReportChart chart;
+  chart.kind = ReportChart::Kind::kBars;
+  chart.title = std::move(title);
+  chart.y_label = std::move(y_label);
+  chart.series = table.columns;
+  for (const ReportRow& row : table.rows) chart.groups.push_back(join(row.labels, " "));
+  chart.values.assign(chart.series.size(), {});
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    for (const ReportRow& row : table.rows) chart.values[s].push_back(row.cells[s].value);
+  }
+  return chart;
+}
+
+void add_normalized_tables(const Layout& layout, const std::vector<LoadedResult>& results,
+                           const std::string& selector_text, Report& report) {
+  const ResultSelector selector = ResultSelector::parse(selector_text);
+  const bool any_match = std::any_of(results.begin(), results.end(), [&](const LoadedResult& l) {
+    return selector.matches(l.result) && has_throughput(l.result.status);
+  });
+  if (!any_match) {
+    throw UsageError("--normalize-to '" + selector_text + "' matches no result with a throughput");
+  }
+  ReportTable table = table_for(layout, "normalized", "Throughput normalised to " + selector_text);
+  std::map<std::string, std::map<size_t, std::vector<double>>> by_family;  // family -> column
+  for (const RowKey& row : layout.rows) {
+    // The baseline of a row: the selected system's result of the same setup, else of the same
+    // model (and precision, unless the selector fixes one) in any setup: published figures
+    // rarely say their batch size.
+    std::vector<const Result*> same_setup, same_model;
+    for (const LoadedResult& l : results) {
+      const Result& r = l.result;
+      if (!selector.matches(r) || r.benchmark.model != row.model) continue;
+      if (!selector.constrains("precision") && to_string(r.benchmark.precision) != row.precision)
+        continue;
+      same_model.push_back(&r);
+      if (row_of(r).setup == row.setup) same_setup.push_back(&r);
+    }
+    const std::optional<double> baseline =
+        throughput_of(newest_result(same_setup.empty() ? same_model : same_setup));
+    ReportRow out{row.labels(), {}};
+    for (size_t c = 0; c < layout.columns.size(); ++c) {
+      const std::optional<double> value =
+          throughput_of(cell_result(layout, row, layout.columns[c]));
+      if (!baseline) {
+        out.cells.push_back({std::nullopt, "no baseline"});
+      } else if (!value) {
+        out.cells.push_back({std::nullopt, "-"});
+      } else {
+        const double ratio = *value / *baseline;
+        out.cells.push_back({ratio, format_fixed(ratio, 2)});
+        by_family[row.family][c].push_back(ratio);
+      }
+    }
+    table.rows.push_back(std::move(out));
+  }
+  ReportTable family =
+      table_for(layout, "family", "Geometric mean of normalised throughput per family");
+  family.label_columns = {"family"};
+  for (const auto& [name, columns] : by_family) {
+    ReportRow out{{name}, {}};
+    for (size_t c = 0; c < layout.columns.size(); ++c) {
+      const auto it = columns.find(c);
+      if (it == columns.end()) {
+        out.cells.push_back({std::nullopt, "-"});
+        continue;
+      }
+      const double mean = geometric_mean(it->second);
+      out.cells.push_back(
+          {mean, format_fixed(mean, 2) + " (n=" + std::to_string(it->second.size()) + ")"});
+    }
+    family.rows.push_back(std::move(out));
+  }
+  report.charts.push_back(bar_chart(table, table.title, "x baseline"));
+  report.tables.push_back(std::move(table));
+  report.tables.push_back(std::move(family));
+}
+
+void add_scaling_table(const Layout& layout, Report& report) {
+  ReportTable table;
+  table.id = "scaling";
+  table.title = "Scaling efficiency: throughput(N) / (N x throughput(1))";
+  table.label_columns = {"model", "precision", "setup"};
+  std::vector<ColumnKey> multi;
+  for (const ColumnKey& c : layout.columns) {
+    const bool has_single =
+        std::any_of(layout.columns.begin(), layout.columns.end(),
+                    [&](const ColumnKey& o) { return o.system == c.system && o.gpus == 1; });
+    if (c.gpus > 1 && has_single) multi.push_back(c);
+  }
+  if (multi.empty()) return;
+  for (const ColumnKey& c : multi) table.columns.push_back(c.label());
+  ReportChart chart;
+  chart.kind = ReportChart::Kind::kLines;
+  chart.title = "Scaling efficiency";
+  chart.y_label = "efficiency";
+  std::set<int> counts{1};
+  for (const ColumnKey& c : multi) counts.insert(c.gpus);
+  for (int n : counts) chart.groups.push_back(std::to_string(n) + " GPU" + (n > 1 ? "s" : ""));
+  for (const RowKey& row : layout.rows) {
+    ReportRow out{row.labels(), {}};
+    std::map<std::string, std::vector<std::optional<double>>> lines;  // system -> per count
+    for (const ColumnKey& c : multi) {
+      const auto one = throughput_of(cell_result(layout, row, {c.system, 1, ""}));
+      const auto many = throughput_of(cell_result(layout, row, c));
+      if (!one || !many) {
+        out.cells.push_back({std::nullopt, "-"});
+        continue;
+      }
+      const double efficiency = *many / (c.gpus * *one);
+      out.cells.push_back({efficiency, format_fixed(100.0 * efficiency, 1) + "%"});
+      auto& line = lines[c.system];
+      if (line.empty()) {
+        line.assign(counts.size(), std::nullopt);
+        line[0] = 1.0;
+      }
+      line[std::distance(counts.begin(), counts.find(c.gpus))] = efficiency;
+    }
+    for (auto& [system, values] : lines) {
+      chart.series.push_back(system + " " + join(row.labels(), " "));
+      chart.values.push_back(values);
+    }
+    table.rows.push_back(std::move(out));
+  }
+  report.tables.push_back(std::move(table));
+  if (!chart.series.empty()) report.charts.push_back(std::move(chart));
+}
+
+// A table of one figure of each result that has a throughput; left out when no cell has one.
+void add_figure_table(const Layout& layout, Report& report, std::string id, std::string title,
+                      const std::function<std::optional<ReportCell>(const Result&)>& figure) {
+  ReportTable table = table_for(layout, std::move(id), std::move(title));
+  bool any = false;
+  for (const RowKey& row : layout.rows) {
+    ReportRow out{row.labels(), {}};
+    for (const ColumnKey& c : layout.columns) {
+      const Result* r = cell_result(layout, row, c);
+      std::optional<ReportCell> cell;
+      if (r != nullptr && has_throughput(r->status)) cell = figure(*r);
+      any = any || cell.has_value();
+      out.cells.push_back(cell.value_or(ReportCell{std::nullopt, "-"}));
+    }
+    table.rows.push_back(std::move(out));
+  }
+  if (any) report.tables.push_back(std::move(table));
+}
+
+void add_tflops_table(const Layout& layout, Report& report) {
+  add_figure_table(
+      layout, report, "tflops", "Achieved TFLOP/s (3 x forward FLOPs per sample)",
+      [](const Result& r) -> std::optional<ReportCell> {
+        if (r.metrics.achieved_tflops <= 0) return std::nullopt;
+        return ReportCell{r.metrics.achieved_tflops, format_fixed(r.metrics.achieved_tflops, 2)};
+      });
+}
+
+// Data-parallel runs only (results written before the `distributed` block have none).
+void add_communication_table(const Layout& layout, Report& report) {
+  add_figure_table(
+      layout, report, "communication",
+      "Exposed communication per step: ms the backward pass did not hide (share of the step)",
+      [](const Result& r) -> std::optional<ReportCell> {
+        const DistributedInfo& d = r.distributed;
+        if (d.backend == "none" || d.world_size <= 1) return std::nullopt;
+        return ReportCell{d.exposed_communication_ms,
+                          format_fixed(d.exposed_communication_ms, 1) + " ms (" +
+                              format_fixed(100.0 * d.exposed_communication_share, 1) + "%)"};
+      });
+}
+
+}  // namespace
+
+Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options) {
+  Report report;
+  report.title = "gpubench report (" + std::to_string(results.size()) + " result files)";
+  const Layout layout = layout_of(results);
+  ReportTable throughput =
+      table_for(layout, "throughput", "Throughput (global, median trial ± CV of trials)");
+  throughput.label_columns = {"model", "precision", "setup", "unit"};
+  for (const RowKey& row : layout.rows) {
+    ReportRow out{row.labels(), {}};
+    out.labels.push_back(layout.units.count(row) ? layout.units.at(row) : "");
+    for (const ColumnKey& c : layout.columns)
+      out.cells.push_back(throughput_cell(cell_result(layout, row, c)));
+    throughput.rows.push_back(std::move(out));
+  }
+  // One chart per unit: images/sec and tokens/sec do not share an axis.
+  std::map<std::string, ReportTable> by_unit;
+  for (const ReportRow& row : throughput.rows) {
+    ReportTable& part = by_unit[row.labels[3]];
+    part.columns = throughput.columns;
+    part.rows.push_back({{row.labels[0], row.labels[1], row.labels[2]}, row.cells});
+  }
+  for (const auto& [unit, part] : by_unit) {
+    report.charts.push_back(bar_chart(part, "Throughput per model (" + unit + ")", unit));
+  }
+  report.tables.push_back(std::move(throughput));
+  if (options.normalize_to) add_normalized_tables(layout, results, *options.normalize_to, report);
+  add_scaling_table(layout, report);
+  add_communication_table(layout, report);
+  add_tflops_table(layout, report);
+  return report;
+}
+
+Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
+                        const std::string& a_name, const std::string& b_name) {
+  // One benchmark apart from the system it ran on: every identity setting (GPU count and
+  // bucket size included).
+  using Key = std::tuple<std::string, std::string, int, std::string, int, std::string>;
+  const auto key_of = [](const Result& r) -> Key {
+    return {r.model_family, r.benchmark.model, precision_order(r.benchmark.precision),
+            to_string(r.benchmark.precision), r.benchmark.gpus,
+            identity_of(r).settings_text({"model", "precision", "gpus"})};
+  };
+  std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;
+  for (const LoadedResult& l : a) rows[key_of(l.result)].first.push_back(&l.result);
+  for (const LoadedResult& l : b) rows[key_of(l.result)].second.push_back(&l.result);
+  Report report;
+  report.title = "gpubench compare: " + a_name + " vs " + b_name;
+  ReportTable table;
+  table.id = "comparison";
+  table.title = b_name + " vs " + a_name;
+  table.label_columns = {"model", "precision", "gpus", "setup"};
+  table.columns = {a_name, b_name, "B/A"};
+  std::map<std::string, std::vector<double>> ratios;
+  for (const auto& [key, sides] : rows) {
+    const auto& [family, model, order, precision, gpus, setup] = key;
+    (void)order;
+    const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
+    const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
+    ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
+    row.cells.push_back(ra ? throughput_cell(ra) : ReportCell{std::nullopt, "only in B"});
+    row.cells.push_back(rb ? throughput_cell(rb) : ReportCell{std::nullopt, "only in A"});
+    const auto va = throughput_of(ra), vb = throughput_of(rb);
+    if (va && vb) {
+      row.cells.push_back({*vb / *va, format_fixed(*vb / *va, 3)});
+      ratios[family].push_back(*vb / *va);
+    } else {
+      row.cells.push_back({std::nullopt, "-"});
+    }
+    table.rows.push_back(std::move(row));
+  }
+  ReportTable family;
+  family.id = "family";
+  family.title = "Geometric-mean B/A per family";
+  family.label_columns = {"family"};
+  family.columns = {"B/A", "rows"};
+  for (const auto& [name, values] : ratios) {
+    const double mean = geometric_mean(values);
+    family.rows.push_back({{name},
+                           {{mean, format_fixed(mean, 3)},
+                            {static_cast<double>(values.size()), std::to_string(values.size())}}});
+  }
+  report.charts.push_back(bar_chart(table, table.title, "samples/sec"));
+  report.charts.back().series.resize(2);  // bars for A and B; the B/A column is not a throughput
+  report.charts.back().values.resize(2);
+  report.tables.push_back(std::move(table));
+  report.tables.push_back(std::move(family));
+  return report;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,68 @@
+// Tables and charts built from result files (never re-running anything), and their renderings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/result_set.h"
+
+namespace gpubench {
+
+struct ReportCell {
+  std::optional<double> value;
+  std::string text;  // the value as shown, or why there is none ("oom: ...", "not run")
+};
+
+struct ReportRow {
+  std::vector<std::string> labels;
+  std::vector<ReportCell> cells;
+};
+
+struct ReportTable {
+  std::string id;  // throughput, normalized, scaling, family, tflops, comparison, ...
+  std::string title;
+  std::vector<std::string> label_columns;
+  std::vector<std::string> columns;
+  std::vector<ReportRow> rows;
+};
+
+// Grouped bars (x: groups, one bar per series) or lines (x: groups as positions).
+struct ReportChart {
+  enum class Kind { kBars, kLines };
+  Kind kind = Kind::kBars;
+  std::string title;
+  std::string y_label;
+  std::vector<std::string> groups;
+  std::vector<std::string> series;
+  std::vector<std::vector<std::optional<double>>> values;  // [series][group]
+};
+
+struct Report {
+  std::string title;
+  std::vector<ReportTable> tables;
+  std::vector<ReportChart> charts;
+};
+
+struct ReportOptions {
+  std::optional<std::string> normalize_to;  // a ResultSelector
+};
+
+// Rows: model and precision; columns: system x GPU count. Adds normalised, scaling-efficiency,
+// per-family and TFLOP/s tables where the results allow. Throws UsageError for a bad selector
+// or a baseline that matches no result.
+Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options);
+
+// Side-by-side of two result sets with B/A per row and the geometric-mean ratio per family.
+Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
+                        const std::string& a_name, const std::string& b_name);
+
+std::string render_markdown(const Report& report);
+std::string render_csv(const Report& report);
+std::string render_json(const Report& report);
+// One self-contained file: inline CSS and SVG, no scripts, fonts or network.
+std::string render_html(const Report& report);
+std::string render_report(const Report& report, const std::string& format);  // UsageError
+void check_report_format(const std::string& format);  // UsageError naming the allowed formats
+
+}  // namespace gpubench

@@ -1,0 +1,215 @@
+// Markdown, CSV, JSON and self-contained HTML (inline SVG charts) renderings of a Report.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+#include "reporting/report.h"
+#include "reporting/text_table.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<std::string> header_of(const ReportTable& table) {
+  std::vector<std::string> header = table.label_columns;
+  header.insert(header.end(), table.columns.begin(), table.columns.end());
+  return header;
+}
+
+std::vector<std::string> cells_of(const ReportRow& row) {
+  std::vector<std::string> cells = row.labels;
+  for (const ReportCell& cell : row.cells) cells.push_back(cell.text);
+  return cells;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+std::string color(size_t i) {
+  return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))];
+}
+
+double chart_max(const ReportChart& chart) {
+  double top = 0;
+  for (const auto& series : chart.values) {
+    for (const auto& v : series) {
+      if (v) top = std::max(top, *v);
+    }
+  }
+  return top > 0 ? top * 1.1 : 1.0;
+}
+
+std::string svg_chart(const ReportChart& chart) {
+  const double width = 900, height = 360, left = 70, right = 20, top = 30, bottom = 90;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  const double y_max = chart_max(chart);
+  std::ostringstream svg;
+  svg << "<svg class=\"chart\" width=\"" << width << "\" height=\""
+      << height + 20.0 * chart.series.size() << "\" role=\"img\">\n";
+  svg << "<title>" << escape_markup(chart.title) << "</title>\n";
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double value = y_max * tick / 4, y = top + plot_h - plot_h * tick / 4;
+    svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
+        << y << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
+        << "\" text-anchor=\"end\" font-size=\"11\">" << format_fixed(value, y_max < 10 ? 2 : 0)
+        << "</text>\n";
+  }
+  svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
+      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
+      << escape_markup(chart.y_label) << "</text>\n";
+  const size_t groups = std::max<size_t>(chart.groups.size(), 1);
+  const double group_w = plot_w / static_cast<double>(groups);
+  for (size_t g = 0; g < chart.groups.size(); ++g) {
+    const double x = left + group_w * (static_cast<double>(g) + 0.5);
+    svg << "<text x=\"" << x << "\" y=\"" << top + plot_h + 14
+        << "\" text-anchor=\"end\" font-size=\"11\" transform=\"rotate(-30 " << x << " "
+        << top + plot_h + 14 << ")\">" << escape_markup(chart.groups[g]) << "</text>\n";
+  }
+  const auto y_of = [&](double v) { return top + plot_h - plot_h * v / y_max; };
+  const size_t series = std::max<size_t>(chart.series.size(), 1);
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    if (chart.kind == ReportChart::Kind::kBars) {
+      const double bar_w = group_w * 0.8 / static_cast<double>(series);
+      for (size_t g = 0; g < chart.values[s].size(); ++g) {
+        const auto& v = chart.values[s][g];
+        if (!v) continue;
+        const double x = left + group_w * static_cast<double>(g) + group_w * 0.1 +
+                         bar_w * static_cast<double>(s);
+        svg << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(*v) << "\" width=\"" << bar_w
+            << "\" height=\"" << top + plot_h - y_of(*v) << "\" fill=\"" << color(s) << "\"><title>"
+            << escape_markup(chart.series[s] + ", " + chart.groups[g] + ": " + format_fixed(*v, 2))
+            << "</title></rect>\n";
+      }
+    } else {
+      std::string points;
+      for (size_t g = 0; g < chart.values[s].size(); ++g) {
+        const auto& v = chart.values[s][g];
+        if (!v) continue;
+        const double x = left + group_w * (static_cast<double>(g) + 0.5);
+        points += format_fixed(x, 1) + "," + format_fixed(y_of(*v), 1) + " ";
+        svg << "<circle cx=\"" << x << "\" cy=\"" << y_of(*v) << "\" r=\"4\" fill=\"" << color(s)
+            << "\"/>\n";
+      }
+      svg << "<polyline class=\"line\" fill=\"none\" stroke-width=\"3\" stroke=\"" << color(s)
+          << "\" points=\"" << points << "\"/>\n";
+    }
+  }
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    const double y = height + 20.0 * static_cast<double>(s) - 6;
+    svg << "<rect x=\"" << left << "\" y=\"" << y - 10 << "\" width=\"12\" height=\"12\" fill=\""
+        << color(s) << "\"/><text x=\"" << left + 18 << "\" y=\"" << y << "\" font-size=\"12\">"
+        << escape_markup(chart.series[s]) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+  std::string out = "# " + report.title + "\n";
+  for (const ReportTable& table : report.tables) {
+    out += "\n## " + table.title + "\n\n";
+    const auto row_line = [](const std::vector<std::string>& cells) {
+      return "| " + join(cells, " | ") + " |\n";
+    };
+    const std::vector<std::string> header = header_of(table);
+    out += row_line(header);
+    out += row_line(std::vector<std::string>(header.size(), "---"));
+    for (const ReportRow& row : table.rows) out += row_line(cells_of(row));
+  }
+  return out;
+}
+
+std::string render_csv(const Report& report) {
+  std::string out;
+  for (const ReportTable& table : report.tables) {
+    if (!out.empty()) out += "\n";
+    out += "# " + table.title + "\n";
+    const auto row_line = [](const std::vector<std::string>& cells) {
+      std::vector<std::string> fields;
+      for (const auto& cell : cells) fields.push_back(csv_field(cell));
+      return join(fields, ",") + "\n";
+    };
+    out += row_line(header_of(table));
+    for (const ReportRow& row : table.rows) out += row_line(cells_of(row));
+  }
+  return out;
+}
+
+std::string render_json(const Report& report) {
+  nlohmann::json tables = nlohmann::json::array();
+  for (const ReportTable& table : report.tables) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ReportRow& row : table.rows) {
+      nlohmann::json cells = nlohmann::json::array();
+      for (const ReportCell& cell : row.cells) {
+        cells.push_back(
+            {{"value", cell.value ? nlohmann::json(*cell.value) : nlohmann::json(nullptr)},
+             {"text", cell.text}});
+      }
+      rows.push_back({{"labels", row.labels}, {"cells", cells}});
+    }
+    tables.push_back({{"id", table.id},
+                      {"title", table.title},
+                      {"label_columns", table.label_columns},
+                      {"columns", table.columns},
+                      {"rows", rows}});
+  }
+  return nlohmann::json{{"title", report.title}, {"tables", tables}}.dump(2) + "\n";
+}
+
+std::string render_html(const Report& report) {
+  std::ostringstream html;
+  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+       << escape_markup(report.title) << "</title>\n<style>\n"
+       << "body{font-family:sans-serif;margin:24px;color:#222}"
+       << "table{border-collapse:collapse;margin:8px 0 24px}"
+       << "th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+       << "th{background:#f3f3f3}td.label{text-align:left}\n</style></head><body>\n";
+  html << "<h1>" << escape_markup(report.title) << "</h1>\n";
+  for (const ReportChart& chart : report.charts) {
+    html << "<h2>" << escape_markup(chart.title) << "</h2>\n" << svg_chart(chart);
+  }
+  for (const ReportTable& table : report.tables) {
+    html << "<h2>" << escape_markup(table.title) << "</h2>\n<table><tr>";
+    for (const auto& h : header_of(table)) html << "<th>" << escape_markup(h) << "</th>";
+    html << "</tr>\n";
+    for (const ReportRow& row : table.rows) {
+      html << "<tr>";
+      for (const auto& label : row.labels)
+        html << "<td class=\"label\">" << escape_markup(label) << "</td>";
+      for (const auto& cell : row.cells) html << "<td>" << escape_markup(cell.text) << "</td>";
+      html << "</tr>\n";
+    }
+    html << "</table>\n";
+  }
+  html << "</body></html>\n";
+  return html.str();
+}
+
+void check_report_format(const std::string& format) {
+  for (const char* known : {"markdown", "md", "csv", "json", "html"}) {
+    if (format == known) return;
+  }
+  throw UsageError("unknown format '" + format + "'; allowed: markdown, csv, json, html");
+}
+
+std::string render_report(const Report& report, const std::string& format) {
+  check_report_format(format);
+  if (format == "csv") return render_csv(report);
+  if (format == "json") return render_json(report);
+  if (format == "html") return render_html(report);
+  return render_markdown(report);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,93 @@
+// One benchmark run's result file: schema "gpubench.result/1" (see DESIGN.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/benchmark.h"
+#include "results/statistics.h"
+#include "results/system_info.h"
+
+namespace gpubench {
+
+inline constexpr const char* kResultSchema = "gpubench.result/1";
+
+// kPublished: a figure from a published source (results/reference/), not measured here.
+enum class RunStatus { kOk, kFailed, kOom, kPublished };
+// ok or published: the result carries a throughput.
+bool has_throughput(RunStatus status);
+std::string to_string(RunStatus status);
+RunStatus parse_run_status(const std::string& text);
+
+struct Metrics {
+  double throughput = 0;  // global samples/sec of the median trial
+  std::string throughput_unit;
+  double per_device_throughput = 0;
+  Summary step_time_ms;
+  std::vector<double> trials;  // throughput of every trial, in run order
+  int64_t peak_memory_bytes = 0;
+  std::string peak_memory_source;  // "cuda caching allocator" or "process max RSS"
+  int64_t forward_flops_per_sample = 0;
+  int64_t train_flops_per_step = 0;  // global: 3 x forward FLOPs x samples per step
+  double achieved_tflops = 0;
+  double final_loss = 0;
+  int64_t skipped_steps = 0;        // fp16 steps skipped for inf/NaN gradients
+  double sequences_per_second = 0;  // language models: throughput / tgt_len
+};
+
+// How a run was spread over ranks and what its gradient communication cost.
+struct DistributedInfo {
+  int world_size = 1;
+  int nodes = 1;
+  std::string backend = "none";   // "gloo" or "nccl"; "none" for a single process
+  std::string launcher = "none";  // "gpubench", "torchrun", "slurm" or "mpi"
+  int buckets = 0;
+  int64_t gradient_bytes = 0;  // all-reduced per step, per rank
+  // Communication the backward pass did not hide: per step, mean over the timed steps, on the
+  // slowest rank; and as a share of the median step time.
+  double exposed_communication_ms = 0;
+  double exposed_communication_share = 0;
+};
+
+struct Result {
+  std::string schema = kResultSchema;
+  RunStatus status = RunStatus::kOk;
+  std::string error;
+  std::string source;  // where a published figure comes from
+  ResolvedBenchmark benchmark;
+  std::string model_reference;
+  std::string optimizer_impl;  // "fused" or "foreach" (MultiTensorSgd); empty when not trained
+  std::string model_family;
+  std::vector<int64_t> input_shape;
+  int64_t params = 0;
+  Metrics metrics;
+  DistributedInfo distributed;
+  SystemInfo system;
+  std::string started_at;  // ISO-8601 UTC
+  double duration_s = 0;
+};
+
+nlohmann::json result_to_json(const Result& result);
+// Throws UsageError for a document of another schema family or an unknown major version.
+Result result_from_json(const nlohmann::json& document);
+
+Result read_result_file(const std::string& path);  // throws UsageError
+// What a child process left at `path`: nothing when there is no file or it cannot be read
+// (logged as a warning).
+std::optional<Result> read_result_if_present(const std::string& path);
+
+// "2026-11-29T16:40:21Z"
+std::string utc_timestamp_now();
+// The current UTC time through strftime's `format`.
+std::string utc_time_text(const char* format);
+
+// A result with the benchmark and what is known before it runs: its planned placement (world
+// size, and with several ranks gpubench's launcher and the device's backend), its start time.
+// Model facts and the system block are filled in by whoever knows them (train/).
+Result planned_result(const ResolvedBenchmark& benchmark);
+
+}  // namespace gpubench

@@ -1,0 +1,61 @@
+#include "results/result_path.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "common/errors.h"
+
+namespace gpubench {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with_json(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+}  // namespace
+
+void ensure_writable_directory(const std::string& directory) {
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error || !fs::is_directory(directory)) {
+    throw UsageError("cannot create output directory '" + directory +
+                     "': " + (error ? error.message() : "not a directory"));
+  }
+  const std::string probe =
+      (fs::path(directory) / (".gpubench-probe." + std::to_string(::getpid()))).string();
+  std::FILE* file = std::fopen(probe.c_str(), "w");
+  if (file == nullptr) {
+    throw UsageError("cannot write to output directory '" + directory +
+                     "': " + std::strerror(errno));
+  }
+  std::fclose(file);
+  std::remove(probe.c_str());
+}
+
+std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {
+  if (output.empty()) throw UsageError("--output must not be empty");
+  if (ends_with_json(output)) {
+    const fs::path parent = fs::path(output).parent_path();
+    ensure_writable_directory(parent.empty() ? "." : parent.string());
+    if (fs::is_directory(output)) throw UsageError("output '" + output + "' is a directory");
+    return output;
+  }
+  ensure_writable_directory(output);
+  const std::string stem = spec.model + "_" + to_string(spec.precision) + "_" +
+                           to_string(spec.device) + "x" + std::to_string(spec.gpus) + "_bs" +
+                           std::to_string(spec.batch_size) + "_" + utc_time_text("%Y%m%dT%H%M%SZ");
+  fs::path path = fs::path(output) / (stem + ".json");
+  for (int n = 2; fs::exists(path); ++n) {
+    path = fs::path(output) / (stem + "-" + std::to_string(n) + ".json");
+  }
+  return path.string();
+}
+
+}  // namespace gpubench

@@ -1,0 +1,150 @@
+#include "results/result_set.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/errors.h"
+#include "spec/benchmark_fields.h"
+
+namespace gpubench {
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kSelectorKeys = {"gpu",    "gpus",       "model",   "precision",
+                                                "device", "batch_size", "hostname"};
+
+std::string selector_value(const Result& r, const std::string& key) {
+  if (key == "gpu") return system_name(r);
+  if (key == "gpus") return std::to_string(r.benchmark.gpus);
+  if (key == "model") return r.benchmark.model;
+  if (key == "precision") return to_string(r.benchmark.precision);
+  if (key == "device") return to_string(r.benchmark.device);
+  if (key == "batch_size") return std::to_string(r.benchmark.batch_size);
+  return r.system.hostname;
+}
+
+}  // namespace
+
+std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw UsageError("no result files or directories given");
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(path, error)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".json") {
+          found.push_back(entry.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(path, error)) {
+      files.push_back(path);
+    } else {
+      throw UsageError("no result file or directory '" + path + "'");
+    }
+  }
+  if (files.empty()) throw UsageError("no result files (*.json) under " + join(paths));
+  std::vector<LoadedResult> results;
+  results.reserve(files.size());
+  for (const std::string& file : files) results.push_back({read_result_file(file), file});
+  return results;
+}
+
+const Result* newest_result(const std::vector<const Result*>& candidates) {
+  const Result* best = nullptr;
+  for (const Result* r : candidates) {
+    if (best == nullptr) {
+      best = r;
+      continue;
+    }
+    const bool r_has = has_throughput(r->status), best_has = has_throughput(best->status);
+    if ((r_has && !best_has) || (r_has == best_has && r->started_at >= best->started_at)) best = r;
+  }
+  return best;
+}
+
+std::string system_name(const Result& result) {
+  const bool on_gpu = result.benchmark.device != DeviceKind::kCpu;
+  if (on_gpu && !result.system.gpu_name.empty()) return result.system.gpu_name;
+  return "CPU (" + (result.system.cpu.empty() ? std::string("unknown") : result.system.cpu) + ")";
+}
+
+std::string system_label(const Result& result) {
+  return system_name(result) + " x" + std::to_string(result.benchmark.gpus);
+}
+
+std::string BenchmarkIdentity::settings_text(const std::vector<std::string>& leave_out) const {
+  std::vector<std::string> texts;
+  for (const auto& [key, text] : settings) {
+    if (std::find(leave_out.begin(), leave_out.end(), key) == leave_out.end()) {
+      texts.push_back(text);
+    }
+  }
+  return join(texts, " ");
+}
+
+std::string BenchmarkIdentity::text() const {
+  return settings_text() + " on " + system;
+}
+
+BenchmarkIdentity identity_of(const Result& result) {
+  return {identity_settings(result.benchmark), system_name(result)};
+}
+
+std::string benchmark_identity(const Result& result) {
+  return identity_of(result).text();
+}
+
+bool looks_like_selector(const std::string& text) {
+  return text.find('=') != std::string::npos && !fs::exists(text);
+}
+
+ResultSelector ResultSelector::parse(const std::string& text) {
+  ResultSelector selector;
+  selector.text_ = text;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t equals = text.find('=', i);
+    if (equals == std::string::npos) {
+      throw UsageError("selector '" + text + "': expected key=value, got '" + text.substr(i) + "'");
+    }
+    std::string key = text.substr(i, equals - i);
+    key.erase(0, key.find_first_not_of(' '));
+    key.erase(key.find_last_not_of(' ') + 1);
+    if (std::find(kSelectorKeys.begin(), kSelectorKeys.end(), key) == kSelectorKeys.end()) {
+      throw UsageError("unknown selector key '" + key + "'; known: " + join(kSelectorKeys));
+    }
+    std::string value;
+    i = equals + 1;
+    if (i < text.size() && text[i] == '"') {
+      const size_t close = text.find('"', i + 1);
+      if (close == std::string::npos) {
+        throw UsageError("selector '" + text + "': unterminated quote");
+      }
+      value = text.substr(i + 1, close - i - 1);
+      i = close + 1;
+    } else {
+      const size_t comma = text.find(',', i);
+      value = text.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+      i = comma == std::string::npos ? text.size() : comma;
+    }
+    if (i < text.size()) {
+      if (text[i] != ',') throw UsageError("selector '" + text + "': expected ',' after " + key);
+      ++i;
+    }
+    selector.fields_[key] = value;
+  }
+  if (selector.fields_.empty()) throw UsageError("empty selector");
+  return selector;
+}
+
+bool ResultSelector::matches(const Result& result) const {
+  return std::all_of(fields_.begin(), fields_.end(), [&](const auto& field) {
+    return selector_value(result, field.first) == field.second;
+  });
+}
+
+}  // namespace gpubench

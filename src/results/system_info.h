@@ -1,0 +1,56 @@
+// The environment a result was measured in: the "system" block of a result file. Reading it
+// from the machine is system/'s job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+// How each pair of GPUs is connected, as the driver tells it (`nvidia-smi topo -m`), and whether
+// CUDA peer-to-peer access works between them.
+struct GpuLink {
+  int first = 0;
+  int second = 0;
+  std::string code;          // nvidia-smi's code: NV18, PIX, PXB, PHB, NODE, SYS
+  std::string description;   // "NVLink x18", "PCIe through one switch", ...
+  bool peer_access = false;  // cudaDeviceCanAccessPeer, both ways
+  bool peer_known = false;   // false where CUDA could not be asked
+};
+
+struct GpuInterconnect {
+  std::vector<GpuLink> links;  // one per pair, first < second
+  std::string source;          // what the links were read from, or why there are none
+};
+
+struct SystemInfo {
+  std::string hostname;
+  std::string os;
+  std::string cpu;
+  int cpu_logical_cores = 0;
+  std::string gpu_name;                // the first device's name; empty without CUDA
+  std::vector<std::string> gpu_names;  // every visible device
+  int gpu_count = 0;
+  std::string driver;  // NVIDIA kernel driver version
+  std::string cuda;    // CUDA runtime version LibTorch was built with
+  std::string cudnn;
+  std::string nccl;
+  GpuInterconnect gpu_interconnect;  // every GPU pair on this machine
+  std::string libtorch;
+  bool libtorch_cuda = false;  // whether this LibTorch build has CUDA at all
+  std::string blas;            // how LibTorch does CPU matrix products
+  bool tf32_matmul = false;
+  bool tf32_cudnn = false;
+  bool cudnn_benchmark = false;  // cuDNN algorithm autotuning
+  std::string gpubench_version;
+  std::string git_commit;
+};
+
+void to_json(nlohmann::json& j, const GpuInterconnect& interconnect);
+void from_json(const nlohmann::json& j, GpuInterconnect& interconnect);
+void to_json(nlohmann::json& j, const SystemInfo& info);
+void from_json(const nlohmann::json& j, SystemInfo& info);
+
+}  // namespace gpubench

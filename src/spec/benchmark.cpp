@@ -1,0 +1,58 @@
+#include "spec/benchmark.h"
+
+#include <tuple>
+
+#include "common/enum_names.h"
+
+namespace gpubench {
+namespace {
+
+const EnumNames<Precision> kPrecisions = {{Precision::kFp32, "fp32"},
+                                          {Precision::kTf32, "tf32"},
+                                          {Precision::kFp16, "fp16"},
+                                          {Precision::kBf16, "bf16"}};
+
+const EnumNames<DeviceKind> kDevices = {
+    {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
+
+template <typename T>
+auto fields_of(const T& b) {
+  return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
+                  b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
+                  b.timeout_s);
+}
+
+}  // namespace
+
+std::string to_string(Precision precision) {
+  return name_of(kPrecisions, precision);
+}
+std::string to_string(DeviceKind device) {
+  return name_of(kDevices, device);
+}
+Precision parse_precision(const std::string& text) {
+  return parse_name(kPrecisions, text, "precision");
+}
+DeviceKind parse_device(const std::string& text) {
+  return parse_name(kDevices, text, "device");
+}
+std::vector<std::string> precision_names() {
+  return names_of(kPrecisions);
+}
+std::vector<std::string> device_names() {
+  return names_of(kDevices);
+}
+
+std::string collective_backend_for(DeviceKind device) {
+  return device == DeviceKind::kCuda ? "nccl" : "gloo";
+}
+
+bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
+  return fields_of(*this) == fields_of(other);
+}
+
+bool ResolvedBenchmark::operator==(const ResolvedBenchmark& other) const {
+  return fields_of(*this) == fields_of(other);
+}
+
+}  // namespace gpubench

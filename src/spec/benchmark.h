@@ -1,0 +1,70 @@
+// What to measure. A BenchmarkRequest holds what the user said (flags, a suite entry), with every
+// setting optional; resolving it (train/resolve_benchmark.h) gives a ResolvedBenchmark with every
+// setting decided, which is what runs, what a child process receives and what a result records.
+// Each setting is described once, in spec/benchmark_fields.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+enum class Precision { kFp32, kTf32, kFp16, kBf16 };
+enum class DeviceKind { kAuto, kCuda, kCpu };
+
+std::string to_string(Precision precision);
+std::string to_string(DeviceKind device);
+Precision parse_precision(const std::string& text);  // throws UsageError
+DeviceKind parse_device(const std::string& text);    // throws UsageError
+std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16
+std::vector<std::string> device_names();
+
+// The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
+std::string collective_backend_for(DeviceKind device);
+
+struct BenchmarkRequest {
+  std::optional<std::string> model;
+  std::optional<Precision> precision;
+  std::optional<DeviceKind> device;
+  std::optional<int> gpus;
+  std::optional<int64_t> batch_size;
+  std::optional<int> warmup_steps;
+  std::optional<int> steps;
+  std::optional<int> repeat;
+  std::optional<int64_t> seed;
+  std::optional<bool> channels_last;
+  std::optional<int64_t> tgt_len;
+  std::optional<int64_t> mem_len;
+  std::optional<int> threads;
+  std::optional<int> bucket_mb;
+  std::optional<int> timeout_s;
+
+  bool operator==(const BenchmarkRequest& other) const;
+};
+
+// Every setting decided: no "auto" device, every default filled in. Built by resolve() or read
+// back from JSON (benchmark_from_json); the value-initialised members below are not defaults.
+struct ResolvedBenchmark {
+  std::string model;
+  Precision precision = Precision::kFp32;
+  DeviceKind device = DeviceKind::kCpu;
+  int gpus = 0;            // data-parallel ranks in all (devices; CPU ranks with device cpu)
+  int64_t batch_size = 0;  // per device
+  int warmup_steps = 0;
+  int steps = 0;
+  int repeat = 0;
+  int64_t seed = 0;
+  bool channels_last = false;
+  int64_t tgt_len = 0;  // language models only; 0 for the others
+  int64_t mem_len = 0;
+  int threads = 0;    // CPU intra-op threads per rank
+  int bucket_mb = 0;  // gradient all-reduce bucket size (DDP's bucket_cap_mb)
+  int timeout_s = 0;  // how long a rank waits for its peers
+
+  bool operator==(const ResolvedBenchmark& other) const;
+  bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }
+};
+
+}  // namespace gpubench

@@ -1,0 +1,334 @@
+#include "spec/benchmark_fields.h"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+
+#include "common/atomic_file.h"
+#include "common/errors.h"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+
+// How a member's C++ type travels as JSON.
+template <typename T>
+struct Codec {
+  static json encode(const T& value) { return value; }
+  static T decode(const json& value) { return value.get<T>(); }
+};
+template <>
+struct Codec<Precision> {
+  static json encode(Precision value) { return to_string(value); }
+  static Precision decode(const json& value) { return parse_precision(value.get<std::string>()); }
+};
+template <>
+struct Codec<DeviceKind> {
+  static json encode(DeviceKind value) { return to_string(value); }
+  static DeviceKind decode(const json& value) { return parse_device(value.get<std::string>()); }
+};
+
+struct Shape {
+  FieldType type;
+  json default_value;
+  std::string default_text;
+  int64_t min = 0, max = 0;
+  std::vector<std::string> choices;
+};
+
+template <typename T, typename R>
+BenchmarkField field(std::string key, Shape shape, std::string help, bool identity,
+                     std::optional<T> BenchmarkRequest::*requested, R ResolvedBenchmark::*resolved,
+                     std::function<std::string(const ResolvedBenchmark&)> identity_text = {}) {
+  BenchmarkField f;
+  f.key = key;
+  f.result_key = key;
+  f.type = shape.type;
+  f.help = std::move(help);
+  f.default_value = std::move(shape.default_value);
+  f.default_text = shape.default_text.empty() && !f.default_value.is_null()
+                       ? (f.default_value.is_string() ? f.default_value.get<std::string>()
+                                                      : f.default_value.dump())
+                       : shape.default_text;
+  f.min = shape.min;
+  f.max = shape.max;
+  f.choices = std::move(shape.choices);
+  f.identity = identity;
+  f.requested = [requested](const BenchmarkRequest& r) -> std::optional<json> {
+    if (!(r.*requested)) return std::nullopt;
+    return Codec<T>::encode(*(r.*requested));
+  };
+  f.request = [requested](BenchmarkRequest& r, const json& v) {
+    r.*requested = Codec<T>::decode(v);
+  };
+  f.resolved = [resolved](const ResolvedBenchmark& b) { return Codec<R>::encode(b.*resolved); };
+  f.resolve = [resolved](ResolvedBenchmark& b, const json& v) {
+    b.*resolved = Codec<R>::decode(v);
+  };
+  f.identity_text = identity_text ? std::move(identity_text)
+                                  : [](const ResolvedBenchmark&) { return std::string(); };
+  return f;
+}
+
+Shape integer(json default_value, int64_t min, int64_t max, std::string default_text = "") {
+  return {FieldType::kInteger, std::move(default_value), std::move(default_text), min, max, {}};
+}
+
+std::vector<BenchmarkField> make_table() {
+  using B = ResolvedBenchmark;
+  using R = BenchmarkRequest;
+  std::vector<BenchmarkField> table = {
+      field("model", {FieldType::kText, "resnet50", "", 0, 0, {}},
+            "Model name (see `gpubench models`)", true, &R::model, &B::model,
+            [](const B& b) { return b.model; }),
+      field("precision", {FieldType::kChoice, "fp32", "", 0, 0, precision_names()},
+            "fp32 (TF32 off), tf32, fp16 (AMP + loss scaling), bf16", true, &R::precision,
+            &B::precision, [](const B& b) { return to_string(b.precision); }),
+      // Part of the identity through the system it names (a GPU, or the CPU).
+      field("device", {FieldType::kChoice, "auto", "", 0, 0, device_names()},
+            "auto (CUDA when present), cuda or cpu", true, &R::device, &B::device),
+      field("gpus", integer(1, 1, 4096),
+            "Data-parallel ranks, one process per device (with device cpu: CPU ranks); under "
+            "torchrun/srun/mpirun the launcher's world size",
+            true, &R::gpus, &B::gpus, [](const B& b) { return "x" + std::to_string(b.gpus); }),
+      field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"), "Per-device batch size",
+            true, &R::batch_size, &B::batch_size,
+            [](const B& b) {
+              // Published figures whose source gives no batch size record 0.
+              return "batch " + (b.batch_size > 0 ? std::to_string(b.batch_size) : "n/a");
+            }),
+      field("warmup_steps", integer(10, 0, 1000000), "Untimed steps before the first trial",
+            false, &R::warmup_steps, &B::warmup_steps),
+      field("steps", integer(50, 1, 10000000), "Timed steps per trial", false, &R::steps,
+            &B::steps),
+      field("repeat", integer(3, 1, 1000), "Trials; the median trial is reported", false,
+            &R::repeat, &B::repeat),
+      field("seed", integer(42, 0, kNoLimit), "Random seed for weights and synthetic data", false,
+            &R::seed, &B::seed),
+      field("channels_last",
+            {FieldType::kFlag, nullptr, "on for fp16/bf16 convnets on CUDA", 0, 0, {}},
+            "NHWC memory format", true, &R::channels_last, &B::channels_last,
+            [](const B& b) { return b.channels_last ? std::string("channels-last") : ""; }),
+      field("tgt_len", integer(nullptr, 1, 1 << 20, "the model's"),
+            "Language models: tokens per segment", true, &R::tgt_len, &B::tgt_len,
+            [](const B& b) { return b.tgt_len > 0 ? "tgt " + std::to_string(b.tgt_len) : ""; }),
+      field("mem_len", integer(nullptr, 0, 1 << 20, "the model's"),
+            "Language models: memory length in tokens", true, &R::mem_len, &B::mem_len,
+            [](const B& b) { return b.tgt_len > 0 ? "mem " + std::to_string(b.mem_len) : ""; }),
+      field("threads", integer(nullptr, 1, 4096, "logical CPUs / ranks here"),
+            "CPU intra-op threads per rank", true, &R::threads, &B::threads,
+            [](const B& b) {
+              return b.device == DeviceKind::kCpu ? std::to_string(b.threads) + " threads" : "";
+            }),
+      field("bucket_mb", integer(25, 1, 1 << 16), "Gradient all-reduce bucket size in MiB", true,
+            &R::bucket_mb, &B::bucket_mb,
+            [](const B& b) {
+              return b.gpus > 1 ? "bucket " + std::to_string(b.bucket_mb) + " MiB" : "";
+            }),
+      field("timeout_s", integer(300, 1, 7 * 24 * 3600),
+            "Seconds a rank waits for its peers (rendezvous, each collective) before the run "
+            "fails",
+            false, &R::timeout_s, &B::timeout_s),
+  };
+  for (BenchmarkField& f : table) {
+    if (f.key == "model") f.short_flag = "-m";
+    if (f.key == "precision") f.short_flag = "-p";
+    if (f.key == "batch_size") {
+      f.short_flag = "-b";
+      f.result_key = "batch_size_per_device";
+    }
+  }
+  return table;
+}
+
+std::string describe_rule(const BenchmarkField& f) {
+  switch (f.type) {
+    case FieldType::kText:
+      return "a non-empty string";
+    case FieldType::kFlag:
+      return "true or false";
+    case FieldType::kChoice:
+      return "one of " + join(f.choices);
+    case FieldType::kInteger:
+      break;
+  }
+  if (f.max == kNoLimit) return f.min == 1 ? "a positive integer" : "zero or more";
+  return "an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max);
+}
+
+[[noreturn]] void reject(const BenchmarkField& f, const std::string& shown) {
+  throw UsageError(f.key + " must be " + describe_rule(f) + ", got " + shown);
+}
+
+json checked_type(const BenchmarkField& f, const json& value, bool check_bounds) {
+  switch (f.type) {
+    case FieldType::kText:
+      if (!value.is_string() || value.get<std::string>().empty()) reject(f, value.dump());
+      return value;
+    case FieldType::kFlag:
+      if (!value.is_boolean()) reject(f, value.dump());
+      return value;
+    case FieldType::kChoice:
+      if (!value.is_string()) reject(f, value.dump());
+      if (check_bounds && std::find(f.choices.begin(), f.choices.end(),
+                                    value.get<std::string>()) == f.choices.end()) {
+        reject(f, "'" + value.get<std::string>() + "'");
+      }
+      return value;
+    case FieldType::kInteger:
+      break;
+  }
+  if (!value.is_number_integer()) reject(f, value.dump());
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    reject(f, value.dump());
+  }
+  const int64_t number = value.get<int64_t>();
+  if (check_bounds && (number < f.min || number > f.max)) reject(f, std::to_string(number));
+  return number;
+}
+
+}  // namespace
+
+std::string BenchmarkField::long_flag() const {
+  std::string name = key;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
+const std::vector<BenchmarkField>& benchmark_fields() {
+  static const std::vector<BenchmarkField> table = make_table();
+  return table;
+}
+
+std::vector<std::string> benchmark_field_keys() {
+  std::vector<std::string> keys;
+  for (const BenchmarkField& f : benchmark_fields()) keys.push_back(f.key);
+  return keys;
+}
+
+const BenchmarkField* find_benchmark_field(const std::string& key) {
+  std::string normalized = key;
+  std::replace(normalized.begin(), normalized.end(), '-', '_');
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (f.key == normalized) return &f;
+  }
+  return nullptr;
+}
+
+json check_field_value(const BenchmarkField& field, const json& value) {
+  return checked_type(field, value, true);
+}
+
+json field_value_from_text(const BenchmarkField& field, const std::string& text) {
+  switch (field.type) {
+    case FieldType::kText:
+    case FieldType::kChoice:
+      return check_field_value(field, text);
+    case FieldType::kFlag:
+      if (text == "true" || text == "1" || text == "yes") return true;
+      if (text == "false" || text == "0" || text == "no") return false;
+      reject(field, "'" + text + "'");
+    case FieldType::kInteger:
+      break;
+  }
+  size_t used = 0;
+  long long number = 0;
+  try {
+    number = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) reject(field, "'" + text + "'");
+  return check_field_value(field, static_cast<int64_t>(number));
+}
+
+void set_requested_field(BenchmarkRequest& request, const std::string& key, const json& value) {
+  const BenchmarkField* f = find_benchmark_field(key);
+  if (f == nullptr) {
+    throw UsageError("unknown benchmark setting '" + key + "'; known: " +
+                     join(benchmark_field_keys()));
+  }
+  f->request(request, check_field_value(*f, value));
+}
+
+ResolvedBenchmark with_fixed_defaults(const BenchmarkRequest& request) {
+  ResolvedBenchmark resolved;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    const std::optional<json> value = f.requested(request);
+    if (value) {
+      f.resolve(resolved, *value);
+    } else if (!f.default_value.is_null()) {
+      f.resolve(resolved, f.default_value);
+    }
+  }
+  return resolved;
+}
+
+json benchmark_to_json(const ResolvedBenchmark& benchmark) {
+  json block = json::object();
+  for (const BenchmarkField& f : benchmark_fields()) block[f.result_key] = f.resolved(benchmark);
+  return block;
+}
+
+ResolvedBenchmark benchmark_from_json(const json& block) {
+  if (!block.is_object()) throw UsageError("a benchmark must be a JSON object");
+  ResolvedBenchmark benchmark;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    const auto it = block.find(f.result_key);
+    if (it != block.end()) {
+      // Types only: a published figure records what its source gives (batch 0: not given).
+      f.resolve(benchmark, checked_type(f, *it, false));
+    } else if (!f.default_value.is_null()) {
+      f.resolve(benchmark, f.default_value);
+    }
+  }
+  return benchmark;
+}
+
+void write_benchmark_file(const std::string& path, const ResolvedBenchmark& benchmark) {
+  write_json_atomically(path, {{"schema", kBenchmarkSchema}, {"benchmark", benchmark_to_json(benchmark)}});
+}
+
+ResolvedBenchmark read_benchmark_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read benchmark file '" + path + "'");
+  json document;
+  try {
+    in >> document;
+  } catch (const json::parse_error& error) {
+    throw UsageError("'" + path + "' is not valid JSON: " + first_line(error.what()));
+  }
+  if (!document.is_object() || document.value("schema", "") != kBenchmarkSchema) {
+    throw UsageError("'" + path + "' is not a " + std::string(kBenchmarkSchema) + " document");
+  }
+  const auto block = document.find("benchmark");
+  if (block == document.end() || !block->is_object()) {
+    throw UsageError("'" + path + "' has no benchmark object");
+  }
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (!block->contains(f.result_key)) {
+      throw UsageError("'" + path + "' has no '" + f.result_key + "'");
+    }
+  }
+  try {
+    return benchmark_from_json(*block);
+  } catch (const UsageError& error) {
+    throw UsageError("'" + path + "': " + error.what());
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> identity_settings(const ResolvedBenchmark& b) {
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (!f.identity) continue;
+    std::string text = f.identity_text(b);
+    if (!text.empty()) settings.emplace_back(f.key, std::move(text));
+  }
+  return settings;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,80 @@
+// Every benchmark setting, described once: its key (suite key, JSON key, and `train`'s long
+// option with '-' for '_'), type, default, bounds, help, whether it is part of the benchmark's
+// identity and whether a suite may set it. The `train` options, the suite keys, the result's
+// "benchmark" block (both directions), the identity that report, compare and regress match on,
+// and the file a child process receives all come from this table. Adding a setting is one
+// entry in benchmark_fields.cpp plus the code that uses it.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+enum class FieldType { kText, kInteger, kFlag, kChoice };
+
+struct BenchmarkField {
+  std::string key;         // "batch_size"
+  std::string short_flag;  // "-b", or empty
+  std::string result_key;  // its key in a result's "benchmark" block
+  FieldType type = FieldType::kInteger;
+  std::string help;
+  // The value when the user gives none; null when the model, the precision policy or the
+  // machine decides it (default_text then says which).
+  nlohmann::json default_value;
+  std::string default_text;
+  int64_t min = 0, max = 0;          // kInteger
+  std::vector<std::string> choices;  // kChoice
+  bool identity = false;  // a different value is a different benchmark
+  bool suite = true;      // a suite entry may set it
+
+  std::function<std::optional<nlohmann::json>(const BenchmarkRequest&)> requested;
+  std::function<void(BenchmarkRequest&, const nlohmann::json&)> request;
+  std::function<nlohmann::json(const ResolvedBenchmark&)> resolved;
+  std::function<void(ResolvedBenchmark&, const nlohmann::json&)> resolve;
+  // This setting in a benchmark's identity ("batch 64"), or empty where it says nothing (the
+  // bucket size of a single process).
+  std::function<std::string(const ResolvedBenchmark&)> identity_text;
+
+  std::string long_flag() const;  // "--batch-size"
+};
+
+const std::vector<BenchmarkField>& benchmark_fields();
+std::vector<std::string> benchmark_field_keys();
+// Accepts "batch-size" as "batch_size"; nullptr for an unknown key.
+const BenchmarkField* find_benchmark_field(const std::string& key);
+
+// Checks a value against the field's type and bounds and returns it in canonical form; throws
+// UsageError "batch_size must be an integer from 1 to 1048576, got 0".
+nlohmann::json check_field_value(const BenchmarkField& field, const nlohmann::json& value);
+// The same from command-line text ("64", "fp16", "true").
+nlohmann::json field_value_from_text(const BenchmarkField& field, const std::string& text);
+
+// Sets one requested setting; throws UsageError naming the key for an unknown key or bad value.
+void set_requested_field(BenchmarkRequest& request, const std::string& key,
+                         const nlohmann::json& value);
+
+// Every setting the table gives a fixed default for, where the request leaves it unset; what
+// the model or the machine decides is left to resolve().
+ResolvedBenchmark with_fixed_defaults(const BenchmarkRequest& request);
+
+// The result's "benchmark" settings, keyed by result_key; and back, checking every value.
+// Reading fills a key that is absent with the field's default (older result files).
+nlohmann::json benchmark_to_json(const ResolvedBenchmark& benchmark);
+ResolvedBenchmark benchmark_from_json(const nlohmann::json& block);  // throws UsageError
+
+// What a child process receives: {"schema": "gpubench.benchmark/1", "benchmark": {...}}.
+inline constexpr const char* kBenchmarkSchema = "gpubench.benchmark/1";
+void write_benchmark_file(const std::string& path, const ResolvedBenchmark& benchmark);
+ResolvedBenchmark read_benchmark_file(const std::string& path);  // throws UsageError
+
+// The identity settings in table order, each as (key, text), without the empty ones.
+std::vector<std::pair<std::string, std::string>> identity_settings(const ResolvedBenchmark& b);
+
+}  // namespace gpubench

@@ -1,0 +1,25 @@
+// Suite files (YAML or JSON, one schema): `defaults:` plus `benchmarks:`, where a list value
+// expands to the cross product of its entries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+// One benchmark of a suite, as requested; resolving it is the caller's (it needs the models).
+struct SuiteEntry {
+  BenchmarkRequest request;
+  std::string origin;  // "configs/quick.yaml:7": where the entry is, for error messages
+};
+
+// Throws UsageError naming the file (and line, where the parser gives one) for a missing or
+// malformed file, an unknown key or a value outside a setting's type and bounds.
+std::vector<SuiteEntry> load_suite_file(const std::string& path);
+// The same from text; `name` is used in error messages, `is_json` picks the parser.
+std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name,
+                                    bool is_json);
+
+}  // namespace gpubench

@@ -1,0 +1,19 @@
+// Reads this machine's environment into a result's system block.
+#pragma once
+
+#include <string>
+
+#include "results/system_info.h"
+
+namespace gpubench {
+
+// This machine's host name ("unknown" when it cannot be read).
+std::string read_hostname();
+
+// The driver version in a line of /proc/driver/nvidia/version; empty if it has none.
+std::string parse_nvidia_driver_version(const std::string& proc_line);
+
+// Reads the machine now, including the TF32 flags currently in force.
+SystemInfo collect_system_info();
+
+}  // namespace gpubench

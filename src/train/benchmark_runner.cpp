@@ -1,0 +1,192 @@
+#include "train/benchmark_runner.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include <torch/torch.h>
+
+#if GPUBENCH_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include "train/compat.h"
+#include "common/errors.h"
+#include "models/model_registry.h"
+#include "train/precision_policy.h"
+#include "results/statistics.h"
+#include "train/device_timers.h"
+#include "system/system_probe.h"
+#include "train/training_step.h"
+
+namespace gpubench {
+namespace {
+
+torch::Device device_for(const ResolvedBenchmark& spec, const RankContext& rank) {
+  return spec.device == DeviceKind::kCuda
+             ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(rank.device_index))
+             : torch::Device(torch::kCPU);
+}
+
+int world_size_of(const RankContext& rank) {
+  return rank.collectives ? rank.collectives->world_size() : 1;
+}
+
+void to_channels_last(torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : module.parameters()) {
+    if (parameter.dim() == 4) {
+      parameter.set_data(parameter.data().contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+  }
+}
+
+void reset_peak_memory(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+  (void)device;
+#endif
+}
+
+void record_peak_memory(torch::Device device, Metrics& metrics) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    metrics.peak_memory_bytes = stats.allocated_bytes[0].peak;
+    metrics.peak_memory_source = "cuda caching allocator, peak allocated bytes";
+    return;
+  }
+#else
+  (void)device;
+#endif
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  metrics.peak_memory_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
+}
+
+void describe_placement(const RankContext& rank, DistributedInfo& info) {
+  info.launcher = rank.launcher;
+  if (!rank.collectives) return;
+  info.world_size = rank.collectives->world_size();
+  info.nodes = rank.collectives->nodes();
+  info.backend = rank.collectives->backend();
+}
+
+// Communication the backward pass left exposed, averaged over the timed steps, on the slowest
+// rank; the gradient sync's shape; the largest peak memory of any rank.
+void record_distributed(const RankContext& rank, GradientSynchronizer* synchronizer,
+                        Result& result) {
+  if (!rank.collectives) return;
+  DistributedInfo& info = result.distributed;
+  info.buckets = synchronizer->bucket_count();
+  info.gradient_bytes = synchronizer->gradient_bytes();
+  auto exposed = synchronizer->take_exposed_communication_ms();
+  const size_t timed = static_cast<size_t>(result.benchmark.steps) * result.benchmark.repeat;
+  if (exposed.size() > timed) exposed.erase(exposed.begin(), exposed.end() - timed);
+  info.exposed_communication_ms = rank.collectives->max_over_ranks(summarize(exposed).mean);
+  const double step_ms = result.metrics.step_time_ms.median;
+  info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
+  result.metrics.peak_memory_bytes = static_cast<int64_t>(
+      rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
+}
+
+}  // namespace
+
+Result result_for(const ResolvedBenchmark& resolved) {
+  const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
+  Result result = planned_result(resolved);
+  result.model_reference = info.reference;
+  result.model_family = info.family;
+  result.input_shape = info.input_shape;
+  result.metrics.throughput_unit = info.sample_unit + "/sec";
+  result.system = collect_system_info();
+  return result;
+}
+
+Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& error) {
+  Result result = result_for(resolved);
+  result.status = RunStatus::kFailed;
+  result.error = error;
+  return result;
+}
+
+Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const RankContext& rank = context.rank;
+  const ModelInfo& info = ModelRegistry::instance().get(spec.model);
+  const torch::Device device = device_for(spec, rank);
+  const int world_size = world_size_of(rank);
+  const PrecisionPolicy policy(spec.precision, device);
+  policy.apply_global_flags();  // first, so the system block records the TF32 flags in force
+  Result result = result_for(spec);
+  describe_placement(rank, result.distributed);
+  try {
+    at::set_num_threads(spec.threads);
+    torch::manual_seed(static_cast<uint64_t>(spec.seed));
+    const ModelOptions options{spec.tgt_len, spec.mem_len};
+    std::unique_ptr<TrainableModel> model = info.instantiate(options);
+    const ModelStats stats = measure_instance(*model);  // on the CPU, before the move
+    const int64_t samples_per_step = spec.batch_size * world_size * model->samples_per_item();
+    result.params = stats.params;
+    result.metrics.forward_flops_per_sample = stats.forward_flops;
+    result.metrics.train_flops_per_step = 3 * stats.forward_flops * samples_per_step;
+
+    model->module().to(device);
+    if (spec.channels_last) to_channels_last(model->module());
+    model->module().train();
+    std::unique_ptr<GradientSynchronizer> synchronizer;
+    if (rank.collectives) {
+      // Identical weights everywhere (DDP's broadcast), then each rank its own data.
+      auto state = model->module().parameters();
+      for (auto& buffer : model->module().buffers()) state.push_back(buffer);
+      rank.collectives->broadcast_from_rank0(state);
+      synchronizer = std::make_unique<GradientSynchronizer>(
+          *rank.collectives, model->module().parameters(), int64_t{spec.bucket_mb} << 20);
+      torch::manual_seed(static_cast<uint64_t>(spec.seed) +
+                         static_cast<uint64_t>(rank.collectives->rank()));
+    }
+    const SyntheticBatch batch =
+        model->synthetic_batch(spec.batch_size, device, spec.channels_last);
+    OptimizerSettings settings;
+    settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * world_size) / 256.0;
+    TrainingStep step(*model, policy, settings, synchronizer.get());
+    result.optimizer_impl = to_string(step.optimizer_implementation());
+
+    reset_peak_memory(device);
+    auto timer = make_step_timer(device);
+    if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
+    const TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
+                         static_cast<double>(samples_per_step)};
+    MeasurementHooks hooks;
+    hooks.progress = context.progress;
+    if (context.fault) hooks.before_first_timed_step = [&] { context.fault->trigger(); };
+    torch::Tensor loss;
+    const Measurement measured =
+        measure_trials(plan, *timer, [&] { loss = step.run(batch); }, hooks);
+    Metrics& metrics = result.metrics;
+    metrics.trials = measured.trials;
+    metrics.step_time_ms = measured.step_time_ms;
+    metrics.throughput = measured.throughput;
+    metrics.per_device_throughput = metrics.throughput / world_size;
+    if (model->samples_per_item() > 1) {
+      metrics.sequences_per_second =
+          metrics.throughput / static_cast<double>(model->samples_per_item());
+    }
+    metrics.final_loss = loss.item<double>();
+    metrics.skipped_steps = step.skipped_steps();
+    metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
+                              metrics.throughput / static_cast<double>(samples_per_step) / 1e12;
+    record_peak_memory(device, metrics);
+    record_distributed(rank, synchronizer.get(), result);
+  } catch (const std::exception& error) {
+    result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
+    result.error = first_line(error.what());
+  }
+  result.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace gpubench

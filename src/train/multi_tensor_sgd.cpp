@@ -1,0 +1,92 @@
+#include "train/multi_tensor_sgd.h"
+
+#include <stdexcept>
+
+#include "train/compat.h"
+
+namespace gpubench {
+
+std::string to_string(SgdImplementation implementation) {
+  return implementation == SgdImplementation::kFused ? "fused" : "foreach";
+}
+
+SgdImplementation best_sgd_implementation(torch::Device device) {
+  return device.is_cuda() && compat::kHasFusedSgd ? SgdImplementation::kFused
+                                                  : SgdImplementation::kForeach;
+}
+
+MultiTensorSgd::MultiTensorSgd(std::vector<torch::Tensor> parameters,
+                               const torch::optim::SGDOptions& options,
+                               SgdImplementation implementation)
+    : torch::optim::Optimizer(parameters, std::make_unique<torch::optim::SGDOptions>(options)),
+      implementation_(implementation),
+      parameters_(std::move(parameters)),
+      momentum_buffers_(parameters_.size()) {
+  if (options.nesterov() && (options.momentum() <= 0 || options.dampening() != 0)) {
+    throw std::invalid_argument("Nesterov momentum needs a momentum and zero dampening");
+  }
+  if (implementation_ == SgdImplementation::kFused && !compat::kHasFusedSgd) {
+    throw std::invalid_argument("this LibTorch has no fused SGD");
+  }
+}
+
+const torch::optim::SGDOptions& MultiTensorSgd::options() const {
+  return static_cast<const torch::optim::SGDOptions&>(defaults());
+}
+
+torch::Tensor MultiTensorSgd::step(LossClosure closure) {
+  if (closure) throw std::invalid_argument("MultiTensorSgd::step takes no closure");
+  torch::NoGradGuard no_grad;
+  const auto& o = options();
+  const bool momentum = o.momentum() != 0;
+  // [0]: parameters with a momentum buffer; [1]: those whose buffer starts at this step.
+  struct Group {
+    std::vector<size_t> index;
+    std::vector<torch::Tensor> params, grads, buffers;
+  } groups[2];
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    const torch::Tensor& grad = parameters_[i].grad();
+    if (!grad.defined()) continue;
+    const bool first = momentum && !momentum_buffers_[i].defined();
+    Group& group = groups[first];
+    group.index.push_back(i);
+    group.params.push_back(parameters_[i]);
+    group.grads.push_back(grad);
+    if (momentum && !first) group.buffers.push_back(momentum_buffers_[i]);
+  }
+  for (const bool first : {false, true}) {
+    Group& group = groups[first];
+    if (group.params.empty()) continue;
+    if (implementation_ == SgdImplementation::kFused) {
+      if (first) {  // the kernel writes the gradient into a first step's buffer
+        for (size_t k = 0; k < group.index.size(); ++k) {
+          momentum_buffers_[group.index[k]] = torch::empty_like(group.params[k]);
+          group.buffers.push_back(momentum_buffers_[group.index[k]]);
+        }
+      }
+      compat::fused_sgd_(group.params, group.grads, group.buffers, o.weight_decay(), o.momentum(),
+                         o.lr(), o.dampening(), o.nesterov(), first);
+      continue;
+    }
+    // torch::optim::SGD's rule: d = g + wd * p; b = d on the first step, else
+    // m * b + (1 - dampening) * d; d = nesterov ? d + m * b : b; p -= lr * d.
+    std::vector<torch::Tensor> update = group.grads;
+    if (o.weight_decay() != 0) update = at::_foreach_add(update, group.params, o.weight_decay());
+    if (momentum) {
+      if (first) {
+        for (size_t k = 0; k < group.index.size(); ++k) {
+          momentum_buffers_[group.index[k]] = update[k].clone().detach();
+          group.buffers.push_back(momentum_buffers_[group.index[k]]);
+        }
+      } else {
+        at::_foreach_mul_(group.buffers, o.momentum());
+        at::_foreach_add_(group.buffers, update, 1 - o.dampening());
+      }
+      update = o.nesterov() ? at::_foreach_add(update, group.buffers, o.momentum()) : group.buffers;
+    }
+    at::_foreach_add_(group.params, update, -o.lr());
+  }
+  return {};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,22 @@
+// From what the user asked for to what runs: every default decided by its owner (the table's
+// fixed defaults, the model's registration, the precision policy, this machine).
+#pragma once
+
+#include "spec/benchmark.h"
+#include "system/machine.h"
+
+namespace gpubench {
+
+// kAuto becomes CUDA when present. Throws UsageError for CUDA without a device, or more ranks
+// here than devices.
+DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine);
+
+// Throws UsageError for an unknown model, a precision the device cannot run, settings the
+// model does not take, too few warm-up steps for the model, or devices this machine lacks.
+ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
+
+// For a benchmark resolved elsewhere (a child's benchmark file, a launcher's rank): the model
+// exists and this machine has its devices; nothing is decided again.
+void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine);
+
+}  // namespace gpubench

@@ -1,0 +1,161 @@
+// The field table: one description of every setting gives the request, the resolved JSON, the
+// child's benchmark file and the identity.
+#include "spec/benchmark_fields.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+// Every setting away from its default, so a field the JSON forgets shows up.
+ResolvedBenchmark unusual() {
+  ResolvedBenchmark b;
+  b.model = "transformerxl-base";
+  b.precision = Precision::kBf16;
+  b.device = DeviceKind::kCuda;
+  b.gpus = 4;
+  b.batch_size = 7;
+  b.warmup_steps = 11;
+  b.steps = 13;
+  b.repeat = 5;
+  b.seed = 17;
+  b.channels_last = true;
+  b.tgt_len = 64;
+  b.mem_len = 32;
+  b.threads = 3;
+  b.bucket_mb = 100;
+  b.timeout_s = 9;
+  return b;
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(BenchmarkFields, EveryFieldHasOneKeyAFlagAndHelp) {
+  std::set<std::string> keys, flags;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    EXPECT_TRUE(keys.insert(f.key).second) << f.key;
+    EXPECT_TRUE(flags.insert(f.long_flag()).second) << f.key;
+    EXPECT_FALSE(f.help.empty()) << f.key;
+    // A default, or text saying who decides it.
+    EXPECT_FALSE(f.default_text.empty()) << f.key;
+  }
+  EXPECT_EQ(find_benchmark_field("batch-size"), find_benchmark_field("batch_size"));
+  EXPECT_EQ(find_benchmark_field("batch_size")->long_flag(), "--batch-size");
+  EXPECT_EQ(find_benchmark_field("batchsize"), nullptr);
+}
+
+TEST(BenchmarkFields, ResolvedJsonRoundTripsEveryField) {
+  const ResolvedBenchmark b = unusual();
+  const nlohmann::json block = benchmark_to_json(b);
+  EXPECT_EQ(block.size(), benchmark_fields().size());
+  EXPECT_EQ(block["batch_size_per_device"], 7);  // the result schema's name
+  EXPECT_TRUE(benchmark_from_json(block) == b);
+}
+
+TEST(BenchmarkFields, AnOlderResultWithoutANewerFieldGetsItsDefault) {
+  nlohmann::json block = benchmark_to_json(unusual());
+  block.erase("timeout_s");
+  block.erase("bucket_mb");
+  const ResolvedBenchmark read = benchmark_from_json(block);
+  EXPECT_EQ(read.timeout_s, 300);
+  EXPECT_EQ(read.bucket_mb, 25);
+  block["steps"] = "many";
+  EXPECT_THROW(benchmark_from_json(block), UsageError);
+}
+
+TEST(BenchmarkFields, ABenchmarkFileRoundTripsAndRefusesAnIncompleteOne) {
+  testing::ScratchDirectory dir("benchmark-file");
+  write_benchmark_file(dir.file("b.json"), unusual());
+  EXPECT_TRUE(read_benchmark_file(dir.file("b.json")) == unusual());
+  nlohmann::json document = testing::read_json(dir.file("b.json"));
+  EXPECT_EQ(document["schema"], kBenchmarkSchema);
+  document["benchmark"].erase("seed");
+  std::ofstream(dir.file("incomplete.json")) << document.dump();
+  EXPECT_NE(error_of([&] { read_benchmark_file(dir.file("incomplete.json")); }).find("no 'seed'"),
+            std::string::npos);
+  std::ofstream(dir.file("other.json")) << R"({"schema": "gpubench.result/1"})";
+  EXPECT_NE(error_of([&] { read_benchmark_file(dir.file("other.json")); })
+                .find("is not a gpubench.benchmark/1 document"),
+            std::string::npos);
+}
+
+TEST(BenchmarkFields, FixedDefaultsComeFromTheTableAndTheRestIsLeftToTheResolver) {
+  BenchmarkRequest request;
+  request.steps = 7;
+  const ResolvedBenchmark b = with_fixed_defaults(request);
+  EXPECT_EQ(b.model, "resnet50");
+  EXPECT_EQ(b.precision, Precision::kFp32);
+  EXPECT_EQ(b.device, DeviceKind::kAuto);
+  EXPECT_EQ(b.steps, 7);
+  EXPECT_EQ(b.warmup_steps, 10);
+  EXPECT_EQ(b.repeat, 3);
+  EXPECT_EQ(b.seed, 42);
+  EXPECT_EQ(b.bucket_mb, 25);
+  EXPECT_EQ(b.timeout_s, 300);
+  EXPECT_EQ(b.batch_size, 0);  // the model's: resolve() asks it
+  EXPECT_EQ(b.threads, 0);     // the machine's
+}
+
+TEST(BenchmarkFields, OneRuleAndOneMessagePerSetting) {
+  const BenchmarkField& batch = *find_benchmark_field("batch_size");
+  EXPECT_EQ(error_of([&] { check_field_value(batch, 0); }),
+            "batch_size must be an integer from 1 to 1048576, got 0");
+  EXPECT_EQ(error_of([&] { field_value_from_text(batch, "0"); }),
+            "batch_size must be an integer from 1 to 1048576, got 0");
+  EXPECT_EQ(error_of([&] { field_value_from_text(batch, "8x"); }),
+            "batch_size must be an integer from 1 to 1048576, got '8x'");
+  EXPECT_EQ(field_value_from_text(batch, "64"), 64);
+  EXPECT_EQ(error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp8"); }),
+            "precision must be one of fp32, tf32, fp16, bf16, got 'fp8'");
+  EXPECT_EQ(error_of([&] { check_field_value(*find_benchmark_field("channels_last"), 1); }),
+            "channels_last must be true or false, got 1");
+  EXPECT_EQ(error_of([&] { check_field_value(*find_benchmark_field("seed"), -1); }),
+            "seed must be zero or more, got -1");
+  BenchmarkRequest request;
+  EXPECT_NE(error_of([&] { set_requested_field(request, "batchsize", 4); })
+                .find("unknown benchmark setting 'batchsize'; known: model, precision"),
+            std::string::npos);
+  set_requested_field(request, "batch-size", 4);
+  EXPECT_EQ(request.batch_size, 4);
+}
+
+TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingElse) {
+  ResolvedBenchmark b = unusual();
+  const auto text = [](const ResolvedBenchmark& x) {
+    std::string out;
+    for (const auto& [key, value] : identity_settings(x)) out += (out.empty() ? "" : " ") + value;
+    return out;
+  };
+  EXPECT_EQ(text(b), "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB");
+  ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
+  other_run.warmup_steps = 1;
+  other_run.steps = 2;
+  other_run.repeat = 1;
+  other_run.seed = 1;
+  other_run.timeout_s = 1;
+  EXPECT_EQ(text(other_run), text(b));
+  b.gpus = 1;  // one process has no buckets
+  b.channels_last = false;
+  b.tgt_len = b.mem_len = 0;
+  b.model = "resnet50";
+  EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7");
+  b.device = DeviceKind::kCpu;  // threads matter on the CPU only
+  EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");
+}
+
+}  // namespace
+}  // namespace gpubench

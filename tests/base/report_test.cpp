@@ -1,0 +1,320 @@
+// report, compare and regress on hand-written fixture results (tests/fixtures/reports/).
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+#include "reporting/regression.h"
+#include "reporting/report.h"
+#include "results/statistics.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+const std::string kFixtures = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/reports";
+
+std::vector<LoadedResult> fixtures() {
+  return load_results({kFixtures});
+}
+
+// Every number below was worked out by hand from the fixtures: 4543.2 / 1262 = 3.60,
+// 2524 / 1262 = 2.00, 1350 / 450 = 3.00, sqrt(2 x 3) = 2.45, 4543.2 / (4 x 1262) = 90.0 %,
+// CV of (1250, 1262, 1274) = 12 / 1262 = 1.0 %. Only the A40 x4 fixture has a `distributed`
+// block (12.5 ms exposed, share 0.055); the others predate it and get no communication cell.
+const char* kExpectedMarkdown = R"md(# gpubench report (8 result files)
+
+## Throughput (global, median trial ± CV of trials)
+
+| model | precision | setup | unit | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | images/sec | 1262.0 ±1.0% | 4543.2 ±0.0% | 2524.0 ±0.0% | oom: CUDA out of memory. Tried to allocate 2.00 GiB |
+| vgg16 | fp16 | batch 64 | images/sec | 450.0 | not run | 1350.0 | not run |
+| transformerxl-base | fp16 | batch 64 | tokens/sec | 10000.0 | not run | 40000.0 | not run |
+
+## Throughput normalised to gpu="NVIDIA A40",gpus=1
+
+| model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | 1.00 | 3.60 | 2.00 | - |
+| vgg16 | fp16 | batch 64 | 1.00 | - | 3.00 | - |
+| transformerxl-base | fp16 | batch 64 | 1.00 | - | 4.00 | - |
+
+## Geometric mean of normalised throughput per family
+
+| family | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- |
+| convnet | 1.00 (n=2) | 3.60 (n=1) | 2.45 (n=2) | - |
+| language-model | 1.00 (n=1) | - | 4.00 (n=1) | - |
+
+## Scaling efficiency: throughput(N) / (N x throughput(1))
+
+| model | precision | setup | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | 90.0% | - |
+| vgg16 | fp16 | batch 64 | - | - |
+| transformerxl-base | fp16 | batch 64 | - | - |
+
+## Exposed communication per step: ms the backward pass did not hide (share of the step)
+
+| model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | - | 12.5 ms (5.5%) | - | - |
+| vgg16 | fp16 | batch 64 | - | - | - | - |
+| transformerxl-base | fp16 | batch 64 | - | - | - | - |
+
+## Achieved TFLOP/s (3 x forward FLOPs per sample)
+
+| model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | 30.90 | 123.80 | 61.90 | - |
+| vgg16 | fp16 | batch 64 | 41.80 | - | 83.50 | - |
+| transformerxl-base | fp16 | batch 64 | - | - | - | - |
+)md";
+
+TEST(Report, MarkdownTablesFromFixturesAreExact) {
+  ReportOptions options;
+  options.normalize_to = "gpu=\"NVIDIA A40\",gpus=1";
+  EXPECT_EQ(render_markdown(build_report(fixtures(), options)), kExpectedMarkdown);
+}
+
+TEST(Report, CsvAndJsonCarryTheSameCells) {
+  const Report report = build_report(fixtures(), {});
+  const std::string csv = render_csv(report);
+  EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n', csv.find('\n') + 1) + 1) + 1),
+            "# Throughput (global, median trial ± CV of trials)\n"
+            "model,precision,setup,unit,NVIDIA A40 x1,NVIDIA A40 x4 (bucket 25 MiB),NVIDIA L40S "
+            "x1,NVIDIA L40S x4 (bucket 25 MiB)\n"
+            "resnet50,fp16,batch 64,images/sec,1262.0 ±1.0%,4543.2 ±0.0%,2524.0 ±0.0%,oom: CUDA "
+            "out of memory. Tried to allocate 2.00 GiB\n");
+  const auto json = nlohmann::json::parse(render_json(report));
+  const auto& table = json["tables"][0];
+  EXPECT_EQ(table["id"], "throughput");
+  EXPECT_EQ(table["rows"][0]["labels"], nlohmann::json({"resnet50", "fp16", "batch 64", "images/sec"}));
+  EXPECT_DOUBLE_EQ(table["rows"][0]["cells"][1]["value"].get<double>(), 4543.2);
+  EXPECT_TRUE(table["rows"][0]["cells"][3]["value"].is_null());
+  EXPECT_EQ(table["rows"][1]["cells"][1]["text"], "not run");
+}
+
+TEST(Report, HtmlIsSelfContainedWithBarAndLineCharts) {
+  const std::string html = render_html(build_report(fixtures(), {}));
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("class=\"bar\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"line\""), std::string::npos);  // scaling efficiency
+  EXPECT_NE(html.find("<table>"), std::string::npos);
+  for (const char* external : {"http:", "https:", "<script", "@import", "url(", "<link"}) {
+    EXPECT_EQ(html.find(external), std::string::npos) << external;
+  }
+}
+
+// A published figure stands beside a measurement of the same GPU, in a column named after its
+// publisher, and two publishers' figures for one GPU stay apart.
+TEST(Report, PublishedFiguresGetAColumnPerPublisher) {
+  std::vector<LoadedResult> results;
+  for (auto& loaded : fixtures()) {
+    if (system_name(loaded.result) == "NVIDIA A40" && loaded.result.benchmark.gpus == 1 &&
+        loaded.result.benchmark.model == "resnet50") {
+      results.push_back(loaded);
+    }
+  }
+  ASSERT_EQ(results.size(), 1u);
+  for (const auto& [source, throughput] : std::vector<std::pair<std::string, double>>{
+           {"BIZON tables", 1262.0}, {"Lambda CSV", 653.0}}) {
+    LoadedResult published = results.front();
+    published.result.status = RunStatus::kPublished;
+    published.result.source = source;
+    published.result.metrics.throughput = throughput;
+    published.result.metrics.trials = {throughput};
+    results.push_back(published);
+  }
+  const std::string md = render_markdown(build_report(results, {}));
+  EXPECT_NE(md.find("| model | precision | setup | unit | NVIDIA A40 x1 | NVIDIA A40 (BIZON) x1 | "
+                    "NVIDIA A40 (Lambda) x1 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| resnet50 | fp16 | batch 64 | images/sec | 1262.0 ±1.0% | 1262.0 "
+                    "(published) | 653.0 (published) |"),
+            std::string::npos)
+      << md;
+}
+
+TEST(Report, BadSelectorsAndFormatsAreUsageErrors) {
+  ReportOptions options;
+  options.normalize_to = "colour=red";
+  EXPECT_THROW(build_report(fixtures(), options), UsageError);
+  options.normalize_to = "gpu=\"NVIDIA H100\"";
+  EXPECT_THROW(build_report(fixtures(), options), UsageError);  // matches nothing
+  EXPECT_THROW(render_report(Report{}, "pdf"), UsageError);
+  EXPECT_THROW(ResultSelector::parse("gpu=\"unterminated"), UsageError);
+}
+
+TEST(Compare, RatiosPerRowAndGeometricMeanPerFamily) {
+  std::vector<LoadedResult> a, b;
+  for (auto& l : fixtures()) (system_name(l.result) == "NVIDIA A40" ? a : b).push_back(l);
+  const Report report = build_comparison(a, b, "A40", "L40S");
+  const std::string md = render_markdown(report);
+  EXPECT_NE(md.find("| resnet50 | fp16 | 1 | batch 64 | 1262.0 ±1.0% | 2524.0 ±0.0% | 2.000 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| resnet50 | fp16 | 4 | batch 64 bucket 25 MiB | 4543.2 ±0.0% | oom: CUDA "
+                    "out of memory. Tried to allocate 2.00 GiB | - |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| convnet | 2.449 | 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| language-model | 4.000 | 1 |"), std::string::npos) << md;
+  // A row on one side only is listed, not dropped.
+  const Report one_sided = build_comparison(a, {b.front()}, "A40", "L40S");
+  EXPECT_NE(render_markdown(one_sided).find("only in A"), std::string::npos);
+}
+
+TEST(Statistics, GeometricMeanAndStudentT) {
+  EXPECT_DOUBLE_EQ(geometric_mean({2, 8}), 4);
+  EXPECT_NEAR(student_t_cdf(1.0, 1.0), 0.75, 1e-12);               // Cauchy
+  EXPECT_NEAR(student_t_cdf(2.0, 5.0), 0.9490302605850709, 1e-9);  // scipy.stats.t.cdf(2, 5)
+  // Non-integral degrees of freedom, against direct numerical integration of the t density.
+  EXPECT_NEAR(student_t_cdf(-2.5, 3.7), 0.0359110114559138, 1e-9);
+}
+
+LoadedResult measured(const std::string& model, std::vector<double> trials) {
+  LoadedResult l;
+  Result& r = l.result;
+  r.benchmark.model = model;
+  r.benchmark.precision = Precision::kFp16;
+  r.benchmark.device = DeviceKind::kCuda;
+  r.benchmark.gpus = 1;
+  r.benchmark.batch_size = 256;
+  r.benchmark.bucket_mb = 25;
+  r.model_family = "convnet";
+  r.system.gpu_name = "NVIDIA A40";
+  r.metrics.trials = trials;
+  r.metrics.throughput = median(trials);
+  r.metrics.throughput_unit = "images/sec";
+  return l;
+}
+
+const RegressionRow& row_for(const RegressionReport& report, const std::string& model) {
+  for (const auto& row : report.rows) {
+    if (row.benchmark.rfind(model + " ", 0) == 0) return row;
+  }
+  throw std::runtime_error("no row for " + model);
+}
+
+// A run with other work settings is another benchmark, not a slower run of the same one.
+TEST(Regress, ADifferentBucketSizeOrMemoryFormatIsAnotherBenchmark) {
+  LoadedResult base = measured("resnet50", {1000, 1002, 998});
+  base.result.benchmark.gpus = 2;
+  base.result.benchmark.channels_last = false;
+  LoadedResult bigger_buckets = measured("resnet50", {900, 902, 898});
+  bigger_buckets.result.benchmark.gpus = 2;
+  bigger_buckets.result.benchmark.bucket_mb = 100;
+  LoadedResult channels_last = measured("resnet50", {900, 902, 898});
+  channels_last.result.benchmark.gpus = 2;
+  channels_last.result.benchmark.channels_last = true;
+  const RegressionReport report = check_regressions({base}, {bigger_buckets, channels_last}, {});
+  EXPECT_FALSE(report.failed());
+  ASSERT_EQ(report.rows.size(), 3u);
+  std::map<std::string, Verdict> verdicts;
+  for (const auto& row : report.rows) verdicts[row.benchmark] = row.verdict;
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 bucket 25 MiB on NVIDIA A40"], Verdict::kMissing);
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 bucket 100 MiB on NVIDIA A40"], Verdict::kNew);
+  EXPECT_EQ(verdicts["resnet50 fp16 x2 batch 256 channels-last bucket 25 MiB on NVIDIA A40"],
+            Verdict::kNew);
+}
+
+// report and compare match on the same identity: the 100 MiB-bucket run gets its own column and
+// the channels-last run its own row, in both.
+TEST(Report, ABucketSizeOrMemoryFormatIsNeverMergedIntoAnotherBenchmarksCell) {
+  LoadedResult base = measured("resnet50", {1000, 1002, 998});
+  base.result.benchmark.gpus = 2;
+  LoadedResult bigger_buckets = measured("resnet50", {900, 902, 898});
+  bigger_buckets.result.benchmark.gpus = 2;
+  bigger_buckets.result.benchmark.bucket_mb = 100;
+  bigger_buckets.result.started_at = "2026-12-01T00:00:00Z";  // newer: it used to hide base
+  LoadedResult channels_last = measured("resnet50", {800, 802, 798});
+  channels_last.result.benchmark.gpus = 2;
+  channels_last.result.benchmark.channels_last = true;
+  const std::string md =
+      render_markdown(build_report({base, bigger_buckets, channels_last}, {}));
+  EXPECT_NE(md.find("| model | precision | setup | unit | NVIDIA A40 x2 (bucket 100 MiB) | "
+                    "NVIDIA A40 x2 (bucket 25 MiB) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| resnet50 | fp16 | batch 256 | images/sec | 900.0 ±0.2% | 1000.0 ±0.2% |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| resnet50 | fp16 | batch 256 channels-last | images/sec | not run | "
+                    "800.0 ±0.2% |"),
+            std::string::npos)
+      << md;
+  const std::string compared =
+      render_markdown(build_comparison({base}, {bigger_buckets, channels_last}, "A", "B"));
+  EXPECT_NE(compared.find("| resnet50 | fp16 | 2 | batch 256 bucket 25 MiB | 1000.0 ±0.2% | "
+                          "only in A | - |"),
+            std::string::npos)
+      << compared;
+  EXPECT_NE(compared.find("| resnet50 | fp16 | 2 | batch 256 bucket 100 MiB | only in B |"),
+            std::string::npos)
+      << compared;
+}
+
+TEST(Regress, FlagsATightTenPercentDropOnly) {
+  const std::vector<LoadedResult> baseline = {
+      measured("resnet50", {1000, 1002, 998}), measured("vgg16", {1000, 1002, 998}),
+      measured("googlenet", {1000, 1200, 800}), measured("resnet101", {500, 501, 499})};
+  const std::vector<LoadedResult> current = {
+      measured("resnet50", {900, 902, 898}),    // -10 %, tight
+      measured("vgg16", {970, 972, 968}),       // -3 %
+      measured("googlenet", {900, 1150, 650}),  // -10 %, noisy
+      measured("inception3", {300, 301, 299})};
+  const RegressionReport report = check_regressions(baseline, current, {});
+  EXPECT_EQ(row_for(report, "resnet50").verdict, Verdict::kRegression);
+  EXPECT_LT(*row_for(report, "resnet50").p_value, 0.05);
+  EXPECT_EQ(row_for(report, "vgg16").verdict, Verdict::kUnchanged);
+  EXPECT_EQ(row_for(report, "googlenet").verdict, Verdict::kUnchanged);
+  EXPECT_GT(*row_for(report, "googlenet").p_value, 0.05);
+  EXPECT_EQ(row_for(report, "resnet101").verdict, Verdict::kMissing);
+  EXPECT_EQ(row_for(report, "inception3").verdict, Verdict::kNew);
+  EXPECT_TRUE(report.failed());
+  const std::string junit = render_junit(report);
+  EXPECT_NE(junit.find("tests=\"5\" failures=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure message=\"REGRESSION -10.0%"), std::string::npos) << junit;
+}
+
+TEST(Regress, ImprovementsAndFailures) {
+  LoadedResult failed = measured("resnet50", {1});
+  failed.result.status = RunStatus::kOom;
+  failed.result.error = "CUDA out of memory";
+  const RegressionReport report =
+      check_regressions({measured("resnet50", {100, 101, 99}), measured("vgg16", {100, 101, 99})},
+                        {failed, measured("vgg16", {120, 121, 119})}, {});
+  EXPECT_EQ(row_for(report, "resnet50").verdict, Verdict::kFailed);
+  EXPECT_EQ(row_for(report, "vgg16").verdict, Verdict::kImprovement);
+  EXPECT_TRUE(report.failed());
+  const RegressionReport clean = check_regressions({measured("vgg16", {100, 101, 99})},
+                                                   {measured("vgg16", {120, 121, 119})}, {});
+  EXPECT_FALSE(clean.failed());
+}
+
+TEST(ResultFiles, SchemaVersionsAreReadOrRefusedClearly) {
+  testing::ScratchDirectory dir("schemas");
+  nlohmann::json document =
+      nlohmann::json::parse(std::ifstream(kFixtures + "/a40_vgg16_fp16_x1.json"));
+  document["schema"] = "gpubench.result/1.3";  // a later minor version: extra fields only
+  document["new_field"] = 1;
+  std::ofstream(dir.file("minor.json")) << document.dump();
+  EXPECT_DOUBLE_EQ(read_result_file(dir.file("minor.json")).metrics.throughput, 450);
+  document["schema"] = "gpubench.result/2";
+  std::ofstream(dir.file("major.json")) << document.dump();
+  try {
+    read_result_file(dir.file("major.json"));
+    FAIL();
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("newer than this gpubench reads"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
