@@ -23,19 +23,30 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   const std::string out = " --output " + dir.path();
   expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: googlenet");
   expect_usage_error("train --precision fp64" + out,
-                     "unknown precision 'fp64'; allowed: fp32, tf32, fp16, bf16");
-  expect_usage_error("train --device tpu" + out, "unknown device 'tpu'; allowed: auto, cuda, cpu");
-  expect_usage_error("train --batch-size 0" + out, "batch size must be a positive integer, got 0");
-  expect_usage_error("train --batch-size -3" + out, "batch size must be a positive integer");
-  expect_usage_error("train --steps 0" + out, "steps must be a positive integer, got 0");
-  expect_usage_error("train --repeat -1" + out, "repeat must be a positive integer");
-  expect_usage_error("train --batch-size lots" + out, "lots");
+                     "precision must be one of fp32, tf32, fp16, bf16, got 'fp64'");
+  expect_usage_error("train --device tpu" + out,
+                     "device must be one of auto, cuda, cpu, got 'tpu'");
+  expect_usage_error("train --batch-size 0" + out,
+                     "batch_size must be an integer from 1 to 1048576, got 0");
+  expect_usage_error("train --batch-size -3" + out,
+                     "batch_size must be an integer from 1 to 1048576, got -3");
+  expect_usage_error("train --steps 0" + out,
+                     "steps must be an integer from 1 to 10000000, got 0");
+  expect_usage_error("train --repeat -1" + out, "repeat must be an integer from 1 to 1000, got -1");
+  expect_usage_error("train --batch-size lots" + out,
+                     "batch_size must be an integer from 1 to 1048576, got 'lots'");
+  expect_usage_error("train --threads 0" + out, "threads must be an integer from 1 to 4096, got 0");
   expect_usage_error("train --device cpu --precision fp16" + out,
                      "precision 'fp16' needs a CUDA device");
   expect_usage_error("train --device cpu --precision tf32" + out,
                      "precision 'tf32' needs a CUDA device");
   expect_usage_error("train --device cuda" + out, "no CUDA device is available");
-  expect_usage_error("train --gpus 0" + out, "gpus must be a positive integer");
+  expect_usage_error("train --gpus 0" + out, "gpus must be an integer from 1 to 4096, got 0");
+  expect_usage_error("train --benchmark-file " + dir.file("none.json") + out,
+                     "cannot read benchmark file");
+  std::ofstream(dir.file("b.json")) << R"({"schema": "gpubench.benchmark/1", "benchmark": {}})";
+  expect_usage_error("train --benchmark-file " + dir.file("b.json") + " --steps 3" + out,
+                     "--benchmark-file holds every setting; give no other benchmark options");
   expect_usage_error("train --no-such-flag", "--no-such-flag");
   expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, run");
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
@@ -263,7 +274,8 @@ TEST(Cli, CompareSelectorsOverAResultPool) {
   const auto result = run_gpubench("compare 'gpu=\"NVIDIA A40\"' 'gpu=\"NVIDIA L40S\"' --results " +
                                    kReportFixtures);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("| vgg16 | fp16 | 1 | 450.0 | 1350.0 | 3.000 |"), std::string::npos)
+  EXPECT_NE(result.output.find("| vgg16 | fp16 | 1 | batch 64 | 450.0 | 1350.0 | 3.000 |"),
+            std::string::npos)
       << result.output;
 }
 

@@ -225,8 +225,9 @@ TEST(DataParallelCli, BadInputIsAUsageError) {
   ScratchDirectory dir("dp-bad");
   const std::string out = " --output " + dir.path();
   expect_usage_error("train --device cpu --gpus 2 --bucket-mb 0" + out,
-                     "bucket_mb must be a positive integer, got 0");
-  expect_usage_error("train --device cpu --timeout 0" + out, "timeout must be a positive");
+                     "bucket_mb must be an integer from 1 to 65536, got 0");
+  expect_usage_error("train --device cpu --timeout 0" + out,
+                     "timeout must be an integer from 1 to 604800, got 0");
   expect_usage_error("allreduce --device cpu --max-bytes 12Q",
                      "--max-bytes '12Q' is not a byte count");
   expect_usage_error("allreduce --device cpu --min-bytes 1M --max-bytes 1K",

@@ -1,7 +1,7 @@
 // Reading the machine: the NVIDIA driver version from its proc file.
 #include <gtest/gtest.h>
 
-#include "results/system_info.h"
+#include "system/system_probe.h"
 
 namespace gpubench {
 namespace {

@@ -33,7 +33,7 @@ TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInBf16) {
 }
 
 TEST(StepTimer, HostTimerGivesOneTimePerStepWithinTheWindow) {
-  auto timer = StepTimer::for_device(torch::kCPU);
+  auto timer = make_step_timer(torch::kCPU);
   timer->start_window();
   for (int i = 0; i < 3; ++i) {
     torch::mm(torch::randn({64, 64}), torch::randn({64, 64}));

@@ -123,22 +123,5 @@ TEST_P(TinyTransformerXL, TrainingStepsCarryMemoryAndLowerTheLossOnAFixedSegment
 INSTANTIATE_TEST_SUITE_P(DivVal, TinyTransformerXL, ::testing::Values(1, 4),
                          [](const auto& info) { return "div_val_" + std::to_string(info.param); });
 
-TEST(TransformerXL, TooFewWarmupStepsAndImageOptionsAreUsageErrors) {
-  ResolvedBenchmark spec;
-  spec.model = "transformerxl-base";
-  spec.device = DeviceKind::kCpu;
-  spec.warmup_steps = 2;  // mem_len / tgt_len + 2 = 3
-  EXPECT_THROW(resolve_spec(spec, false, 0), std::exception);
-  spec.warmup_steps = 3;
-  const ResolvedBenchmark resolved = resolve_spec(spec, false, 0);
-  EXPECT_EQ(resolved.tgt_len, 192);
-  EXPECT_EQ(resolved.mem_len, 192);
-  ResolvedBenchmark image;
-  image.model = "resnet50";
-  image.device = DeviceKind::kCpu;
-  image.tgt_len = 16;
-  EXPECT_THROW(resolve_spec(image, false, 0), std::exception);
-}
-
 }  // namespace
 }  // namespace gpubench::models

@@ -28,7 +28,7 @@ struct AllreduceOptions {
   std::string max_bytes = "128M";
   AllreduceSweep sweep;
   // The same default as a training benchmark's timeout_s.
-  int timeout_seconds = find_benchmark_field("timeout_s")->default_value.get<int>();
+  int timeout_seconds = find_benchmark_field("timeout")->default_value.get<int>();
   std::string output;
 };
 

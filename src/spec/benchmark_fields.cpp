@@ -128,7 +128,7 @@ std::vector<BenchmarkField> make_table() {
             [](const B& b) {
               return b.gpus > 1 ? "bucket " + std::to_string(b.bucket_mb) + " MiB" : "";
             }),
-      field("timeout_s", integer(300, 1, 7 * 24 * 3600),
+      field("timeout", integer(300, 1, 7 * 24 * 3600),
             "Seconds a rank waits for its peers (rendezvous, each collective) before the run "
             "fails",
             false, &R::timeout_s, &B::timeout_s),

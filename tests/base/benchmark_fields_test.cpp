@@ -68,7 +68,7 @@ TEST(BenchmarkFields, ResolvedJsonRoundTripsEveryField) {
 
 TEST(BenchmarkFields, AnOlderResultWithoutANewerFieldGetsItsDefault) {
   nlohmann::json block = benchmark_to_json(unusual());
-  block.erase("timeout_s");
+  block.erase("timeout");
   block.erase("bucket_mb");
   const ResolvedBenchmark read = benchmark_from_json(block);
   EXPECT_EQ(read.timeout_s, 300);
