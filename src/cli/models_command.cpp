@@ -20,15 +20,20 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 void add_models_command(CLI::App& app, int& exit_code) {
   auto format = std::make_shared<std::string>("table");
+  auto names = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("models", "List the models with parameters and FLOPs");
+  cmd->add_option("names", *names, "Only these models (default: all; counting builds each one)");
   cmd->add_option("--format", *format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  cmd->callback([format, &exit_code] {
+  cmd->callback([format, names, &exit_code] {
+    std::vector<const ModelInfo*> models;
+    for (const std::string& name : *names) models.push_back(&ModelRegistry::instance().get(name));
+    if (names->empty()) models = ModelRegistry::instance().all();
     nlohmann::json list = nlohmann::json::array();
     TextTable table({"name", "family", "task", "input", "params", "forward GFLOPs/sample",
                      "default batch", "reference"});
-    for (const ModelInfo* info : ModelRegistry::instance().all()) {
+    for (const ModelInfo* info : models) {
       const ModelStats stats = measure_model(*info);
       list.push_back({{"name", info->name},
                       {"aliases", info->aliases},

@@ -34,7 +34,9 @@ const ModelInfo& ModelRegistry::get(const std::string& name_or_alias) const {
 
 std::vector<const ModelInfo*> ModelRegistry::all() const {
   std::vector<const ModelInfo*> out;
-  for (const auto& model : models_) out.push_back(model.get());
+  for (const auto& model : models_) {
+    if (!model->hidden) out.push_back(model.get());
+  }
   std::sort(out.begin(), out.end(),
             [](const ModelInfo* a, const ModelInfo* b) { return a->name < b->name; });
   return out;

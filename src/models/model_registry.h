@@ -56,6 +56,8 @@ struct ModelInfo {
   bool prefers_channels_last = false;
   // Fewest warm-up steps before its timed steps are in steady state; unset: any number.
   std::function<int(int64_t tgt_len, int64_t mem_len)> minimum_warmup_steps;
+  // A test model: found by name, but left out of every listing.
+  bool hidden = false;
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
 
   std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
@@ -79,7 +81,7 @@ class ModelRegistry {
   void add(ModelInfo info);
   const ModelInfo* find(const std::string& name_or_alias) const;
   const ModelInfo& get(const std::string& name_or_alias) const;  // throws UsageError
-  std::vector<const ModelInfo*> all() const;                     // sorted by name
+  std::vector<const ModelInfo*> all() const;  // sorted by name; without the hidden ones
   std::vector<std::string> names() const;
 
  private:

@@ -434,5 +434,30 @@ const ModelRegistration kLarge{
                         "NVIDIA DeepLearningExamples Transformer-XL, wt103_large (18 layers, "
                         "d_model 1024, div_val 4)")};
 
+// Hidden: for the tests, which need the language-model path (tokens, memory, adaptive softmax)
+// without 151M parameters on a 2-core CPU.
+TransformerXLConfig tiny_config() {
+  TransformerXLConfig c;
+  c.n_token = 1000;
+  c.n_layer = 2;
+  c.n_head = 2;
+  c.d_head = 8;
+  c.d_model = 16;
+  c.d_embed = 16;
+  c.d_inner = 32;
+  c.cutoffs = {200, 400, 800};
+  c.tgt_len = 8;
+  c.mem_len = 8;
+  return c;
+}
+
+ModelInfo hidden(ModelInfo info) {
+  info.hidden = true;
+  return info;
+}
+
+const ModelRegistration kTiny{hidden(transformer_xl_info(
+    "test-tiny-transformerxl", tiny_config(), 2, "a test model: Transformer-XL, 2 layers, d_model 16"))};
+
 }  // namespace
 }  // namespace gpubench::models

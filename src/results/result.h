@@ -1,4 +1,4 @@
-// One benchmark run's result file: schema "gpubench.result/1" (see DESIGN.md).
+// One benchmark run's result file: schema "gpubench.result/1" (README, Result files).
 #pragma once
 
 #include <cstdint>

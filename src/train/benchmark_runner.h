@@ -1,4 +1,4 @@
-// Runs one resolved benchmark on this process's device and measures it (DESIGN.md, Measurement).
+// Runs one resolved benchmark on this process's device and measures it (README, Method).
 #pragma once
 
 #include <functional>

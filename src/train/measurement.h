@@ -1,7 +1,6 @@
 // The measurement's phases, apart from what is measured: warm-up steps untimed, then `repeat`
 // trial windows of `steps` steps each, bounded by the timer's synchronisation; a trial's
-// throughput is its samples over its window; the median trial is the result (DESIGN.md,
-// Measurement). Driven by a StepTimer, so tests run it on a fake clock.
+// throughput is its samples over its window; the median trial is the result (README, Method). Driven by a StepTimer, so tests run it on a fake clock.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,7 @@
 #include "spec/suite_file.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
@@ -120,6 +122,13 @@ TEST(SuiteFile, ShippedSuitesParse) {
             4u);
   const auto scaling = load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/scaling.yaml");
   ASSERT_EQ(scaling.size(), 12u);  // four models x 1, 4, 8 GPUs
+  std::set<std::string> smoke;
+  for (const auto& entry :
+       load_suite_file(std::string(GPUBENCH_SOURCE_DIR) + "/configs/cpu-smoke.yaml")) {
+    smoke.insert(*entry.request.model);
+  }
+  EXPECT_EQ(smoke, (std::set<std::string>{"resnet50", "resnet101", "resnet152", "inception3",
+                                          "inception4", "vgg16", "googlenet"}));
   EXPECT_EQ(scaling[0].request.gpus, 1);
   EXPECT_EQ(scaling[2].request.gpus, 8);
 }
