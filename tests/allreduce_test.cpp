@@ -1,8 +1,8 @@
 // The all-reduce sweep's sizes, byte-size parsing and nccl-tests' bus-bandwidth factor.
 #include <gtest/gtest.h>
 
-#include "distributed/allreduce_benchmark.h"
 #include "common/errors.h"
+#include "distributed/allreduce_benchmark.h"
 
 namespace gpubench {
 namespace {

@@ -30,8 +30,7 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
                      "batch_size must be an integer from 1 to 1048576, got 0");
   expect_usage_error("train --batch-size -3" + out,
                      "batch_size must be an integer from 1 to 1048576, got -3");
-  expect_usage_error("train --steps 0" + out,
-                     "steps must be an integer from 1 to 10000000, got 0");
+  expect_usage_error("train --steps 0" + out, "steps must be an integer from 1 to 10000000, got 0");
   expect_usage_error("train --repeat -1" + out, "repeat must be an integer from 1 to 1000, got -1");
   expect_usage_error("train --batch-size lots" + out,
                      "batch_size must be an integer from 1 to 1048576, got 'lots'");
@@ -50,6 +49,23 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("train --no-such-flag", "--no-such-flag");
   expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, run");
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
+}
+
+// gpubench answers report, compare, regress, --version and --help itself and hands the
+// training subcommands to gpubench-train in the same process.
+TEST(Cli, OneCommandLineForBothExecutables) {
+  const auto version = run_gpubench("--version");
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  const auto help = run_gpubench("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  for (const char* name :
+       {"train", "run", "allreduce", "models", "env", "report", "compare", "regress"}) {
+    EXPECT_NE(help.output.find(name), std::string::npos) << name;
+  }
+  const auto train_help = run_gpubench("train --help");
+  EXPECT_EQ(train_help.exit_code, 0) << train_help.output;
+  EXPECT_NE(train_help.output.find("--batch-size"), std::string::npos) << train_help.output;
+  EXPECT_NE(train_help.output.find("(default: the model's)"), std::string::npos);
 }
 
 TEST(Cli, UnwritableOutputIsAUsageError) {
@@ -206,7 +222,7 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   EXPECT_EQ(r["status"], "failed");
   EXPECT_NE(r["error"].get<std::string>().find("timed out"), std::string::npos);
   const auto leftover =
-      testing::run_command("pgrep -f '[g]pubench --log-level.*" + dir.path() + "'");
+      testing::run_command("pgrep -f '[g]pubench-train --log-level.*" + dir.path() + "'");
   EXPECT_EQ(leftover.exit_code, 1) << "left behind: " << leftover.output;
 }
 
@@ -215,7 +231,7 @@ TEST(Cli, TerminatingASuiteEndsItsRunningBenchmark) {
   std::ofstream(dir.file("suite.yaml"))
       << "benchmarks:\n  - {model: test-tiny-cnn, device: cpu, batch_size: 1, warmup_steps: 0, "
          "steps: 1, repeat: 1}\n";
-  const std::string pattern = "'[g]pubench --log-level.*" + dir.path() + "'";
+  const std::string pattern = "'[g]pubench-train --log-level.*" + dir.path() + "'";
   const auto result = testing::run_command(
       "GPUBENCH_FAULT_INJECTION=hang " + std::string(GPUBENCH_BINARY) + " run " +
       dir.file("suite.yaml") + " --output " + dir.file("out") + " & parent=$!; " +
@@ -234,8 +250,8 @@ TEST(Cli, ASuiteRunsEveryEntryWithTheSettingsItResolved) {
       << "defaults: {model: test-tiny-cnn, device: cpu, batch_size: 2, warmup_steps: 1, steps: 2, "
          "repeat: 2, threads: 1, timeout: 7}\nbenchmarks:\n  - precision: [fp32, bf16]\n"
          "    channels_last: [true, false]\n";
-  const auto result = run_gpubench("--log-level warn run " + dir.file("suite.yaml") +
-                                   " --output " + dir.file("out"));
+  const auto result = run_gpubench("--log-level warn run " + dir.file("suite.yaml") + " --output " +
+                                   dir.file("out"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("4 benchmark(s), 0 failed"), std::string::npos) << result.output;
   std::set<std::string> runs;
@@ -320,7 +336,8 @@ TEST(Cli, ALanguageModelReportsTokensAndItsSequenceLengths) {
   ScratchDirectory dir("cli-txl");
   const auto result = run_gpubench(
       "--log-level warn train --model test-tiny-transformerxl --device cpu --batch-size 2 "
-      "--warmup-steps 3 --steps 2 --repeat 2 --mem-len 16 --output " + dir.file("r.json"));
+      "--warmup-steps 3 --steps 2 --repeat 2 --mem-len 16 --output " +
+      dir.file("r.json"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "ok");

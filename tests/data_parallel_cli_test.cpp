@@ -142,9 +142,9 @@ TEST(DataParallelCli, AHungRankFailsTheOthersWithinTheTimeout) {
 TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
   ScratchDirectory dir("dp-torchrun-dead");
   const auto start = std::chrono::steady_clock::now();
-  const auto codes =
-      run_as_torchrun("train --model test-tiny-cnn" + kTinyRun + " --timeout 30 --output " + dir.path(),
-                      {{"GPUBENCH_FAULT_INJECTION", "abort:rank1"}});
+  const auto codes = run_as_torchrun(
+      "train --model test-tiny-cnn" + kTinyRun + " --timeout 30 --output " + dir.path(),
+      {{"GPUBENCH_FAULT_INJECTION", "abort:rank1"}});
   EXPECT_LT(seconds_since(start), 60.0);
   EXPECT_EQ(codes[0], 1);
   const auto files = dir.files_with_extension(".json");
@@ -161,9 +161,9 @@ TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
       << "defaults: {model: test-tiny-cnn, device: cpu, gpus: 2, batch_size: 1, warmup_steps: 1, "
          "steps: 2, repeat: 1, threads: 1}\nbenchmarks:\n  - precision: [bf16, fp32]\n";
   // The healthy benchmark is tiny, so that a loaded machine cannot push it past the timeout.
-  const auto run = run_command("GPUBENCH_FAULT_INJECTION=hang:bf16 " +
-                               std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.yaml") +
-                               " --timeout 10 --output " + dir.file("out"));
+  const auto run =
+      run_command("GPUBENCH_FAULT_INJECTION=hang:bf16 " + std::string(GPUBENCH_BINARY) + " run " +
+                  dir.file("suite.yaml") + " --timeout 10 --output " + dir.file("out"));
   EXPECT_EQ(run.exit_code, 1) << run.output;
   std::map<std::string, nlohmann::json> results;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
@@ -184,9 +184,9 @@ TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
 
 TEST(DataParallelCli, SigtermToTheLauncherStopsEveryRank) {
   ScratchDirectory dir("dp-sigterm");
-  ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model", "test-tiny-cnn",
-                         "--gpus", "2", "--device", "cpu", "--batch-size", "1", "--steps", "100000",
-                         "--threads", "1", "--output", dir.file("r.json")},
+  ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model",
+                         "test-tiny-cnn", "--gpus", "2", "--device", "cpu", "--batch-size", "1",
+                         "--steps", "100000", "--threads", "1", "--output", dir.file("r.json")},
                         {}, false);
   // Wait until both ranks are up (three processes carry the scratch path).
   const std::string pattern = "[" + dir.path().substr(0, 1) + "]" + dir.path().substr(1);

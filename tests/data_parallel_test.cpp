@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "process/child_process.h"
 #include "distributed/rank_launcher.h"
+#include "process/child_process.h"
 #include "test_helpers.h"
 
 namespace gpubench {

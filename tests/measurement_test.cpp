@@ -72,7 +72,8 @@ TEST(Measurement, TheFaultHookRunsOnceBeforeTheFirstTimedStep) {
   std::vector<std::string> order;
   MeasurementHooks hooks;
   hooks.before_first_timed_step = [&] { order.push_back("fault"); };
-  measure_trials({1, 2, 2, 1}, timer, [&] { order.push_back("step"); }, hooks);
+  measure_trials(
+      {1, 2, 2, 1}, timer, [&] { order.push_back("step"); }, hooks);
   EXPECT_EQ(order, (std::vector<std::string>{"step", "fault", "step", "step", "step", "step"}));
 }
 

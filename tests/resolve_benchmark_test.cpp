@@ -38,7 +38,7 @@ TEST(Resolve, TheModelGivesTheBatchAndThePolicyAndModelTogetherGiveChannelsLast)
   const ResolvedBenchmark on_gpu = resolve(request, gpu_machine());
   EXPECT_EQ(on_gpu.model, "resnet50");
   EXPECT_EQ(on_gpu.device, DeviceKind::kCuda);
-  EXPECT_EQ(on_gpu.batch_size, 64);  // resnet50's registration
+  EXPECT_EQ(on_gpu.batch_size, 64);   // resnet50's registration
   EXPECT_TRUE(on_gpu.channels_last);  // a convnet, under mixed precision on CUDA
   EXPECT_EQ(on_gpu.tgt_len, 0);
   EXPECT_EQ(on_gpu.threads, 8);

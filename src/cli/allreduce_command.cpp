@@ -7,16 +7,16 @@
 #include "common/log.h"
 
 #include "commands.h"
+#include "common/errors.h"
 #include "distributed/allreduce_benchmark.h"
+#include "distributed/collectives.h"
+#include "distributed/data_parallel_run.h"
+#include "distributed/rank_launcher.h"
+#include "process/child_process.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
 #include "train/resolve_benchmark.h"
-#include "process/child_process.h"
-#include "distributed/collectives.h"
-#include "distributed/data_parallel_run.h"
-#include "common/errors.h"
-#include "distributed/rank_launcher.h"
 
 namespace gpubench::cli {
 namespace {
@@ -122,8 +122,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
 
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<AllreduceOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)");
+  CLI::App* cmd = app.add_subcommand("allreduce", torch_command_description("allreduce"));
   cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")
       ->capture_default_str();
   cmd->add_option("--gpus", options->gpus,

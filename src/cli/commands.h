@@ -1,5 +1,13 @@
 // Each subcommand adds itself to the app; its callback stores the process exit code.
+// Two executables: `gpubench` (report, compare, regress: no LibTorch) and `gpubench-train`
+// (the subcommands that need LibTorch), which `gpubench` replaces itself with (exec) when one of
+// those is asked for, so one command line works for all and `gpubench report` never starts
+// LibTorch.
 #pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +21,21 @@ struct GlobalOptions {
   std::string log_level = "info";
 };
 
+// The subcommands gpubench-train runs, with their one-line help.
+struct TorchCommand {
+  const char* name;
+  const char* description;
+};
+inline constexpr TorchCommand kTorchCommands[] = {
+    {"train", "Train a model on synthetic data and measure throughput"},
+    {"run", "Run a suite file (YAML or JSON)"},
+    {"allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)"},
+    {"models", "List the models with parameters and FLOPs"},
+    {"env", "Print the environment (the result files' system block)"}};
+inline constexpr const char* kTorchExecutable = "gpubench-train";
+// The one-line help of a subcommand of kTorchCommands.
+std::string torch_command_description(const std::string& name);
+
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
@@ -24,5 +47,14 @@ void add_regress_command(CLI::App& app, int& exit_code);
 
 // Writes `text` to `path` atomically, or to standard output when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
+
+// The subcommand named on the command line (the first word that is not an option or the value
+// of --log-level), or empty.
+std::string named_subcommand(int argc, char** argv);
+
+// Parses and runs the command line with the subcommands `add_commands` registers; maps errors
+// to exit codes: 0 success, 1 a benchmark failed, 2 bad input (one line on stderr).
+using CommandRegistration = std::function<void(CLI::App&, const GlobalOptions&, int&)>;
+int run_app(int argc, char** argv, const CommandRegistration& add_commands);
 
 }  // namespace gpubench::cli

@@ -7,8 +7,7 @@
 namespace gpubench::cli {
 
 void add_env_command(CLI::App& app, int& exit_code) {
-  CLI::App* cmd =
-      app.add_subcommand("env", "Print the environment (the result files' system block)");
+  CLI::App* cmd = app.add_subcommand("env", torch_command_description("env"));
   cmd->callback([&exit_code] {
     const nlohmann::json system = collect_system_info();
     std::printf("%s\n", system.dump(2).c_str());

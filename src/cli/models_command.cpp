@@ -21,7 +21,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 void add_models_command(CLI::App& app, int& exit_code) {
   auto format = std::make_shared<std::string>("table");
   auto names = std::make_shared<std::vector<std::string>>();
-  CLI::App* cmd = app.add_subcommand("models", "List the models with parameters and FLOPs");
+  CLI::App* cmd = app.add_subcommand("models", torch_command_description("models"));
   cmd->add_option("names", *names, "Only these models (default: all; counting builds each one)");
   cmd->add_option("--format", *format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))

@@ -2,7 +2,6 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
@@ -24,14 +23,6 @@ std::vector<LoadedResult> side(const std::string& spec, const std::vector<Loaded
 }
 
 }  // namespace
-
-void write_output(const std::string& path, const std::string& text) {
-  if (path.empty()) {
-    std::fputs(text.c_str(), stdout);
-  } else {
-    write_text_atomically(path, text);
-  }
-}
 
 void add_report_command(CLI::App& app, int& exit_code) {
   struct Options {

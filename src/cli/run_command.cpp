@@ -4,15 +4,15 @@
 #include "common/log.h"
 
 #include "commands.h"
-#include "system/machine.h"
-#include "train/resolve_benchmark.h"
-#include "process/child_process.h"
 #include "common/environment.h"
 #include "common/errors.h"
 #include "distributed/launch_environment.h"
+#include "process/child_process.h"
+#include "process/suite_runner.h"
 #include "reporting/results_table.h"
 #include "spec/suite_file.h"
-#include "process/suite_runner.h"
+#include "system/machine.h"
+#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 
@@ -23,7 +23,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
   };
   auto options = std::make_shared<RunOptions>();
   options->run.output_directory = "results";
-  CLI::App* cmd = app.add_subcommand("run", "Run a suite file (YAML or JSON)");
+  CLI::App* cmd = app.add_subcommand("run", torch_command_description("run"));
   cmd->add_option("suite", options->suite, "Suite file")->required();
   cmd->add_option("--output,-o", options->run.output_directory, "Directory for the result files")
       ->capture_default_str();

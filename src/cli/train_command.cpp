@@ -112,9 +112,8 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   const ResolvedBenchmark resolved =
       benchmark_to_run(options, request, read_machine_facts(launch.local_world_size));
   if (resolved.gpus != launch.world_size) {
-    throw UsageError("the benchmark file is for " + std::to_string(resolved.gpus) +
-                     " ranks but " + launch.launcher + " started " +
-                     std::to_string(launch.world_size));
+    throw UsageError("the benchmark file is for " + std::to_string(resolved.gpus) + " ranks but " +
+                     launch.launcher + " started " + std::to_string(launch.world_size));
   }
   const bool ours = launch.launcher == "gpubench";
   const std::string path = rank_result_path(
@@ -170,8 +169,7 @@ std::string help_of(const BenchmarkField& field) {
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("train", "Train a model on synthetic data and measure throughput");
+  CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
   for (const BenchmarkField& field : benchmark_fields()) {
     if (field.type == FieldType::kFlag) {
       const std::string key = field.key;
@@ -185,8 +183,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
     }
     const std::string names =
         field.long_flag() + (field.short_flag.empty() ? "" : "," + field.short_flag);
-    options->options[field.key] =
-        cmd->add_option(names, options->texts[field.key], help_of(field));
+    options->options[field.key] = cmd->add_option(names, options->texts[field.key], help_of(field));
   }
   cmd->add_option("--benchmark-file", options->benchmark_file,
                   "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "common/errors.h"
-#include "train/device_timers.h"
 #include "reporting/text_table.h"
+#include "train/device_timers.h"
 
 namespace gpubench {
 namespace {

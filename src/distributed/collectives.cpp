@@ -14,11 +14,11 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-#include "train/compat.h"
 #include "common/errors.h"
-#include "train/device_timers.h"
-#include "system/system_probe.h"
 #include "spec/benchmark.h"
+#include "system/system_probe.h"
+#include "train/compat.h"
+#include "train/device_timers.h"
 
 namespace gpubench {
 

@@ -10,11 +10,11 @@
 
 #include "common/log.h"
 
+#include "common/errors.h"
+#include "distributed/collectives.h"
+#include "distributed/rank_launcher.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
-#include "distributed/collectives.h"
-#include "common/errors.h"
-#include "distributed/rank_launcher.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;
@@ -70,7 +70,8 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
 }
 
 std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path) {
-  if (!launch.rank_results_folder.empty()) return rank_file(launch.rank_results_folder, launch.rank);
+  if (!launch.rank_results_folder.empty())
+    return rank_file(launch.rank_results_folder, launch.rank);
   return launch.rank == 0 ? output_path : "";
 }
 
@@ -83,12 +84,12 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
   fs::create_directories(folder);
   const std::string benchmark_file = (fs::path(folder) / "benchmark.json").string();
   write_benchmark_file(benchmark_file, resolved);
-  const std::vector<std::string> argv{options.executable, "--log-level",  options.log_level,
-                                      "train",            "--benchmark-file", benchmark_file,
-                                      "--output",         options.result_path};
-  const auto failure = launch_local_ranks(argv, resolved.gpus,
-                                          std::chrono::seconds(resolved.timeout_s),
-                                          {{kRankResultsVariable, folder}});
+  const std::vector<std::string> argv{
+      options.executable, "--log-level",  options.log_level, "train",
+      "--benchmark-file", benchmark_file, "--output",        options.result_path};
+  const auto failure =
+      launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
+                         {{kRankResultsVariable, folder}});
   const int reported_rank = failure ? failure->rank : 0;
   std::optional<Result> written = read_result_if_present(rank_file(folder, reported_rank));
   fs::remove_all(folder);
@@ -99,7 +100,8 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
     return *written;
   }
   const std::string how = failure ? failure->outcome.describe() : "exit code 0";
-  return failed_result_for(resolved, rank + " " + how + (written ? "" : " without writing a result"));
+  return failed_result_for(resolved,
+                           rank + " " + how + (written ? "" : " without writing a result"));
 }
 
 }  // namespace gpubench

@@ -7,11 +7,10 @@
 
 #include <torch/torch.h>
 
-#include "train/benchmark_runner.h"
 #include "distributed/launch_environment.h"
+#include "train/benchmark_runner.h"
 
 namespace gpubench {
-
 
 // This rank's device: the CUDA device of its local rank (or the only one visible, when the
 // launcher binds one device to each task), made current; the CPU otherwise.

@@ -28,7 +28,6 @@ struct LaunchEnvironment {
   std::string rank_results_folder;
 };
 
-
 // The launch this process belongs to, or nothing when no launcher started it (or Slurm or MPI
 // started it as their only task; torchrun's variables with WORLD_SIZE=1 do make a group of one).
 // Throws UsageError for an environment that is set but inconsistent.
@@ -36,6 +35,5 @@ std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLook
 
 // The first host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03".
 std::string first_slurm_host(const std::string& node_list);
-
 
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/image_classifier.h"
+#include "models/layers.h"
 
 namespace gpubench::models {
 namespace {
@@ -11,13 +12,12 @@ namespace {
 class TinyCnnImpl : public torch::nn::Module {
  public:
   explicit TinyCnnImpl(int64_t num_classes)
-      : conv1_(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 3)
-                                                              .padding(1)
-                                                              .bias(false)))),
+      : conv1_(register_module(
+            "conv1", layers::Conv2d(torch::nn::Conv2dOptions(3, 8, 3).padding(1).bias(false)))),
         bn1_(register_module("bn1", torch::nn::BatchNorm2d(8))),
         conv2_(register_module(
-            "conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 16, 3).stride(2).padding(1)))),
-        fc_(register_module("fc", torch::nn::Linear(16, num_classes))) {}
+            "conv2", layers::Conv2d(torch::nn::Conv2dOptions(8, 16, 3).stride(2).padding(1)))),
+        fc_(register_module("fc", layers::Linear(16, num_classes))) {}
 
   ClassifierOutput forward(torch::Tensor x) {
     x = torch::relu(bn1_(conv1_(x)));
@@ -27,17 +27,17 @@ class TinyCnnImpl : public torch::nn::Module {
   }
 
  private:
-  torch::nn::Conv2d conv1_;
+  layers::Conv2d conv1_;
   torch::nn::BatchNorm2d bn1_;
-  torch::nn::Conv2d conv2_;
-  torch::nn::Linear fc_;
+  layers::Conv2d conv2_;
+  layers::Linear fc_;
 };
 TORCH_MODULE(TinyCnn);
 
 ModelInfo tiny_cnn_info() {
-  ModelInfo info = image_classifier_info<TinyCnn>(
-      "test-tiny-cnn", {}, 16, 4, "a test model: two convolutions, 16x16 images",
-      [](int64_t classes) { return TinyCnn(classes); });
+  ModelInfo info = image_classifier_info<TinyCnn>("test-tiny-cnn", {}, 16, 4,
+                                                  "a test model: two convolutions, 16x16 images",
+                                                  [](int64_t classes) { return TinyCnn(classes); });
   info.hidden = true;
   return info;
 }

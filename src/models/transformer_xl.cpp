@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "train/compat.h"
 #include "models/flop_counter.h"
 #include "models/layers.h"
+#include "train/compat.h"
 
 namespace gpubench::models {
 namespace {
@@ -456,8 +456,9 @@ ModelInfo hidden(ModelInfo info) {
   return info;
 }
 
-const ModelRegistration kTiny{hidden(transformer_xl_info(
-    "test-tiny-transformerxl", tiny_config(), 2, "a test model: Transformer-XL, 2 layers, d_model 16"))};
+const ModelRegistration kTiny{
+    hidden(transformer_xl_info("test-tiny-transformerxl", tiny_config(), 2,
+                               "a test model: Transformer-XL, 2 layers, d_model 16"))};
 
 }  // namespace
 }  // namespace gpubench::models

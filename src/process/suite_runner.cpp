@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
                               const SuiteRunOptions& options) {
   ensure_writable_directory(options.output_directory);
-  const fs::path folder = fs::temp_directory_path() / ("gpubench-suite-" + std::to_string(::getpid()));
+  const fs::path folder =
+      fs::temp_directory_path() / ("gpubench-suite-" + std::to_string(::getpid()));
   fs::create_directories(folder);
   std::vector<Result> results;
   for (size_t i = 0; i < benchmarks.size(); ++i) {
@@ -25,11 +26,12 @@ std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
     const std::string path = prepare_result_path(options.output_directory, benchmark);
     log::info("[{}/{}] {} {} on {} (batch {})", i + 1, benchmarks.size(), benchmark.model,
               to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
-    const std::string benchmark_file = (folder / ("benchmark-" + std::to_string(i) + ".json")).string();
+    const std::string benchmark_file =
+        (folder / ("benchmark-" + std::to_string(i) + ".json")).string();
     write_benchmark_file(benchmark_file, benchmark);
-    const std::vector<std::string> argv{options.executable, "--log-level",     options.log_level,
-                                        "train",            "--benchmark-file", benchmark_file,
-                                        "--output",         path};
+    const std::vector<std::string> argv{
+        options.executable, "--log-level",  options.log_level, "train",
+        "--benchmark-file", benchmark_file, "--output",        path};
     const ProcessOutcome outcome = run_child_process(argv, options.timeout_seconds);
     fs::remove(benchmark_file);
 

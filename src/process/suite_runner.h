@@ -16,7 +16,8 @@ struct SuiteRunOptions {
   std::string log_level = "info";
 };
 
-// Each benchmark runs in a child `gpubench train` given it as a benchmark file; every one ends with a result file in the output directory.
+// Each benchmark runs in a child `gpubench train` given it as a benchmark file; every one ends with
+// a result file in the output directory.
 std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
                               const SuiteRunOptions& options);
 

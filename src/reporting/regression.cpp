@@ -3,8 +3,8 @@
 #include <map>
 
 #include "common/enum_names.h"
-#include "results/statistics.h"
 #include "reporting/text_table.h"
+#include "results/statistics.h"
 
 namespace gpubench {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "common/errors.h"
-#include "results/statistics.h"
 #include "reporting/text_table.h"
+#include "results/statistics.h"
 
 namespace gpubench {
 namespace {
@@ -341,8 +341,11 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   // bucket size included).
   using Key = std::tuple<std::string, std::string, int, std::string, int, std::string>;
   const auto key_of = [](const Result& r) -> Key {
-    return {r.model_family, r.benchmark.model, precision_order(r.benchmark.precision),
-            to_string(r.benchmark.precision), r.benchmark.gpus,
+    return {r.model_family,
+            r.benchmark.model,
+            precision_order(r.benchmark.precision),
+            to_string(r.benchmark.precision),
+            r.benchmark.gpus,
             identity_of(r).settings_text({"model", "precision", "gpus"})};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;

@@ -12,14 +12,14 @@ std::string render_results_table(const std::vector<Result>& results) {
     const bool ok = r.status == RunStatus::kOk;
     std::string trials;
     for (double t : m.trials) trials += (trials.empty() ? "" : " ") + format_fixed(t, 1);
-    table.add_row({r.benchmark.model, to_string(r.benchmark.precision), to_string(r.benchmark.device),
-                   std::to_string(r.benchmark.gpus), std::to_string(r.benchmark.batch_size),
-                   ok ? format_fixed(m.throughput, 2) : "-", m.throughput_unit,
-                   ok ? format_fixed(m.step_time_ms.median, 1) + " [" +
-                            format_fixed(m.step_time_ms.p5, 1) + "-" +
-                            format_fixed(m.step_time_ms.p95, 1) + "]"
-                      : "-",
-                   trials, ok ? "ok" : to_string(r.status) + ": " + r.error});
+    table.add_row(
+        {r.benchmark.model, to_string(r.benchmark.precision), to_string(r.benchmark.device),
+         std::to_string(r.benchmark.gpus), std::to_string(r.benchmark.batch_size),
+         ok ? format_fixed(m.throughput, 2) : "-", m.throughput_unit,
+         ok ? format_fixed(m.step_time_ms.median, 1) + " [" + format_fixed(m.step_time_ms.p5, 1) +
+                  "-" + format_fixed(m.step_time_ms.p95, 1) + "]"
+            : "-",
+         trials, ok ? "ok" : to_string(r.status) + ": " + r.error});
   }
   return table.render();
 }

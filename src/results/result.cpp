@@ -14,8 +14,8 @@
 #include "common/log.h"
 
 #include "common/enum_names.h"
-#include "spec/benchmark_fields.h"
 #include "common/errors.h"
+#include "spec/benchmark_fields.h"
 
 namespace gpubench {
 namespace {
@@ -65,8 +65,9 @@ nlohmann::json result_to_json(const Result& r) {
                     {"input_shape", r.input_shape},
                     {"params", r.params},
                     {"optimizer", "SGD momentum 0.9, weight decay 1e-4"},
-                    {"data", "synthetic, generated once on the device; no input pipeline is "
-                             "measured"}});
+                    {"data",
+                     "synthetic, generated once on the device; no input pipeline is "
+                     "measured"}});
   const Metrics& m = r.metrics;
   nlohmann::json metrics = {{"throughput", m.throughput},
                             {"throughput_unit", m.throughput_unit},

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/benchmark.h"
 #include "results/statistics.h"
 #include "results/system_info.h"
+#include "spec/benchmark.h"
 
 namespace gpubench {
 

@@ -100,8 +100,8 @@ std::vector<BenchmarkField> make_table() {
               // Published figures whose source gives no batch size record 0.
               return "batch " + (b.batch_size > 0 ? std::to_string(b.batch_size) : "n/a");
             }),
-      field("warmup_steps", integer(10, 0, 1000000), "Untimed steps before the first trial",
-            false, &R::warmup_steps, &B::warmup_steps),
+      field("warmup_steps", integer(10, 0, 1000000), "Untimed steps before the first trial", false,
+            &R::warmup_steps, &B::warmup_steps),
       field("steps", integer(50, 1, 10000000), "Timed steps per trial", false, &R::steps,
             &B::steps),
       field("repeat", integer(3, 1, 1000), "Trials; the median trial is reported", false,
@@ -173,8 +173,8 @@ json checked_type(const BenchmarkField& f, const json& value, bool check_bounds)
       return value;
     case FieldType::kChoice:
       if (!value.is_string()) reject(f, value.dump());
-      if (check_bounds && std::find(f.choices.begin(), f.choices.end(),
-                                    value.get<std::string>()) == f.choices.end()) {
+      if (check_bounds && std::find(f.choices.begin(), f.choices.end(), value.get<std::string>()) ==
+                              f.choices.end()) {
         reject(f, "'" + value.get<std::string>() + "'");
       }
       return value;
@@ -249,8 +249,8 @@ json field_value_from_text(const BenchmarkField& field, const std::string& text)
 void set_requested_field(BenchmarkRequest& request, const std::string& key, const json& value) {
   const BenchmarkField* f = find_benchmark_field(key);
   if (f == nullptr) {
-    throw UsageError("unknown benchmark setting '" + key + "'; known: " +
-                     join(benchmark_field_keys()));
+    throw UsageError("unknown benchmark setting '" + key +
+                     "'; known: " + join(benchmark_field_keys()));
   }
   f->request(request, check_field_value(*f, value));
 }
@@ -290,7 +290,8 @@ ResolvedBenchmark benchmark_from_json(const json& block) {
 }
 
 void write_benchmark_file(const std::string& path, const ResolvedBenchmark& benchmark) {
-  write_json_atomically(path, {{"schema", kBenchmarkSchema}, {"benchmark", benchmark_to_json(benchmark)}});
+  write_json_atomically(
+      path, {{"schema", kBenchmarkSchema}, {"benchmark", benchmark_to_json(benchmark)}});
 }
 
 ResolvedBenchmark read_benchmark_file(const std::string& path) {

@@ -31,8 +31,8 @@ struct BenchmarkField {
   std::string default_text;
   int64_t min = 0, max = 0;          // kInteger
   std::vector<std::string> choices;  // kChoice
-  bool identity = false;  // a different value is a different benchmark
-  bool suite = true;      // a suite entry may set it
+  bool identity = false;             // a different value is a different benchmark
+  bool suite = true;                 // a suite entry may set it
 
   std::function<std::optional<nlohmann::json>(const BenchmarkRequest&)> requested;
   std::function<void(BenchmarkRequest&, const nlohmann::json&)> request;

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/benchmark_fields.h"
 #include "common/errors.h"
+#include "spec/benchmark_fields.h"
 
 namespace gpubench {
 namespace {
@@ -200,7 +200,7 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }  // namespace
 
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name,
-                                       bool is_json) {
+                                    bool is_json) {
   SuiteParser parser(name);
   return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text));
 }

@@ -19,7 +19,6 @@ struct SuiteEntry {
 // malformed file, an unknown key or a value outside a setting's type and bounds.
 std::vector<SuiteEntry> load_suite_file(const std::string& path);
 // The same from text; `name` is used in error messages, `is_json` picks the parser.
-std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name,
-                                    bool is_json);
+std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json);
 
 }  // namespace gpubench

@@ -10,7 +10,8 @@ namespace gpubench {
 MachineFacts read_machine_facts(int local_ranks) {
   MachineFacts facts;
   facts.cuda_available = torch::cuda::is_available();
-  facts.cuda_device_count = facts.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
+  facts.cuda_device_count =
+      facts.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
   facts.cpu_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   facts.local_ranks = local_ranks;
   return facts;

@@ -19,6 +19,7 @@
 
 #include "gpubench/build_info.h"
 #include "system/gpu_topology.h"
+#include "system/machine.h"
 #include "train/compat.h"
 
 namespace gpubench {
@@ -106,8 +107,8 @@ SystemInfo collect_system_info() {
   info.gpubench_version = GPUBENCH_VERSION;
   info.git_commit = GPUBENCH_GIT_COMMIT;
 #if GPUBENCH_WITH_CUDA
-  if (torch::cuda::is_available()) {
-    info.gpu_count = static_cast<int>(torch::cuda::device_count());
+  if (const MachineFacts machine = read_machine_facts(); machine.cuda_available) {
+    info.gpu_count = machine.cuda_device_count;
     for (int i = 0; i < info.gpu_count; ++i) {
       info.gpu_names.push_back(at::cuda::getDeviceProperties(i)->name);
     }

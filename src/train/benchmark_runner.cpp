@@ -10,13 +10,13 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
-#include "train/compat.h"
 #include "common/errors.h"
 #include "models/model_registry.h"
-#include "train/precision_policy.h"
 #include "results/statistics.h"
-#include "train/device_timers.h"
 #include "system/system_probe.h"
+#include "train/compat.h"
+#include "train/device_timers.h"
+#include "train/precision_policy.h"
 #include "train/training_step.h"
 
 namespace gpubench {
@@ -163,8 +163,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     hooks.progress = context.progress;
     if (context.fault) hooks.before_first_timed_step = [&] { context.fault->trigger(); };
     torch::Tensor loss;
-    const Measurement measured =
-        measure_trials(plan, *timer, [&] { loss = step.run(batch); }, hooks);
+    const Measurement measured = measure_trials(
+        plan, *timer, [&] { loss = step.run(batch); }, hooks);
     Metrics& metrics = result.metrics;
     metrics.trials = measured.trials;
     metrics.step_time_ms = measured.step_time_ms;

@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
+#include "distributed/collectives.h"
+#include "results/result.h"
 #include "spec/benchmark.h"
 #include "train/fault_injection.h"
 #include "train/measurement.h"
-#include "distributed/collectives.h"
-#include "results/result.h"
 
 namespace gpubench {
 
@@ -22,7 +22,7 @@ struct RankContext {
 
 struct RunContext {
   RankContext rank;
-  ProgressCallback progress;  // rank 0's; empty for the others
+  ProgressCallback progress;            // rank 0's; empty for the others
   std::optional<FaultInjection> fault;  // made to happen at the first timed step
 };
 

@@ -1,6 +1,7 @@
 // The measurement's phases, apart from what is measured: warm-up steps untimed, then `repeat`
 // trial windows of `steps` steps each, bounded by the timer's synchronisation; a trial's
-// throughput is its samples over its window; the median trial is the result (README, Method). Driven by a StepTimer, so tests run it on a fake clock.
+// throughput is its samples over its window; the median trial is the result (README, Method).
+// Driven by a StepTimer, so tests run it on a fake clock.
 #pragma once
 
 #include <functional>
@@ -23,8 +24,8 @@ using ProgressCallback = std::function<void(const ProgressEvent&)>;
 
 struct TrialPlan {
   int warmup_steps = 0;
-  int steps = 1;   // per trial
-  int repeat = 1;  // trials
+  int steps = 1;                // per trial
+  int repeat = 1;               // trials
   double samples_per_step = 1;  // global
 };
 

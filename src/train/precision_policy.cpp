@@ -9,7 +9,8 @@ namespace gpubench {
 
 std::string PrecisionPolicy::unsupported_reason(Precision precision, DeviceKind device) {
   // TF32 is a CUDA math mode, and CPU autocast has no float16.
-  if (device == DeviceKind::kCpu && (precision == Precision::kTf32 || precision == Precision::kFp16)) {
+  if (device == DeviceKind::kCpu &&
+      (precision == Precision::kTf32 || precision == Precision::kFp16)) {
     return "precision '" + to_string(precision) +
            "' needs a CUDA device; on the CPU use fp32 or bf16";
   }

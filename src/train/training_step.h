@@ -7,9 +7,9 @@
 
 #include <torch/torch.h>
 
-#include "train/grad_scaler.h"
 #include "distributed/gradient_synchronizer.h"
 #include "models/model_registry.h"
+#include "train/grad_scaler.h"
 #include "train/multi_tensor_sgd.h"
 #include "train/precision_policy.h"
 

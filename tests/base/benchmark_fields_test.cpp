@@ -88,8 +88,9 @@ TEST(BenchmarkFields, ABenchmarkFileRoundTripsAndRefusesAnIncompleteOne) {
   EXPECT_NE(error_of([&] { read_benchmark_file(dir.file("incomplete.json")); }).find("no 'seed'"),
             std::string::npos);
   std::ofstream(dir.file("other.json")) << R"({"schema": "gpubench.result/1"})";
-  EXPECT_NE(error_of([&] { read_benchmark_file(dir.file("other.json")); })
-                .find("is not a gpubench.benchmark/1 document"),
+  EXPECT_NE(error_of([&] {
+              read_benchmark_file(dir.file("other.json"));
+            }).find("is not a gpubench.benchmark/1 document"),
             std::string::npos);
 }
 
@@ -126,8 +127,9 @@ TEST(BenchmarkFields, OneRuleAndOneMessagePerSetting) {
   EXPECT_EQ(error_of([&] { check_field_value(*find_benchmark_field("seed"), -1); }),
             "seed must be zero or more, got -1");
   BenchmarkRequest request;
-  EXPECT_NE(error_of([&] { set_requested_field(request, "batchsize", 4); })
-                .find("unknown benchmark setting 'batchsize'; known: model, precision"),
+  EXPECT_NE(error_of([&] {
+              set_requested_field(request, "batchsize", 4);
+            }).find("unknown benchmark setting 'batchsize'; known: model, precision"),
             std::string::npos);
   set_requested_field(request, "batch-size", 4);
   EXPECT_EQ(request.batch_size, 4);
@@ -140,7 +142,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
     for (const auto& [key, value] : identity_settings(x)) out += (out.empty() ? "" : " ") + value;
     return out;
   };
-  EXPECT_EQ(text(b), "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB");
+  EXPECT_EQ(text(b),
+            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB");
   ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
   other_run.warmup_steps = 1;
   other_run.steps = 2;

@@ -93,7 +93,8 @@ TEST(Report, CsvAndJsonCarryTheSameCells) {
   const auto json = nlohmann::json::parse(render_json(report));
   const auto& table = json["tables"][0];
   EXPECT_EQ(table["id"], "throughput");
-  EXPECT_EQ(table["rows"][0]["labels"], nlohmann::json({"resnet50", "fp16", "batch 64", "images/sec"}));
+  EXPECT_EQ(table["rows"][0]["labels"],
+            nlohmann::json({"resnet50", "fp16", "batch 64", "images/sec"}));
   EXPECT_DOUBLE_EQ(table["rows"][0]["cells"][1]["value"].get<double>(), 4543.2);
   EXPECT_TRUE(table["rows"][0]["cells"][3]["value"].is_null());
   EXPECT_EQ(table["rows"][1]["cells"][1]["text"], "not run");
@@ -236,8 +237,7 @@ TEST(Report, ABucketSizeOrMemoryFormatIsNeverMergedIntoAnotherBenchmarksCell) {
   LoadedResult channels_last = measured("resnet50", {800, 802, 798});
   channels_last.result.benchmark.gpus = 2;
   channels_last.result.benchmark.channels_last = true;
-  const std::string md =
-      render_markdown(build_report({base, bigger_buckets, channels_last}, {}));
+  const std::string md = render_markdown(build_report({base, bigger_buckets, channels_last}, {}));
   EXPECT_NE(md.find("| model | precision | setup | unit | NVIDIA A40 x2 (bucket 100 MiB) | "
                     "NVIDIA A40 x2 (bucket 25 MiB) |"),
             std::string::npos)

@@ -46,7 +46,7 @@ benchmarks:
     EXPECT_EQ(specs[i].steps, 5);
   }
   EXPECT_EQ(specs[4].model, "resnet101");
-  EXPECT_EQ(specs[4].steps, 7);  // the entry overrides the defaults
+  EXPECT_EQ(specs[4].steps, 7);                  // the entry overrides the defaults
   EXPECT_EQ(specs[4].batch_size, std::nullopt);  // the model decides, when resolved
   EXPECT_EQ(entries[4].origin, "suite.yaml:9");
 }
