@@ -336,7 +336,7 @@ TEST(Cli, ALanguageModelReportsTokensAndItsSequenceLengths) {
   ScratchDirectory dir("cli-txl");
   const auto result = run_gpubench(
       "--log-level warn train --model test-tiny-transformerxl --device cpu --batch-size 2 "
-      "--warmup-steps 3 --steps 2 --repeat 2 --mem-len 16 --output " +
+      "--warmup-steps 4 --steps 2 --repeat 2 --mem-len 16 --output " +
       dir.file("r.json"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto r = read_json(dir.file("r.json"));

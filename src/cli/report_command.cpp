@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
