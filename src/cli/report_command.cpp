@@ -54,6 +54,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::string a, b, format = "markdown", output;
     std::vector<std::string> pool = {"results"};
+    std::vector<std::string> across;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("compare", "Two systems side by side with B/A per row");
@@ -63,11 +64,16 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->add_option("--across", o->across,
+                  "Identity settings A and B may differ in (e.g. batch_size: each SKU at its own "
+                  "best batch); each cell then names its own")
+      ->delimiter(',');
   cmd->callback([o, &exit_code] {
     check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
-    const Report report = build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b);
+    const Report report =
+        build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b, o->across);
     write_output(o->output, render_report(report, o->format));
     exit_code = kExitOk;
   });

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "reporting/text_table.h"
 #include "results/statistics.h"
+#include "spec/benchmark_fields.h"
 
 namespace gpubench {
 namespace {
@@ -336,17 +337,41 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
 }
 
 Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
-                        const std::string& a_name, const std::string& b_name) {
+                        const std::string& a_name, const std::string& b_name,
+                        const std::vector<std::string>& across) {
+  std::vector<std::string> leave_out = {"model", "precision", "gpus"};
+  for (const std::string& key : across) {
+    const BenchmarkField* field = find_benchmark_field(key);
+    if (field == nullptr || !field->identity || field->key == "model") {
+      std::vector<std::string> allowed;
+      for (const BenchmarkField& f : benchmark_fields()) {
+        if (f.identity && f.key != "model") allowed.push_back(f.key);
+      }
+      throw UsageError("--across: '" + key +
+                       "' is not a setting of the identity; allowed: " + join(allowed));
+    }
+    leave_out.push_back(field->key);
+  }
+  // What a cell adds to its throughput when the sides may differ: its own `across` settings.
+  const auto own_settings = [&](const Result& r) {
+    std::vector<std::string> texts;
+    for (const auto& [key, text] : identity_of(r).settings) {
+      if (std::find(leave_out.begin() + 3, leave_out.end(), key) != leave_out.end()) {
+        texts.push_back(text);
+      }
+    }
+    return join(texts, " ");
+  };
   // One benchmark apart from the system it ran on: every identity setting (GPU count and
   // bucket size included).
   using Key = std::tuple<std::string, std::string, int, std::string, int, std::string>;
-  const auto key_of = [](const Result& r) -> Key {
+  const auto key_of = [&leave_out](const Result& r) -> Key {
     return {r.model_family,
             r.benchmark.model,
             precision_order(r.benchmark.precision),
             to_string(r.benchmark.precision),
             r.benchmark.gpus,
-            identity_of(r).settings_text({"model", "precision", "gpus"})};
+            identity_of(r).settings_text(leave_out)};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;
   for (const LoadedResult& l : a) rows[key_of(l.result)].first.push_back(&l.result);
@@ -365,8 +390,14 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
     const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
     const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
     ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
-    row.cells.push_back(ra ? throughput_cell(ra) : ReportCell{std::nullopt, "only in B"});
-    row.cells.push_back(rb ? throughput_cell(rb) : ReportCell{std::nullopt, "only in A"});
+    const auto cell = [&](const Result* r, const char* missing) {
+      if (r == nullptr) return ReportCell{std::nullopt, missing};
+      ReportCell out = throughput_cell(r);
+      if (!across.empty() && !own_settings(*r).empty()) out.text += " [" + own_settings(*r) + "]";
+      return out;
+    };
+    row.cells.push_back(cell(ra, "only in B"));
+    row.cells.push_back(cell(rb, "only in A"));
     const auto va = throughput_of(ra), vb = throughput_of(rb);
     if (va && vb) {
       row.cells.push_back({*vb / *va, format_fixed(*vb / *va, 3)});

@@ -54,8 +54,12 @@ struct ReportOptions {
 Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options);
 
 // Side-by-side of two result sets with B/A per row and the geometric-mean ratio per family.
+// Rows match on the identity without the system; `across` names identity settings the two
+// sides may differ in (each cell then says its own). Throws UsageError for a key in `across`
+// that is not an identity setting.
 Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
-                        const std::string& a_name, const std::string& b_name);
+                        const std::string& a_name, const std::string& b_name,
+                        const std::vector<std::string>& across = {});
 
 std::string render_markdown(const Report& report);
 std::string render_csv(const Report& report);

@@ -260,6 +260,26 @@ TEST(Report, ABucketSizeOrMemoryFormatIsNeverMergedIntoAnotherBenchmarksCell) {
       << compared;
 }
 
+// Each SKU at its own best batch, as Lambda publishes: only with --across batch_size do the two
+// meet in one row, and each cell then names its batch.
+TEST(Compare, AcrossASettingJoinsRowsThatDifferInItAndSaysSo) {
+  LoadedResult a = measured("resnet50", {500, 500, 500});
+  a.result.benchmark.batch_size = 224;
+  LoadedResult b = measured("resnet50", {1000, 1000, 1000});
+  b.result.benchmark.batch_size = 496;
+  b.result.system.gpu_name = "NVIDIA RTX A6000";
+  const std::string strict = render_markdown(build_comparison({a}, {b}, "A", "B"));
+  EXPECT_NE(strict.find("| resnet50 | fp16 | 1 | batch 224 | 500.0 ±0.0% | only in A | - |"),
+            std::string::npos)
+      << strict;
+  const std::string across = render_markdown(build_comparison({a}, {b}, "A", "B", {"batch-size"}));
+  EXPECT_NE(across.find("| resnet50 | fp16 | 1 |  | 500.0 ±0.0% [batch 224] | 1000.0 ±0.0% "
+                        "[batch 496] | 2.000 |"),
+            std::string::npos)
+      << across;
+  EXPECT_THROW(build_comparison({a}, {b}, "A", "B", {"seed"}), UsageError);  // not the work
+}
+
 TEST(Regress, FlagsATightTenPercentDropOnly) {
   const std::vector<LoadedResult> baseline = {
       measured("resnet50", {1000, 1002, 998}), measured("vgg16", {1000, 1002, 998}),
