@@ -23,6 +23,13 @@ std::vector<LoadedResult> side(const std::string& spec, const std::vector<Loaded
   return out;
 }
 
+void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
+  cmd.add_option("--across", across,
+                 "Identity settings rows may differ in, comma-separated (e.g. batch_size: each "
+                 "SKU at its own best batch); each cell then names its own")
+      ->delimiter(',');
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, int& exit_code) {
@@ -31,6 +38,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     std::string format = "markdown";
     std::string output;
     std::string normalize_to;
+    std::vector<std::string> across;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("report", "Tables (and charts in HTML) from result files");
@@ -40,9 +48,11 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--normalize-to", o->normalize_to,
       "Divide by this baseline, e.g. gpu=\"NVIDIA GeForce RTX 3090\",gpus=1,precision=tf32");
+  add_across_option(*cmd, o->across);
   cmd->callback([o, &exit_code] {
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
+    options.across = o->across;
     check_report_format(o->format);
     write_output(o->output,
                  render_report(build_report(load_results(o->inputs), options), o->format));
@@ -64,10 +74,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
-  cmd->add_option("--across", o->across,
-                  "Identity settings A and B may differ in (e.g. batch_size: each SKU at its own "
-                  "best batch); each cell then names its own")
-      ->delimiter(',');
+  add_across_option(*cmd, o->across);
   cmd->callback([o, &exit_code] {
     check_report_format(o->format);
     std::vector<LoadedResult> pool;

@@ -44,10 +44,46 @@ int precision_order(Precision precision) {
                           names.begin());
 }
 
-RowKey row_of(const Result& r) {
+// Identity settings rows may join across (--across); every cell then names its own value.
+class Across {
+ public:
+  explicit Across(const std::vector<std::string>& keys) {
+    for (const std::string& key : keys) {
+      const BenchmarkField* field = find_benchmark_field(key);
+      if (field == nullptr || !field->identity || field->key == "model") {
+        std::vector<std::string> allowed;
+        for (const BenchmarkField& f : benchmark_fields()) {
+          if (f.identity && f.key != "model") allowed.push_back(f.key);
+        }
+        throw UsageError("--across: '" + key +
+                         "' is not a setting of the identity; allowed: " + join(allowed));
+      }
+      keys_.push_back(field->key);
+    }
+  }
+  // The identity's settings text without `leave_out` and without these.
+  std::string shared_settings(const Result& r, std::vector<std::string> leave_out) const {
+    leave_out.insert(leave_out.end(), keys_.begin(), keys_.end());
+    return identity_of(r).settings_text(leave_out);
+  }
+  ReportCell annotate(ReportCell cell, const Result* r) const {
+    if (r == nullptr || keys_.empty()) return cell;
+    std::vector<std::string> own;
+    for (const auto& [key, text] : identity_of(*r).settings) {
+      if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) own.push_back(text);
+    }
+    if (!own.empty()) cell.text += " [" + join(own, " ") + "]";
+    return cell;
+  }
+
+ private:
+  std::vector<std::string> keys_;
+};
+
+RowKey row_of(const Result& r, const Across& across) {
   return {r.model_family, r.benchmark.model, to_string(r.benchmark.precision),
           precision_order(r.benchmark.precision),
-          identity_of(r).settings_text({"model", "precision", "gpus", "bucket_mb"})};
+          across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb"})};
 }
 
 std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
@@ -75,6 +111,8 @@ ReportCell throughput_cell(const Result* r) {
 using Grid = std::map<RowKey, std::map<ColumnKey, std::vector<const Result*>>>;
 
 struct Layout {
+  explicit Layout(const std::vector<std::string>& across_keys) : across(across_keys) {}
+  Across across;
   Grid grid;
   std::vector<RowKey> rows;
   std::vector<ColumnKey> columns;
@@ -90,12 +128,12 @@ std::string column_system(const Result& r) {
   return system_name(r) + " (" + (publisher.empty() ? "published" : publisher) + ")";
 }
 
-Layout layout_of(const std::vector<LoadedResult>& results) {
-  Layout layout;
+Layout layout_of(const std::vector<LoadedResult>& results, const std::vector<std::string>& across) {
+  Layout layout(across);
   std::set<ColumnKey> columns;
   for (const LoadedResult& loaded : results) {
     const Result& r = loaded.result;
-    const RowKey row = row_of(r);
+    const RowKey row = row_of(r, layout.across);
     // A published figure was not measured with gpubench's gradient buckets.
     std::string bucket;
     for (const auto& [key, text] : identity_of(r).settings) {
@@ -168,7 +206,7 @@ void add_normalized_tables(const Layout& layout, const std::vector<LoadedResult>
       if (!selector.constrains("precision") && to_string(r.benchmark.precision) != row.precision)
         continue;
       same_model.push_back(&r);
-      if (row_of(r).setup == row.setup) same_setup.push_back(&r);
+      if (row_of(r, layout.across).setup == row.setup) same_setup.push_back(&r);
     }
     const std::optional<double> baseline =
         throughput_of(newest_result(same_setup.empty() ? same_model : same_setup));
@@ -307,15 +345,17 @@ void add_communication_table(const Layout& layout, Report& report) {
 Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options) {
   Report report;
   report.title = "gpubench report (" + std::to_string(results.size()) + " result files)";
-  const Layout layout = layout_of(results);
+  const Layout layout = layout_of(results, options.across);
   ReportTable throughput =
       table_for(layout, "throughput", "Throughput (global, median trial ± CV of trials)");
   throughput.label_columns = {"model", "precision", "setup", "unit"};
   for (const RowKey& row : layout.rows) {
     ReportRow out{row.labels(), {}};
     out.labels.push_back(layout.units.count(row) ? layout.units.at(row) : "");
-    for (const ColumnKey& c : layout.columns)
-      out.cells.push_back(throughput_cell(cell_result(layout, row, c)));
+    for (const ColumnKey& c : layout.columns) {
+      const Result* r = cell_result(layout, row, c);
+      out.cells.push_back(layout.across.annotate(throughput_cell(r), r));
+    }
     throughput.rows.push_back(std::move(out));
   }
   // One chart per unit: images/sec and tokens/sec do not share an axis.
@@ -339,39 +379,17 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
 Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
                         const std::string& a_name, const std::string& b_name,
                         const std::vector<std::string>& across) {
-  std::vector<std::string> leave_out = {"model", "precision", "gpus"};
-  for (const std::string& key : across) {
-    const BenchmarkField* field = find_benchmark_field(key);
-    if (field == nullptr || !field->identity || field->key == "model") {
-      std::vector<std::string> allowed;
-      for (const BenchmarkField& f : benchmark_fields()) {
-        if (f.identity && f.key != "model") allowed.push_back(f.key);
-      }
-      throw UsageError("--across: '" + key +
-                       "' is not a setting of the identity; allowed: " + join(allowed));
-    }
-    leave_out.push_back(field->key);
-  }
-  // What a cell adds to its throughput when the sides may differ: its own `across` settings.
-  const auto own_settings = [&](const Result& r) {
-    std::vector<std::string> texts;
-    for (const auto& [key, text] : identity_of(r).settings) {
-      if (std::find(leave_out.begin() + 3, leave_out.end(), key) != leave_out.end()) {
-        texts.push_back(text);
-      }
-    }
-    return join(texts, " ");
-  };
+  const Across joined(across);
   // One benchmark apart from the system it ran on: every identity setting (GPU count and
   // bucket size included).
   using Key = std::tuple<std::string, std::string, int, std::string, int, std::string>;
-  const auto key_of = [&leave_out](const Result& r) -> Key {
+  const auto key_of = [&joined](const Result& r) -> Key {
     return {r.model_family,
             r.benchmark.model,
             precision_order(r.benchmark.precision),
             to_string(r.benchmark.precision),
             r.benchmark.gpus,
-            identity_of(r).settings_text(leave_out)};
+            joined.shared_settings(r, {"model", "precision", "gpus"})};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;
   for (const LoadedResult& l : a) rows[key_of(l.result)].first.push_back(&l.result);
@@ -391,10 +409,8 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
     const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
     ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
     const auto cell = [&](const Result* r, const char* missing) {
-      if (r == nullptr) return ReportCell{std::nullopt, missing};
-      ReportCell out = throughput_cell(r);
-      if (!across.empty() && !own_settings(*r).empty()) out.text += " [" + own_settings(*r) + "]";
-      return out;
+      return r == nullptr ? ReportCell{std::nullopt, missing}
+                          : joined.annotate(throughput_cell(r), r);
     };
     row.cells.push_back(cell(ra, "only in B"));
     row.cells.push_back(cell(rb, "only in A"));

@@ -46,6 +46,8 @@ struct Report {
 
 struct ReportOptions {
   std::optional<std::string> normalize_to;  // a ResultSelector
+  // Identity settings rows may join across (as compare's): each cell then names its own.
+  std::vector<std::string> across;
 };
 
 // Rows: model and precision; columns: system x GPU count. Adds normalised, scaling-efficiency,

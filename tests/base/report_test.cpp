@@ -262,7 +262,7 @@ TEST(Report, ABucketSizeOrMemoryFormatIsNeverMergedIntoAnotherBenchmarksCell) {
 
 // Each SKU at its own best batch, as Lambda publishes: only with --across batch_size do the two
 // meet in one row, and each cell then names its batch.
-TEST(Compare, AcrossASettingJoinsRowsThatDifferInItAndSaysSo) {
+TEST(Report, AcrossASettingJoinsRowsThatDifferInItAndSaysSo) {
   LoadedResult a = measured("resnet50", {500, 500, 500});
   a.result.benchmark.batch_size = 224;
   LoadedResult b = measured("resnet50", {1000, 1000, 1000});
@@ -278,6 +278,13 @@ TEST(Compare, AcrossASettingJoinsRowsThatDifferInItAndSaysSo) {
             std::string::npos)
       << across;
   EXPECT_THROW(build_comparison({a}, {b}, "A", "B", {"seed"}), UsageError);  // not the work
+  ReportOptions options;
+  options.across = {"batch_size"};
+  const std::string report = render_markdown(build_report({a, b}, options));
+  EXPECT_NE(report.find("| resnet50 | fp16 |  | images/sec | 500.0 ±0.0% [batch 224] | 1000.0 "
+                        "±0.0% [batch 496] |"),
+            std::string::npos)
+      << report;
 }
 
 TEST(Regress, FlagsATightTenPercentDropOnly) {
