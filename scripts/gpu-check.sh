@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The GPU check, in stages that each fit a short GPU slot (one stage per call, the build
 # included: about 75 s on an H200 with 16 cores). Usage: scripts/gpu-check.sh STAGE...
-#   quick     ResNet-50 at batch 256 in fp32, tf32, fp16 and bf16, gpubench and PyTorch
-#             (scripts/torch_reference.py) side by side; ResNet-50 fp16 as an NCCL process
-#             group of one rank (NCCL cannot put two ranks on one GPU), next to the plain run
+#   quick     ResNet-50 at batch 256 in fp32, tf32, fp16 and bf16: gpubench eager and graph mode,
+#             PyTorch eager (scripts/torch_reference.py) side by side; ResNet-50 fp16 as an NCCL
+#             process group of one rank (NCCL cannot put two ranks on one GPU)
+#   graph     the launch-bound cases (ResNet-50 fp16 at batch 32, GoogLeNet fp16 at 128) in all
+#             four modes: gpubench eager and graph, PyTorch eager and torch.compile (default and
+#             reduce-overhead); then 20 fp32 steps from one seed in eager and in graph mode,
+#             whose final losses must agree within 1e-3 relative (the stage fails otherwise)
 #   zoo       the other convnets in fp16 at batch 128, gpubench and PyTorch
 #   zoo-fp32  the same in fp32 (TF32 off)
 #   lm        Transformer-XL base and large in fp16 (gpubench only: NVIDIA's model code is not on
@@ -25,8 +29,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for stage in "$@"; do
-  case "$stage" in quick|zoo|zoo-fp32|lm) ;;
-    *) echo "gpu-check: unknown stage '$stage'; stages: quick, zoo, zoo-fp32, lm" >&2; exit 2 ;;
+  case "$stage" in quick|graph|zoo|zoo-fp32|lm) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm" >&2; exit 2 ;;
   esac
 done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
@@ -37,7 +41,13 @@ if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few s
   : "${GPUBENCH_CHECK_PRECISIONS:=fp32 bf16}" "${GPUBENCH_CHECK_GROUP_PRECISION:=fp32}"
   : "${GPUBENCH_CHECK_ZOO:=googlenet}" "${GPUBENCH_CHECK_ZOO_BATCH:=2}"
   : "${GPUBENCH_CHECK_ZOO_PRECISION:=bf16}" "${GPUBENCH_CHECK_TXL:= }" "${GPUBENCH_CHECK_ALLREDUCE_MAX:=1M}"
+  : "${GPUBENCH_CHECK_GRAPH_MODE:=0}" "${GPUBENCH_CHECK_COMPILE_MODES:= }"
+  : "${GPUBENCH_CHECK_GRAPH_BATCH:=2}" "${GPUBENCH_CHECK_GRAPH_GOOGLENET_BATCH:=2}"
 fi
+GRAPH_MODE="${GPUBENCH_CHECK_GRAPH_MODE:-1}"  # 0: no gpubench graph-mode runs (the CPU has none)
+# PyTorch's torch.compile modes for the graph stage (the others run PyTorch eager only).
+COMPILE_MODES="${GPUBENCH_CHECK_COMPILE_MODES:-compile reduce-overhead}"
+failed_checks=0
 WARMUP="${GPUBENCH_CHECK_WARMUP:-10}"
 STEPS="${GPUBENCH_CHECK_STEPS:-30}"
 BUDGET_S="${GPUBENCH_CHECK_BUDGET_S:-420}"
@@ -74,7 +84,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,t
 
 table=""       # this stage's table file
 stage_start=0
-# row LABEL GPUBENCH_RESULT [PYTORCH_RESULT]: one table line, printed and kept.
+# row LABEL KIND=RESULT...: one table line (scripts/gpu_check_row.py), printed and kept.
 row() {
   python3 scripts/gpu_check_row.py row "$@" | tee -a "$table"
   tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
@@ -86,25 +96,54 @@ over_budget() {
   fi
   return 1
 }
-# bench LABEL MODEL PRECISION BATCH REPEAT: gpubench, then PyTorch (convnets only).
+# gpubench_run RESULT MODE ARGS...: one gpubench train run into RESULT.
+gpubench_run() {
+  local result=$1 mode=$2
+  shift 2
+  "$build/gpubench" --log-level warn train --device "$DEVICE" --mode "$mode" "$@" --output "$result" \
+    >> "$log" 2>&1 || true
+}
+# bench LABEL MODEL PRECISION BATCH REPEAT [PYTORCH_MODES]: gpubench eager and graph mode (image
+# models), then PyTorch in each mode (eager by default; convnets only), as one table row.
 bench() {
-  local label=$1 model=$2 precision=$3 batch=$4 repeat=$5
+  local label=$1 model=$2 precision=$3 batch=$4 repeat=$5 pytorch_modes=${6:-eager}
   over_budget "$label" && return 0
   local common=(--warmup-steps "$WARMUP" --steps "$STEPS" --repeat "$repeat")
   [ -n "$batch" ] && common+=(--batch-size "$batch")  # empty: the model's default
-  local result="$folder/$(date -u +%Y-%m-%dT%H%M%S)_${label}.json" reference="$scratch/pytorch_${label}.json"
+  local stamp columns=()
+  stamp=$(date -u +%Y-%m-%dT%H%M%S)
   echo "== $label" >> "$log"
-  "$build/gpubench" --log-level warn train --model "$model" --device "$DEVICE" --precision "$precision" \
-    "${common[@]}" --output "$result" >> "$log" 2>&1 || true
-  if [ "$model" != "${model#transformerxl}" ]; then
-    row "$label" "$result"
+  gpubench_run "$folder/${stamp}_${label}.json" eager --model "$model" --precision "$precision" "${common[@]}"
+  columns+=("eager=$folder/${stamp}_${label}.json")
+  if [ "$model" != "${model#transformerxl}" ]; then  # no graph mode, no PyTorch reference
+    row "$label" "${columns[@]}"
     return 0
   fi
-  python3 scripts/torch_reference.py --model "$model" --device "$DEVICE" --precision "$precision" "${common[@]}" \
-    --output "$reference" >> "$log" 2>&1 || true
-  row "$label" "$result" "$reference"
-  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$reference" \
-    >> "$OUT/pytorch.jsonl" 2>/dev/null || true
+  if [ "$GRAPH_MODE" = 1 ]; then
+    gpubench_run "$folder/${stamp}_${label}_graph.json" graph --model "$model" --precision "$precision" "${common[@]}"
+    columns+=("graph=$folder/${stamp}_${label}_graph.json")
+  fi
+  local mode kind reference
+  for mode in $pytorch_modes; do
+    kind=pt; [ "$mode" = eager ] || kind="pt-$mode"
+    reference="$scratch/pytorch_${label}_${mode}.json"
+    python3 scripts/torch_reference.py --model "$model" --device "$DEVICE" --precision "$precision" \
+      --mode "$mode" "${common[@]}" --output "$reference" >> "$log" 2>&1 || true
+    columns+=("$kind=$reference")
+    python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$reference" \
+      >> "$OUT/pytorch.jsonl" 2>/dev/null || true
+  done
+  row "$label" "${columns[@]}"
+}
+# Graph mode computes what eager computes: the same 20 fp32 steps from one seed, final losses.
+same_losses() {
+  local model=$1 batch=$2
+  over_budget "graph-vs-eager losses" && return 0
+  local runs=(--model "$model" --precision fp32 --batch-size "$batch" --warmup-steps 10 --steps 10 --repeat 1)
+  gpubench_run "$scratch/losses_eager.json" eager "${runs[@]}"
+  gpubench_run "$scratch/losses_graph.json" graph "${runs[@]}"
+  python3 scripts/gpu_check_row.py losses "$scratch/losses_eager.json" "$scratch/losses_graph.json" \
+    | tee -a "$table" || failed_checks=$((failed_checks + 1))
 }
 
 for stage in "$@"; do
@@ -130,8 +169,18 @@ for stage in "$@"; do
           "$build/gpubench" --log-level warn train --model resnet50 --device "$DEVICE" --precision "$group_precision" \
           --batch-size "$batch" --warmup-steps "$WARMUP" --steps "$STEPS" --repeat 3 \
           --output "$result" >> "$log" 2>&1 || true
-        row "resnet50_${group_precision}_b${batch}_group1" "$result"
+        row "resnet50_${group_precision}_b${batch}_group1" "eager=$result"
       } ;;
+    graph)
+      graph_precision=fp16
+      [ "$DEVICE" = cpu ] && graph_precision=bf16
+      graph_batch="${GPUBENCH_CHECK_GRAPH_BATCH:-32}"
+      googlenet_batch="${GPUBENCH_CHECK_GRAPH_GOOGLENET_BATCH:-128}"
+      bench "resnet50_${graph_precision}_b${graph_batch}" resnet50 "$graph_precision" "$graph_batch" 3 \
+        "eager $COMPILE_MODES"
+      bench "googlenet_${graph_precision}_b${googlenet_batch}" googlenet "$graph_precision" \
+        "$googlenet_batch" 3 "eager $COMPILE_MODES"
+      if [ "$GRAPH_MODE" = 1 ]; then same_losses resnet50 "$graph_batch"; fi ;;
     zoo|zoo-fp32)
       precision="${GPUBENCH_CHECK_ZOO_PRECISION:-fp16}"
       [ "$stage" = zoo-fp32 ] && precision=fp32
@@ -152,3 +201,4 @@ for stage in "$@"; do
   echo "stage $stage: $(($(date +%s) - stage_start)) s" | tee -a "$table"
   tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 done
+[ "$failed_checks" = 0 ] || { echo "gpu-check: $failed_checks check(s) failed" >&2; exit 1; }

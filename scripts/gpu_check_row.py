@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""One row of the GPU check's table (scripts/gpu-check.sh): a gpubench result file beside the
-PyTorch reference run of the same benchmark (scripts/torch_reference.py), and their ratio.
-Usage: gpu_check_row.py header | gpu_check_row.py row LABEL GPUBENCH_JSON [PYTORCH_JSON]"""
+"""One row of the GPU check's table (scripts/gpu-check.sh): gpubench eager and graph mode beside
+PyTorch eager and torch.compile (scripts/torch_reference.py) for one benchmark, and the ratios
+gpubench eager / PyTorch eager and gpubench graph / best PyTorch.
+Usage: gpu_check_row.py header
+       gpu_check_row.py row LABEL KIND=PATH...   (KIND: eager, graph, pt, pt-compile, pt-reduce-overhead)
+       gpu_check_row.py losses EAGER_JSON GRAPH_JSON   (exit 1 unless final losses agree within 1e-3)"""
 import json
 import os
 import sys
 
-COLUMNS = f"{'benchmark':34} {'gpubench':>10} {'unit':11} {'pytorch':>10} {'ratio':>6} {'peak GiB':>8} {'TFLOP/s':>8}  status"
+KINDS = ("eager", "graph", "pt", "pt-compile", "pt-reduce-overhead")
+COLUMNS = (f"{'benchmark':30} {'eager':>9} {'graph':>9} {'pt eager':>9} {'pt compiled':>11} "
+           f"{'eager/pt':>8} {'graph/best':>10} {'unit':11} {'peak GiB':>8}  status")
 
 
 def load(path):
@@ -18,37 +23,80 @@ def load(path):
         return None
 
 
-def row(label, gpubench_path, pytorch_path=None):
-    result, reference = load(gpubench_path), load(pytorch_path)
+def gpubench_throughput(result):
+    if result is None or result.get("status") != "ok":
+        return None
+    return result["metrics"]["throughput"]
+
+
+def status_of(kind, result):
     if result is None:
-        return f"{label:34} {'-':>10} {'':11} {'-':>10} {'-':>6} {'-':>8} {'-':>8}  no result file"
-    metrics = result.get("metrics", {})
-    ok = result.get("status") == "ok"
-    ours = metrics.get("throughput") if ok else None
-    theirs = reference.get("throughput") if reference else None
-    ratio = f"{ours / theirs:6.3f}" if ours and theirs else f"{'-':>6}"
+        return f"{kind}: no result"
+    if result.get("status") == "ok":
+        return None
+    error = (result.get("error") or "").splitlines()
+    return f"{kind}: {result.get('status')}: {error[0][:100] if error else ''}"
+
+
+def cell(value, width):
+    return f"{value:{width}.1f}" if value else f"{'-':>{width}}"
+
+
+def row(label, paths):
+    eager, graph = load(paths.get("eager")), load(paths.get("graph"))
+    pt = load(paths.get("pt"))
+    compiled = [load(paths.get(k)) for k in ("pt-compile", "pt-reduce-overhead")]
+    ours_eager, ours_graph = gpubench_throughput(eager), gpubench_throughput(graph)
+    pt_eager = pt.get("throughput") if pt else None
+    pt_compiled = max([c["throughput"] for c in compiled if c] or [0]) or None
+    best_pt = max(v for v in (pt_eager, pt_compiled, 0) if v is not None) or None
+    eager_ratio = f"{ours_eager / pt_eager:8.3f}" if ours_eager and pt_eager else f"{'-':>8}"
+    graph_ratio = f"{ours_graph / best_pt:10.3f}" if ours_graph and best_pt else f"{'-':>10}"
+    first = eager or graph or {}
+    metrics = first.get("metrics", {})
     peak = metrics.get("peak_memory_bytes")
-    tflops = metrics.get("achieved_tflops")
-    status = result.get("status", "?")
-    if not ok:
-        status += ": " + result.get("error", "").splitlines()[0][:120] if result.get("error") else ""
-    distributed = result.get("distributed", {})
-    if distributed.get("backend") not in (None, "none"):
-        status += (f" [{distributed['backend']} x{distributed['world_size']}, {distributed['buckets']} buckets,"
-                   f" exposed comm {distributed['exposed_communication_ms']:.2f} ms/step]")
-    if result.get("benchmark", {}).get("optimizer_impl"):
-        status += f", {result['benchmark']['optimizer_impl']} SGD"
+    notes = [s for s in (status_of(k, load(paths[k])) for k in ("eager", "graph") if k in paths) if s]
+    if eager and eager.get("benchmark", {}).get("optimizer_impl"):
+        notes.append(f"{eager['benchmark']['optimizer_impl']} SGD")
+    if graph and graph.get("metrics", {}).get("graph_capture_ms"):
+        notes.append(f"capture {graph['metrics']['graph_capture_ms']:.0f} ms")
     if metrics.get("skipped_steps"):
-        status += f" ({metrics['skipped_steps']} fp16 steps skipped by the loss scaler)"
-    return (f"{label:34} {ours or 0:10.1f} {metrics.get('throughput_unit', ''):11} "
-            f"{theirs if theirs is not None else 0:10.1f} {ratio} "
-            f"{peak / 2**30 if peak else 0:8.1f} {tflops or 0:8.1f}  {status}")
+        notes.append(f"{metrics['skipped_steps']} fp16 steps skipped")
+    distributed = first.get("distributed", {})
+    if distributed.get("backend") not in (None, "none"):
+        notes.append(f"{distributed['backend']} x{distributed['world_size']}, {distributed['buckets']} buckets, "
+                     f"exposed comm {distributed['exposed_communication_ms']:.2f} ms/step")
+    for kind, result in zip(("pt-compile", "pt-reduce-overhead"), compiled):
+        if result and result.get("warmup_s"):
+            notes.append(f"{kind} warm-up {result['warmup_s']:.0f} s")
+    return (f"{label:30} {cell(ours_eager, 9)} {cell(ours_graph, 9)} {cell(pt_eager, 9)} "
+            f"{cell(pt_compiled, 11)} {eager_ratio} {graph_ratio} {metrics.get('throughput_unit', ''):11} "
+            f"{peak / 2**30 if peak else 0:8.1f}  {'; '.join(notes) or 'ok'}")
+
+
+def losses(eager_path, graph_path):
+    eager, graph = load(eager_path), load(graph_path)
+    if not (eager and graph and eager.get("status") == graph.get("status") == "ok"):
+        print("graph vs eager losses: a run failed or is missing")
+        return 1
+    a, b = eager["metrics"]["final_loss"], graph["metrics"]["final_loss"]
+    difference = abs(a - b) / max(abs(a), 1e-12)
+    ok = difference <= 1e-3
+    print(f"graph vs eager losses after the same steps from one seed: {a:.6f} vs {b:.6f}, "
+          f"relative difference {difference:.2e} ({'ok' if ok else 'FAIL'}: limit 1e-3)")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["header"]:
         print(COLUMNS)
-    elif sys.argv[1:2] == ["row"] and 3 <= len(sys.argv) <= 5:
-        print(row(*sys.argv[2:]))
+    elif sys.argv[1:2] == ["row"] and len(sys.argv) >= 3:
+        paths = dict(arg.split("=", 1) for arg in sys.argv[3:])
+        unknown = set(paths) - set(KINDS)
+        if unknown:
+            sys.exit(f"unknown kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
+        print(row(sys.argv[2], paths))
+    elif sys.argv[1:2] == ["losses"] and len(sys.argv) == 4:
+        sys.exit(losses(sys.argv[2], sys.argv[3]))
     else:
         sys.exit(__doc__)

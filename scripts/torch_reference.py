@@ -2,8 +2,11 @@
 """The same training benchmark in PyTorch, for side-by-side comparison with gpubench: the
 reference implementation of the model (torchvision's, timm's inception_v4), same batch,
 precision, memory format, optimiser, auxiliary-loss weights, warm-up, steps and trials, synthetic
-data on the device, timed between device synchronisations. Prints one JSON object (and writes it
-to --output)."""
+data on the device, timed between device synchronisations. --mode picks what a PyTorch user would
+run instead of gpubench: eager with PyTorch's default SGD (multi-tensor foreach kernels on CUDA),
+or the model under torch.compile (mode "default", or "reduce-overhead", which replays CUDA graphs);
+compilation happens in the warm-up and is timed apart. Prints one JSON object (and writes it to
+--output)."""
 import argparse
 import json
 import statistics
@@ -40,6 +43,8 @@ def main():
                         help="default: on for fp16/bf16, as gpubench does on CUDA")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                         help="cpu: only to rehearse scripts/gpu-check.sh on a machine without a GPU")
+    parser.add_argument("--mode", choices=["eager", "compile", "reduce-overhead"], default="eager",
+                        help="eager; torch.compile(model); torch.compile(model, mode='reduce-overhead')")
     parser.add_argument("--output")
     args = parser.parse_args()
 
@@ -57,6 +62,9 @@ def main():
     model, size, aux_weights = reference_model(args.model)
     model = model.to(device, memory_format=memory_format)
     model.train()
+    compiled = model
+    if args.mode != "eager":
+        compiled = torch.compile(model, mode="default" if args.mode == "compile" else args.mode)
     images = torch.randn(args.batch_size, 3, size, size, device=device).contiguous(memory_format=memory_format)
     labels = torch.randint(1000, (args.batch_size,), device=device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1 * args.batch_size / 256, momentum=0.9,
@@ -66,9 +74,11 @@ def main():
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def step():
+        if args.mode == "reduce-overhead":  # a new iteration for CUDA-graph trees
+            torch.compiler.cudagraph_mark_step_begin()
         optimizer.zero_grad(set_to_none=True)
         with torch.autocast(args.device, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
-            output = model(images)
+            output = compiled(images)
             if aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
                 main, *aux = output
                 loss = loss_fn(main.float(), labels)
@@ -86,10 +96,13 @@ def main():
 
     def synchronize():
         if device.type == "cuda":
-            synchronize()
+            torch.cuda.synchronize()
 
+    warmup_start = time.perf_counter()
     for _ in range(args.warmup_steps):
         step()
+    synchronize()
+    warmup_s = time.perf_counter() - warmup_start
     trials = []
     for _ in range(args.repeat):
         synchronize()
@@ -99,7 +112,8 @@ def main():
         synchronize()
         trials.append(args.batch_size * args.steps / (time.perf_counter() - start))
     result = {"model": args.model, "precision": args.precision, "batch_size": args.batch_size,
-              "channels_last": channels_last, "throughput": statistics.median(trials),
+              "channels_last": channels_last, "mode": args.mode, "warmup_s": warmup_s,
+              "throughput": statistics.median(trials),
               "trials": trials, "torch": torch.__version__, "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "cpu"}
     print(json.dumps(result))
     if args.output:

@@ -41,6 +41,8 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
                      "precision 'tf32' needs a CUDA device");
   expect_usage_error("train --device cuda" + out, "no CUDA device is available");
   expect_usage_error("train --gpus 0" + out, "gpus must be an integer from 1 to 4096, got 0");
+  expect_usage_error("train --mode warp" + out, "mode must be one of eager, graph, got 'warp'");
+  expect_usage_error("train --device cpu --mode graph" + out, "graph mode needs a CUDA device");
   expect_usage_error("train --benchmark-file " + dir.file("none.json") + out,
                      "cannot read benchmark file");
   std::ofstream(dir.file("b.json")) << R"({"schema": "gpubench.benchmark/1", "benchmark": {}})";

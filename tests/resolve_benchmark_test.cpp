@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "train/compat.h"
 
 namespace gpubench {
 namespace {
@@ -105,6 +106,22 @@ TEST(Resolve, DevicesThisMachineLacksAreUsageErrors) {
   EXPECT_EQ(resolve(request, one_per_task).device, DeviceKind::kCuda);
   request.model = "resnet5";
   EXPECT_NE(error_of(request, gpu_machine(8)).find("unknown model 'resnet5'"), std::string::npos);
+}
+
+TEST(Resolve, GraphModeNeedsCudaAndSaysWhatItCannotCapture) {
+  BenchmarkRequest request;
+  request.mode = Mode::kGraph;
+  EXPECT_EQ(error_of(request, cpu_machine()), "graph mode needs a CUDA device");
+  request.gpus = 2;
+  const std::string several = error_of(request, gpu_machine(2));
+  if (compat::kHasFusedSgd) {
+    EXPECT_NE(several.find("graph mode runs one rank"), std::string::npos) << several;
+    request.gpus = 1;
+    EXPECT_EQ(resolve(request, gpu_machine(2)).mode, Mode::kGraph);
+  } else {  // Debian's LibTorch 1.13: no fused SGD, so no graph mode at all
+    EXPECT_NE(several.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos)
+        << several;
+  }
 }
 
 TEST(Resolve, ABenchmarkFromElsewhereIsCheckedNotResolvedAgain) {

@@ -99,6 +99,9 @@ nlohmann::json result_to_json(const Result& r) {
                              {"distributed", distributed}, {"system", r.system},
                              {"started_at", r.started_at}, {"duration_s", r.duration_s}};
   if (!r.optimizer_impl.empty()) document["benchmark"]["optimizer_impl"] = r.optimizer_impl;
+  if (r.metrics.graph_capture_ms > 0) {
+    document["metrics"]["graph_capture_ms"] = r.metrics.graph_capture_ms;
+  }
   if (r.metrics.sequences_per_second > 0) {
     document["metrics"]["sequences_per_second"] = r.metrics.sequences_per_second;
   }
@@ -156,6 +159,7 @@ Result result_from_json(const nlohmann::json& document) {
     r.metrics.final_loss = m.value("final_loss", 0.0);
     r.metrics.skipped_steps = m.value("skipped_steps", int64_t{0});
     r.metrics.sequences_per_second = m.value("sequences_per_second", 0.0);
+    r.metrics.graph_capture_ms = m.value("graph_capture_ms", 0.0);
     const auto d = document.value("distributed", nlohmann::json::object());
     r.distributed.world_size = d.value("world_size", r.benchmark.gpus);
     r.distributed.nodes = d.value("nodes", 1);

@@ -37,6 +37,7 @@ struct Metrics {
   double final_loss = 0;
   int64_t skipped_steps = 0;        // fp16 steps skipped for inf/NaN gradients
   double sequences_per_second = 0;  // language models: throughput / tgt_len
+  double graph_capture_ms = 0;      // graph mode: capturing the step into a CUDA graph
 };
 
 // How a run was spread over ranks and what its gradient communication cost.

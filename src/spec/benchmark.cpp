@@ -15,11 +15,13 @@ const EnumNames<Precision> kPrecisions = {{Precision::kFp32, "fp32"},
 const EnumNames<DeviceKind> kDevices = {
     {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};
 
+const EnumNames<Mode> kModes = {{Mode::kEager, "eager"}, {Mode::kGraph, "graph"}};
+
 template <typename T>
 auto fields_of(const T& b) {
   return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
                   b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
-                  b.timeout_s);
+                  b.timeout_s, b.mode);
 }
 
 }  // namespace
@@ -29,6 +31,15 @@ std::string to_string(Precision precision) {
 }
 std::string to_string(DeviceKind device) {
   return name_of(kDevices, device);
+}
+std::string to_string(Mode mode) {
+  return name_of(kModes, mode);
+}
+Mode parse_mode(const std::string& text) {
+  return parse_name(kModes, text, "mode");
+}
+std::vector<std::string> mode_names() {
+  return names_of(kModes);
 }
 Precision parse_precision(const std::string& text) {
   return parse_name(kPrecisions, text, "precision");

@@ -13,13 +13,19 @@ namespace gpubench {
 
 enum class Precision { kFp32, kTf32, kFp16, kBf16 };
 enum class DeviceKind { kAuto, kCuda, kCpu };
+// eager: every kernel launched from the host each step; graph: the whole step captured once in
+// a CUDA graph and replayed (BIZON's "XLA" columns are the compiled-graph analogue).
+enum class Mode { kEager, kGraph };
 
 std::string to_string(Precision precision);
 std::string to_string(DeviceKind device);
+std::string to_string(Mode mode);
 Precision parse_precision(const std::string& text);  // throws UsageError
 DeviceKind parse_device(const std::string& text);    // throws UsageError
+Mode parse_mode(const std::string& text);            // throws UsageError
 std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16
 std::vector<std::string> device_names();
+std::vector<std::string> mode_names();
 
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
@@ -40,6 +46,7 @@ struct BenchmarkRequest {
   std::optional<int> threads;
   std::optional<int> bucket_mb;
   std::optional<int> timeout_s;
+  std::optional<Mode> mode;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -62,6 +69,7 @@ struct ResolvedBenchmark {
   int threads = 0;    // CPU intra-op threads per rank
   int bucket_mb = 0;  // gradient all-reduce bucket size (DDP's bucket_cap_mb)
   int timeout_s = 0;  // how long a rank waits for its peers
+  Mode mode = Mode::kEager;
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

@@ -26,6 +26,11 @@ struct Codec<Precision> {
   static Precision decode(const json& value) { return parse_precision(value.get<std::string>()); }
 };
 template <>
+struct Codec<Mode> {
+  static json encode(Mode value) { return to_string(value); }
+  static Mode decode(const json& value) { return parse_mode(value.get<std::string>()); }
+};
+template <>
 struct Codec<DeviceKind> {
   static json encode(DeviceKind value) { return to_string(value); }
   static DeviceKind decode(const json& value) { return parse_device(value.get<std::string>()); }
@@ -132,6 +137,11 @@ std::vector<BenchmarkField> make_table() {
             "Seconds a rank waits for its peers (rendezvous, each collective) before the run "
             "fails",
             false, &R::timeout_s, &B::timeout_s),
+      field("mode", {FieldType::kChoice, "eager", "", 0, 0, mode_names()},
+            "eager, or graph: the whole training step captured once in a CUDA graph after the "
+            "warm-up and replayed (CUDA only)",
+            true, &R::mode, &B::mode,
+            [](const B& b) { return b.mode == Mode::kGraph ? std::string("graph") : ""; }),
   };
   for (BenchmarkField& f : table) {
     if (f.key == "model") f.short_flag = "-m";

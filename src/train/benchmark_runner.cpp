@@ -16,6 +16,7 @@
 #include "system/system_probe.h"
 #include "train/compat.h"
 #include "train/device_timers.h"
+#include "train/graphed_step.h"
 #include "train/precision_policy.h"
 #include "train/training_step.h"
 
@@ -155,16 +156,23 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     result.optimizer_impl = to_string(step.optimizer_implementation());
 
     reset_peak_memory(device);
+    TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
+                   static_cast<double>(samples_per_step)};
+    torch::Tensor loss;
+    std::function<void()> one_step = [&] { loss = step.run(batch); };
+    std::unique_ptr<GraphedStep> graphed;
+    if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
+      graphed = std::make_unique<GraphedStep>(step, batch, device, spec.warmup_steps);
+      result.metrics.graph_capture_ms = graphed->capture_ms();
+      plan.warmup_steps = 0;
+      one_step = [&] { loss = graphed->run(); };
+    }
     auto timer = make_step_timer(device);
     if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
-    const TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
-                         static_cast<double>(samples_per_step)};
     MeasurementHooks hooks;
     hooks.progress = context.progress;
     if (context.fault) hooks.before_first_timed_step = [&] { context.fault->trigger(); };
-    torch::Tensor loss;
-    const Measurement measured = measure_trials(
-        plan, *timer, [&] { loss = step.run(batch); }, hooks);
+    const Measurement measured = measure_trials(plan, *timer, one_step, hooks);
     Metrics& metrics = result.metrics;
     metrics.trials = measured.trials;
     metrics.step_time_ms = measured.step_time_ms;

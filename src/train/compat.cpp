@@ -77,10 +77,11 @@ void fused_sgd_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::Ten
                 [[maybe_unused]] at::TensorList momentum_buffers,
                 [[maybe_unused]] double weight_decay, [[maybe_unused]] double momentum,
                 [[maybe_unused]] double lr, [[maybe_unused]] double dampening,
-                [[maybe_unused]] bool nesterov, [[maybe_unused]] bool is_first_step) {
+                [[maybe_unused]] bool nesterov, [[maybe_unused]] bool is_first_step,
+                [[maybe_unused]] const std::optional<at::Tensor>& found_inf) {
 #if GPUBENCH_TORCH_AT_LEAST(2, 4) && GPUBENCH_WITH_CUDA
   at::_fused_sgd_(params, grads, momentum_buffers, weight_decay, momentum, lr, dampening, nesterov,
-                  /*maximize=*/false, is_first_step);
+                  /*maximize=*/false, is_first_step, /*grad_scale=*/std::nullopt, found_inf);
 #else
   TORCH_CHECK(false, "this LibTorch has no fused SGD");
 #endif

@@ -45,10 +45,11 @@ inline constexpr bool kHasFusedSgd = true;
 #else
 inline constexpr bool kHasFusedSgd = false;
 #endif
-// at::_fused_sgd_ where kHasFusedSgd; throws elsewhere.
+// at::_fused_sgd_ where kHasFusedSgd; throws elsewhere. With `found_inf` (float32 [1] on the
+// device) the kernel leaves everything unchanged where it is nonzero: no host sync.
 void fused_sgd_(at::TensorList params, at::TensorList grads, at::TensorList momentum_buffers,
                 double weight_decay, double momentum, double lr, double dampening, bool nesterov,
-                bool is_first_step);
+                bool is_first_step, const std::optional<at::Tensor>& found_inf = std::nullopt);
 
 // Autocast switches per device type: 2.4 made them take the device type as an argument.
 bool autocast_enabled(c10::DeviceType device);

@@ -8,6 +8,27 @@ GradScaler::GradScaler(torch::Device device, GradScalerOptions options)
   scale_ = torch::full({1}, options_.init_scale, float_options);
   growth_tracker_ = torch::zeros({1}, float_options.dtype(torch::kInt));
   found_inf_ = torch::zeros({1}, float_options);
+  skipped_on_device_ = torch::zeros({1}, float_options);
+}
+
+int64_t GradScaler::skipped_steps() const {
+  return skipped_steps_ + static_cast<int64_t>(skipped_on_device_.item<float>());
+}
+
+void GradScaler::step(MultiTensorSgd& optimizer) {
+  if (!fused_ || optimizer.implementation() != SgdImplementation::kFused) {
+    step(static_cast<torch::optim::Optimizer&>(optimizer));
+    return;
+  }
+  std::vector<torch::Tensor> grads;
+  for (const auto& group : optimizer.param_groups()) {
+    for (const auto& parameter : group.params()) {
+      if (parameter.grad().defined()) grads.push_back(parameter.grad());
+    }
+  }
+  unscale(grads);
+  optimizer.step_unless(found_inf_);
+  skipped_on_device_.add_(found_inf_);
 }
 
 void GradScaler::unscale(const std::vector<torch::Tensor>& grads) {

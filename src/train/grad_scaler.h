@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include "train/multi_tensor_sgd.h"
+
 namespace gpubench {
 
 struct GradScalerOptions {
@@ -25,11 +27,16 @@ class GradScaler {
   // Unscales the gradients in place and runs the optimiser step unless a gradient is inf/NaN.
   // Returns whether the step ran.
   bool step(torch::optim::Optimizer& optimizer);
+  // With the fused SGD on CUDA: unscale, inf check, and the step skipped on the device where a
+  // gradient is inf/NaN; no host sync (PyTorch's GradScaler with SGD(fused=True)). Falls back
+  // to step(Optimizer&) otherwise.
+  void step(MultiTensorSgd& optimizer);
   // Backs the scale off after a skipped step; grows it after growth_interval clean steps.
   void update();
 
   double current_scale() const { return scale_.item<double>(); }
-  int64_t skipped_steps() const { return skipped_steps_; }
+  // Steps skipped so far (reads the device counter: a host sync).
+  int64_t skipped_steps() const;
 
  private:
   void unscale(const std::vector<torch::Tensor>& grads);
@@ -38,7 +45,8 @@ class GradScaler {
   torch::Tensor scale_;           // float32 [1]
   torch::Tensor growth_tracker_;  // int32 [1]: clean steps since the last change
   torch::Tensor found_inf_;       // float32 [1]
-  int64_t skipped_steps_ = 0;
+  int64_t skipped_steps_ = 0;  // counted on the host (step(Optimizer&))
+  torch::Tensor skipped_on_device_;  // float32 [1]: counted on the device (fused step)
 };
 
 }  // namespace gpubench

@@ -36,6 +36,18 @@ const torch::optim::SGDOptions& MultiTensorSgd::options() const {
 
 torch::Tensor MultiTensorSgd::step(LossClosure closure) {
   if (closure) throw std::invalid_argument("MultiTensorSgd::step takes no closure");
+  update(std::nullopt);
+  return {};
+}
+
+void MultiTensorSgd::step_unless(const torch::Tensor& found_inf) {
+  if (implementation_ != SgdImplementation::kFused) {
+    throw std::invalid_argument("a step skipped on the device needs the fused SGD");
+  }
+  update(found_inf);
+}
+
+void MultiTensorSgd::update(const std::optional<torch::Tensor>& found_inf) {
   torch::NoGradGuard no_grad;
   const auto& o = options();
   const bool momentum = o.momentum() != 0;
@@ -60,12 +72,15 @@ torch::Tensor MultiTensorSgd::step(LossClosure closure) {
     if (implementation_ == SgdImplementation::kFused) {
       if (first) {  // the kernel writes the gradient into a first step's buffer
         for (size_t k = 0; k < group.index.size(); ++k) {
-          momentum_buffers_[group.index[k]] = torch::empty_like(group.params[k]);
+          // Zeros where the step may be skipped on the device: a skipped first step leaves the
+          // buffer as it is, and the next step's m * 0 + g is then the first step's rule.
+          momentum_buffers_[group.index[k]] = found_inf ? torch::zeros_like(group.params[k])
+                                                        : torch::empty_like(group.params[k]);
           group.buffers.push_back(momentum_buffers_[group.index[k]]);
         }
       }
       compat::fused_sgd_(group.params, group.grads, group.buffers, o.weight_decay(), o.momentum(),
-                         o.lr(), o.dampening(), o.nesterov(), first);
+                         o.lr(), o.dampening(), o.nesterov(), first, found_inf);
       continue;
     }
     // torch::optim::SGD's rule: d = g + wd * p; b = d on the first step, else
@@ -86,7 +101,6 @@ torch::Tensor MultiTensorSgd::step(LossClosure closure) {
     }
     at::_foreach_add_(group.params, update, -o.lr());
   }
-  return {};
 }
 
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 // operator at::_fused_sgd_.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,16 @@ class MultiTensorSgd : public torch::optim::Optimizer {
   // One update of every parameter that has a gradient; a parameter without one keeps its value
   // and its momentum buffer, as with torch::optim::SGD. `closure` is not supported (nullptr).
   torch::Tensor step(LossClosure closure = nullptr) override;
+  // The fused implementation only: the same update, skipped on the device where `found_inf`
+  // (float32 [1]) is nonzero, so the fp16 loss scaler needs no host sync (and the step can be
+  // captured in a CUDA graph).
+  void step_unless(const torch::Tensor& found_inf);
 
   SgdImplementation implementation() const { return implementation_; }
 
  private:
   const torch::optim::SGDOptions& options() const;
+  void update(const std::optional<torch::Tensor>& found_inf);
   SgdImplementation implementation_;
   std::vector<torch::Tensor> parameters_;
   std::vector<torch::Tensor> momentum_buffers_;  // undefined until a parameter's first update

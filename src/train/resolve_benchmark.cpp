@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "models/model_registry.h"
 #include "spec/benchmark_fields.h"
+#include "train/graphed_step.h"
 #include "train/precision_policy.h"
 
 namespace gpubench {
@@ -59,12 +60,18 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const int cores = std::max(1, machine.cpu_cores);
   out.threads = request.threads.value_or(
       out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores);
+  if (const std::string why = GraphedStep::unsupported_reason(out); !why.empty()) {
+    throw UsageError(why);
+  }
   return out;
 }
 
 void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine) {
   ModelRegistry::instance().get(benchmark.model);
   resolve_device(benchmark.device, benchmark.gpus, machine);
+  if (const std::string why = GraphedStep::unsupported_reason(benchmark); !why.empty()) {
+    throw UsageError(why);
+  }
 }
 
 }  // namespace gpubench

@@ -32,6 +32,7 @@ ResolvedBenchmark unusual() {
   b.threads = 3;
   b.bucket_mb = 100;
   b.timeout_s = 9;
+  b.mode = Mode::kGraph;
   return b;
 }
 
@@ -107,6 +108,7 @@ TEST(BenchmarkFields, FixedDefaultsComeFromTheTableAndTheRestIsLeftToTheResolver
   EXPECT_EQ(b.seed, 42);
   EXPECT_EQ(b.bucket_mb, 25);
   EXPECT_EQ(b.timeout_s, 300);
+  EXPECT_EQ(b.mode, Mode::kEager);
   EXPECT_EQ(b.batch_size, 0);  // the model's: resolve() asks it
   EXPECT_EQ(b.threads, 0);     // the machine's
 }
@@ -143,7 +145,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
     return out;
   };
   EXPECT_EQ(text(b),
-            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB");
+            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB graph");
   ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
   other_run.warmup_steps = 1;
   other_run.steps = 2;
@@ -155,6 +157,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   b.channels_last = false;
   b.tgt_len = b.mem_len = 0;
   b.model = "resnet50";
+  b.mode = Mode::kEager;  // the default says nothing: older results keep their identity
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7");
   b.device = DeviceKind::kCpu;  // threads matter on the CPU only
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");

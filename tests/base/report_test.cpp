@@ -249,6 +249,11 @@ TEST(Report, ABucketSizeOrMemoryFormatIsNeverMergedIntoAnotherBenchmarksCell) {
                     "800.0 ±0.2% |"),
             std::string::npos)
       << md;
+  LoadedResult graph = measured("resnet50", {1100, 1102, 1098});  // BIZON's XLA rows
+  graph.result.benchmark.mode = Mode::kGraph;
+  EXPECT_NE(render_markdown(build_report({measured("resnet50", {1000, 1002, 998}), graph}, {}))
+                .find("| resnet50 | fp16 | batch 256 graph | images/sec | 1100.0 ±0.2% |"),
+            std::string::npos);
   const std::string compared =
       render_markdown(build_comparison({base}, {bigger_buckets, channels_last}, "A", "B"));
   EXPECT_NE(compared.find("| resnet50 | fp16 | 2 | batch 256 bucket 25 MiB | 1000.0 ±0.2% | "

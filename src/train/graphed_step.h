@@ -1,0 +1,43 @@
+// Graph mode: one whole training step (forward, loss, backward, the fp16 scaler's unscale, inf
+// check and scale update, the optimiser step) captured once in a CUDA graph and replayed for
+// every timed step, so the host launches one graph instead of hundreds of kernels. What PyTorch's
+// notes on CUDA graphs ask for is done before capture: warm-up steps on a side stream (cuDNN
+// autotuning, cuBLAS workspaces, the optimiser's momentum buffers and the allocator settle
+// there), autocast's weight cache off, a static batch, no host synchronisation inside the step
+// (the fused SGD skips an overflowing fp16 step on the device).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "models/model_registry.h"
+#include "spec/benchmark.h"
+#include "train/training_step.h"
+
+namespace gpubench {
+
+class GraphedStep {
+ public:
+  // Why this benchmark cannot run in graph mode with this gpubench, or empty when it can.
+  static std::string unsupported_reason(const ResolvedBenchmark& benchmark);
+
+  // Runs `warmup_steps` eager steps of `step` on a side stream, then captures one.
+  GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch::Device device,
+              int warmup_steps);
+  ~GraphedStep();
+
+  // Replays the captured step on the current stream; returns the loss of the step (the graph's
+  // static output, overwritten by the next replay).
+  torch::Tensor run();
+  double capture_ms() const { return capture_ms_; }
+
+ private:
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+  torch::Tensor loss_;
+  double capture_ms_ = 0;
+};
+
+}  // namespace gpubench
