@@ -119,8 +119,7 @@ TEST(Resolve, GraphModeNeedsCudaAndSaysWhatItCannotCapture) {
     request.gpus = 1;
     EXPECT_EQ(resolve(request, gpu_machine(2)).mode, Mode::kGraph);
   } else {  // Debian's LibTorch 1.13: no fused SGD, so no graph mode at all
-    EXPECT_NE(several.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos)
-        << several;
+    EXPECT_NE(several.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos) << several;
   }
 }
 

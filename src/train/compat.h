@@ -2,6 +2,7 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <string>
 
 #include <ATen/ATen.h>

@@ -42,10 +42,10 @@ class GradScaler {
   void unscale(const std::vector<torch::Tensor>& grads);
   GradScalerOptions options_;
   bool fused_;
-  torch::Tensor scale_;           // float32 [1]
-  torch::Tensor growth_tracker_;  // int32 [1]: clean steps since the last change
-  torch::Tensor found_inf_;       // float32 [1]
-  int64_t skipped_steps_ = 0;  // counted on the host (step(Optimizer&))
+  torch::Tensor scale_;              // float32 [1]
+  torch::Tensor growth_tracker_;     // int32 [1]: clean steps since the last change
+  torch::Tensor found_inf_;          // float32 [1]
+  int64_t skipped_steps_ = 0;        // counted on the host (step(Optimizer&))
   torch::Tensor skipped_on_device_;  // float32 [1]: counted on the device (fused step)
 };
 

@@ -74,8 +74,8 @@ void MultiTensorSgd::update(const std::optional<torch::Tensor>& found_inf) {
         for (size_t k = 0; k < group.index.size(); ++k) {
           // Zeros where the step may be skipped on the device: a skipped first step leaves the
           // buffer as it is, and the next step's m * 0 + g is then the first step's rule.
-          momentum_buffers_[group.index[k]] = found_inf ? torch::zeros_like(group.params[k])
-                                                        : torch::empty_like(group.params[k]);
+          momentum_buffers_[group.index[k]] =
+              found_inf ? torch::zeros_like(group.params[k]) : torch::empty_like(group.params[k]);
           group.buffers.push_back(momentum_buffers_[group.index[k]]);
         }
       }
