@@ -82,6 +82,13 @@ TEST(Cli, MalformedSuiteNamesFileAndLine) {
   std::ofstream(dir.file("bad.yaml")) << "benchmarks:\n  - model: resnet50\n    stepz: 3\n";
   expect_usage_error("run " + dir.file("bad.yaml") + " --output " + dir.path(),
                      dir.file("bad.yaml") + ":3: unknown key 'stepz'");
+  // Every entry is resolved before the first runs; a refusal names the entry's line.
+  std::ofstream(dir.file("graph.yaml"))
+      << "benchmarks:\n  - {model: test-tiny-cnn, device: cpu}\n  - {model: test-tiny-cnn, "
+         "device: cpu, mode: graph}\n";
+  expect_usage_error("run " + dir.file("graph.yaml") + " --output " + dir.path(),
+                     dir.file("graph.yaml") + ":3: graph mode needs a CUDA device");
+  EXPECT_TRUE(dir.files_with_extension(".json").empty());  // nothing ran
 }
 
 TEST(Cli, ModelsListsResNetFiftyWithCountedFigures) {
