@@ -1,6 +1,19 @@
 #include "train/grad_scaler.h"
 
 namespace gpubench {
+namespace {
+
+std::vector<torch::Tensor> defined_grads(const torch::optim::Optimizer& optimizer) {
+  std::vector<torch::Tensor> grads;
+  for (const auto& group : optimizer.param_groups()) {
+    for (const auto& parameter : group.params()) {
+      if (parameter.grad().defined()) grads.push_back(parameter.grad());
+    }
+  }
+  return grads;
+}
+
+}  // namespace
 
 GradScaler::GradScaler(torch::Device device, GradScalerOptions options)
     : options_(options), fused_(device.is_cuda()) {
@@ -20,13 +33,7 @@ void GradScaler::step(MultiTensorSgd& optimizer) {
     step(static_cast<torch::optim::Optimizer&>(optimizer));
     return;
   }
-  std::vector<torch::Tensor> grads;
-  for (const auto& group : optimizer.param_groups()) {
-    for (const auto& parameter : group.params()) {
-      if (parameter.grad().defined()) grads.push_back(parameter.grad());
-    }
-  }
-  unscale(grads);
+  unscale(defined_grads(optimizer));
   optimizer.step_unless(found_inf_);
   skipped_on_device_.add_(found_inf_);
 }
@@ -46,13 +53,7 @@ void GradScaler::unscale(const std::vector<torch::Tensor>& grads) {
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {
-  std::vector<torch::Tensor> grads;
-  for (const auto& group : optimizer.param_groups()) {
-    for (const auto& parameter : group.params()) {
-      if (parameter.grad().defined()) grads.push_back(parameter.grad());
-    }
-  }
-  unscale(grads);
+  unscale(defined_grads(optimizer));
   // One host sync per step, as in PyTorch's GradScaler.step.
   if (found_inf_.item<float>() != 0.0f) {
     ++skipped_steps_;
