@@ -13,7 +13,7 @@
 #include "common/errors.h"
 #include "distributed/collectives.h"
 #include "distributed/rank_launcher.h"
-#include "spec/benchmark_fields.h"
+#include "process/train_child.h"
 #include "system/machine.h"
 
 namespace gpubench {
@@ -83,10 +83,8 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
   fs::remove_all(folder);
   fs::create_directories(folder);
   const std::string benchmark_file = (fs::path(folder) / "benchmark.json").string();
-  write_benchmark_file(benchmark_file, resolved);
-  const std::vector<std::string> argv{
-      options.executable, "--log-level",  options.log_level, "train",
-      "--benchmark-file", benchmark_file, "--output",        options.result_path};
+  const std::vector<std::string> argv = train_child_command(
+      resolved, benchmark_file, {options.executable, options.log_level, options.result_path});
   const auto failure =
       launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
                          {{kRankResultsVariable, folder}});

@@ -7,8 +7,8 @@
 #include "common/atomic_file.h"
 #include "common/log.h"
 #include "process/child_process.h"
+#include "process/train_child.h"
 #include "results/result_path.h"
-#include "spec/benchmark_fields.h"
 #include "train/benchmark_runner.h"
 
 namespace gpubench {
@@ -28,11 +28,10 @@ std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
               to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
     const std::string benchmark_file =
         (folder / ("benchmark-" + std::to_string(i) + ".json")).string();
-    write_benchmark_file(benchmark_file, benchmark);
-    const std::vector<std::string> argv{
-        options.executable, "--log-level",  options.log_level, "train",
-        "--benchmark-file", benchmark_file, "--output",        path};
-    const ProcessOutcome outcome = run_child_process(argv, options.timeout_seconds);
+    const ProcessOutcome outcome =
+        run_child_process(train_child_command(benchmark, benchmark_file,
+                                              {options.executable, options.log_level, path}),
+                          options.timeout_seconds);
     fs::remove(benchmark_file);
 
     std::optional<Result> written;
