@@ -24,7 +24,8 @@ fi
 elapsed "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') ready" "$start"
 
 start=$(date +%s)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+# The fuzz targets link no LibTorch: they run once, in the Debian build (scripts/test.sh).
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_FUZZ=OFF \
   -DCMAKE_PREFIX_PATH="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 cmake --build "$build_dir" --parallel "$(nproc)"
 elapsed "built" "$start"

@@ -11,6 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libgtest-dev
   chromium fonts-dejavu-core  # the HTML report's test renders it in a headless browser
   iproute2 util-linux  # the two-node test: ranks in network namespaces with their own host names
+  clang-14 libclang-rt-14-dev  # the fuzz targets: libFuzzer with the address and UB sanitizers
 )
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

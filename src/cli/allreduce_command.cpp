@@ -125,20 +125,27 @@ void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit
   CLI::App* cmd = app.add_subcommand("allreduce", torch_command_description("allreduce"));
   cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")
       ->capture_default_str();
+  const BenchmarkField& gpus = *find_benchmark_field("gpus");
   cmd->add_option("--gpus", options->gpus,
                   "Ranks, one process per device (under torchrun/srun/mpirun: the launcher's)")
+      ->check(number_in_range(static_cast<double>(gpus.min), static_cast<double>(gpus.max)))
       ->capture_default_str();
   cmd->add_option("--min-bytes,-b", options->min_bytes, "Smallest message (K, M, G: binary)")
       ->capture_default_str();
   cmd->add_option("--max-bytes,-e", options->max_bytes, "Largest message")->capture_default_str();
   cmd->add_option("--factor,-f", options->sweep.factor, "Size multiplier between rows")
+      ->check(number_in_range(2, kMaxSweepFactor))
       ->capture_default_str();
   cmd->add_option("--iters,-n", options->sweep.iters, "Timed all-reduces per size")
+      ->check(number_in_range(1, kMaxSweepIterations))
       ->capture_default_str();
   cmd->add_option("--warmup-iters,-w", options->sweep.warmup_iters, "Untimed all-reduces per size")
+      ->check(number_in_range(0, kMaxSweepIterations))
       ->capture_default_str();
+  const BenchmarkField& timeout = *find_benchmark_field("timeout");
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds a rank waits for its peers before failing")
+      ->check(number_in_range(static_cast<double>(timeout.min), static_cast<double>(timeout.max)))
       ->capture_default_str();
   cmd->add_option("--output,-o", options->output, "Also write the rows as JSON to this file");
   cmd->callback([options, &global, &exit_code] { exit_code = run_allreduce(*options, global); });

@@ -1,9 +1,18 @@
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
+#include "common/standard_streams.h"
 #include "common/log.h"
 #include "gpubench/build_info.h"
 
@@ -18,10 +27,35 @@ std::string unknown_subcommand(const CLI::App& app, const std::string& name) {
     if (sub->get_name() == name) return "";
     names.push_back(sub->get_name());
   }
-  return "unknown subcommand '" + name + "'; known: " + join(names);
+  return "unknown subcommand '" + echoed(name) + "'; known: " + join(names);
 }
 
 }  // namespace
+
+CLI::Validator number_in_range(double min, double max, bool integer) {
+  const auto text_of = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.10g", value);
+    return std::string(text);
+  };
+  const std::string rule = std::string(integer ? "an integer" : "a finite number") + " from " +
+                           text_of(min) + " to " + text_of(max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        const bool valid = used > 0 && used == text.size() && std::isfinite(value) &&
+                           value >= min && value <= max &&
+                           (!integer || value == std::floor(value));
+        return valid ? "" : "must be " + rule + ", got '" + echoed(text) + "'";
+      },
+      "NUMBER in [" + text_of(min) + ", " + text_of(max) + "]");
+}
 
 std::string torch_command_description(const std::string& name) {
   for (const TorchCommand& command : kTorchCommands) {
@@ -32,7 +66,7 @@ std::string torch_command_description(const std::string& name) {
 
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty()) {
-    std::fputs(text.c_str(), stdout);
+    write_standard_output(text);
   } else {
     write_text_atomically(path, text);
   }
@@ -51,7 +85,42 @@ std::string named_subcommand(int argc, char** argv) {
   return "";
 }
 
+namespace {
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// The exit code once the command has run: an output error (standard output could not be
+// written) is exit code 2 whatever the command decided.
+int with_output_checked(int exit_code) {
+  if (const std::string failure = standard_output_failure(); !failure.empty()) {
+    return usage_error("cannot write to standard output: " + failure);
+  }
+  return exit_code;
+}
+
+// Ends the process by the signal that interrupted it, as it would have ended without a handler,
+// once the destructors on the way here have cleaned up.
+[[noreturn]] void die_by(int signal_number) {
+  std::fflush(nullptr);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+  std::_Exit(128 + signal_number);
+}
+
+// A CLI11 message quotes the argument; it may be as long as the command line.
+constexpr size_t kMaxParserMessageChars = 240;
+
+}  // namespace
+
 int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
+  try {
+    guard_standard_streams();
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
   CLI::App app{"gpubench: deep-learning training throughput on GPUs (and CPUs)", "gpubench"};
   app.set_version_flag("--version", std::string(GPUBENCH_VERSION) + " (" GPUBENCH_GIT_COMMIT ")");
   app.require_subcommand(1);
@@ -66,28 +135,41 @@ int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
   add_commands(app, global, exit_code);
   if (const std::string error = unknown_subcommand(app, named_subcommand(argc, argv));
       !error.empty()) {
-    std::fprintf(stderr, "gpubench: error: %s\n", error.c_str());
-    return kExitUsage;
+    return usage_error(error);
   }
+  // Bad input is exit code 2 with one line. The library exceptions below reach here only from
+  // input no entry point anticipated; they are bad input too, never "failed" (exit 1 means a
+  // benchmark ran and failed, which CI reads as a regression).
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return with_output_checked(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return with_output_checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return with_output_checked(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "gpubench: error: %s (see --help)\n", e.what());
-    return kExitUsage;
+    return usage_error(echoed(e.what(), kMaxParserMessageChars) + " (see --help)");
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "gpubench: error: %s\n", e.what());
-    return kExitUsage;
+    return usage_error(e.what());
+  } catch (const Interrupted& e) {
+    die_by(e.signal_number());
+  } catch (const nlohmann::json::exception& e) {
+    return usage_error("malformed JSON input: " + echoed(e.what(), kMaxParserMessageChars));
+  } catch (const YAML::Exception& e) {
+    return usage_error("malformed YAML input: " + echoed(e.msg));
+  } catch (const std::filesystem::filesystem_error& e) {
+    return usage_error("cannot use '" + echoed(e.path1().string()) + "': " + e.code().message());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpubench: failed: %s\n", first_line(e.what()).c_str());
     return kExitBenchmarkFailed;
   }
-  return exit_code;
+  try {
+    throw_if_interrupted();  // a signal that came after the last wait still ends the process
+  } catch (const Interrupted& e) {
+    die_by(e.signal_number());
+  }
+  return with_output_checked(exit_code);
 }
 
 }  // namespace gpubench::cli

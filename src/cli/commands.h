@@ -45,6 +45,10 @@ void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
 
+// A numeric option's check: a finite number (no nan, no inf) from min to max, integral when
+// `integer`; the message names the option's value and the allowed range.
+CLI::Validator number_in_range(double min, double max, bool integer = true);
+
 // Writes `text` to `path` atomically, or to standard output when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
 

@@ -98,10 +98,10 @@ void add_regress_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--baseline", o->baseline, "Baseline result files or directories")->required();
   cmd->add_option("--current", o->current, "Current result files or directories")->required();
   cmd->add_option("--threshold", o->check.threshold, "Smallest slowdown flagged (fraction)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(number_in_range(0.0, 1.0, false))
       ->capture_default_str();
   cmd->add_option("--alpha", o->check.alpha, "Significance level of the noise test")
-      ->check(CLI::Range(1e-9, 0.5))
+      ->check(number_in_range(1e-9, 0.5, false))
       ->capture_default_str();
   cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
   cmd->callback([o, &exit_code] {

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common/environment.h"
 #include "common/errors.h"
+#include "common/standard_streams.h"
 #include "distributed/launch_environment.h"
 #include "process/child_process.h"
 #include "process/suite_runner.h"
@@ -15,11 +16,18 @@
 #include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
+namespace {
+
+constexpr double kMaxSuiteTimeoutSeconds = 7 * 24 * 3600;  // a week: longer is a mistake
+constexpr double kMaxBenchmarksLimit = 1000000;
+
+}  // namespace
 
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   struct RunOptions {
     std::string suite;
     SuiteRunOptions run;
+    int64_t max_benchmarks = kDefaultMaxBenchmarks;
   };
   auto options = std::make_shared<RunOptions>();
   options->run.output_directory = "results";
@@ -29,6 +37,11 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
       ->capture_default_str();
   cmd->add_option("--timeout", options->run.timeout_seconds,
                   "Seconds before a benchmark is killed and recorded as failed (0: none)")
+      ->check(number_in_range(0, kMaxSuiteTimeoutSeconds, false))
+      ->capture_default_str();
+  cmd->add_option("--max-benchmarks", options->max_benchmarks,
+                  "Refuse a suite that expands to more benchmarks than this (lists multiply)")
+      ->check(number_in_range(1, kMaxBenchmarksLimit))
       ->capture_default_str();
   cmd->callback([options, &global, &exit_code] {
     if (const auto launch = detect_launch_environment(process_environment())) {
@@ -37,8 +50,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     }
     // Every entry resolved before the first runs: a bad one stops the suite at once.
     const MachineFacts machine = read_machine_facts();
+    const std::vector<SuiteEntry> entries = load_suite_file(options->suite, options->max_benchmarks);
+    log::info("{}: {} benchmark(s)", options->suite, entries.size());
     std::vector<ResolvedBenchmark> benchmarks;
-    for (const SuiteEntry& entry : load_suite_file(options->suite)) {
+    for (const SuiteEntry& entry : entries) {
       try {
         benchmarks.push_back(resolve(entry.request, machine));
       } catch (const UsageError& error) {
@@ -49,7 +64,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     run.executable = current_executable();
     run.log_level = global.log_level;
     const std::vector<Result> results = run_suite(benchmarks, run);
-    std::fputs(render_results_table(results).c_str(), stdout);
+    write_standard_output(render_results_table(results));
     size_t failed = 0;
     for (const Result& r : results) failed += r.status == RunStatus::kOk ? 0 : 1;
     std::printf("%zu benchmark(s), %zu failed; results in %s\n", results.size(), failed,

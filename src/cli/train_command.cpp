@@ -10,6 +10,7 @@
 #include "common/atomic_file.h"
 #include "common/environment.h"
 #include "common/errors.h"
+#include "common/standard_streams.h"
 #include "common/log.h"
 #include "distributed/data_parallel_run.h"
 #include "distributed/launch_environment.h"
@@ -63,9 +64,17 @@ void log_plan(const ResolvedBenchmark& resolved) {
             resolved.steps, resolved.threads);
 }
 
+// The figures are printed even when the result file cannot be written (that is then exit code 2,
+// an output error): a measurement is not lost to a full disk.
 int report(const Result& result, const std::string& path) {
-  write_json_atomically(path, result_to_json(result));
+  std::optional<UsageError> unwritten;
+  try {
+    write_json_atomically(path, result_to_json(result));
+  } catch (const UsageError& error) {
+    unwritten = error;
+  }
   std::fputs(render_results_table({result}).c_str(), stdout);
+  if (unwritten) throw *unwritten;
   std::printf("result: %s\n", path.c_str());
   if (result.status != RunStatus::kOk) {
     log::error("benchmark {}: {}", to_string(result.status), result.error);
@@ -127,9 +136,18 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   if (!path.empty() && ours) {
     write_json_atomically(path, result_to_json(result));
   } else if (!path.empty()) {
-    code = report(result, path);
+    try {
+      code = report(result, path);
+    } catch (const UsageError& error) {  // _Exit below, not unwinding past c10d's threads
+      std::fprintf(stderr, "gpubench: error: %s\n", error.what());
+      code = kExitUsage;
+    }
   } else if (result.status != RunStatus::kOk) {
     log::error("rank {}: benchmark {}: {}", launch.rank, to_string(result.status), result.error);
+  }
+  if (const std::string failure = standard_output_failure(); !failure.empty()) {
+    log::error("cannot write to standard output: {}", failure);
+    code = kExitUsage;
   }
   std::fflush(nullptr);
   std::_Exit(code);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 
@@ -34,7 +35,7 @@ Enum parse_name(const EnumNames<Enum>& table, const std::string& text, const std
   for (const auto& [value, name] : table) {
     if (name == text) return value;
   }
-  throw UsageError("unknown " + what + " '" + text + "'; allowed: " + join(names_of(table)));
+  throw UsageError("unknown " + what + " '" + echoed(text) + "'; allowed: " + join(names_of(table)));
 }
 
 }  // namespace gpubench

@@ -19,6 +19,8 @@ inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION
 inline constexpr const char* kRankResultsVariable = "GPUBENCH_RANK_RESULTS";
 // Set (with torchrun's variables) by gpubench's launcher, which hosts the TCPStore.
 inline constexpr const char* kLauncherStoreVariable = "GPUBENCH_LAUNCHER_STORE";
+// The system's: where a run's private hand-over folder goes (process/temporary_folder.h).
+inline constexpr const char* kTemporaryDirectoryVariable = "TMPDIR";
 // Gloo's own: the network interface CPU ranks talk over.
 inline constexpr const char* kGlooInterfaceVariable = "GLOO_SOCKET_IFNAME";
 

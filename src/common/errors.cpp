@@ -1,6 +1,21 @@
 #include "common/errors.h"
 
+#include <csignal>
+
 namespace gpubench {
+namespace {
+
+volatile std::sig_atomic_t pending_signal = 0;
+
+}  // namespace
+
+void note_interruption(int signal_number) {
+  pending_signal = signal_number;
+}
+
+void throw_if_interrupted() {
+  if (pending_signal != 0) throw Interrupted(pending_signal);
+}
 
 void require_positive(int64_t value, const std::string& name) {
   if (value <= 0) {

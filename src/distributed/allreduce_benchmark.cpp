@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "reporting/text_table.h"
 #include "train/device_timers.h"
 
@@ -23,10 +24,12 @@ void validate_sweep(const AllreduceSweep& sweep) {
     throw UsageError("--max-bytes " + std::to_string(sweep.max_bytes) + " is below --min-bytes " +
                      std::to_string(sweep.min_bytes));
   }
-  if (sweep.factor < 2) {
-    throw UsageError("--factor must be 2 or more, got " + std::to_string(sweep.factor));
+  if (sweep.factor < 2 || sweep.factor > kMaxSweepFactor) {
+    throw UsageError("--factor must be from 2 to " + std::to_string(kMaxSweepFactor) + ", got " +
+                     std::to_string(sweep.factor));
   }
-  if (sweep.iters < 1 || sweep.warmup_iters < 0) {
+  if (sweep.iters < 1 || sweep.warmup_iters < 0 || sweep.iters > kMaxSweepIterations ||
+      sweep.warmup_iters > kMaxSweepIterations) {
     throw UsageError("--iters must be positive and --warmup-iters zero or more, got " +
                      std::to_string(sweep.iters) + " and " + std::to_string(sweep.warmup_iters));
   }
@@ -34,7 +37,10 @@ void validate_sweep(const AllreduceSweep& sweep) {
 
 std::vector<int64_t> allreduce_sizes(const AllreduceSweep& sweep) {
   std::vector<int64_t> sizes;
-  for (int64_t bytes = sweep.min_bytes; bytes <= sweep.max_bytes; bytes *= sweep.factor) {
+  // Sizes are at most 1 TiB (parse_byte_size) and the factor at most 1024, so the product
+  // fits; it is still checked, as every size arithmetic on input is.
+  for (int64_t bytes = sweep.min_bytes; bytes <= sweep.max_bytes;
+       bytes = checked_multiply(bytes, sweep.factor, "the all-reduce size")) {
     sizes.push_back(bytes / kElementBytes * kElementBytes);
   }
   return sizes;
@@ -75,31 +81,6 @@ std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
   return rows;
 }
 
-int64_t parse_byte_size(const std::string& text, const std::string& what) {
-  const std::string allowed = "a byte count such as 8, 64K, 16M or 1G";
-  if (text.empty()) throw UsageError(what + " is empty; expected " + allowed);
-  size_t used = 0;
-  int64_t value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    throw UsageError(what + " '" + text + "' is not " + allowed);
-  }
-  const std::string suffix = text.substr(used);
-  int64_t scale = 1;
-  if (suffix == "K" || suffix == "k") {
-    scale = 1LL << 10;
-  } else if (suffix == "M" || suffix == "m") {
-    scale = 1LL << 20;
-  } else if (suffix == "G" || suffix == "g") {
-    scale = 1LL << 30;
-  } else if (!suffix.empty()) {
-    throw UsageError(what + " '" + text + "' is not " + allowed);
-  }
-  if (value <= 0) throw UsageError(what + " '" + text + "' must be positive");
-  if (value > (1LL << 40) / scale) throw UsageError(what + " '" + text + "' is above 1 TiB");
-  return value * scale;
-}
 
 std::string format_byte_size(int64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB"};

@@ -11,10 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/byte_size.h"
 #include "distributed/collectives.h"
 #include "results/system_info.h"
 
 namespace gpubench {
+
+// Bounds of a sweep's options: a factor past 1024 skips most sizes, and a million all-reduces
+// per size is already hours.
+inline constexpr int kMaxSweepFactor = 1024;
+inline constexpr int kMaxSweepIterations = 1000000;
 
 struct AllreduceSweep {
   int64_t min_bytes = 8;
@@ -52,8 +58,6 @@ void validate_sweep(const AllreduceSweep& sweep);  // throws UsageError
 std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
                                               const AllreduceSweep& sweep);
 
-// "64M" -> 67108864; K, M, G are binary. Throws UsageError naming `what`.
-int64_t parse_byte_size(const std::string& text, const std::string& what);
 std::string format_byte_size(int64_t bytes);
 
 std::string render_allreduce_table(const AllreduceReport& report);

@@ -1,7 +1,5 @@
 #include "distributed/data_parallel_run.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 
 #if GPUBENCH_WITH_CUDA
@@ -13,6 +11,7 @@
 #include "common/errors.h"
 #include "distributed/collectives.h"
 #include "distributed/rank_launcher.h"
+#include "process/temporary_folder.h"
 #include "process/train_child.h"
 #include "system/machine.h"
 
@@ -78,19 +77,15 @@ std::string rank_result_path(const LaunchEnvironment& launch, const std::string&
 Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOptions& options) {
   // In the temp folder, not beside the result: a run killed before it cleans up must not leave
   // rank files where `report` looks for results.
-  const std::string folder =
-      (fs::temp_directory_path() / ("gpubench-ranks-" + std::to_string(::getpid()))).string();
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  const std::string benchmark_file = (fs::path(folder) / "benchmark.json").string();
-  const std::vector<std::string> argv = train_child_command(
-      resolved, benchmark_file, {options.executable, options.log_level, options.result_path});
+  const TemporaryFolder folder("gpubench-ranks");
+  const std::vector<std::string> argv =
+      train_child_command(resolved, folder.file("benchmark.json"),
+                          {options.executable, options.log_level, options.result_path});
   const auto failure =
       launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
-                         {{kRankResultsVariable, folder}});
+                         {{kRankResultsVariable, folder.path()}});
   const int reported_rank = failure ? failure->rank : 0;
-  std::optional<Result> written = read_result_if_present(rank_file(folder, reported_rank));
-  fs::remove_all(folder);
+  std::optional<Result> written = read_result_if_present(rank_file(folder.path(), reported_rank));
   const std::string rank = "rank " + std::to_string(reported_rank);
   if (written && !failure) return *written;
   if (written && written->status != RunStatus::kOk) {

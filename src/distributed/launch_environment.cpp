@@ -1,23 +1,31 @@
 #include "distributed/launch_environment.h"
 
+#include <cctype>
 #include <cstdlib>
+#include <limits>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 namespace {
 
-int parse_count(const EnvironmentLookup& lookup, const std::string& name, int fallback) {
+// Rank counts and indices (and ports, 65535) from a launcher's environment: more ranks than any
+// launcher starts is a broken environment.
+constexpr int kMaxRanks = 1 << 20;
+
+int parse_count(const EnvironmentLookup& lookup, const std::string& name, int fallback,
+                int max = kMaxRanks) {
   const auto text = lookup(name);
   if (!text || text->empty()) return fallback;
   try {
     size_t used = 0;
     const int value = std::stoi(*text, &used);
-    if (used == text->size() && value >= 0) return value;
+    if (used == text->size() && value >= 0 && value <= max) return value;
   } catch (const std::exception&) {
   }
-  throw UsageError("environment variable " + name + "='" + *text +
-                   "' is not a non-negative integer");
+  throw UsageError("environment variable " + name + "='" + echoed(*text) +
+                   "' is not an integer from 0 to " + std::to_string(max));
 }
 
 bool is_true(const std::optional<std::string>& text) {
@@ -77,13 +85,21 @@ std::optional<LaunchEnvironment> from_slurm(const EnvironmentLookup& lookup) {
   env.local_world_size = (env.world_size + nodes - 1) / nodes;
   const auto node_list =
       lookup("SLURM_STEP_NODELIST") ? lookup("SLURM_STEP_NODELIST") : lookup("SLURM_JOB_NODELIST");
-  env.master_addr = value_or(lookup("MASTER_ADDR"), first_slurm_host(value_or(node_list, "")));
+  const char* list_variable =
+      lookup("SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST" : "SLURM_JOB_NODELIST";
+  std::string first_host;
+  try {
+    first_host = first_slurm_host(value_or(node_list, ""));
+  } catch (const UsageError& error) {
+    throw UsageError(std::string("slurm environment: ") + list_variable + "=" + error.what());
+  }
+  env.master_addr = value_or(lookup("MASTER_ADDR"), first_host);
   if (env.master_addr.empty()) {
     throw UsageError(
         "slurm environment: no MASTER_ADDR and no SLURM_STEP_NODELIST to take it from");
   }
   // A port of the job's own, so that two jobs sharing a first node do not collide.
-  const int job = parse_count(lookup, "SLURM_JOB_ID", 0);
+  const int job = parse_count(lookup, "SLURM_JOB_ID", 0, std::numeric_limits<int>::max());
   env.master_port = parse_count(lookup, "MASTER_PORT", 20000 + job % 20000);
   return env;
 }
@@ -125,25 +141,68 @@ std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLook
 }
 
 std::string first_slurm_host(const std::string& node_list) {
-  std::string host;
-  int depth = 0;
-  bool skipping = false;  // inside brackets, past the first element of the range
+  const auto malformed = [&](const std::string& why) {
+    throw UsageError("'" + echoed(node_list) + "' is not a Slurm node list (such as " +
+                     "node[01-04,07],gpu5): " + why);
+  };
+  // Host names: letters, digits, '-', '_' and '.'; a bracket holds numbers and ranges of them.
+  const auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+  };
+  std::string first;
+  bool in_first = true;     // still in the first entry (before a top-level comma)
+  bool in_bracket = false;  // inside [...]
+  bool skipping = false;    // inside brackets, past the first number
+  std::string number, range_start;
+  const auto end_number = [&](char separator) {
+    if (number.empty()) malformed("an empty number in brackets");
+    if (separator == '-') {
+      if (!range_start.empty()) malformed("a range with two '-'");
+      range_start = number;
+    } else {
+      if (!range_start.empty() && std::stoll(range_start.substr(0, 18)) >
+                                      std::stoll(number.substr(0, 18))) {
+        malformed("a range that runs backwards (" + echoed(range_start + "-" + number) + ")");
+      }
+      range_start.clear();
+    }
+    number.clear();
+  };
+  size_t entry_length = 0;
   for (const char c : node_list) {
-    if (c == '[') {
-      ++depth;
+    if (in_bracket) {
+      if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+        number += c;
+        if (in_first && !skipping) first += c;
+      } else if (c == '-' || c == ',') {
+        end_number(c);
+        skipping = true;
+      } else if (c == ']') {
+        end_number(']');
+        in_bracket = false;
+      } else {
+        malformed(std::string("'") + echoed(std::string(1, c)) + "' inside brackets");
+      }
+    } else if (c == '[') {
+      if (entry_length == 0) malformed("a '[' with no host name before it");
+      in_bracket = true;
       skipping = false;
     } else if (c == ']') {
-      --depth;
-    } else if (depth == 0 && c == ',') {
-      break;
-    } else if (depth > 0) {
-      if (c == ',' || c == '-') skipping = true;
-      if (!skipping) host += c;
+      malformed("a ']' with no '[' before it");
+    } else if (c == ',') {
+      if (entry_length == 0) malformed("an empty entry");
+      in_first = false;
+      entry_length = 0;
+    } else if (is_name(c)) {
+      if (in_first) first += c;
+      ++entry_length;
     } else {
-      host += c;
+      malformed(std::string("'") + echoed(std::string(1, c)) + "' in a host name");
     }
   }
-  return host;
+  if (in_bracket) malformed("an unclosed '['");
+  if (!node_list.empty() && entry_length == 0) malformed("an empty entry");
+  return first;
 }
 
 }  // namespace gpubench

@@ -33,7 +33,9 @@ struct LaunchEnvironment {
 // Throws UsageError for an environment that is set but inconsistent.
 std::optional<LaunchEnvironment> detect_launch_environment(const EnvironmentLookup& lookup);
 
-// The first host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03".
+// The first host of a Slurm node list: "gpu[03-04,07],cpu1" -> "gpu03"; "" for "". Throws
+// UsageError for anything that is not a node list (an unclosed '[', an empty entry, a character
+// no host name has), rather than take it as a host name and wait on it for the whole timeout.
 std::string first_slurm_host(const std::string& node_list);
 
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "common/errors.h"
 #include "distributed/collectives.h"
 #include "distributed/launch_environment.h"
 
@@ -40,6 +41,7 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
       }
     }
     if (all_done) break;
+    throw_if_interrupted();
     if (failure) {
       for (auto& child : children) child.kill_now();
       for (auto& child : children) child.wait();

@@ -1,6 +1,7 @@
 #include "process/child_process.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+
+#include "common/errors.h"
 
 extern char** environ;
 
@@ -20,20 +23,24 @@ namespace {
 constexpr int kMaxTracked = 1024;
 volatile sig_atomic_t tracked_count = 0;
 pid_t tracked[kMaxTracked];
+// How long a child told to stop (SIGTERM) may take to clean up before it is killed.
+constexpr auto kStopGrace = std::chrono::seconds(2);
 
-void kill_tracked_and_die(int signal_number) {
+// Tells every child to stop (a gpubench child then removes its own temporary folder and stops
+// its own children) and notes the signal; the waiting loops throw Interrupted, which unwinds
+// through the destructors that clean up here.
+void stop_tracked_and_note(int signal_number) {
   for (int i = 0; i < tracked_count; ++i) {
-    if (tracked[i] != 0) ::kill(tracked[i], SIGKILL);
+    if (tracked[i] != 0) ::kill(tracked[i], SIGTERM);
   }
-  ::signal(signal_number, SIG_DFL);
-  ::raise(signal_number);
+  note_interruption(signal_number);
 }
 
 void track(pid_t target) {
   static bool installed = false;
   if (!installed) {
-    ::signal(SIGINT, kill_tracked_and_die);
-    ::signal(SIGTERM, kill_tracked_and_die);
+    ::signal(SIGINT, stop_tracked_and_note);
+    ::signal(SIGTERM, stop_tracked_and_note);
     installed = true;
   }
   for (int i = 0; i < tracked_count; ++i) {
@@ -95,9 +102,14 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
   for (const auto& entry : env_text) env.push_back(const_cast<char*>(entry.c_str()));
   env.push_back(nullptr);
 
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid_ == 0) {
+    // The child ends with its parent, even one killed by SIGKILL: SIGTERM lets a gpubench child
+    // clean up and stop its own children. Checked after it is set: a parent that died before
+    // has left the child to init already.
+    if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(127);
     if (own_group) ::setpgid(0, 0);
     ::execve(args[0], args.data(), env.data());
     const char message[] = "gpubench: cannot start a child process\n";
@@ -114,10 +126,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
 }
 
 ChildProcess::~ChildProcess() {
-  if (pid_ > 0 && !outcome_) {
-    kill_now();
-    wait();
-  }
+  if (pid_ > 0 && !outcome_) stop();
 }
 
 std::optional<ProcessOutcome> ChildProcess::poll() {
@@ -132,7 +141,10 @@ std::optional<ProcessOutcome> ChildProcess::poll() {
 }
 
 ProcessOutcome ChildProcess::wait() {
-  while (!poll()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (!poll()) {
+    throw_if_interrupted();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return *outcome_;
 }
 
@@ -141,17 +153,35 @@ void ChildProcess::kill_now() {
   ::kill(own_group_ ? -pid_ : pid_, SIGKILL);
 }
 
+ProcessOutcome ChildProcess::stop() {
+  if (pid_ <= 0) return {};
+  if (!outcome_) ::kill(own_group_ ? -pid_ : pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + kStopGrace;
+  while (!poll() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill_now();
+  int status = 0;
+  while (!outcome_) {
+    if (::waitpid(pid_, &status, 0) == pid_) {
+      outcome_ = outcome_of(status);
+      untrack(own_group_ ? -pid_ : pid_);
+    } else if (errno != EINTR) {
+      outcome_ = ProcessOutcome{};
+    }
+  }
+  return *outcome_;
+}
+
 ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds) {
   ChildProcess child(argv, {}, true);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e12);
   for (;;) {
     if (auto outcome = child.poll()) return *outcome;
+    throw_if_interrupted();
     if (std::chrono::steady_clock::now() >= deadline) {
-      ::kill(-child.pid(), SIGTERM);
-      std::this_thread::sleep_for(std::chrono::seconds(2));
-      child.kill_now();
-      ProcessOutcome outcome = child.wait();
+      ProcessOutcome outcome = child.stop();
       outcome.timed_out = true;
       return outcome;
     }

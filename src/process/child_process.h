@@ -1,5 +1,7 @@
 // Child processes: one benchmark run to completion or a timeout, or a set of ranks watched
-// together. Ctrl-C or SIGTERM sent to gpubench also ends the children it is waiting for.
+// together. A child dies with its parent, even one killed by SIGKILL (PR_SET_PDEATHSIG). Ctrl-C
+// or SIGTERM sent to gpubench while it waits tells its children to stop and makes the waiting
+// call throw Interrupted (common/errors.h), so that every destructor on the way out runs.
 #pragma once
 
 #include <sys/types.h>
@@ -29,12 +31,15 @@ class ChildProcess {
                bool own_group);
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;
-  ~ChildProcess();  // kills and reaps a child still running
+  ~ChildProcess();  // stops (stop()) a child still running
 
   pid_t pid() const { return pid_; }
   std::optional<ProcessOutcome> poll();  // the outcome once it has ended; never blocks
-  ProcessOutcome wait();
+  ProcessOutcome wait();                 // throws Interrupted on SIGINT/SIGTERM
   void kill_now();  // SIGKILL, to the group when it has its own
+  // SIGTERM (to the group when it has its own), up to 2 s to clean up and end, then SIGKILL;
+  // reaps it. Never throws.
+  ProcessOutcome stop();
 
  private:
   pid_t pid_ = -1;
@@ -43,7 +48,7 @@ class ChildProcess {
 };
 
 // timeout_seconds <= 0 waits forever. The child gets its own process group so that a timeout
-// also ends whatever it started.
+// also ends whatever it started (stop()). Throws Interrupted on SIGINT/SIGTERM.
 ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds);
 
 // The path of the running executable (/proc/self/exe).

@@ -103,7 +103,7 @@ ReportCell throughput_cell(const Result* r) {
     text += " (published)";
   } else if (trials.size() >= 2) {
     const Summary s = summarize(trials);
-    text += " ±" + format_fixed(100.0 * s.stdev / s.mean, 1) + "%";
+    if (s.mean > 0) text += " ±" + format_fixed(100.0 * s.stdev / s.mean, 1) + "%";
   }
   return {r->metrics.throughput, text};
 }

@@ -154,7 +154,8 @@ std::string render_json(const Report& report) {
       nlohmann::json cells = nlohmann::json::array();
       for (const ReportCell& cell : row.cells) {
         cells.push_back(
-            {{"value", cell.value ? nlohmann::json(*cell.value) : nlohmann::json(nullptr)},
+            {{"value", cell.value && std::isfinite(*cell.value) ? nlohmann::json(*cell.value)
+                                                                  : nlohmann::json(nullptr)},
              {"text", cell.text}});
       }
       rows.push_back({{"labels", row.labels}, {"cells", cells}});

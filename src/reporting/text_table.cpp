@@ -1,5 +1,7 @@
 #include "reporting/text_table.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -56,6 +58,8 @@ std::string escape_markup(const std::string& text) {
 }
 
 std::string format_fixed(double value, int decimals) {
+  // Inputs are checked finite where they are read; a ratio of extremes can still overflow.
+  if (!std::isfinite(value)) return "n/a";
   char text[64];
   std::snprintf(text, sizeof(text), "%.*f", decimals, value);
   return text;

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 
 #include "common/log.h"
 
 #include "common/enum_names.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
+#include "common/json_fields.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -30,17 +32,21 @@ nlohmann::json summary_to_json(const Summary& s) {
           {"stdev", s.stdev},   {"min", s.min},   {"max", s.max}};
 }
 
-Summary summary_from_json(const nlohmann::json& j) {
+Summary summary_from_json(const JsonFields& j) {
   Summary s;
-  s.median = j.value("median", 0.0);
-  s.mean = j.value("mean", 0.0);
-  s.p5 = j.value("p5", 0.0);
-  s.p95 = j.value("p95", 0.0);
-  s.stdev = j.value("stdev", 0.0);
-  s.min = j.value("min", 0.0);
-  s.max = j.value("max", 0.0);
+  s.median = j.number("median");
+  s.mean = j.number("mean");
+  s.p5 = j.number("p5");
+  s.p95 = j.number("p95");
+  s.stdev = j.number("stdev");
+  s.min = j.number("min");
+  s.max = j.number("max");
   return s;
 }
+
+constexpr double kLowest = std::numeric_limits<double>::lowest();
+constexpr double kHighest = std::numeric_limits<double>::max();
+constexpr int64_t kMaxRanks = 1 << 20;
 
 }  // namespace
 
@@ -112,9 +118,9 @@ nlohmann::json result_to_json(const Result& r) {
 
 Result result_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw UsageError("a result file must hold a JSON object");
-  const std::string schema = document.value("schema", "");
+  const std::string schema = JsonFields(document, "").text("schema");
   if (schema.rfind("gpubench.result/", 0) != 0) {
-    throw UsageError("not a gpubench result (schema '" + schema + "')");
+    throw UsageError("not a gpubench result (schema '" + echoed(schema) + "')");
   }
   // Same major version: readable (a minor version only adds fields, which are ignored here).
   const std::string version = schema.substr(std::string("gpubench.result/").size());
@@ -124,73 +130,70 @@ Result result_from_json(const nlohmann::json& document) {
       return std::isdigit(static_cast<unsigned char>(c)) != 0;
     });
     const bool newer = numeric && (major.size() > 1 || major > "1");
-    throw UsageError("result schema '" + schema + "' is " +
+    throw UsageError("result schema '" + echoed(schema) + "' is " +
                      (newer
                           ? "newer than this gpubench reads (gpubench.result/1.x); upgrade gpubench"
                           : "not one this gpubench reads (gpubench.result/1.x)"));
   }
-  try {
-    Result r;
-    r.schema = schema;
-    r.status = parse_run_status(document.at("status").get<std::string>());
-    r.error = document.value("error", "");
-    r.source = document.value("source", "");
-    const auto& b = document.at("benchmark");
-    if (!b.contains("model") || !b.contains("precision")) {
-      throw UsageError("malformed result: the benchmark has no model or precision");
-    }
-    r.benchmark = benchmark_from_json(b);
-    r.model_family = b.value("model_family", "");
-    r.model_reference = b.value("model_reference", "");
-    r.optimizer_impl = b.value("optimizer_impl", "");
-    r.input_shape = b.value("input_shape", std::vector<int64_t>{});
-    r.params = b.value("params", int64_t{0});
-    const auto& m = document.at("metrics");
-    r.metrics.throughput = m.value("throughput", 0.0);
-    r.metrics.throughput_unit = m.value("throughput_unit", "");
-    r.metrics.per_device_throughput = m.value("per_device_throughput", 0.0);
-    r.metrics.step_time_ms = summary_from_json(m.value("step_time_ms", nlohmann::json::object()));
-    r.metrics.trials = m.value("trials", std::vector<double>{});
-    r.metrics.peak_memory_bytes = m.value("peak_memory_bytes", int64_t{0});
-    r.metrics.peak_memory_source = m.value("peak_memory_source", "");
-    r.metrics.forward_flops_per_sample = m.value("forward_flops_per_sample", int64_t{0});
-    r.metrics.train_flops_per_step = m.value("train_flops_per_step", int64_t{0});
-    r.metrics.achieved_tflops = m.value("achieved_tflops", 0.0);
-    r.metrics.final_loss = m.value("final_loss", 0.0);
-    r.metrics.skipped_steps = m.value("skipped_steps", int64_t{0});
-    r.metrics.sequences_per_second = m.value("sequences_per_second", 0.0);
-    r.metrics.graph_capture_ms = m.value("graph_capture_ms", 0.0);
-    const auto d = document.value("distributed", nlohmann::json::object());
-    r.distributed.world_size = d.value("world_size", r.benchmark.gpus);
-    r.distributed.nodes = d.value("nodes", 1);
-    r.distributed.backend = d.value("backend", "none");
-    r.distributed.launcher = d.value("launcher", "none");
-    r.distributed.buckets = d.value("buckets", 0);
-    r.distributed.gradient_bytes = d.value("gradient_bytes", int64_t{0});
-    r.distributed.exposed_communication_ms = d.value("exposed_communication_ms", 0.0);
-    r.distributed.exposed_communication_share = d.value("exposed_communication_share", 0.0);
-    r.system = document.value("system", nlohmann::json::object()).get<SystemInfo>();
-    r.started_at = document.value("started_at", "");
-    r.duration_s = document.value("duration_s", 0.0);
-    return r;
-  } catch (const nlohmann::json::exception& error) {
-    throw UsageError(std::string("malformed result: ") + error.what());
+  // Every field is checked where it is read (common/json_fields.h): a result is input like any
+  // other, and a wrong value must not reach a report as "x-4" or "nan%".
+  const JsonFields top(document, "");
+  Result r;
+  r.schema = schema;
+  r.status = parse_run_status(top.text("status"));
+  r.error = top.text("error");
+  r.source = top.text("source");
+  const JsonFields b = top.object("benchmark");
+  if (!b.has("model") || !b.has("precision")) {
+    throw UsageError("malformed result: the benchmark has no model or precision");
   }
+  r.benchmark = benchmark_from_json(top.raw("benchmark"));
+  r.model_family = b.text("model_family");
+  r.model_reference = b.text("model_reference");
+  r.optimizer_impl = b.text("optimizer_impl");
+  r.input_shape = b.integers("input_shape");
+  r.params = b.integer("params");
+  const JsonFields m = top.object("metrics");
+  r.metrics.throughput = m.number("throughput");
+  if (has_throughput(r.status) && !(r.metrics.throughput > 0)) {
+    throw UsageError("metrics.throughput must be above 0 in a result with status '" +
+                     to_string(r.status) + "', got " + echoed(m.raw("throughput")));
+  }
+  r.metrics.throughput_unit = m.text("throughput_unit");
+  r.metrics.per_device_throughput = m.number("per_device_throughput");
+  r.metrics.step_time_ms = summary_from_json(m.object("step_time_ms"));
+  r.metrics.trials = m.numbers("trials");
+  r.metrics.peak_memory_bytes = m.integer("peak_memory_bytes");
+  r.metrics.peak_memory_source = m.text("peak_memory_source");
+  r.metrics.forward_flops_per_sample = m.integer("forward_flops_per_sample");
+  r.metrics.train_flops_per_step = m.integer("train_flops_per_step");
+  r.metrics.achieved_tflops = m.number("achieved_tflops");
+  r.metrics.final_loss = m.number("final_loss", 0, kLowest, kHighest);
+  r.metrics.skipped_steps = m.integer("skipped_steps");
+  r.metrics.sequences_per_second = m.number("sequences_per_second");
+  r.metrics.graph_capture_ms = m.number("graph_capture_ms");
+  const JsonFields d = top.object("distributed");
+  r.distributed.world_size =
+      static_cast<int>(d.integer("world_size", r.benchmark.gpus, 1, kMaxRanks));
+  r.distributed.nodes = static_cast<int>(d.integer("nodes", 1, 1, kMaxRanks));
+  r.distributed.backend = d.text("backend", "none");
+  r.distributed.launcher = d.text("launcher", "none");
+  r.distributed.buckets = static_cast<int>(d.integer("buckets", 0, 0, 1 << 30));
+  r.distributed.gradient_bytes = d.integer("gradient_bytes");
+  r.distributed.exposed_communication_ms = d.number("exposed_communication_ms");
+  r.distributed.exposed_communication_share = d.number("exposed_communication_share");
+  r.system = top.raw("system").is_null() ? SystemInfo{} : top.raw("system").get<SystemInfo>();
+  r.started_at = top.text("started_at");
+  r.duration_s = top.number("duration_s");
+  return r;
 }
 
 Result read_result_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read result file '" + path + "'");
-  nlohmann::json document;
-  try {
-    in >> document;
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError("'" + path + "' is not valid JSON: " + error.what());
-  }
+  const nlohmann::json document = read_json_input_file(path, "result file");
   try {
     return result_from_json(document);
   } catch (const UsageError& error) {
-    throw UsageError("'" + path + "': " + error.what());
+    throw UsageError("'" + echoed(path) + "': " + error.what());
   }
 }
 

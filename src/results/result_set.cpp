@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -26,27 +27,51 @@ std::string selector_value(const Result& r, const std::string& key) {
 
 }  // namespace
 
+namespace {
+
+[[noreturn]] void unreadable(const std::string& path, const std::error_code& error) {
+  throw UsageError("cannot read '" + echoed(path) + "': " + error.message());
+}
+
+// Every *.json under `directory`, following no directory link (so no link loop), each error
+// (an unreadable folder, a dangling or looping link) naming its path.
+std::vector<std::string> result_files_under(const std::string& directory) {
+  std::vector<std::string> found;
+  std::error_code error;
+  fs::recursive_directory_iterator it(directory, error), end;
+  if (error) unreadable(directory, error);
+  for (; it != end; it.increment(error)) {
+    if (error) unreadable(it->path().string(), error);
+    if (it->path().extension() != ".json") continue;
+    const bool regular = it->is_regular_file(error);
+    if (error) unreadable(it->path().string(), error);
+    if (regular) found.push_back(it->path().string());
+  }
+  if (error) unreadable(directory, error);
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
 std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("no result files or directories given");
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     std::error_code error;
-    if (fs::is_directory(path, error)) {
-      std::vector<std::string> found;
-      for (const auto& entry : fs::recursive_directory_iterator(path, error)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json") {
-          found.push_back(entry.path().string());
-        }
-      }
-      std::sort(found.begin(), found.end());
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_directory(status)) {
+      const std::vector<std::string> found = result_files_under(path);
       files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(path, error)) {
-      files.push_back(path);
+    } else if (fs::exists(status)) {
+      files.push_back(path);  // read_result_file says what is wrong with it, if anything
+    } else if (error && error != std::errc::no_such_file_or_directory) {
+      unreadable(path, error);
     } else {
-      throw UsageError("no result file or directory '" + path + "'");
+      throw UsageError("no result file or directory '" + echoed(path) + "'");
     }
   }
-  if (files.empty()) throw UsageError("no result files (*.json) under " + join(paths));
+  if (files.empty()) throw UsageError("no result files (*.json) under " + echoed(join(paths)));
   std::vector<LoadedResult> results;
   results.reserve(files.size());
   for (const std::string& file : files) results.push_back({read_result_file(file), file});
@@ -99,7 +124,8 @@ std::string benchmark_identity(const Result& result) {
 }
 
 bool looks_like_selector(const std::string& text) {
-  return text.find('=') != std::string::npos && !fs::exists(text);
+  std::error_code error;
+  return text.find('=') != std::string::npos && !fs::exists(text, error);
 }
 
 ResultSelector ResultSelector::parse(const std::string& text) {
@@ -109,20 +135,21 @@ ResultSelector ResultSelector::parse(const std::string& text) {
   while (i < text.size()) {
     const size_t equals = text.find('=', i);
     if (equals == std::string::npos) {
-      throw UsageError("selector '" + text + "': expected key=value, got '" + text.substr(i) + "'");
+      throw UsageError("selector '" + echoed(text) + "': expected key=value, got '" +
+                       echoed(text.substr(i)) + "'");
     }
     std::string key = text.substr(i, equals - i);
     key.erase(0, key.find_first_not_of(' '));
     key.erase(key.find_last_not_of(' ') + 1);
     if (std::find(kSelectorKeys.begin(), kSelectorKeys.end(), key) == kSelectorKeys.end()) {
-      throw UsageError("unknown selector key '" + key + "'; known: " + join(kSelectorKeys));
+      throw UsageError("unknown selector key '" + echoed(key) + "'; known: " + join(kSelectorKeys));
     }
     std::string value;
     i = equals + 1;
     if (i < text.size() && text[i] == '"') {
       const size_t close = text.find('"', i + 1);
       if (close == std::string::npos) {
-        throw UsageError("selector '" + text + "': unterminated quote");
+        throw UsageError("selector '" + echoed(text) + "': unterminated quote");
       }
       value = text.substr(i + 1, close - i - 1);
       i = close + 1;
@@ -132,7 +159,9 @@ ResultSelector ResultSelector::parse(const std::string& text) {
       i = comma == std::string::npos ? text.size() : comma;
     }
     if (i < text.size()) {
-      if (text[i] != ',') throw UsageError("selector '" + text + "': expected ',' after " + key);
+      if (text[i] != ',') {
+        throw UsageError("selector '" + echoed(text) + "': expected ',' after " + key);
+      }
       ++i;
     }
     selector.fields_[key] = value;

@@ -1,6 +1,14 @@
 #include "results/system_info.h"
 
+#include "common/json_fields.h"
+
 namespace gpubench {
+namespace {
+
+// More GPUs than any machine has; a larger count in a result file is refused.
+constexpr int64_t kMaxGpuIndex = 1 << 16;
+
+}  // namespace
 
 void to_json(nlohmann::json& j, const GpuInterconnect& interconnect) {
   nlohmann::json links = nlohmann::json::array();
@@ -15,17 +23,18 @@ void to_json(nlohmann::json& j, const GpuInterconnect& interconnect) {
 }
 
 void from_json(const nlohmann::json& j, GpuInterconnect& interconnect) {
-  interconnect.source = j.value("source", "");
+  const JsonFields fields(j, "system.gpu_interconnect");
+  interconnect.source = fields.text("source");
   interconnect.links.clear();
-  for (const auto& entry : j.value("links", nlohmann::json::array())) {
+  for (const JsonFields& entry : fields.objects("links")) {
     GpuLink link;
-    const auto gpus = entry.value("gpus", std::vector<int>{0, 0});
-    link.first = gpus.size() > 0 ? gpus[0] : 0;
-    link.second = gpus.size() > 1 ? gpus[1] : 0;
-    link.code = entry.value("link", "");
-    link.description = entry.value("description", "");
-    link.peer_known = entry.contains("peer_access");
-    link.peer_access = entry.value("peer_access", false);
+    const auto gpus = entry.integers("gpus", 0, kMaxGpuIndex);
+    link.first = gpus.size() > 0 ? static_cast<int>(gpus[0]) : 0;
+    link.second = gpus.size() > 1 ? static_cast<int>(gpus[1]) : 0;
+    link.code = entry.text("link");
+    link.description = entry.text("description");
+    link.peer_known = entry.has("peer_access");
+    link.peer_access = entry.flag("peer_access");
     interconnect.links.push_back(link);
   }
 }
@@ -54,26 +63,29 @@ void to_json(nlohmann::json& j, const SystemInfo& i) {
 }
 
 void from_json(const nlohmann::json& j, SystemInfo& i) {
-  i.hostname = j.value("hostname", "");
-  i.os = j.value("os", "");
-  i.cpu = j.value("cpu", "");
-  i.cpu_logical_cores = j.value("cpu_logical_cores", 0);
-  i.gpu_name = j.value("gpu_name", "");
-  i.gpu_names = j.value("gpu_names", std::vector<std::string>{});
-  i.gpu_count = j.value("gpu_count", 0);
-  i.driver = j.value("driver", "");
-  i.cuda = j.value("cuda", "");
-  i.cudnn = j.value("cudnn", "");
-  i.nccl = j.value("nccl", "");
-  i.gpu_interconnect = j.value("gpu_interconnect", nlohmann::json::object()).get<GpuInterconnect>();
-  i.libtorch = j.value("libtorch", "");
-  i.libtorch_cuda = j.value("libtorch_cuda", false);
-  i.blas = j.value("blas", "");
-  i.tf32_matmul = j.value("tf32_matmul", false);
-  i.tf32_cudnn = j.value("tf32_cudnn", false);
-  i.cudnn_benchmark = j.value("cudnn_benchmark", false);
-  i.gpubench_version = j.value("gpubench_version", "");
-  i.git_commit = j.value("git_commit", "");
+  const JsonFields fields(j, "system");
+  i.hostname = fields.text("hostname");
+  i.os = fields.text("os");
+  i.cpu = fields.text("cpu");
+  i.cpu_logical_cores = static_cast<int>(fields.integer("cpu_logical_cores", 0, 0, 1 << 20));
+  i.gpu_name = fields.text("gpu_name");
+  i.gpu_names = fields.texts("gpu_names");
+  i.gpu_count = static_cast<int>(fields.integer("gpu_count", 0, 0, kMaxGpuIndex));
+  i.driver = fields.text("driver");
+  i.cuda = fields.text("cuda");
+  i.cudnn = fields.text("cudnn");
+  i.nccl = fields.text("nccl");
+  i.gpu_interconnect = fields.raw("gpu_interconnect").is_null()
+                           ? GpuInterconnect{}
+                           : fields.raw("gpu_interconnect").get<GpuInterconnect>();
+  i.libtorch = fields.text("libtorch");
+  i.libtorch_cuda = fields.flag("libtorch_cuda");
+  i.blas = fields.text("blas");
+  i.tf32_matmul = fields.flag("tf32_matmul");
+  i.tf32_cudnn = fields.flag("tf32_cudnn");
+  i.cudnn_benchmark = fields.flag("cudnn_benchmark");
+  i.gpubench_version = fields.text("gpubench_version");
+  i.git_commit = fields.text("git_commit");
 }
 
 }  // namespace gpubench

@@ -1,11 +1,11 @@
 #include "spec/benchmark_fields.h"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 namespace {
@@ -144,10 +144,12 @@ std::vector<BenchmarkField> make_table() {
             [](const B& b) { return b.mode == Mode::kGraph ? std::string("graph") : ""; }),
   };
   for (BenchmarkField& f : table) {
+    if (f.key == "tgt_len") f.zero_means_none = true;
     if (f.key == "model") f.short_flag = "-m";
     if (f.key == "precision") f.short_flag = "-p";
     if (f.key == "batch_size") {
       f.short_flag = "-b";
+      f.zero_means_none = true;
       f.result_key = "batch_size_per_device";
     }
   }
@@ -173,31 +175,36 @@ std::string describe_rule(const BenchmarkField& f) {
   throw UsageError(f.key + " must be " + describe_rule(f) + ", got " + shown);
 }
 
-json checked_type(const BenchmarkField& f, const json& value, bool check_bounds) {
+// What a value read back from a result may be: what a request may be, and 0 where the field
+// records "none" as 0.
+enum class Bounds { kRequest, kRecorded };
+
+json checked_value(const BenchmarkField& f, const json& value, Bounds bounds) {
   switch (f.type) {
     case FieldType::kText:
-      if (!value.is_string() || value.get<std::string>().empty()) reject(f, value.dump());
+      if (!value.is_string() || value.get<std::string>().empty()) reject(f, echoed(value));
       return value;
     case FieldType::kFlag:
-      if (!value.is_boolean()) reject(f, value.dump());
+      if (!value.is_boolean()) reject(f, echoed(value));
       return value;
     case FieldType::kChoice:
-      if (!value.is_string()) reject(f, value.dump());
-      if (check_bounds && std::find(f.choices.begin(), f.choices.end(), value.get<std::string>()) ==
-                              f.choices.end()) {
-        reject(f, "'" + value.get<std::string>() + "'");
+      if (!value.is_string()) reject(f, echoed(value));
+      if (std::find(f.choices.begin(), f.choices.end(), value.get<std::string>()) ==
+          f.choices.end()) {
+        reject(f, "'" + echoed(value.get<std::string>()) + "'");
       }
       return value;
     case FieldType::kInteger:
       break;
   }
-  if (!value.is_number_integer()) reject(f, value.dump());
+  if (!value.is_number_integer()) reject(f, echoed(value));
   if (value.is_number_unsigned() &&
       value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    reject(f, value.dump());
+    reject(f, echoed(value));
   }
   const int64_t number = value.get<int64_t>();
-  if (check_bounds && (number < f.min || number > f.max)) reject(f, std::to_string(number));
+  const bool not_given = bounds == Bounds::kRecorded && f.zero_means_none && number == 0;
+  if (!not_given && (number < f.min || number > f.max)) reject(f, std::to_string(number));
   return number;
 }
 
@@ -230,7 +237,7 @@ const BenchmarkField* find_benchmark_field(const std::string& key) {
 }
 
 json check_field_value(const BenchmarkField& field, const json& value) {
-  return checked_type(field, value, true);
+  return checked_value(field, value, Bounds::kRequest);
 }
 
 json field_value_from_text(const BenchmarkField& field, const std::string& text) {
@@ -241,7 +248,7 @@ json field_value_from_text(const BenchmarkField& field, const std::string& text)
     case FieldType::kFlag:
       if (text == "true" || text == "1" || text == "yes") return true;
       if (text == "false" || text == "0" || text == "no") return false;
-      reject(field, "'" + text + "'");
+      reject(field, "'" + echoed(text) + "'");
     case FieldType::kInteger:
       break;
   }
@@ -252,14 +259,14 @@ json field_value_from_text(const BenchmarkField& field, const std::string& text)
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size()) reject(field, "'" + text + "'");
+  if (used == 0 || used != text.size()) reject(field, "'" + echoed(text) + "'");
   return check_field_value(field, static_cast<int64_t>(number));
 }
 
 void set_requested_field(BenchmarkRequest& request, const std::string& key, const json& value) {
   const BenchmarkField* f = find_benchmark_field(key);
   if (f == nullptr) {
-    throw UsageError("unknown benchmark setting '" + key +
+    throw UsageError("unknown benchmark setting '" + echoed(key) +
                      "'; known: " + join(benchmark_field_keys()));
   }
   f->request(request, check_field_value(*f, value));
@@ -290,8 +297,7 @@ ResolvedBenchmark benchmark_from_json(const json& block) {
   for (const BenchmarkField& f : benchmark_fields()) {
     const auto it = block.find(f.result_key);
     if (it != block.end()) {
-      // Types only: a published figure records what its source gives (batch 0: not given).
-      f.resolve(benchmark, checked_type(f, *it, false));
+      f.resolve(benchmark, checked_value(f, *it, Bounds::kRecorded));
     } else if (!f.default_value.is_null()) {
       f.resolve(benchmark, f.default_value);
     }
@@ -305,30 +311,24 @@ void write_benchmark_file(const std::string& path, const ResolvedBenchmark& benc
 }
 
 ResolvedBenchmark read_benchmark_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read benchmark file '" + path + "'");
-  json document;
-  try {
-    in >> document;
-  } catch (const json::parse_error& error) {
-    throw UsageError("'" + path + "' is not valid JSON: " + first_line(error.what()));
-  }
-  if (!document.is_object() || document.value("schema", "") != kBenchmarkSchema) {
-    throw UsageError("'" + path + "' is not a " + std::string(kBenchmarkSchema) + " document");
+  const json document = read_json_input_file(path, "benchmark file");
+  if (!document.is_object() || document.value("schema", json()) != kBenchmarkSchema) {
+    throw UsageError("'" + echoed(path) + "' is not a " + std::string(kBenchmarkSchema) +
+                     " document");
   }
   const auto block = document.find("benchmark");
   if (block == document.end() || !block->is_object()) {
-    throw UsageError("'" + path + "' has no benchmark object");
+    throw UsageError("'" + echoed(path) + "' has no benchmark object");
   }
   for (const BenchmarkField& f : benchmark_fields()) {
     if (!block->contains(f.result_key)) {
-      throw UsageError("'" + path + "' has no '" + f.result_key + "'");
+      throw UsageError("'" + echoed(path) + "' has no '" + f.result_key + "'");
     }
   }
   try {
     return benchmark_from_json(*block);
   } catch (const UsageError& error) {
-    throw UsageError("'" + path + "': " + error.what());
+    throw UsageError("'" + echoed(path) + "': " + error.what());
   }
 }
 

@@ -33,6 +33,9 @@ struct BenchmarkField {
   std::vector<std::string> choices;  // kChoice
   bool identity = false;             // a different value is a different benchmark
   bool suite = true;                 // a suite entry may set it
+  // A recorded benchmark may hold 0 for "none": the batch of a published figure whose source
+  // does not give it, the tokens per segment of a model that is not a language model.
+  bool zero_means_none = false;
 
   std::function<std::optional<nlohmann::json>(const BenchmarkRequest&)> requested;
   std::function<void(BenchmarkRequest&, const nlohmann::json&)> request;
@@ -64,8 +67,9 @@ void set_requested_field(BenchmarkRequest& request, const std::string& key,
 // the model or the machine decides is left to resolve().
 ResolvedBenchmark with_fixed_defaults(const BenchmarkRequest& request);
 
-// The result's "benchmark" settings, keyed by result_key; and back, checking every value.
-// Reading fills a key that is absent with the field's default (older result files).
+// The result's "benchmark" settings, keyed by result_key; and back, checking every value's
+// type and bounds as for a request (0 allowed where zero_means_none). Reading fills a key
+// that is absent with the field's default (older result files).
 nlohmann::json benchmark_to_json(const ResolvedBenchmark& benchmark);
 ResolvedBenchmark benchmark_from_json(const nlohmann::json& block);  // throws UsageError
 

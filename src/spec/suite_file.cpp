@@ -1,13 +1,14 @@
 #include "spec/suite_file.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -42,15 +43,7 @@ class SuiteParser {
   }
 
   RawSuite from_json(const std::string& text) const {
-    nlohmann::json document;
-    try {
-      document = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
-      const auto byte = std::min<size_t>(error.byte, text.size());
-      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + byte, '\n'));
-      const std::string what = error.what();
-      fail(line, "malformed JSON: " + what.substr(what.find(':') + 2));
-    }
+    const nlohmann::json document = parse_json_input(text, name_);
     if (!document.is_object()) fail(0, "a suite must be a mapping with 'benchmarks'");
     RawSuite suite;
     for (const auto& [key, value] : document.items()) {
@@ -62,21 +55,25 @@ class SuiteParser {
           suite.benchmarks.push_back({entry_from_json(entry, "each benchmark"), 0});
         }
       } else if (key != "name" && key != "description") {
-        fail(0, "unknown top-level key '" + key +
+        fail(0, "unknown top-level key '" + echoed(key) +
                     "'; allowed: defaults, benchmarks, name, description");
       }
     }
     return suite;
   }
 
-  nlohmann::json scalar_from_yaml(const YAML::Node& node) const {
-    if (node.IsSequence()) {
+  // A field's value: a scalar, or a list of scalars (never nested, so that no alias can make a
+  // small file expand into a large tree).
+  nlohmann::json scalar_from_yaml(const YAML::Node& node, bool in_list = false) const {
+    if (node.IsSequence() && !in_list) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& item : node) list.push_back(scalar_from_yaml(item));
+      for (const auto& item : node) list.push_back(scalar_from_yaml(item, true));
       return list;
     }
-    if (!node.IsScalar())
-      fail(line_of(node), "a benchmark field must be a value or a list of values");
+    if (!node.IsScalar()) {
+      fail(line_of(node), in_list ? "a list in a benchmark field may hold values only"
+                                  : "a benchmark field must be a value or a list of values");
+    }
     const std::string text = node.Scalar();
     if (node.Tag() == "!") return text;  // quoted: always a string
     if (text == "true" || text == "True") return true;
@@ -94,12 +91,17 @@ class SuiteParser {
 
   static int line_of(const YAML::Node& node) { return node.Mark().line + 1; }
 
+  std::string key_of(const YAML::Node& key) const {
+    if (!key.IsScalar()) fail(line_of(key), "a key must be a plain name, not a list or mapping");
+    return key.Scalar();
+  }
+
   RawEntry entry_from_yaml(const YAML::Node& node, const std::string& where) const {
     if (!node.IsMap()) fail(line_of(node), where + " must be a mapping of benchmark fields");
     RawEntry entry;
     for (const auto& item : node) {
       entry.push_back(
-          {item.first.as<std::string>(), scalar_from_yaml(item.second), line_of(item.first)});
+          {key_of(item.first), scalar_from_yaml(item.second), line_of(item.first)});
     }
     return entry;
   }
@@ -108,13 +110,16 @@ class SuiteParser {
     YAML::Node document;
     try {
       document = YAML::Load(text);
+    } catch (const YAML::DeepRecursion& error) {  // yaml-cpp's own guard, at 2000 levels
+      fail(error.mark.line + 1, "nested more than " + std::to_string(error.depth() - 1) +
+                                    " levels deep");
     } catch (const YAML::Exception& error) {
-      fail(error.mark.line + 1, "malformed YAML: " + error.msg);
+      fail(error.mark.line + 1, "malformed YAML: " + echoed(error.msg));
     }
     if (!document.IsMap()) fail(0, "a suite must be a mapping with 'benchmarks'");
     RawSuite suite;
     for (const auto& item : document) {
-      const std::string key = item.first.as<std::string>();
+      const std::string key = key_of(item.first);
       if (key == "defaults") {
         suite.defaults = entry_from_yaml(item.second, "'defaults'");
       } else if (key == "benchmarks") {
@@ -123,7 +128,7 @@ class SuiteParser {
           suite.benchmarks.push_back({entry_from_yaml(entry, "each benchmark"), line_of(entry)});
         }
       } else if (key != "name" && key != "description") {
-        fail(line_of(item.first), "unknown top-level key '" + key +
+        fail(line_of(item.first), "unknown top-level key '" + echoed(key) +
                                       "'; allowed: defaults, benchmarks, name, description");
       }
     }
@@ -131,38 +136,36 @@ class SuiteParser {
   }
 
   // defaults, then the entry's own fields; a list value expands to one request per element.
-  std::vector<SuiteEntry> expand(const RawSuite& suite) const {
+  // The count is known and checked against `max_benchmarks` before anything is expanded.
+  std::vector<SuiteEntry> expand(const RawSuite& suite, int64_t max_benchmarks) const {
     if (suite.benchmarks.empty()) fail(0, "the suite has no benchmarks");
-    std::vector<SuiteEntry> entries;
+    std::vector<std::pair<RawEntry, int>> merged_entries;
+    int64_t total = 0;
     for (const auto& [entry, entry_line] : suite.benchmarks) {
-      RawEntry merged;
-      for (const RawEntry* source : {&suite.defaults, &entry}) {
-        for (const RawField& raw : *source) {
-          const BenchmarkField* field = find_benchmark_field(raw.key);
-          if (field == nullptr || !field->suite) {
-            fail(raw.line, "unknown key '" + raw.key + "'; known: " + join(suite_keys()));
-          }
-          auto existing = std::find_if(merged.begin(), merged.end(),
-                                       [&](const RawField& f) { return f.key == field->key; });
-          if (existing != merged.end()) {
-            *existing = {field->key, raw.value, raw.line};
-          } else {
-            merged.push_back({field->key, raw.value, raw.line});
-          }
+      RawEntry merged = merged_fields(suite.defaults, entry);
+      int64_t count = 1;
+      for (const RawField& field : merged) {
+        if (field.value.is_array()) {
+          count = std::min(count_limit(max_benchmarks),
+                           count * static_cast<int64_t>(field.value.size()));
         }
       }
+      total = std::min(count_limit(max_benchmarks), total + count);
+      if (total > max_benchmarks) {
+        fail(entry_line, "the suite expands to more than " + std::to_string(max_benchmarks) +
+                             " benchmarks (lists multiply); split it, or raise the limit with "
+                             "--max-benchmarks");
+      }
+      merged_entries.emplace_back(std::move(merged), entry_line);
+    }
+    std::vector<SuiteEntry> entries;
+    entries.reserve(static_cast<size_t>(total));
+    for (const auto& [merged, entry_line] : merged_entries) {
       std::vector<BenchmarkRequest> partial{BenchmarkRequest{}};
       for (const RawField& field : merged) {
-        std::vector<nlohmann::json> values;
-        if (field.value.is_array()) {
-          if (field.value.empty()) fail(field.line, "field '" + field.key + "' has an empty list");
-          values.assign(field.value.begin(), field.value.end());
-        } else {
-          values.push_back(field.value);
-        }
         std::vector<BenchmarkRequest> next;
         for (const BenchmarkRequest& request : partial) {
-          for (const auto& value : values) {
+          for (const auto& value : values_of(field)) {
             BenchmarkRequest copy = request;
             try {
               set_requested_field(copy, field.key, value);
@@ -181,6 +184,42 @@ class SuiteParser {
   }
 
  private:
+  // Past the limit the exact count does not matter; capping it keeps the product from
+  // overflowing.
+  static int64_t count_limit(int64_t max_benchmarks) { return max_benchmarks + 1; }
+
+  RawEntry merged_fields(const RawEntry& defaults, const RawEntry& entry) const {
+    RawEntry merged;
+    for (const RawEntry* source : {&defaults, &entry}) {
+      for (const RawField& raw : *source) {
+        const BenchmarkField* field = find_benchmark_field(raw.key);
+        if (field == nullptr || !field->suite) {
+          fail(raw.line, "unknown key '" + echoed(raw.key) + "'; known: " + join(suite_keys()));
+        }
+        auto existing = std::find_if(merged.begin(), merged.end(),
+                                     [&](const RawField& f) { return f.key == field->key; });
+        if (existing != merged.end()) {
+          *existing = {field->key, raw.value, raw.line};
+        } else {
+          merged.push_back({field->key, raw.value, raw.line});
+        }
+      }
+    }
+    return merged;
+  }
+
+  std::vector<nlohmann::json> values_of(const RawField& field) const {
+    if (!field.value.is_array()) return {field.value};
+    if (field.value.empty()) fail(field.line, "field '" + field.key + "' has an empty list");
+    for (const auto& value : field.value) {
+      if (value.is_structured()) {
+        fail(field.line, "field '" + field.key + "': a list may hold values only, got " +
+                             echoed(value));
+      }
+    }
+    return {field.value.begin(), field.value.end()};
+  }
+
   static std::vector<std::string> suite_keys() {
     std::vector<std::string> keys;
     for (const BenchmarkField& f : benchmark_fields()) {
@@ -200,17 +239,14 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }  // namespace
 
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name,
-                                    bool is_json) {
+                                    bool is_json, int64_t max_benchmarks) {
   SuiteParser parser(name);
-  return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text));
+  return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text), max_benchmarks);
 }
 
-std::vector<SuiteEntry> load_suite_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read suite file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_suite(text.str(), path, ends_with(path, ".json"));
+std::vector<SuiteEntry> load_suite_file(const std::string& path, int64_t max_benchmarks) {
+  return parse_suite(read_input_file(path, "suite file"), path, ends_with(path, ".json"),
+                     max_benchmarks);
 }
 
 }  // namespace gpubench

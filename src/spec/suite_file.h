@@ -2,6 +2,7 @@
 // expands to the cross product of its entries.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,16 @@ struct SuiteEntry {
   std::string origin;  // "configs/quick.yaml:7": where the entry is, for error messages
 };
 
-// Throws UsageError naming the file (and line, where the parser gives one) for a missing or
-// malformed file, an unknown key or a value outside a setting's type and bounds.
-std::vector<SuiteEntry> load_suite_file(const std::string& path);
+// How many benchmarks a suite may expand to unless `run --max-benchmarks` says otherwise.
+inline constexpr int64_t kDefaultMaxBenchmarks = 1000;
+
+// Throws UsageError naming the file (and line, where the parser gives one) for a missing,
+// oversized or malformed file, an unknown key, a value outside a setting's type and bounds, and
+// a suite whose lists multiply to more than `max_benchmarks` (counted before expanding).
+std::vector<SuiteEntry> load_suite_file(const std::string& path,
+                                        int64_t max_benchmarks = kDefaultMaxBenchmarks);
 // The same from text; `name` is used in error messages, `is_json` picks the parser.
-std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json);
+std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
+                                    int64_t max_benchmarks = kDefaultMaxBenchmarks);
 
 }  // namespace gpubench

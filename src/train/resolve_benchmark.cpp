@@ -9,6 +9,30 @@
 #include "train/precision_policy.h"
 
 namespace gpubench {
+namespace {
+
+// CPU ranks and threads past this many per logical CPU only queue for the cores (and a typo's
+// million ranks would fork until the kernel refuses).
+constexpr int kMaxPerLogicalCpu = 4;
+
+int most_per_machine(const MachineFacts& machine) {
+  return kMaxPerLogicalCpu * std::max(1, machine.cpu_cores);
+}
+
+std::string logical_cpus(const MachineFacts& machine) {
+  return "this machine has " + std::to_string(std::max(1, machine.cpu_cores)) +
+         " logical CPU(s)";
+}
+
+void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machine) {
+  if (b.threads > most_per_machine(machine)) {
+    throw UsageError("threads " + std::to_string(b.threads) + ": " + logical_cpus(machine) +
+                     "; at most " + std::to_string(most_per_machine(machine)) +
+                     " threads per rank");
+  }
+}
+
+}  // namespace
 
 DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine) {
   const DeviceKind device = requested != DeviceKind::kAuto
@@ -16,6 +40,12 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
                                 : (machine.cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu);
   if (device == DeviceKind::kCuda && !machine.cuda_available) {
     throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+  }
+  // CPU ranks that gpubench starts here; ranks a launcher started are the launcher's business.
+  if (device == DeviceKind::kCpu && machine.local_ranks == 0 && ranks > most_per_machine(machine)) {
+    throw UsageError("gpus " + std::to_string(ranks) + " CPU ranks: " + logical_cpus(machine) +
+                     "; at most " + std::to_string(most_per_machine(machine)) + " CPU ranks (" +
+                     std::to_string(kMaxPerLogicalCpu) + " per logical CPU)");
   }
   const int ranks_here = machine.local_ranks > 0 ? machine.local_ranks : ranks;
   const bool one_device_per_task = machine.local_ranks > 0 && machine.cuda_device_count == 1;
@@ -60,6 +90,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const int cores = std::max(1, machine.cpu_cores);
   out.threads = request.threads.value_or(
       out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores);
+  check_machine_bounds(out, machine);
   if (const std::string why = GraphedStep::unsupported_reason(out); !why.empty()) {
     throw UsageError(why);
   }
@@ -69,6 +100,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
 void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine) {
   ModelRegistry::instance().get(benchmark.model);
   resolve_device(benchmark.device, benchmark.gpus, machine);
+  check_machine_bounds(benchmark, machine);
   if (const std::string why = GraphedStep::unsupported_reason(benchmark); !why.empty()) {
     throw UsageError(why);
   }
