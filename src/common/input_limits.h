@@ -21,6 +21,9 @@ inline constexpr size_t kMaxEchoedChars = 80;
 // `text` as it goes into a message: at most kMaxEchoedChars characters, "..." marking a cut,
 // control characters shown as '?', so that one bad value stays one line.
 std::string echoed(const std::string& text, size_t max_chars = kMaxEchoedChars);
+inline std::string echoed(const char* text, size_t max_chars = kMaxEchoedChars) {
+  return echoed(std::string(text), max_chars);
+}
 // A JSON value as it goes into a message: scalars as JSON text (echoed), containers by their
 // kind and size ("a list of 3 values"), never walked (they may be huge or deep).
 std::string echoed(const nlohmann::json& value);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "models/flop_counter.h"
 
 namespace gpubench {
@@ -29,7 +30,7 @@ const ModelInfo* ModelRegistry::find(const std::string& name_or_alias) const {
 
 const ModelInfo& ModelRegistry::get(const std::string& name_or_alias) const {
   if (const ModelInfo* info = find(name_or_alias)) return *info;
-  throw UsageError("unknown model '" + name_or_alias + "'; known: " + join(names()));
+  throw UsageError("unknown model '" + echoed(name_or_alias) + "'; known: " + join(names()));
 }
 
 std::vector<const ModelInfo*> ModelRegistry::all() const {
