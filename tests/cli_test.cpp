@@ -284,7 +284,9 @@ TEST(Cli, ReportCompareAndRegressBadInputExitTwo) {
   std::ofstream(dir.file("broken.json")) << "{\"schema\": \"gpubench.result/1\",";
   expect_usage_error("report", "results is required");
   expect_usage_error("report " + dir.file("nothing-here"), "no result file or directory");
-  expect_usage_error("report " + dir.file("broken.json"), "is not valid JSON");
+  expect_usage_error("report " + dir.file("broken.json"),
+                     "broken.json:1: malformed JSON: syntax error while parsing object key - "
+                     "unexpected end of input; expected string literal");
   expect_usage_error("report " + kReportFixtures + " --normalize-to colour=red",
                      "unknown selector key 'colour'; known: gpu, gpus");
   expect_usage_error("report " + kReportFixtures + " --format pdf", "unknown format 'pdf'");
@@ -294,7 +296,7 @@ TEST(Cli, ReportCompareAndRegressBadInputExitTwo) {
   expect_usage_error("regress --baseline " + kReportFixtures, "--current is required");
   expect_usage_error(
       "regress --baseline " + dir.file("broken.json") + " --current " + kReportFixtures,
-      "is not valid JSON");
+      "broken.json:1: malformed JSON");
 }
 
 TEST(Cli, ReportWritesEveryFormat) {

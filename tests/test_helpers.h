@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,7 +16,19 @@
 
 #include <unistd.h>
 
+#include "common/errors.h"
+
 namespace gpubench::testing {
+
+// The message of the UsageError `action` throws, or empty when it throws none.
+inline std::string usage_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
 
 struct CommandResult {
   int exit_code = -1;

@@ -78,6 +78,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     } catch (const std::exception& error) {
       log::error("rank {}: all-reduce failed: {}", launch->rank, first_line(error.what()));
     }
+    code = with_output_checked(code);
     std::fflush(nullptr);
     std::_Exit(code);  // no c10d thread stuck on a dead peer keeps the process alive
   }
@@ -113,7 +114,8 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
       launch_local_ranks(argv, options.gpus, std::chrono::seconds(options.timeout_seconds));
   if (failure) {
     log::error("all-reduce failed: rank {} {}", failure->rank, failure->outcome.describe());
-    return kExitBenchmarkFailed;
+    // A rank's output error (its table could not be printed) is the run's: exit code 2.
+    return failure->outcome.exit_code == kExitUsage ? kExitUsage : kExitBenchmarkFailed;
   }
   return kExitOk;
 }

@@ -12,12 +12,17 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "common/standard_streams.h"
 #include "common/log.h"
+#include "common/standard_streams.h"
 #include "gpubench/build_info.h"
 
 namespace gpubench::cli {
 namespace {
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
+  return kExitUsage;
+}
 
 // CLI11 reports a mistyped subcommand as "a subcommand is required"; name it instead.
 std::string unknown_subcommand(const CLI::App& app, const std::string& name) {
@@ -50,8 +55,7 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
           used = 0;
         }
         const bool valid = used > 0 && used == text.size() && std::isfinite(value) &&
-                           value >= min && value <= max &&
-                           (!integer || value == std::floor(value));
+                           value >= min && value <= max && (!integer || value == std::floor(value));
         return valid ? "" : "must be " + rule + ", got '" + echoed(text) + "'";
       },
       "NUMBER in [" + text_of(min) + ", " + text_of(max) + "]");
@@ -62,6 +66,13 @@ std::string torch_command_description(const std::string& name) {
     if (name == command.name) return command.description;
   }
   return "";
+}
+
+int with_output_checked(int exit_code) {
+  if (const std::string failure = standard_output_failure(); !failure.empty()) {
+    return usage_error("cannot write to standard output: " + failure);
+  }
+  return exit_code;
 }
 
 void write_output(const std::string& path, const std::string& text) {
@@ -86,20 +97,6 @@ std::string named_subcommand(int argc, char** argv) {
 }
 
 namespace {
-
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
-  return kExitUsage;
-}
-
-// The exit code once the command has run: an output error (standard output could not be
-// written) is exit code 2 whatever the command decided.
-int with_output_checked(int exit_code) {
-  if (const std::string failure = standard_output_failure(); !failure.empty()) {
-    return usage_error("cannot write to standard output: " + failure);
-  }
-  return exit_code;
-}
 
 // Ends the process by the signal that interrupted it, as it would have ended without a handler,
 // once the destructors on the way here have cleaned up.

@@ -49,6 +49,10 @@ void add_regress_command(CLI::App& app, int& exit_code);
 // `integer`; the message names the option's value and the allowed range.
 CLI::Validator number_in_range(double min, double max, bool integer = true);
 
+// The exit code once a command has run: an output error (standard output could not be written)
+// is exit code 2, with its line, whatever the command decided.
+int with_output_checked(int exit_code);
+
 // Writes `text` to `path` atomically, or to standard output when `path` is empty.
 void write_output(const std::string& path, const std::string& text);
 

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "results/result_set.h"
@@ -19,7 +20,7 @@ std::vector<LoadedResult> side(const std::string& spec, const std::vector<Loaded
   for (const LoadedResult& l : pool) {
     if (selector.matches(l.result)) out.push_back(l);
   }
-  if (out.empty()) throw UsageError("selector '" + spec + "' matches no result");
+  if (out.empty()) throw UsageError("selector '" + echoed(spec) + "' matches no result");
   return out;
 }
 

@@ -50,7 +50,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     }
     // Every entry resolved before the first runs: a bad one stops the suite at once.
     const MachineFacts machine = read_machine_facts();
-    const std::vector<SuiteEntry> entries = load_suite_file(options->suite, options->max_benchmarks);
+    const std::vector<SuiteEntry> entries =
+        load_suite_file(options->suite, options->max_benchmarks);
     log::info("{}: {} benchmark(s)", options->suite, entries.size());
     std::vector<ResolvedBenchmark> benchmarks;
     for (const SuiteEntry& entry : entries) {

@@ -10,7 +10,6 @@
 #include "common/atomic_file.h"
 #include "common/environment.h"
 #include "common/errors.h"
-#include "common/standard_streams.h"
 #include "common/log.h"
 #include "distributed/data_parallel_run.h"
 #include "distributed/launch_environment.h"
@@ -145,10 +144,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   } else if (result.status != RunStatus::kOk) {
     log::error("rank {}: benchmark {}: {}", launch.rank, to_string(result.status), result.error);
   }
-  if (const std::string failure = standard_output_failure(); !failure.empty()) {
-    log::error("cannot write to standard output: {}", failure);
-    code = kExitUsage;
-  }
+  code = with_output_checked(code);
   std::fflush(nullptr);
   std::_Exit(code);
 }

@@ -35,7 +35,8 @@ Enum parse_name(const EnumNames<Enum>& table, const std::string& text, const std
   for (const auto& [value, name] : table) {
     if (name == text) return value;
   }
-  throw UsageError("unknown " + what + " '" + echoed(text) + "'; allowed: " + join(names_of(table)));
+  throw UsageError("unknown " + what + " '" + echoed(text) +
+                   "'; allowed: " + join(names_of(table)));
 }
 
 }  // namespace gpubench

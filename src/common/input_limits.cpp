@@ -34,6 +34,9 @@ class OpenFile {
   int fd_;
 };
 
+// A library's reason is our text, not the input's, and is not cut as short as echoed input.
+constexpr size_t kMaxLibraryReasonChars = 160;
+
 // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ...; last
 // read: '...'" -> "syntax error ...": the position is given as a line, the input is not echoed.
 std::string library_reason(const std::string& what) {
@@ -42,7 +45,7 @@ std::string library_reason(const std::string& what) {
     const size_t colon = reason.find(": ", column);
     if (colon != std::string::npos) reason = reason.substr(colon + 2);
   }
-  return echoed(reason.substr(0, reason.find("; last read")));
+  return echoed(reason.substr(0, reason.find("; last read")), kMaxLibraryReasonChars);
 }
 
 }  // namespace

@@ -62,9 +62,9 @@ bool JsonFields::flag(const std::string& key, bool fallback) const {
 
 double JsonFields::checked_number(const std::string& key, const nlohmann::json& value, double min,
                                   double max) const {
-  const std::string rule = "a finite number from " + number_text(min) +
-                           (max < std::numeric_limits<double>::max() ? " to " + number_text(max)
-                                                                     : "");
+  const std::string rule =
+      "a finite number from " + number_text(min) +
+      (max < std::numeric_limits<double>::max() ? " to " + number_text(max) : "");
   if (!value.is_number()) reject(key, rule, value);
   const double number = value.get<double>();
   if (!std::isfinite(number) || number < min || number > max) reject(key, rule, value);
@@ -73,9 +73,9 @@ double JsonFields::checked_number(const std::string& key, const nlohmann::json& 
 
 int64_t JsonFields::checked_integer(const std::string& key, const nlohmann::json& value,
                                     int64_t min, int64_t max) const {
-  const std::string rule = "an integer from " + std::to_string(min) +
-                           (max < std::numeric_limits<int64_t>::max() ? " to " + std::to_string(max)
-                                                                      : "");
+  const std::string rule =
+      "an integer from " + std::to_string(min) +
+      (max < std::numeric_limits<int64_t>::max() ? " to " + std::to_string(max) : "");
   if (!value.is_number_integer()) reject(key, rule, value);
   if (value.is_number_unsigned() &&
       value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -111,8 +111,7 @@ std::vector<double> JsonFields::numbers(const std::string& key, double min) cons
   return out;
 }
 
-std::vector<int64_t> JsonFields::integers(const std::string& key, int64_t min,
-                                          int64_t max) const {
+std::vector<int64_t> JsonFields::integers(const std::string& key, int64_t min, int64_t max) const {
   std::vector<int64_t> out;
   for (const auto& value : list(key)) out.push_back(checked_integer(key, value, min, max));
   return out;

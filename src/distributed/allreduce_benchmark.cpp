@@ -81,7 +81,6 @@ std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
   return rows;
 }
 
-
 std::string format_byte_size(int64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB"};
   int unit = 0;

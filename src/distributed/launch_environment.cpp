@@ -160,8 +160,8 @@ std::string first_slurm_host(const std::string& node_list) {
       if (!range_start.empty()) malformed("a range with two '-'");
       range_start = number;
     } else {
-      if (!range_start.empty() && std::stoll(range_start.substr(0, 18)) >
-                                      std::stoll(number.substr(0, 18))) {
+      if (!range_start.empty() &&
+          std::stoll(range_start.substr(0, 18)) > std::stoll(number.substr(0, 18))) {
         malformed("a range that runs backwards (" + echoed(range_start + "-" + number) + ")");
       }
       range_start.clear();

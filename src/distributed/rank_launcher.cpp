@@ -25,6 +25,9 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
   }
   std::optional<RankFailure> failure;
   for (;;) {
+    // Before reading outcomes: ranks that SIGTERM ended (gpubench's handler passes it on) are
+    // an interruption, not a failure to record.
+    throw_if_interrupted();
     bool all_done = true;
     for (int rank = 0; rank < ranks; ++rank) {
       const auto outcome = children[static_cast<size_t>(rank)].poll();
@@ -41,7 +44,6 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
       }
     }
     if (all_done) break;
-    throw_if_interrupted();
     if (failure) {
       for (auto& child : children) child.kill_now();
       for (auto& child : children) child.wait();
@@ -49,6 +51,7 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  throw_if_interrupted();
   return failure;
 }
 

@@ -30,10 +30,10 @@ constexpr auto kStopGrace = std::chrono::seconds(2);
 // its own children) and notes the signal; the waiting loops throw Interrupted, which unwinds
 // through the destructors that clean up here.
 void stop_tracked_and_note(int signal_number) {
+  note_interruption(signal_number);  // first: whoever sees a child die then sees the flag too
   for (int i = 0; i < tracked_count; ++i) {
     if (tracked[i] != 0) ::kill(tracked[i], SIGTERM);
   }
-  note_interruption(signal_number);
 }
 
 void track(pid_t target) {
@@ -178,8 +178,11 @@ ProcessOutcome run_child_process(const std::vector<std::string>& argv, double ti
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e12);
   for (;;) {
-    if (auto outcome = child.poll()) return *outcome;
-    throw_if_interrupted();
+    throw_if_interrupted();  // first: a child that SIGTERM ended was interrupted, not failed
+    if (auto outcome = child.poll()) {
+      throw_if_interrupted();
+      return *outcome;
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       ProcessOutcome outcome = child.stop();
       outcome.timed_out = true;

@@ -36,7 +36,7 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
   std::optional<ProcessOutcome> poll();  // the outcome once it has ended; never blocks
   ProcessOutcome wait();                 // throws Interrupted on SIGINT/SIGTERM
-  void kill_now();  // SIGKILL, to the group when it has its own
+  void kill_now();                       // SIGKILL, to the group when it has its own
   // SIGTERM (to the group when it has its own), up to 2 s to clean up and end, then SIGKILL;
   // reaps it. Never throws.
   ProcessOutcome stop();

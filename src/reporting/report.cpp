@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "reporting/text_table.h"
 #include "results/statistics.h"
 #include "spec/benchmark_fields.h"
@@ -55,7 +56,7 @@ class Across {
         for (const BenchmarkField& f : benchmark_fields()) {
           if (f.identity && f.key != "model") allowed.push_back(f.key);
         }
-        throw UsageError("--across: '" + key +
+        throw UsageError("--across: '" + echoed(key) +
                          "' is not a setting of the identity; allowed: " + join(allowed));
       }
       keys_.push_back(field->key);
@@ -191,7 +192,8 @@ void add_normalized_tables(const Layout& layout, const std::vector<LoadedResult>
     return selector.matches(l.result) && has_throughput(l.result.status);
   });
   if (!any_match) {
-    throw UsageError("--normalize-to '" + selector_text + "' matches no result with a throughput");
+    throw UsageError("--normalize-to '" + echoed(selector_text) +
+                     "' matches no result with a throughput");
   }
   ReportTable table = table_for(layout, "normalized", "Throughput normalised to " + selector_text);
   std::map<std::string, std::map<size_t, std::vector<double>>> by_family;  // family -> column

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "reporting/report.h"
 #include "reporting/text_table.h"
 
@@ -155,7 +156,7 @@ std::string render_json(const Report& report) {
       for (const ReportCell& cell : row.cells) {
         cells.push_back(
             {{"value", cell.value && std::isfinite(*cell.value) ? nlohmann::json(*cell.value)
-                                                                  : nlohmann::json(nullptr)},
+                                                                : nlohmann::json(nullptr)},
              {"text", cell.text}});
       }
       rows.push_back({{"labels", row.labels}, {"cells", cells}});
@@ -202,7 +203,7 @@ void check_report_format(const std::string& format) {
   for (const char* known : {"markdown", "md", "csv", "json", "html"}) {
     if (format == known) return;
   }
-  throw UsageError("unknown format '" + format + "'; allowed: markdown, csv, json, html");
+  throw UsageError("unknown format '" + echoed(format) + "'; allowed: markdown, csv, json, html");
 }
 
 std::string render_report(const Report& report, const std::string& format) {

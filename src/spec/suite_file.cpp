@@ -100,8 +100,7 @@ class SuiteParser {
     if (!node.IsMap()) fail(line_of(node), where + " must be a mapping of benchmark fields");
     RawEntry entry;
     for (const auto& item : node) {
-      entry.push_back(
-          {key_of(item.first), scalar_from_yaml(item.second), line_of(item.first)});
+      entry.push_back({key_of(item.first), scalar_from_yaml(item.second), line_of(item.first)});
     }
     return entry;
   }
@@ -111,8 +110,8 @@ class SuiteParser {
     try {
       document = YAML::Load(text);
     } catch (const YAML::DeepRecursion& error) {  // yaml-cpp's own guard, at 2000 levels
-      fail(error.mark.line + 1, "nested more than " + std::to_string(error.depth() - 1) +
-                                    " levels deep");
+      fail(error.mark.line + 1,
+           "nested more than " + std::to_string(error.depth() - 1) + " levels deep");
     } catch (const YAML::Exception& error) {
       fail(error.mark.line + 1, "malformed YAML: " + echoed(error.msg));
     }
@@ -213,8 +212,8 @@ class SuiteParser {
     if (field.value.empty()) fail(field.line, "field '" + field.key + "' has an empty list");
     for (const auto& value : field.value) {
       if (value.is_structured()) {
-        fail(field.line, "field '" + field.key + "': a list may hold values only, got " +
-                             echoed(value));
+        fail(field.line,
+             "field '" + field.key + "': a list may hold values only, got " + echoed(value));
       }
     }
     return {field.value.begin(), field.value.end()};
@@ -238,8 +237,8 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 }  // namespace
 
-std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name,
-                                    bool is_json, int64_t max_benchmarks) {
+std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
+                                    int64_t max_benchmarks) {
   SuiteParser parser(name);
   return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text), max_benchmarks);
 }

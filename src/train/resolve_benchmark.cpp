@@ -20,8 +20,7 @@ int most_per_machine(const MachineFacts& machine) {
 }
 
 std::string logical_cpus(const MachineFacts& machine) {
-  return "this machine has " + std::to_string(std::max(1, machine.cpu_cores)) +
-         " logical CPU(s)";
+  return "this machine has " + std::to_string(std::max(1, machine.cpu_cores)) + " logical CPU(s)";
 }
 
 void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machine) {

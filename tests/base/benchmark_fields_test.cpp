@@ -36,14 +36,7 @@ ResolvedBenchmark unusual() {
   return b;
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "";
-}
+using testing::usage_error_of;
 
 TEST(BenchmarkFields, EveryFieldHasOneKeyAFlagAndHelp) {
   std::set<std::string> keys, flags;
@@ -86,10 +79,11 @@ TEST(BenchmarkFields, ABenchmarkFileRoundTripsAndRefusesAnIncompleteOne) {
   EXPECT_EQ(document["schema"], kBenchmarkSchema);
   document["benchmark"].erase("seed");
   std::ofstream(dir.file("incomplete.json")) << document.dump();
-  EXPECT_NE(error_of([&] { read_benchmark_file(dir.file("incomplete.json")); }).find("no 'seed'"),
-            std::string::npos);
+  EXPECT_NE(
+      usage_error_of([&] { read_benchmark_file(dir.file("incomplete.json")); }).find("no 'seed'"),
+      std::string::npos);
   std::ofstream(dir.file("other.json")) << R"({"schema": "gpubench.result/1"})";
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(usage_error_of([&] {
               read_benchmark_file(dir.file("other.json"));
             }).find("is not a gpubench.benchmark/1 document"),
             std::string::npos);
@@ -115,21 +109,22 @@ TEST(BenchmarkFields, FixedDefaultsComeFromTheTableAndTheRestIsLeftToTheResolver
 
 TEST(BenchmarkFields, OneRuleAndOneMessagePerSetting) {
   const BenchmarkField& batch = *find_benchmark_field("batch_size");
-  EXPECT_EQ(error_of([&] { check_field_value(batch, 0); }),
+  EXPECT_EQ(usage_error_of([&] { check_field_value(batch, 0); }),
             "batch_size must be an integer from 1 to 1048576, got 0");
-  EXPECT_EQ(error_of([&] { field_value_from_text(batch, "0"); }),
+  EXPECT_EQ(usage_error_of([&] { field_value_from_text(batch, "0"); }),
             "batch_size must be an integer from 1 to 1048576, got 0");
-  EXPECT_EQ(error_of([&] { field_value_from_text(batch, "8x"); }),
+  EXPECT_EQ(usage_error_of([&] { field_value_from_text(batch, "8x"); }),
             "batch_size must be an integer from 1 to 1048576, got '8x'");
   EXPECT_EQ(field_value_from_text(batch, "64"), 64);
-  EXPECT_EQ(error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp8"); }),
-            "precision must be one of fp32, tf32, fp16, bf16, got 'fp8'");
-  EXPECT_EQ(error_of([&] { check_field_value(*find_benchmark_field("channels_last"), 1); }),
+  EXPECT_EQ(
+      usage_error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp8"); }),
+      "precision must be one of fp32, tf32, fp16, bf16, got 'fp8'");
+  EXPECT_EQ(usage_error_of([&] { check_field_value(*find_benchmark_field("channels_last"), 1); }),
             "channels_last must be true or false, got 1");
-  EXPECT_EQ(error_of([&] { check_field_value(*find_benchmark_field("seed"), -1); }),
+  EXPECT_EQ(usage_error_of([&] { check_field_value(*find_benchmark_field("seed"), -1); }),
             "seed must be zero or more, got -1");
   BenchmarkRequest request;
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(usage_error_of([&] {
               set_requested_field(request, "batchsize", 4);
             }).find("unknown benchmark setting 'batchsize'; known: model, precision"),
             std::string::npos);

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_helpers.h"
+
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/json_fields.h"
@@ -20,14 +22,7 @@
 namespace gpubench {
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "";
-}
+using testing::usage_error_of;
 
 TEST(InputLimits, EchoedInputIsCutWithAnEllipsisAndKeptOnOneLine) {
   EXPECT_EQ(echoed("resnet50"), "resnet50");
@@ -41,15 +36,15 @@ TEST(InputLimits, EchoedInputIsCutWithAnEllipsisAndKeptOnOneLine) {
 TEST(InputLimits, JsonNestingIsBoundedAndSyntaxErrorsNameTheLine) {
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "[";
-  EXPECT_EQ(error_of([&] { parse_json_input(deep, "r.json"); }),
+  EXPECT_EQ(usage_error_of([&] { parse_json_input(deep, "r.json"); }),
             "r.json: nested more than 64 levels deep");
   std::string fine;
   for (int i = 0; i < kMaxNestingDepth; ++i) fine += "[";
   for (int i = 0; i < kMaxNestingDepth; ++i) fine += "]";
   EXPECT_NO_THROW(parse_json_input(fine, "r.json"));
-  EXPECT_EQ(error_of([&] { parse_json_input("{\n\n  \"a\": nope}", "r.json"); }),
+  EXPECT_EQ(usage_error_of([&] { parse_json_input("{\n\n  \"a\": nope}", "r.json"); }),
             "r.json:3: malformed JSON: syntax error while parsing value - invalid literal");
-  EXPECT_EQ(error_of([&] { parse_json_input("[1e400]", "r.json"); }),
+  EXPECT_EQ(usage_error_of([&] { parse_json_input("[1e400]", "r.json"); }),
             "r.json: malformed JSON: number overflow parsing '1e400'");
 }
 
@@ -58,13 +53,14 @@ TEST(InputLimits, InputFilesAreRegularAndBounded) {
   std::filesystem::create_directories(folder);
   const std::string big = folder + "/big.yaml";
   std::ofstream(big) << std::string(kMaxInputFileBytes + 1, '#');
-  EXPECT_NE(error_of([&] { read_input_file(big, "suite file"); }).find("is larger than 16 MiB"),
-            std::string::npos);
-  EXPECT_EQ(error_of([&] { read_input_file(folder, "suite file"); }),
+  EXPECT_NE(
+      usage_error_of([&] { read_input_file(big, "suite file"); }).find("is larger than 16 MiB"),
+      std::string::npos);
+  EXPECT_EQ(usage_error_of([&] { read_input_file(folder, "suite file"); }),
             "suite file '" + folder + "' is a directory, not a file");
-  EXPECT_EQ(error_of([&] { read_input_file("/dev/zero", "suite file"); }),
+  EXPECT_EQ(usage_error_of([&] { read_input_file("/dev/zero", "suite file"); }),
             "suite file '/dev/zero' is not a regular file");
-  EXPECT_EQ(error_of([&] { read_input_file(folder + "/none", "result file"); }),
+  EXPECT_EQ(usage_error_of([&] { read_input_file(folder + "/none", "result file"); }),
             "cannot read result file '" + folder + "/none': No such file or directory");
   std::ofstream(folder + "/ok.json") << "{}";
   EXPECT_EQ(read_input_file(folder + "/ok.json", "result file"), "{}");
@@ -73,7 +69,7 @@ TEST(InputLimits, InputFilesAreRegularAndBounded) {
 
 TEST(InputLimits, SizeArithmeticIsChecked) {
   EXPECT_EQ(checked_multiply(1 << 20, 1 << 20, "size"), int64_t{1} << 40);
-  EXPECT_EQ(error_of([] { checked_multiply(int64_t{1} << 40, int64_t{1} << 30, "size"); }),
+  EXPECT_EQ(usage_error_of([] { checked_multiply(int64_t{1} << 40, int64_t{1} << 30, "size"); }),
             "size overflows (1099511627776 x 1073741824)");
   EXPECT_THROW(checked_multiply(-1, 2, "size"), UsageError);
   EXPECT_EQ(parse_byte_size("1024G", "--max-bytes"), int64_t{1} << 40);
@@ -95,38 +91,39 @@ TEST(JsonFields, EveryFieldIsCheckedForTypeFinitenessAndBounds) {
   const JsonFields fields(document, "metrics");
   EXPECT_EQ(fields.number("n"), 2.5);
   EXPECT_EQ(fields.number("absent", 3.0), 3.0);
-  EXPECT_EQ(error_of([&] { fields.number("neg"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.number("neg"); }),
             "metrics.neg must be a finite number from 0, got -1");
-  EXPECT_EQ(error_of([&] { fields.number("big", 0, 0, 1e6); }),
+  EXPECT_EQ(usage_error_of([&] { fields.number("big", 0, 0, 1e6); }),
             "metrics.big must be a finite number from 0 to 1000000, got 1e+300");
-  EXPECT_EQ(error_of([&] { fields.number("s"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.number("s"); }),
             "metrics.s must be a finite number from 0, got \"text\"");
   EXPECT_EQ(fields.integer("i"), 7);
-  EXPECT_EQ(error_of([&] { fields.integer("huge"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.integer("huge"); }),
             "metrics.huge must be an integer from 0, got 18446744073709551615");
-  EXPECT_EQ(error_of([&] { fields.integer("real"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.integer("real"); }),
             "metrics.real must be an integer from 0, got 1.5");
-  EXPECT_EQ(error_of([&] { fields.integer("i", 0, 0, 5); }),
+  EXPECT_EQ(usage_error_of([&] { fields.integer("i", 0, 0, 5); }),
             "metrics.i must be an integer from 0 to 5, got 7");
-  EXPECT_EQ(error_of([&] { fields.text("n"); }), "metrics.n must be a string, got 2.5");
-  EXPECT_EQ(error_of([&] { fields.flag("s"); }), "metrics.s must be true or false, got \"text\"");
+  EXPECT_EQ(usage_error_of([&] { fields.text("n"); }), "metrics.n must be a string, got 2.5");
+  EXPECT_EQ(usage_error_of([&] { fields.flag("s"); }),
+            "metrics.s must be true or false, got \"text\"");
   EXPECT_EQ(fields.numbers("list"), (std::vector<double>{1, 2}));
-  EXPECT_EQ(error_of([&] { fields.numbers("bad_list"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.numbers("bad_list"); }),
             "metrics.bad_list must be a finite number from 0, got \"x\"");
-  EXPECT_EQ(error_of([&] { fields.numbers("s"); }), "metrics.s must be a list, got \"text\"");
+  EXPECT_EQ(usage_error_of([&] { fields.numbers("s"); }), "metrics.s must be a list, got \"text\"");
   EXPECT_EQ(fields.object("obj").integer("k"), 1);
-  EXPECT_EQ(error_of([&] { fields.object("n"); }),
+  EXPECT_EQ(usage_error_of([&] { fields.object("n"); }),
             "metrics.n must be a JSON object, got 2.5");
 }
 
 std::string suite_error(const std::string& text, bool is_json, int64_t limit = 1000) {
-  return error_of([&] { parse_suite(text, "s.yaml", is_json, limit); });
+  return usage_error_of([&] { parse_suite(text, "s.yaml", is_json, limit); });
 }
 
 TEST(SuiteLimits, TheExpandedCountIsCheckedBeforeExpanding) {
-  EXPECT_EQ(parse_suite("benchmarks:\n  - {seed: [1, 2, 3], steps: [1, 2]}\n", "s.yaml", false, 6)
-                .size(),
-            6u);
+  EXPECT_EQ(
+      parse_suite("benchmarks:\n  - {seed: [1, 2, 3], steps: [1, 2]}\n", "s.yaml", false, 6).size(),
+      6u);
   EXPECT_EQ(suite_error("benchmarks:\n  - {seed: [1, 2, 3], steps: [1, 2]}\n", false, 5),
             "s.yaml:2: the suite expands to more than 5 benchmarks (lists multiply); split it, or "
             "raise the limit with --max-benchmarks");
