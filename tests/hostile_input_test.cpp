@@ -253,6 +253,40 @@ TEST(HostileInput, NothingCrashesOrExhaustsTheProcess) {
   });
 }
 
+// Beyond the issue's classes: input that would hang or be silently misread.
+TEST(HostileInput, NoHangOnSpecialFilesAndNoSilentlyDroppedKeys) {
+  run_cases({
+      {"fifo-without-writer",
+       {},
+       "report r.json",
+       2,
+       "r.json:1: malformed JSON: syntax error while parsing value - unexpected end of input",
+       "mkfifo r.json;"},
+      {"link-to-an-endless-device",
+       {},
+       "report r.json",
+       2,
+       "result file 'r.json' is not a regular file",
+       "ln -s /dev/zero r.json;"},
+      {"terminal-device", {}, "run /dev/tty", 2, "suite file '/dev/tty'"},
+      {"duplicate-yaml-key",
+       {{"s.yaml", "benchmarks:\n  - model: resnet50\n    model: vgg16\n"}},
+       "run s.yaml",
+       2,
+       "s.yaml:3: key 'model' is given twice in one mapping"},
+      {"duplicate-key-in-two-spellings",
+       {{"s.yaml", "benchmarks:\n  - {batch_size: 2, batch-size: 4}\n"}},
+       "run s.yaml",
+       2,
+       "key 'batch_size' is given twice in one mapping"},
+      {"duplicate-json-key",
+       {{"r.json", R"({"schema": "gpubench.result/1", "status": "ok", "status": "failed"})"}},
+       "report r.json",
+       2,
+       "r.json: key 'status' is given twice in one object"},
+  });
+}
+
 // 2. Every number is range-checked where it enters: flags, suite files, the environment.
 TEST(HostileInput, EveryNumberIsRangeCheckedWhereItEnters) {
   run_cases({

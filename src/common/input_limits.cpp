@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <set>
+#include <vector>
 
 #include "common/errors.h"
 
@@ -22,7 +24,9 @@ int line_at(const std::string& text, size_t byte) {
 // A file descriptor closed on every path out.
 class OpenFile {
  public:
-  explicit OpenFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  // Non-blocking, so that opening a FIFO with no writer or a terminal device cannot hang.
+  explicit OpenFile(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {}
   ~OpenFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -78,6 +82,8 @@ std::string read_input_file(const std::string& path, const std::string& what) {
   if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
     throw UsageError(named + " is not a regular file");
   }
+  // Blocking reads from here: a pipe's writer may be slow; a FIFO with none reads as empty.
+  ::fcntl(file.fd(), F_SETFL, ::fcntl(file.fd(), F_GETFL) & ~O_NONBLOCK);
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -97,14 +103,25 @@ std::string read_input_file(const std::string& path, const std::string& what) {
 }
 
 nlohmann::json parse_json_input(const std::string& text, const std::string& name) {
-  const auto too_deep = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+  // The keys of each open object, to refuse a key given twice (the parser would keep the last
+  // silently), and the depth, to refuse nesting past the limit before it is built.
+  std::vector<std::set<std::string>> open_objects;
+  const auto checked = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
     if (depth > kMaxNestingDepth) {
       throw UsageError("nested more than " + std::to_string(kMaxNestingDepth) + " levels deep");
+    }
+    if (event == Event::object_start) open_objects.emplace_back();
+    if (event == Event::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == Event::key && !open_objects.empty() &&
+        !open_objects.back().insert(parsed.get<std::string>()).second) {
+      throw UsageError("key '" + echoed(parsed.get<std::string>()) +
+                       "' is given twice in one object");
     }
     return true;
   };
   try {
-    return nlohmann::json::parse(text, too_deep);
+    return nlohmann::json::parse(text, checked);
   } catch (const nlohmann::json::parse_error& error) {
     throw UsageError(echoed(name) + ":" + std::to_string(line_at(text, error.byte)) +
                      ": malformed JSON: " + library_reason(error.what()));

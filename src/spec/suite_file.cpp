@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -117,8 +118,10 @@ class SuiteParser {
     }
     if (!document.IsMap()) fail(0, "a suite must be a mapping with 'benchmarks'");
     RawSuite suite;
+    std::set<std::string> seen;
     for (const auto& item : document) {
       const std::string key = key_of(item.first);
+      if (!seen.insert(key).second) fail(line_of(item.first), given_twice(key));
       if (key == "defaults") {
         suite.defaults = entry_from_yaml(item.second, "'defaults'");
       } else if (key == "benchmarks") {
@@ -190,11 +193,13 @@ class SuiteParser {
   RawEntry merged_fields(const RawEntry& defaults, const RawEntry& entry) const {
     RawEntry merged;
     for (const RawEntry* source : {&defaults, &entry}) {
+      std::set<std::string> seen;  // in this mapping; the entry's own keys override the defaults
       for (const RawField& raw : *source) {
         const BenchmarkField* field = find_benchmark_field(raw.key);
         if (field == nullptr || !field->suite) {
           fail(raw.line, "unknown key '" + echoed(raw.key) + "'; known: " + join(suite_keys()));
         }
+        if (!seen.insert(field->key).second) fail(raw.line, given_twice(field->key));
         auto existing = std::find_if(merged.begin(), merged.end(),
                                      [&](const RawField& f) { return f.key == field->key; });
         if (existing != merged.end()) {
@@ -217,6 +222,10 @@ class SuiteParser {
       }
     }
     return {field.value.begin(), field.value.end()};
+  }
+
+  static std::string given_twice(const std::string& key) {
+    return "key '" + echoed(key) + "' is given twice in one mapping";
   }
 
   static std::vector<std::string> suite_keys() {
