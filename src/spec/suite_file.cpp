@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -84,7 +85,7 @@ class SuiteParser {
       const long long number = std::stoll(text, &used);
       if (used == text.size()) return number;
       const double real = std::stod(text, &used);
-      if (used == text.size()) return real;
+      if (used == text.size() && std::isfinite(real)) return real;  // "nan" stays text
     } catch (const std::exception&) {
     }
     return text;
