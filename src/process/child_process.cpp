@@ -37,12 +37,7 @@ void stop_tracked_and_note(int signal_number) {
 }
 
 void track(pid_t target) {
-  static bool installed = false;
-  if (!installed) {
-    ::signal(SIGINT, stop_tracked_and_note);
-    ::signal(SIGTERM, stop_tracked_and_note);
-    installed = true;
-  }
+  handle_interruptions();
   for (int i = 0; i < tracked_count; ++i) {
     if (tracked[i] == 0) {
       tracked[i] = target;
@@ -82,6 +77,14 @@ ProcessOutcome outcome_of(int status) {
 }
 
 }  // namespace
+
+void handle_interruptions() {
+  static bool installed = false;
+  if (installed) return;
+  ::signal(SIGINT, stop_tracked_and_note);
+  ::signal(SIGTERM, stop_tracked_and_note);
+  installed = true;
+}
 
 std::string ProcessOutcome::describe() const {
   if (timed_out) return "timed out and was killed";

@@ -47,6 +47,11 @@ class ChildProcess {
   std::optional<ProcessOutcome> outcome_;
 };
 
+// From now on SIGINT and SIGTERM tell the children to stop and make the waiting calls (and the
+// end of the command) throw Interrupted, instead of ending the process at once. Called with the
+// first child and with the first temporary folder (temporary_folder.h); idempotent.
+void handle_interruptions();
+
 // timeout_seconds <= 0 waits forever. The child gets its own process group so that a timeout
 // also ends whatever it started (stop()). Throws Interrupted on SIGINT/SIGTERM.
 ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds);

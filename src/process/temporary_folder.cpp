@@ -10,10 +10,12 @@
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "process/child_process.h"
 
 namespace gpubench {
 
 TemporaryFolder::TemporaryFolder(const std::string& prefix) {
+  handle_interruptions();  // before the folder exists: a signal from here on removes it
   const std::optional<std::string> tmpdir = process_environment()(kTemporaryDirectoryVariable);
   const std::string base = tmpdir && !tmpdir->empty() ? *tmpdir : "/tmp";
   std::string pattern = base + "/" + prefix + "-XXXXXX";
