@@ -542,6 +542,18 @@ TEST(HostileInput, LibraryErrorsBecomeOneLineNamingTheFile) {
                    "directory); set TMPDIR to a writable directory",
                    "tmpdir");
   }
+  // An unreadable folder under a results directory, where the test can drop root to see it.
+  if (::geteuid() == 0 && testing::run_command("command -v setpriv").exit_code == 0) {
+    const HostileCase locked("unreadable-folder");
+    fs::create_directories(locked.path("results/locked"));
+    locked.write("results/ok.json", valid_result().dump());
+    fs::permissions(locked.path("results/locked"), fs::perms::none);
+    expect_refused(
+        locked.run("report results", "setpriv --reuid=65534 --regid=65534 --clear-groups"), 2,
+        "cannot read 'results/locked': Permission denied", "unreadable folder");
+    fs::permissions(locked.path("results/locked"), fs::perms::owner_all);
+    locked.expect_nothing_left();
+  }
   // A results folder with a link loop and a dangling link: named, exit 2.
   const HostileCase loop("link-loop");
   fs::create_directories(loop.path("results"));

@@ -40,14 +40,17 @@ std::vector<std::string> result_files_under(const std::string& directory) {
   std::error_code error;
   fs::recursive_directory_iterator it(directory, error), end;
   if (error) unreadable(directory, error);
-  for (; it != end; it.increment(error)) {
-    if (error) unreadable(it->path().string(), error);
-    if (it->path().extension() != ".json") continue;
-    const bool regular = it->is_regular_file(error);
-    if (error) unreadable(it->path().string(), error);
-    if (regular) found.push_back(it->path().string());
+  while (it != end) {
+    // The entry the next step descends into: what to name when that step fails.
+    const std::string current = it->path().string();
+    if (it->path().extension() == ".json") {
+      const bool regular = it->is_regular_file(error);
+      if (error) unreadable(current, error);
+      if (regular) found.push_back(current);
+    }
+    it.increment(error);
+    if (error) unreadable(current, error);
   }
-  if (error) unreadable(directory, error);
   std::sort(found.begin(), found.end());
   return found;
 }
