@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 
@@ -18,7 +19,7 @@ void write_text_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   const auto fail = [&](int error) {
     std::remove(temporary.c_str());
-    throw UsageError("cannot write '" + path + "': " + std::strerror(error));
+    throw UsageError("cannot write '" + echoed(path) + "': " + std::strerror(error));
   };
   std::FILE* file = std::fopen(temporary.c_str(), "w");
   if (file == nullptr) fail(errno);

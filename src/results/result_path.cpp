@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;
@@ -25,14 +26,14 @@ void ensure_writable_directory(const std::string& directory) {
   std::error_code error;
   fs::create_directories(directory, error);
   if (error || !fs::is_directory(directory)) {
-    throw UsageError("cannot create output directory '" + directory +
+    throw UsageError("cannot create output directory '" + echoed(directory) +
                      "': " + (error ? error.message() : "not a directory"));
   }
   const std::string probe =
       (fs::path(directory) / (".gpubench-probe." + std::to_string(::getpid()))).string();
   std::FILE* file = std::fopen(probe.c_str(), "w");
   if (file == nullptr) {
-    throw UsageError("cannot write to output directory '" + directory +
+    throw UsageError("cannot write to output directory '" + echoed(directory) +
                      "': " + std::strerror(errno));
   }
   std::fclose(file);
@@ -44,7 +45,10 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
   if (ends_with_json(output)) {
     const fs::path parent = fs::path(output).parent_path();
     ensure_writable_directory(parent.empty() ? "." : parent.string());
-    if (fs::is_directory(output)) throw UsageError("output '" + output + "' is a directory");
+    std::error_code error;
+    if (fs::is_directory(output, error)) {
+      throw UsageError("output '" + echoed(output) + "' is a directory");
+    }
     return output;
   }
   ensure_writable_directory(output);
@@ -52,7 +56,8 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
                            to_string(spec.device) + "x" + std::to_string(spec.gpus) + "_bs" +
                            std::to_string(spec.batch_size) + "_" + utc_time_text("%Y%m%dT%H%M%SZ");
   fs::path path = fs::path(output) / (stem + ".json");
-  for (int n = 2; fs::exists(path); ++n) {
+  std::error_code error;
+  for (int n = 2; fs::exists(path, error); ++n) {
     path = fs::path(output) / (stem + "-" + std::to_string(n) + ".json");
   }
   return path.string();

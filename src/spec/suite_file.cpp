@@ -34,7 +34,7 @@ class SuiteParser {
   explicit SuiteParser(std::string name) : name_(std::move(name)) {}
 
   [[noreturn]] void fail(int line, const std::string& message) const {
-    throw UsageError(name_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message);
+    throw UsageError(echoed(name_) + (line > 0 ? ":" + std::to_string(line) : "") + ": " + message);
   }
 
   RawEntry entry_from_json(const nlohmann::json& object, const std::string& where) const {
@@ -180,7 +180,8 @@ class SuiteParser {
         }
         partial = std::move(next);
       }
-      const std::string origin = name_ + (entry_line > 0 ? ":" + std::to_string(entry_line) : "");
+      const std::string origin =
+          echoed(name_) + (entry_line > 0 ? ":" + std::to_string(entry_line) : "");
       for (const BenchmarkRequest& request : partial) entries.push_back({request, origin});
     }
     return entries;
