@@ -19,11 +19,6 @@
 namespace gpubench::cli {
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
-  return kExitUsage;
-}
-
 // CLI11 reports a mistyped subcommand as "a subcommand is required"; name it instead.
 std::string unknown_subcommand(const CLI::App& app, const std::string& name) {
   if (name.empty()) return "";
@@ -66,6 +61,11 @@ std::string torch_command_description(const std::string& name) {
     if (name == command.name) return command.description;
   }
   return "";
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
+  return kExitUsage;
 }
 
 int with_output_checked(int exit_code) {

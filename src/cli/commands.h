@@ -49,6 +49,9 @@ void add_regress_command(CLI::App& app, int& exit_code);
 // `integer`; the message names the option's value and the allowed range.
 CLI::Validator number_in_range(double min, double max, bool integer = true);
 
+// Prints "gpubench: error: <message>" on standard error; returns kExitUsage.
+int usage_error(const std::string& message);
+
 // The exit code once a command has run: an output error (standard output could not be written)
 // is exit code 2, with its line, whatever the command decided.
 int with_output_checked(int exit_code);

@@ -138,8 +138,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
     try {
       code = report(result, path);
     } catch (const UsageError& error) {  // _Exit below, not unwinding past c10d's threads
-      std::fprintf(stderr, "gpubench: error: %s\n", error.what());
-      code = kExitUsage;
+      code = usage_error(error.what());
     }
   } else if (result.status != RunStatus::kOk) {
     log::error("rank {}: benchmark {}: {}", launch.rank, to_string(result.status), result.error);

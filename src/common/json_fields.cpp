@@ -20,6 +20,15 @@ std::string number_text(double value) {
 
 }  // namespace
 
+std::optional<int64_t> json_int64(const nlohmann::json& value) {
+  if (!value.is_number_integer()) return std::nullopt;
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return std::nullopt;
+  }
+  return value.get<int64_t>();
+}
+
 JsonFields::JsonFields(const nlohmann::json& object, std::string where)
     : object_(object.is_null() ? &kEmptyObject : &object), where_(std::move(where)) {
   if (!object_->is_object()) {
@@ -76,14 +85,9 @@ int64_t JsonFields::checked_integer(const std::string& key, const nlohmann::json
   const std::string rule =
       "an integer from " + std::to_string(min) +
       (max < std::numeric_limits<int64_t>::max() ? " to " + std::to_string(max) : "");
-  if (!value.is_number_integer()) reject(key, rule, value);
-  if (value.is_number_unsigned() &&
-      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    reject(key, rule, value);
-  }
-  const int64_t number = value.get<int64_t>();
-  if (number < min || number > max) reject(key, rule, value);
-  return number;
+  const std::optional<int64_t> number = json_int64(value);
+  if (!number || *number < min || *number > max) reject(key, rule, value);
+  return *number;
 }
 
 double JsonFields::number(const std::string& key, double fallback, double min, double max) const {

@@ -7,12 +7,17 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace gpubench {
+
+// A JSON integer that fits int64_t, or nothing (not an integer, or an unsigned one above the
+// largest int64_t). Both readers of outside integers (this class, the field table) use it.
+std::optional<int64_t> json_int64(const nlohmann::json& value);
 
 class JsonFields {
  public:

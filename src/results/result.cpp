@@ -182,7 +182,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.distributed.gradient_bytes = d.integer("gradient_bytes");
   r.distributed.exposed_communication_ms = d.number("exposed_communication_ms");
   r.distributed.exposed_communication_share = d.number("exposed_communication_share");
-  r.system = top.raw("system").is_null() ? SystemInfo{} : top.raw("system").get<SystemInfo>();
+  r.system = top.raw("system").get<SystemInfo>();  // absent: null, read as an empty object
   r.started_at = top.text("started_at");
   r.duration_s = top.number("duration_s");
   return r;

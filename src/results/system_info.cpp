@@ -75,9 +75,7 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.cuda = fields.text("cuda");
   i.cudnn = fields.text("cudnn");
   i.nccl = fields.text("nccl");
-  i.gpu_interconnect = fields.raw("gpu_interconnect").is_null()
-                           ? GpuInterconnect{}
-                           : fields.raw("gpu_interconnect").get<GpuInterconnect>();
+  i.gpu_interconnect = fields.raw("gpu_interconnect").get<GpuInterconnect>();  // null: empty
   i.libtorch = fields.text("libtorch");
   i.libtorch_cuda = fields.flag("libtorch_cuda");
   i.blas = fields.text("blas");

@@ -6,6 +6,7 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_fields.h"
 
 namespace gpubench {
 namespace {
@@ -197,12 +198,9 @@ json checked_value(const BenchmarkField& f, const json& value, Bounds bounds) {
     case FieldType::kInteger:
       break;
   }
-  if (!value.is_number_integer()) reject(f, echoed(value));
-  if (value.is_number_unsigned() &&
-      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    reject(f, echoed(value));
-  }
-  const int64_t number = value.get<int64_t>();
+  const std::optional<int64_t> read = json_int64(value);
+  if (!read) reject(f, echoed(value));
+  const int64_t number = *read;
   const bool not_given = bounds == Bounds::kRecorded && f.zero_means_none && number == 0;
   if (!not_given && (number < f.min || number > f.max)) reject(f, std::to_string(number));
   return number;
