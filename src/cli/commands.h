@@ -44,6 +44,7 @@ void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
+void add_specs_command(CLI::App& app, int& exit_code);
 
 // A numeric option's check: a finite number (no nan, no inf) from min to max, integral when
 // `integer`; the message names the option's value and the allowed range.

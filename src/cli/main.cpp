@@ -1,4 +1,4 @@
-// gpubench: report, compare and regress here, without LibTorch; the subcommands that train
+// gpubench: report, compare, regress and specs here, without LibTorch; the subcommands that train
 // (kTorchCommands) are gpubench-train's, which this process becomes (exec) with the same
 // arguments.
 #include <unistd.h>
@@ -48,5 +48,6 @@ int main(int argc, char** argv) {
     add_report_command(app, exit_code);
     add_compare_command(app, exit_code);
     add_regress_command(app, exit_code);
+    add_specs_command(app, exit_code);
   });
 }

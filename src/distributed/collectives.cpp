@@ -198,6 +198,29 @@ double Collectives::sum_over_ranks(double value) {
   return reduce_scalar(*state_->backend, state_->device, value, c10d::ReduceOp::SUM);
 }
 
+std::vector<std::string> Collectives::gather_text(const std::string& text, size_t max_bytes) {
+  const int64_t slot = static_cast<int64_t>(max_bytes) + 1;  // a zero byte ends each text
+  std::vector<int32_t> bytes(static_cast<size_t>(world_size() * slot), 0);
+  const size_t length = std::min(text.size(), max_bytes);
+  for (size_t i = 0; i < length; ++i) {
+    bytes[static_cast<size_t>(rank() * slot) + i] = static_cast<unsigned char>(text[i]);
+  }
+  std::vector<at::Tensor> tensors{
+      torch::from_blob(bytes.data(), {world_size(), slot}, torch::kInt32).clone().to(state_->device)};
+  state_->backend->allreduce(tensors, c10d::AllreduceOptions())->wait();
+  const torch::Tensor gathered = tensors[0].to(torch::kCPU).contiguous();
+  const int32_t* data = gathered.data_ptr<int32_t>();
+  std::vector<std::string> texts;
+  for (int r = 0; r < world_size(); ++r) {
+    std::string out;
+    for (int64_t i = 0; i < slot && data[r * slot + i] != 0; ++i) {
+      out += static_cast<char>(data[r * slot + i]);
+    }
+    texts.push_back(out);
+  }
+  return texts;
+}
+
 void Collectives::shutdown() {
   if (!state_->backend) return;
   compat::shutdown_collective_backend(*state_->backend);

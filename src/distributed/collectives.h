@@ -46,6 +46,8 @@ class Collectives {
   void barrier();  // returns when every rank has reached it and this device is idle
   double max_over_ranks(double value);
   double sum_over_ranks(double value);
+  // Every rank's text, in rank order, on every rank; each cut at max_bytes.
+  std::vector<std::string> gather_text(const std::string& text, size_t max_bytes = 8192);
   // Ends the group cleanly once every rank has finished its collectives; call it only on a run
   // that succeeded (NCCL's finalize waits for the peers' outstanding work).
   void shutdown();

@@ -111,6 +111,22 @@ nlohmann::json result_to_json(const Result& r) {
   if (r.metrics.sequences_per_second > 0) {
     document["metrics"]["sequences_per_second"] = r.metrics.sequences_per_second;
   }
+  if (r.metrics.achieved_fraction_of_peak > 0) {
+    document["metrics"]["achieved_fraction_of_peak"] = r.metrics.achieved_fraction_of_peak;
+  }
+  if (r.status != RunStatus::kPublished) {
+    document["telemetry"] = telemetry_to_json(r.telemetry);
+    const DatasheetInfo& ds = r.datasheet;
+    document["datasheet"] = {{"matched", ds.matched}, {"reason", ds.reason}};
+    if (ds.matched) {
+      document["datasheet"].update({{"entry", ds.entry},
+                                    {"peak_quantity", ds.peak_quantity},
+                                    {"peak_tflops", ds.peak_tflops},
+                                    {"peak_source", ds.peak_source},
+                                    {"memory_bandwidth_gbs", ds.memory_bandwidth_gbs},
+                                    {"tdp_w", ds.tdp_w}});
+    }
+  }
   if (!has_throughput(r.status)) document["error"] = r.error;
   if (!r.source.empty()) document["source"] = r.source;
   return document;
@@ -172,6 +188,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.metrics.skipped_steps = m.integer("skipped_steps");
   r.metrics.sequences_per_second = m.number("sequences_per_second");
   r.metrics.graph_capture_ms = m.number("graph_capture_ms");
+  r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
   const JsonFields d = top.object("distributed");
   r.distributed.world_size =
       static_cast<int>(d.integer("world_size", r.benchmark.gpus, 1, kMaxRanks));
@@ -183,6 +200,16 @@ Result result_from_json(const nlohmann::json& document) {
   r.distributed.exposed_communication_ms = d.number("exposed_communication_ms");
   r.distributed.exposed_communication_share = d.number("exposed_communication_share");
   r.system = top.raw("system").get<SystemInfo>();  // absent: null, read as an empty object
+  r.telemetry = telemetry_from_json(top.raw("telemetry"));
+  const JsonFields ds = top.object("datasheet");
+  r.datasheet.matched = ds.flag("matched");
+  r.datasheet.reason = ds.text("reason");
+  r.datasheet.entry = ds.text("entry");
+  r.datasheet.peak_quantity = ds.text("peak_quantity");
+  r.datasheet.peak_tflops = ds.number("peak_tflops");
+  r.datasheet.peak_source = ds.text("peak_source");
+  r.datasheet.memory_bandwidth_gbs = ds.number("memory_bandwidth_gbs");
+  r.datasheet.tdp_w = ds.number("tdp_w");
   r.started_at = top.text("started_at");
   r.duration_s = top.number("duration_s");
   return r;

@@ -10,6 +10,7 @@
 
 #include "results/statistics.h"
 #include "results/system_info.h"
+#include "results/telemetry_info.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {
@@ -38,6 +39,22 @@ struct Metrics {
   int64_t skipped_steps = 0;        // fp16 steps skipped for inf/NaN gradients
   double sequences_per_second = 0;  // language models: throughput / tgt_len
   double graph_capture_ms = 0;      // graph mode: capturing the step into a CUDA graph
+  // achieved_tflops over the datasheet's dense peak of the precision that ran, times the
+  // devices; 0 when the GPU matched no datasheet entry.
+  double achieved_fraction_of_peak = 0;
+};
+
+// The datasheet entry the run's GPU matched (datasheets/), with the figures efficiency and
+// `compare` use, copied so that a result stays readable when the database changes.
+struct DatasheetInfo {
+  bool matched = false;
+  std::string entry;   // "H200-SXM"
+  std::string reason;  // how it matched, or why not
+  std::string peak_quantity;  // "bf16_tflops": the precision that ran
+  double peak_tflops = 0;     // per device
+  std::string peak_source;    // its source's URL
+  double memory_bandwidth_gbs = 0;
+  double tdp_w = 0;
 };
 
 // How a run was spread over ranks and what its gradient communication cost.
@@ -68,6 +85,8 @@ struct Result {
   Metrics metrics;
   DistributedInfo distributed;
   SystemInfo system;
+  TelemetryReport telemetry;
+  DatasheetInfo datasheet;
   std::string started_at;  // ISO-8601 UTC
   double duration_s = 0;
 };

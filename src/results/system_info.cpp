@@ -47,6 +47,8 @@ void to_json(nlohmann::json& j, const SystemInfo& i) {
        {"gpu_name", i.gpu_name},
        {"gpu_names", i.gpu_names},
        {"gpu_count", i.gpu_count},
+       {"gpu_memory_bytes", i.gpu_memory_bytes},
+       {"gpu_pci_bus_id", i.gpu_pci_bus_id},
        {"driver", i.driver},
        {"cuda", i.cuda},
        {"cudnn", i.cudnn},
@@ -71,6 +73,8 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.gpu_name = fields.text("gpu_name");
   i.gpu_names = fields.texts("gpu_names");
   i.gpu_count = static_cast<int>(fields.integer("gpu_count", 0, 0, kMaxGpuIndex));
+  i.gpu_memory_bytes = fields.integer("gpu_memory_bytes");
+  i.gpu_pci_bus_id = fields.text("gpu_pci_bus_id");
   i.driver = fields.text("driver");
   i.cuda = fields.text("cuda");
   i.cudnn = fields.text("cudnn");

@@ -2,6 +2,7 @@
 // from the machine is system/'s job.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct SystemInfo {
   std::string gpu_name;                // the first device's name; empty without CUDA
   std::vector<std::string> gpu_names;  // every visible device
   int gpu_count = 0;
+  int64_t gpu_memory_bytes = 0;  // the first device's total memory
+  std::string gpu_pci_bus_id;    // the first device's, as CUDA reports it
   std::string driver;  // NVIDIA kernel driver version
   std::string cuda;    // CUDA runtime version LibTorch was built with
   std::string cudnn;

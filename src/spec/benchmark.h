@@ -47,6 +47,7 @@ struct BenchmarkRequest {
   std::optional<int> bucket_mb;
   std::optional<int> timeout_s;
   std::optional<Mode> mode;
+  std::optional<int> telemetry_interval_ms;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -70,6 +71,7 @@ struct ResolvedBenchmark {
   int bucket_mb = 0;  // gradient all-reduce bucket size (DDP's bucket_cap_mb)
   int timeout_s = 0;  // how long a rank waits for its peers
   Mode mode = Mode::kEager;
+  int telemetry_interval_ms = 0;  // power and clock sampling; 0: off
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

@@ -143,6 +143,10 @@ std::vector<BenchmarkField> make_table() {
             "warm-up and replayed (CUDA only)",
             true, &R::mode, &B::mode,
             [](const B& b) { return b.mode == Mode::kGraph ? std::string("graph") : ""; }),
+      field("telemetry_interval_ms", integer(100, 0, 60000),
+            "Milliseconds between power, clock and temperature samples in the timed windows "
+            "(NVML on GPUs, RAPL on the CPU); 0 turns telemetry off",
+            false, &R::telemetry_interval_ms, &B::telemetry_interval_ms),
   };
   for (BenchmarkField& f : table) {
     if (f.key == "tgt_len") f.zero_means_none = true;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -92,6 +93,19 @@ std::string read_loaded_blas() {
 
 }  // namespace
 
+std::string cuda_pci_bus_id(int index) {
+#if GPUBENCH_WITH_CUDA
+  const auto* properties = at::cuda::getDeviceProperties(index);
+  char text[32];
+  std::snprintf(text, sizeof text, "%04x:%02x:%02x.0", properties->pciDomainID,
+                properties->pciBusID, properties->pciDeviceID);
+  return text;
+#else
+  (void)index;
+  return "";
+#endif
+}
+
 SystemInfo collect_system_info() {
   SystemInfo info;
   info.hostname = read_hostname();
@@ -113,6 +127,10 @@ SystemInfo collect_system_info() {
       info.gpu_names.push_back(at::cuda::getDeviceProperties(i)->name);
     }
     info.gpu_name = info.gpu_names.empty() ? "" : info.gpu_names.front();
+    if (info.gpu_count > 0) {
+      info.gpu_memory_bytes = static_cast<int64_t>(at::cuda::getDeviceProperties(0)->totalGlobalMem);
+      info.gpu_pci_bus_id = cuda_pci_bus_id(0);
+    }
     info.driver = read_nvidia_driver();
     info.cuda = version_from_code(at::detail::getCUDAHooks().versionCUDART(), 1000, 10);
     if (at::detail::getCUDAHooks().hasCuDNN()) {

@@ -11,6 +11,7 @@
 #endif
 
 #include "common/errors.h"
+#include "datasheets/run_efficiency.h"
 #include "models/model_registry.h"
 #include "results/statistics.h"
 #include "system/system_probe.h"
@@ -18,6 +19,7 @@
 #include "train/device_timers.h"
 #include "train/graphed_step.h"
 #include "train/precision_policy.h"
+#include "train/run_telemetry.h"
 #include "train/training_step.h"
 
 namespace gpubench {
@@ -103,6 +105,9 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.input_shape = info.input_shape;
   result.metrics.throughput_unit = info.sample_unit + "/sec";
   result.system = collect_system_info();
+  result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
+                                           "none", resolved.telemetry_interval_ms);
+  attach_datasheet(result);
   return result;
 }
 
@@ -169,8 +174,11 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     }
     auto timer = make_step_timer(device);
     if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
+    RunTelemetry telemetry(spec, rank);
     MeasurementHooks hooks;
     hooks.progress = context.progress;
+    hooks.window_opened = [&telemetry] { telemetry.window_opened(); };
+    hooks.window_closed = [&telemetry] { telemetry.window_closed(); };
     if (context.fault) hooks.before_first_timed_step = [&] { context.fault->trigger(); };
     const Measurement measured = measure_trials(plan, *timer, one_step, hooks);
     Metrics& metrics = result.metrics;
@@ -188,6 +196,9 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
                               metrics.throughput / static_cast<double>(samples_per_step) / 1e12;
     record_peak_memory(device, metrics);
     record_distributed(rank, synchronizer.get(), result);
+    result.telemetry = telemetry.report(static_cast<double>(samples_per_step) * spec.steps *
+                                        spec.repeat);
+    attach_datasheet(result);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());

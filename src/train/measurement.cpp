@@ -12,6 +12,7 @@ Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
   std::vector<double> step_times;
   for (int trial = 1; trial <= plan.repeat; ++trial) {
     timer.start_window();
+    if (hooks.window_opened) hooks.window_opened();
     for (int i = 1; i <= plan.steps; ++i) {
       if (trial == 1 && i == 1 && hooks.before_first_timed_step) hooks.before_first_timed_step();
       step();
@@ -23,6 +24,7 @@ Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
       }
     }
     const WindowTiming timing = timer.stop_window();
+    if (hooks.window_closed) hooks.window_closed();
     measurement.trials.push_back(plan.samples_per_step * plan.steps / timing.seconds);
     step_times.insert(step_times.end(), timing.step_times_ms.begin(), timing.step_times_ms.end());
   }

@@ -38,6 +38,9 @@ struct Measurement {
 struct MeasurementHooks {
   ProgressCallback progress;
   std::function<void()> before_first_timed_step;  // the fault-injection point
+  // Inside each trial's window: after its opening synchronisation, after its closing one.
+  std::function<void()> window_opened;
+  std::function<void()> window_closed;
 };
 
 // Calls `step` warmup_steps + steps x repeat times.

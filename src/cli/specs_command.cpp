@@ -1,0 +1,30 @@
+// gpubench specs: the datasheet database side by side (no LibTorch, no GPU needed).
+#include "commands.h"
+#include "datasheets/datasheet_database.h"
+#include "datasheets/specs_table.h"
+#include "reporting/report.h"
+
+namespace gpubench::cli {
+
+void add_specs_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::vector<std::string> names;
+    std::string format = "markdown";
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "specs", "Datasheet figures side by side, with like-for-like ratios and sources");
+  cmd->add_option("names", o->names,
+                  "Accelerators (none: list them all); NAME:PRECISION pins one peak rate, e.g. "
+                  "L40S:bf16 trainium-trn1:bf16 or H100-SXM:fp8-sparse");
+  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->callback([o, &exit_code] {
+    check_report_format(o->format);
+    write_output(o->output, render_report(build_specs_report(datasheets(), o->names), o->format));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli

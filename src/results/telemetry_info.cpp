@@ -1,0 +1,202 @@
+#include "results/telemetry_info.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "common/json_fields.h"
+#include "results/statistics.h"
+
+namespace gpubench {
+namespace {
+
+std::vector<ThrottleShare> largest_shares(const std::vector<DeviceTelemetry>& devices) {
+  std::map<std::string, double> largest;
+  for (const DeviceTelemetry& d : devices) {
+    for (const ThrottleShare& t : d.throttle_reasons) {
+      largest[t.reason] = std::max(largest[t.reason], t.share);
+    }
+  }
+  std::vector<ThrottleShare> out;
+  for (const auto& [reason, share] : largest) out.push_back({reason, share});
+  return out;
+}
+
+nlohmann::json shares_to_json(const std::vector<ThrottleShare>& shares) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const ThrottleShare& t : shares) out[t.reason] = t.share;
+  return out;
+}
+
+std::vector<ThrottleShare> shares_from_json(const JsonFields& fields, const std::string& key) {
+  std::vector<ThrottleShare> out;
+  const nlohmann::json& raw = fields.raw(key);
+  if (raw.is_null()) return out;
+  const JsonFields shares = fields.object(key);
+  for (const auto& item : raw.items()) {
+    out.push_back({item.key(), shares.number(item.key(), 0, 0, 1)});
+  }
+  return out;
+}
+
+}  // namespace
+
+TelemetryReport unavailable_telemetry(const std::string& reason, const std::string& source,
+                                      int interval_ms) {
+  TelemetryReport report;
+  report.reason = reason;
+  report.source = source;
+  report.interval_ms = interval_ms;
+  return report;
+}
+
+TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices,
+                                         double timed_samples, const std::string& source,
+                                         int interval_ms) {
+  TelemetryReport report = unavailable_telemetry("", source, interval_ms);
+  std::sort(devices.begin(), devices.end(),
+            [](const DeviceTelemetry& a, const DeviceTelemetry& b) { return a.rank < b.rank; });
+  std::vector<double> medians;
+  std::set<std::string> energy_sources, flags;
+  bool every_device = true;
+  report.min_sm_clock_mhz = 0;
+  for (const DeviceTelemetry& d : devices) {
+    if (!d.available) {
+      every_device = false;
+      flags.insert("rank " + std::to_string(d.rank) + " has no telemetry: " + d.reason);
+      if (report.reason.empty()) report.reason = d.reason;
+      continue;
+    }
+    report.available = true;
+    report.mean_power_w += d.mean_power_w;
+    report.max_device_power_w = std::max(report.max_device_power_w, d.max_power_w);
+    report.energy_j += d.energy_j;
+    energy_sources.insert(d.energy_source);
+    if (d.median_sm_clock_mhz > 0) medians.push_back(d.median_sm_clock_mhz);
+    if (d.min_sm_clock_mhz > 0 &&
+        (report.min_sm_clock_mhz == 0 || d.min_sm_clock_mhz < report.min_sm_clock_mhz)) {
+      report.min_sm_clock_mhz = d.min_sm_clock_mhz;
+    }
+    report.max_temperature_c = std::max(report.max_temperature_c, d.max_temperature_c);
+    for (const std::string& flag : d.flags) flags.insert(flag);
+  }
+  if (report.available) report.reason.clear();
+  if (!medians.empty()) report.median_sm_clock_mhz = median(medians);
+  report.energy_source = energy_sources.size() == 1 ? *energy_sources.begin()
+                         : energy_sources.empty()   ? ""
+                                                    : "mixed";
+  if (report.available && every_device && report.energy_j > 0 && timed_samples > 0) {
+    report.energy_per_sample_j = report.energy_j / timed_samples;
+    report.samples_per_joule = timed_samples / report.energy_j;
+  } else if (report.available) {
+    flags.insert("energy per sample left out: not every device was measured");
+  }
+  report.throttle_reasons = largest_shares(devices);
+  report.flags.assign(flags.begin(), flags.end());
+  report.devices = std::move(devices);
+  return report;
+}
+
+void to_json(nlohmann::json& j, const DeviceTelemetry& d) {
+  j = {{"device", d.device}, {"rank", d.rank}, {"available", d.available}};
+  if (!d.available) {
+    j["reason"] = d.reason;
+    return;
+  }
+  j.update({{"samples", d.samples},
+            {"window_s", d.window_s},
+            {"mean_power_w", d.mean_power_w},
+            {"max_power_w", d.max_power_w},
+            {"energy_j", d.energy_j},
+            {"energy_source", d.energy_source},
+            {"median_sm_clock_mhz", d.median_sm_clock_mhz},
+            {"min_sm_clock_mhz", d.min_sm_clock_mhz},
+            {"median_memory_clock_mhz", d.median_memory_clock_mhz},
+            {"max_temperature_c", d.max_temperature_c},
+            {"max_memory_used_bytes", d.max_memory_used_bytes},
+            {"throttle_reasons", shares_to_json(d.throttle_reasons)},
+            {"power_limit_w", d.power_limit_w},
+            {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+            {"applications_sm_clock_mhz", d.applications_sm_clock_mhz},
+            {"persistence_mode", d.persistence_mode},
+            {"flags", d.flags}});
+}
+
+DeviceTelemetry device_telemetry_from_json(const nlohmann::json& j) {
+  const JsonFields f(j, "telemetry.devices[]");
+  DeviceTelemetry d;
+  d.device = f.text("device");
+  d.rank = static_cast<int>(f.integer("rank", 0, 0, 1 << 20));
+  d.available = f.flag("available");
+  d.reason = f.text("reason");
+  d.samples = f.integer("samples");
+  d.window_s = f.number("window_s");
+  d.mean_power_w = f.number("mean_power_w");
+  d.max_power_w = f.number("max_power_w");
+  d.energy_j = f.number("energy_j");
+  d.energy_source = f.text("energy_source");
+  d.median_sm_clock_mhz = f.number("median_sm_clock_mhz");
+  d.min_sm_clock_mhz = f.number("min_sm_clock_mhz");
+  d.median_memory_clock_mhz = f.number("median_memory_clock_mhz");
+  d.max_temperature_c = f.number("max_temperature_c", 0, -273);
+  d.max_memory_used_bytes = f.integer("max_memory_used_bytes");
+  d.throttle_reasons = shares_from_json(f, "throttle_reasons");
+  d.power_limit_w = f.number("power_limit_w");
+  d.max_sm_clock_mhz = f.number("max_sm_clock_mhz");
+  d.applications_sm_clock_mhz = f.number("applications_sm_clock_mhz");
+  d.persistence_mode = f.text("persistence_mode");
+  d.flags = f.texts("flags");
+  return d;
+}
+
+nlohmann::json telemetry_to_json(const TelemetryReport& r) {
+  nlohmann::json j = {{"available", r.available},
+                      {"source", r.source},
+                      {"interval_ms", r.interval_ms},
+                      {"devices", r.devices}};
+  if (!r.available) {
+    j["reason"] = r.reason;
+    return j;
+  }
+  j["summary"] = {{"mean_power_w", r.mean_power_w},
+                  {"max_device_power_w", r.max_device_power_w},
+                  {"energy_j", r.energy_j},
+                  {"energy_source", r.energy_source},
+                  {"energy_per_sample_j", r.energy_per_sample_j},
+                  {"samples_per_joule", r.samples_per_joule},
+                  {"median_sm_clock_mhz", r.median_sm_clock_mhz},
+                  {"min_sm_clock_mhz", r.min_sm_clock_mhz},
+                  {"max_temperature_c", r.max_temperature_c},
+                  {"throttle_reasons", shares_to_json(r.throttle_reasons)},
+                  {"flags", r.flags}};
+  return j;
+}
+
+TelemetryReport telemetry_from_json(const nlohmann::json& j) {
+  const JsonFields f(j, "telemetry");
+  TelemetryReport r;
+  r.available = f.flag("available");
+  r.reason = f.text("reason", j.is_null() ? "not recorded (a result from before telemetry)" : "");
+  r.source = f.text("source", "none");
+  r.interval_ms = static_cast<int>(f.integer("interval_ms", 0, 0, 1 << 20));
+  const nlohmann::json& devices = f.raw("devices");
+  if (devices.is_array()) {
+    for (const nlohmann::json& d : devices) r.devices.push_back(device_telemetry_from_json(d));
+  }
+  const JsonFields s = f.object("summary");
+  r.mean_power_w = s.number("mean_power_w");
+  r.max_device_power_w = s.number("max_device_power_w");
+  r.energy_j = s.number("energy_j");
+  r.energy_source = s.text("energy_source");
+  r.energy_per_sample_j = s.number("energy_per_sample_j");
+  r.samples_per_joule = s.number("samples_per_joule");
+  r.median_sm_clock_mhz = s.number("median_sm_clock_mhz");
+  r.min_sm_clock_mhz = s.number("min_sm_clock_mhz");
+  r.max_temperature_c = s.number("max_temperature_c", 0, -273);
+  r.throttle_reasons = shares_from_json(s, "throttle_reasons");
+  r.flags = s.texts("flags");
+  return r;
+}
+
+}  // namespace gpubench
