@@ -5,6 +5,7 @@ namespace gpubench {
 void attach_datasheet(const DatasheetDatabase& database, Result& result) {
   DatasheetInfo& info = result.datasheet;
   info = DatasheetInfo{};
+  result.metrics.achieved_fraction_of_peak = 0;
   if (result.benchmark.device != DeviceKind::kCuda) {
     info.reason = "CPU run: the database lists accelerators only";
     return;

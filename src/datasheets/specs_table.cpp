@@ -73,8 +73,8 @@ void check_pins(std::vector<Column>& columns) {
     c.pin.rate = rate;
     if (!c.entry->number(rate->key)) {
       std::vector<std::string> given;
-      for (const auto& [key, figure] : c.entry->figures) {
-        if (figure.quantity->kind == QuantityKind::kPeakRate) given.push_back(pin_text(*figure.quantity));
+      for (const Quantity& q : datasheet_quantities()) {
+        if (q.kind == QuantityKind::kPeakRate && c.entry->figure(q.key)) given.push_back(pin_text(q));
       }
       throw UsageError(c.entry->name + " gives no " + pin_text(*rate) + " figure; it gives: " +
                        join(given));
