@@ -20,7 +20,8 @@ namespace {
 std::string normalized_name(const std::string& name) {
   std::string out;
   for (char c : name) {
-    out += (c == '_' || c == ' ') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out += (c == '_' || c == ' ') ? '-'
+                                  : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }
@@ -49,14 +50,14 @@ FigureValue read_value(const JsonFields& fields, const Quantity& quantity,
     }
     const std::string unit = fields.text("unit", unit_required ? "" : quantity.unit);
     if (unit != quantity.unit) {
-      refuse(database.origin, where + ".unit must be '" + quantity.unit + "', got '" +
-                                  echoed(unit) + "'");
+      refuse(database.origin,
+             where + ".unit must be '" + quantity.unit + "', got '" + echoed(unit) + "'");
     }
   }
   value.source = fields.text("source");
   if (database.sources.count(value.source) == 0) {
-    refuse(database.origin, where + ".source '" + echoed(value.source) +
-                                "' is not one of the file's sources");
+    refuse(database.origin,
+           where + ".source '" + echoed(value.source) + "' is not one of the file's sources");
   }
   value.note = fields.text("note");
   return value;

@@ -33,12 +33,11 @@ std::vector<Quantity> make_quantities() {
   }
   table.push_back({"memory_gb", "Memory", "GB", QuantityKind::kMemorySize, "", false, 1, 2000});
   table.push_back({"memory_type", "Memory type", "", QuantityKind::kText, "", false, 0, 0});
-  table.push_back(
-      {"memory_bandwidth_gbs", "Memory bandwidth", "GB/s", QuantityKind::kBandwidth, "", false,
-       50, 50000});
+  table.push_back({"memory_bandwidth_gbs", "Memory bandwidth", "GB/s", QuantityKind::kBandwidth, "",
+                   false, 50, 50000});
   table.push_back({"tdp_w", "TDP (board power)", "W", QuantityKind::kPower, "", false, 10, 3000});
-  table.push_back({"nvlink_gbs", "NVLink, bidirectional per GPU", "GB/s",
-                   QuantityKind::kBandwidth, "", false, 10, 10000});
+  table.push_back({"nvlink_gbs", "NVLink, bidirectional per GPU", "GB/s", QuantityKind::kBandwidth,
+                   "", false, 10, 10000});
   table.push_back({"host_interface", "Host interface", "", QuantityKind::kText, "", false, 0, 0});
   table.push_back({"form_factor", "Form factor", "", QuantityKind::kText, "", false, 0, 0});
   return table;

@@ -15,8 +15,8 @@ struct Quantity {
   std::string label;  // "BF16 tensor, dense"
   std::string unit;   // "TFLOPS"; empty for text
   QuantityKind kind = QuantityKind::kText;
-  std::string precision;  // peak rates: fp32, tf32, fp16, bf16, fp8, int8
-  bool sparse = false;    // peak rates: with 2:4 structured sparsity
+  std::string precision;                        // peak rates: fp32, tf32, fp16, bf16, fp8, int8
+  bool sparse = false;                          // peak rates: with 2:4 structured sparsity
   double plausible_min = 0, plausible_max = 0;  // numbers: a wrong unit falls outside
 };
 

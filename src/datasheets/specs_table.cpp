@@ -35,8 +35,9 @@ Column parse_request(const DatasheetDatabase& database, const std::string& reque
   if (colon == std::string::npos) return column;
   std::string precision = request.substr(colon + 1);
   const std::string suffix = "-sparse";
-  const bool sparse = precision.size() > suffix.size() &&
-                      precision.compare(precision.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool sparse =
+      precision.size() > suffix.size() &&
+      precision.compare(precision.size() - suffix.size(), suffix.size(), suffix) == 0;
   if (sparse) precision.resize(precision.size() - suffix.size());
   column.pin.rate = peak_rate_quantity(precision, sparse);
   if (column.pin.rate == nullptr) {
@@ -74,10 +75,11 @@ void check_pins(std::vector<Column>& columns) {
     if (!c.entry->number(rate->key)) {
       std::vector<std::string> given;
       for (const Quantity& q : datasheet_quantities()) {
-        if (q.kind == QuantityKind::kPeakRate && c.entry->figure(q.key)) given.push_back(pin_text(q));
+        if (q.kind == QuantityKind::kPeakRate && c.entry->figure(q.key))
+          given.push_back(pin_text(q));
       }
-      throw UsageError(c.entry->name + " gives no " + pin_text(*rate) + " figure; it gives: " +
-                       join(given));
+      throw UsageError(c.entry->name + " gives no " + pin_text(*rate) +
+                       " figure; it gives: " + join(given));
     }
   }
 }
@@ -100,8 +102,8 @@ class SourceIndex {
     t.columns = {"source", "url"};
     for (size_t i = 0; i < cited_.size(); ++i) {
       const DatasheetSource& s = database_.sources.at(cited_[i]);
-      t.rows.push_back({{"[" + std::to_string(i + 1) + "]"},
-                        {{std::nullopt, s.title}, {std::nullopt, s.url}}});
+      t.rows.push_back(
+          {{"[" + std::to_string(i + 1) + "]"}, {{std::nullopt, s.title}, {std::nullopt, s.url}}});
     }
     return t;
   }
@@ -204,8 +206,8 @@ Report side_by_side(const DatasheetDatabase& database, const std::vector<Column>
   // Derived: per watt and bytes per FLOP, each from one precision's rate.
   for (const Quantity* rate : rate_rows(columns)) {
     DerivedRow per_watt{"per watt: " + rate->label, rate->unit + "/W", {}, 3};
-    DerivedRow per_flop{"memory bytes per op: " + rate->label,
-                        rate->unit == "TOPS" ? "B/op" : "B/FLOP", {}, 3};
+    DerivedRow per_flop{
+        "memory bytes per op: " + rate->label, rate->unit == "TOPS" ? "B/op" : "B/FLOP", {}, 3};
     bool any = false;
     for (const Column& c : columns) {
       const auto peak = c.entry->number(rate->key);
@@ -213,8 +215,8 @@ Report side_by_side(const DatasheetDatabase& database, const std::vector<Column>
       const auto bandwidth = c.entry->number("memory_bandwidth_gbs");
       any = any || peak.has_value();
       per_watt.values.push_back(peak && tdp ? std::optional<double>(*peak / *tdp) : std::nullopt);
-      per_flop.values.push_back(peak && bandwidth ? std::optional<double>(*bandwidth / (*peak * 1e3))
-                                                  : std::nullopt);
+      per_flop.values.push_back(
+          peak && bandwidth ? std::optional<double>(*bandwidth / (*peak * 1e3)) : std::nullopt);
     }
     if (!any) continue;
     for (const DerivedRow* derived : {&per_watt, &per_flop}) {
@@ -250,7 +252,8 @@ Report overview(const DatasheetDatabase& database) {
   }
   for (const Accelerator& a : database.accelerators) {
     ReportRow row{{a.name, a.full_name}, {}};
-    for (const std::string& key : keys) row.cells.push_back(figure_cell(a, *find_quantity(key), sources));
+    for (const std::string& key : keys)
+      row.cells.push_back(figure_cell(a, *find_quantity(key), sources));
     table.rows.push_back(std::move(row));
   }
   Report report;

@@ -206,7 +206,9 @@ std::vector<std::string> Collectives::gather_text(const std::string& text, size_
     bytes[static_cast<size_t>(rank() * slot) + i] = static_cast<unsigned char>(text[i]);
   }
   std::vector<at::Tensor> tensors{
-      torch::from_blob(bytes.data(), {world_size(), slot}, torch::kInt32).clone().to(state_->device)};
+      torch::from_blob(bytes.data(), {world_size(), slot}, torch::kInt32)
+          .clone()
+          .to(state_->device)};
   state_->backend->allreduce(tensors, c10d::AllreduceOptions())->wait();
   const torch::Tensor gathered = tensors[0].to(torch::kCPU).contiguous();
   const int32_t* data = gathered.data_ptr<int32_t>();

@@ -342,6 +342,45 @@ void add_communication_table(const Layout& layout, Report& report) {
       });
 }
 
+// Telemetry: energy per sample and samples per joule, from results whose every device was measured.
+void add_energy_table(const Layout& layout, Report& report) {
+  add_figure_table(layout, report, "energy",
+                   "Energy per sample in the timed windows, all devices (samples per joule)",
+                   [](const Result& r) -> std::optional<ReportCell> {
+                     const TelemetryReport& t = r.telemetry;
+                     if (!t.available || t.energy_per_sample_j <= 0) return std::nullopt;
+                     const double per_sample = t.energy_per_sample_j;
+                     return ReportCell{per_sample,
+                                       format_fixed(per_sample, per_sample < 0.1 ? 4 : 3) + " J (" +
+                                           format_fixed(t.samples_per_joule, 1) + "/J)"};
+                   });
+}
+
+// Achieved training FLOP/s over the datasheet's dense peak of the precision that ran.
+void add_peak_table(const Layout& layout, Report& report) {
+  add_figure_table(layout, report, "peak",
+                   "Achieved share of the datasheet's dense peak (precision that ran; entry)",
+                   [](const Result& r) -> std::optional<ReportCell> {
+                     const double fraction = r.metrics.achieved_fraction_of_peak;
+                     if (!r.datasheet.matched || fraction <= 0) return std::nullopt;
+                     return ReportCell{100.0 * fraction,
+                                       format_fixed(100.0 * fraction, 1) + "% of " +
+                                           format_fixed(r.datasheet.peak_tflops, 1) + " (" +
+                                           r.datasheet.entry + ")"};
+                   });
+}
+
+// The datasheet's B/A for a figure of the two results' entries; nothing when either is unmatched.
+std::optional<double> datasheet_ratio(const Result* a, const Result* b,
+                                      double DatasheetInfo::*figure) {
+  if (a == nullptr || b == nullptr || !a->datasheet.matched || !b->datasheet.matched) {
+    return std::nullopt;
+  }
+  const double va = a->datasheet.*figure, vb = b->datasheet.*figure;
+  if (va <= 0 || vb <= 0) return std::nullopt;
+  return vb / va;
+}
+
 }  // namespace
 
 Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options) {
@@ -375,6 +414,8 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   add_scaling_table(layout, report);
   add_communication_table(layout, report);
   add_tflops_table(layout, report);
+  add_peak_table(layout, report);
+  add_energy_table(layout, report);
   return report;
 }
 
@@ -402,7 +443,8 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   table.id = "comparison";
   table.title = b_name + " vs " + a_name;
   table.label_columns = {"model", "precision", "gpus", "setup"};
-  table.columns = {a_name, b_name, "B/A"};
+  // The measured B/A beside what the datasheets promise for the same precision.
+  table.columns = {a_name, b_name, "B/A", "peak B/A", "bandwidth B/A", "TDP B/A"};
   std::map<std::string, std::vector<double>> ratios;
   for (const auto& [key, sides] : rows) {
     const auto& [family, model, order, precision, gpus, setup] = key;
@@ -423,6 +465,13 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
     } else {
       row.cells.push_back({std::nullopt, "-"});
     }
+    for (double DatasheetInfo::*figure :
+         {&DatasheetInfo::peak_tflops, &DatasheetInfo::memory_bandwidth_gbs,
+          &DatasheetInfo::tdp_w}) {
+      const auto ratio = datasheet_ratio(ra, rb, figure);
+      row.cells.push_back(ratio ? ReportCell{*ratio, format_fixed(*ratio, 3)}
+                                : ReportCell{std::nullopt, "-"});
+    }
     table.rows.push_back(std::move(row));
   }
   ReportTable family;
@@ -437,7 +486,7 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
                             {static_cast<double>(values.size()), std::to_string(values.size())}}});
   }
   report.charts.push_back(bar_chart(table, table.title, "samples/sec"));
-  report.charts.back().series.resize(2);  // bars for A and B; the B/A column is not a throughput
+  report.charts.back().series.resize(2);  // bars for A and B; the ratio columns are not throughputs
   report.charts.back().values.resize(2);
   report.tables.push_back(std::move(table));
   report.tables.push_back(std::move(family));

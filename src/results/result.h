@@ -48,8 +48,8 @@ struct Metrics {
 // `compare` use, copied so that a result stays readable when the database changes.
 struct DatasheetInfo {
   bool matched = false;
-  std::string entry;   // "H200-SXM"
-  std::string reason;  // how it matched, or why not
+  std::string entry;          // "H200-SXM"
+  std::string reason;         // how it matched, or why not
   std::string peak_quantity;  // "bf16_tflops": the precision that ran
   double peak_tflops = 0;     // per device
   std::string peak_source;    // its source's URL

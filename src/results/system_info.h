@@ -36,8 +36,8 @@ struct SystemInfo {
   int gpu_count = 0;
   int64_t gpu_memory_bytes = 0;  // the first device's total memory
   std::string gpu_pci_bus_id;    // the first device's, as CUDA reports it
-  std::string driver;  // NVIDIA kernel driver version
-  std::string cuda;    // CUDA runtime version LibTorch was built with
+  std::string driver;            // NVIDIA kernel driver version
+  std::string cuda;              // CUDA runtime version LibTorch was built with
   std::string cudnn;
   std::string nccl;
   GpuInterconnect gpu_interconnect;  // every GPU pair on this machine

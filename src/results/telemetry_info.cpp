@@ -51,9 +51,8 @@ TelemetryReport unavailable_telemetry(const std::string& reason, const std::stri
   return report;
 }
 
-TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices,
-                                         double timed_samples, const std::string& source,
-                                         int interval_ms) {
+TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices, double timed_samples,
+                                         const std::string& source, int interval_ms) {
   TelemetryReport report = unavailable_telemetry("", source, interval_ms);
   std::sort(devices.begin(), devices.end(),
             [](const DeviceTelemetry& a, const DeviceTelemetry& b) { return a.rank < b.rank; });

@@ -36,7 +36,7 @@ struct DeviceTelemetry {
   double power_limit_w = 0;
   double max_sm_clock_mhz = 0;
   double applications_sm_clock_mhz = 0;
-  std::string persistence_mode;  // "enabled", "disabled"; empty when unknown
+  std::string persistence_mode;    // "enabled", "disabled"; empty when unknown
   std::vector<std::string> flags;  // what makes a figure less than it seems
 };
 
@@ -62,9 +62,8 @@ struct TelemetryReport {
 
 // The run's report from its devices' figures; `timed_samples`: samples (images, tokens) all
 // devices processed in the timed windows together.
-TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices,
-                                         double timed_samples, const std::string& source,
-                                         int interval_ms);
+TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices, double timed_samples,
+                                         const std::string& source, int interval_ms);
 TelemetryReport unavailable_telemetry(const std::string& reason, const std::string& source,
                                       int interval_ms);
 

@@ -128,7 +128,8 @@ SystemInfo collect_system_info() {
     }
     info.gpu_name = info.gpu_names.empty() ? "" : info.gpu_names.front();
     if (info.gpu_count > 0) {
-      info.gpu_memory_bytes = static_cast<int64_t>(at::cuda::getDeviceProperties(0)->totalGlobalMem);
+      info.gpu_memory_bytes =
+          static_cast<int64_t>(at::cuda::getDeviceProperties(0)->totalGlobalMem);
       info.gpu_pci_bus_id = cuda_pci_bus_id(0);
     }
     info.driver = read_nvidia_driver();

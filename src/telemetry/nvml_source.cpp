@@ -176,7 +176,8 @@ class NvmlSource : public TelemetrySource {
     const NvmlFunctions& f = library_.functions();
     into.power_limit_w = read_optional(f.power_limit, device_, 1e-3).value_or(0);
     into.max_sm_clock_mhz = read_clock(f.max_clock, device_, kClockSm).value_or(0);
-    into.applications_sm_clock_mhz = read_clock(f.applications_clock, device_, kClockSm).value_or(0);
+    into.applications_sm_clock_mhz =
+        read_clock(f.applications_clock, device_, kClockSm).value_or(0);
     int mode = 0;
     if (f.persistence_mode != nullptr && f.persistence_mode(device_, &mode) == kNvmlSuccess) {
       into.persistence_mode = mode != 0 ? "enabled" : "disabled";

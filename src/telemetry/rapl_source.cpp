@@ -82,7 +82,8 @@ class RaplSource : public TelemetrySource {
     TelemetrySample s;
     const double energy = *energy_j();
     const double time = now_s();
-    if (time > last_time_s_ && have_last_) s.power_w = (energy - last_energy_j_) / (time - last_time_s_);
+    if (time > last_time_s_ && have_last_)
+      s.power_w = (energy - last_energy_j_) / (time - last_time_s_);
     last_energy_j_ = energy;
     last_time_s_ = time;
     have_last_ = true;
@@ -105,8 +106,8 @@ class RaplSource : public TelemetrySource {
 
 OpenedSource open_rapl_source() {
   const char* configured = std::getenv("GPUBENCH_POWERCAP_ROOT");
-  const fs::path root = configured != nullptr && *configured != '\0' ? configured
-                                                                      : "/sys/class/powercap";
+  const fs::path root =
+      configured != nullptr && *configured != '\0' ? configured : "/sys/class/powercap";
   try {
     return {std::make_unique<RaplSource>(root), ""};
   } catch (const std::exception& error) {

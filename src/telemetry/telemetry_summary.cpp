@@ -19,7 +19,8 @@ std::optional<double> integrated_energy_j(const TelemetryWindow& window) {
   std::sort(points.begin(), points.end());
   double energy = points.front().second * std::max(0.0, points.front().first - window.start_s);
   for (size_t i = 1; i < points.size(); ++i) {
-    energy += 0.5 * (points[i].second + points[i - 1].second) * (points[i].first - points[i - 1].first);
+    energy +=
+        0.5 * (points[i].second + points[i - 1].second) * (points[i].first - points[i - 1].first);
   }
   energy += points.back().second * std::max(0.0, window.end_s - points.back().first);
   return energy;
@@ -29,10 +30,14 @@ std::optional<double> integrated_energy_j(const TelemetryWindow& window) {
 
 const std::vector<std::pair<uint64_t, std::string>>& clock_event_reason_names() {
   static const std::vector<std::pair<uint64_t, std::string>> names = {
-      {0x1, "gpu_idle"},       {0x2, "applications_clocks_setting"},
-      {0x4, "sw_power_cap"},   {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},    {0x20, "sw_thermal"},
-      {0x40, "hw_thermal"},    {0x80, "hw_power_brake"},
+      {0x1, "gpu_idle"},
+      {0x2, "applications_clocks_setting"},
+      {0x4, "sw_power_cap"},
+      {0x8, "hw_slowdown"},
+      {0x10, "sync_boost"},
+      {0x20, "sw_thermal"},
+      {0x40, "hw_thermal"},
+      {0x80, "hw_power_brake"},
       {0x100, "display_clock_setting"}};
   return names;
 }

@@ -196,8 +196,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
                               metrics.throughput / static_cast<double>(samples_per_step) / 1e12;
     record_peak_memory(device, metrics);
     record_distributed(rank, synchronizer.get(), result);
-    result.telemetry = telemetry.report(static_cast<double>(samples_per_step) * spec.steps *
-                                        spec.repeat);
+    result.telemetry =
+        telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
     attach_datasheet(result);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;

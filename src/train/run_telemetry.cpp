@@ -20,8 +20,9 @@ RunTelemetry::RunTelemetry(const ResolvedBenchmark& spec, const RankContext& ran
   }
   const int rank_index = rank.collectives ? rank.collectives->rank() : 0;
   if (!gpu && rank_index != 0) return;  // rank 0 reads the host's counters
-  OpenedSource opened = gpu ? open_nvml_source(cuda_pci_bus_id(rank.device_index), rank.device_index)
-                            : open_rapl_source();
+  OpenedSource opened =
+      gpu ? open_nvml_source(cuda_pci_bus_id(rank.device_index), rank.device_index)
+          : open_rapl_source();
   if (!opened.source) {
     reason_ = opened.reason;
     log::info("telemetry unavailable: {}", reason_);

@@ -11,7 +11,9 @@
 namespace gpubench {
 namespace {
 
-const DatasheetDatabase& database() { return datasheets(); }
+const DatasheetDatabase& database() {
+  return datasheets();
+}
 
 TEST(Datasheets, TheShippedFileHasEveryRequiredEntryWithSourcedFigures) {
   for (const char* name : {"A40", "L40S", "A100-40GB-PCIe", "A100-80GB-PCIe", "A100-40GB-SXM",
@@ -97,8 +99,9 @@ TEST(Datasheets, DevicesMatchByNameAndMemoryNeverByGuess) {
   EXPECT_EQ(match_device(database(), "NVIDIA H200", 143771LL << 20).entry->name, "H200-SXM");
   const DeviceMatch wrong_memory = match_device(database(), "NVIDIA A100-SXM4-40GB", 80 * kGiB);
   EXPECT_EQ(wrong_memory.entry, nullptr);
-  EXPECT_EQ(wrong_memory.reason, "device 'NVIDIA A100-SXM4-40GB' is listed for A100-40GB-SXM but "
-                                 "its 80.0 GiB is outside 36-44 GiB");
+  EXPECT_EQ(wrong_memory.reason,
+            "device 'NVIDIA A100-SXM4-40GB' is listed for A100-40GB-SXM but "
+            "its 80.0 GiB is outside 36-44 GiB");
   const DeviceMatch unknown = match_device(database(), "NVIDIA H100 NVL", 94 * kGiB);
   EXPECT_EQ(unknown.entry, nullptr);
   EXPECT_EQ(unknown.reason, "no datasheet entry lists device 'NVIDIA H100 NVL'");
@@ -151,7 +154,8 @@ const ReportRow& row_labelled(const ReportTable& table, const std::string& label
 TEST(Specs, RatiosAreBetweenLikeQuantitiesOnly) {
   const Report report = build_specs_report(database(), {"trainium-trn1", "L40S"});
   const ReportTable& specs = table_named(report, "specs");
-  EXPECT_EQ(specs.columns, (std::vector<std::string>{"trainium-trn1", "L40S", "L40S / trainium-trn1"}));
+  EXPECT_EQ(specs.columns,
+            (std::vector<std::string>{"trainium-trn1", "L40S", "L40S / trainium-trn1"}));
   const ReportRow& bf16 = row_labelled(specs, "BF16 tensor, FP32 accumulate, dense");
   EXPECT_EQ(bf16.cells[2].text, "1.91x");
   EXPECT_NE(bf16.cells[0].text.find("190 ["), std::string::npos);
@@ -174,17 +178,20 @@ TEST(Specs, PinnedPrecisionsMustMatch) {
   const Report pinned = build_specs_report(database(), {"A40:fp16", "L40S"});
   const ReportTable& specs = table_named(pinned, "specs");
   EXPECT_EQ(row_labelled(specs, "FP16 tensor, FP32 accumulate, dense").cells[2].text, "2.42x");
-  const std::string mixed =
-      testing::usage_error_of([] { build_specs_report(database(), {"L40S:fp8", "trainium-trn1:bf16"}); });
+  const std::string mixed = testing::usage_error_of([] {
+    build_specs_report(database(), {"L40S:fp8", "trainium-trn1:bf16"});
+  });
   EXPECT_EQ(mixed,
             "refusing to compare L40S FP8 tensor, dense with trainium-trn1 BF16 tensor, FP32 "
             "accumulate, dense: a ratio needs the same precision and sparsity on both sides (ask "
             "for L40S:fp8 trainium-trn1:fp8)");
-  EXPECT_NE(testing::usage_error_of(
-                [] { build_specs_report(database(), {"L40S:bf16-sparse", "A40:bf16"}); })
-                .find("refusing to compare"),
+  EXPECT_NE(testing::usage_error_of([] {
+              build_specs_report(database(), {"L40S:bf16-sparse", "A40:bf16"});
+            }).find("refusing to compare"),
             std::string::npos);
-  EXPECT_EQ(testing::usage_error_of([] { build_specs_report(database(), {"A40:fp8", "L40S"}); }),
+  EXPECT_EQ(testing::usage_error_of([] {
+              build_specs_report(database(), {"A40:fp8", "L40S"});
+            }),
             "A40 gives no fp8 figure; it gives: fp32, tf32, tf32-sparse, fp16, fp16-sparse, "
             "bf16, bf16-sparse, int8, int8-sparse");
   EXPECT_NE(testing::usage_error_of([] { build_specs_report(database(), {"L40S:fp4"}); })
@@ -196,8 +203,8 @@ TEST(Specs, PinnedPrecisionsMustMatch) {
 TEST(Specs, TheCommandPrintsTablesAndRefusesUnknownNames) {
   auto run = testing::run_gpubench("specs A40 L40S --format csv");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  EXPECT_NE(run.output.find(
-                "\"BF16 tensor, FP32 accumulate, dense\",TFLOPS,149.7 [1],362.05 [2] (alt. 362 [4]),2.42x"),
+  EXPECT_NE(run.output.find("\"BF16 tensor, FP32 accumulate, dense\",TFLOPS,149.7 [1],362.05 [2] "
+                            "(alt. 362 [4]),2.42x"),
             std::string::npos)
       << run.output;
   run = testing::run_gpubench("specs trainium-trn1 L40S");

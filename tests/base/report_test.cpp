@@ -350,3 +350,44 @@ TEST(ResultFiles, SchemaVersionsAreReadOrRefusedClearly) {
 
 }  // namespace
 }  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+LoadedResult on_datasheet(const std::string& gpu, const std::string& entry, double peak,
+                          double bandwidth, double tdp, double throughput) {
+  LoadedResult l = measured("resnet50", {throughput});
+  Result& r = l.result;
+  r.system.gpu_name = gpu;
+  r.datasheet = {true, entry, "device name", "fp16_tflops", peak, "url", bandwidth, tdp};
+  r.metrics.achieved_fraction_of_peak = 0.125;
+  r.telemetry.available = true;
+  r.telemetry.energy_per_sample_j = 0.25;
+  r.telemetry.samples_per_joule = 4;
+  return l;
+}
+
+// By hand: measured 2524 / 1262 = 2.000; peak 362.05 / 149.7 = 2.419; bandwidth 864 / 696 =
+// 1.241; TDP 350 / 300 = 1.167.
+TEST(Report, EfficiencyTablesAndDatasheetRatiosInCompare) {
+  const LoadedResult a40 = on_datasheet("NVIDIA A40", "A40", 149.7, 696, 300, 1262);
+  const LoadedResult l40s = on_datasheet("NVIDIA L40S", "L40S", 362.05, 864, 350, 2524);
+  const std::string compared = render_markdown(build_comparison({a40}, {l40s}, "A40", "L40S"));
+  EXPECT_NE(compared.find("| model | precision | gpus | setup | A40 | L40S | B/A | peak B/A | "
+                          "bandwidth B/A | TDP B/A |"),
+            std::string::npos)
+      << compared;
+  EXPECT_NE(compared.find("| 1262.0 | 2524.0 | 2.000 | 2.419 | 1.241 | 1.167 |"), std::string::npos)
+      << compared;
+  const std::string md = render_markdown(build_report({a40, l40s}, {}));
+  EXPECT_NE(md.find("| 12.5% of 149.7 (A40) | 12.5% of 362.1 (L40S) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0.250 J (4.0/J) | 0.250 J (4.0/J) |"), std::string::npos) << md;
+  LoadedResult unmatched = l40s;
+  unmatched.result.datasheet = DatasheetInfo{};
+  EXPECT_NE(render_markdown(build_comparison({a40}, {unmatched}, "A40", "L40S"))
+                .find("| 2.000 | - | - | - |"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -66,8 +66,8 @@ TEST(TelemetrySummary, EnergyComesFromTheCounterWhereItMoved) {
 
 TEST(TelemetrySummary, WithoutACounterPowerIsIntegratedOverTheWholeWindow) {
   // Trapezoid 1..3 s: (200 + 400) / 2 x 2 = 600 J; held flat 0..1 s (200 J) and 3..4 s (400 J).
-  TelemetryWindow w{0.0, 4.0, std::nullopt, std::nullopt,
-                    {power_sample(1.0, 200), power_sample(3.0, 400)}};
+  TelemetryWindow w{
+      0.0, 4.0, std::nullopt, std::nullopt, {power_sample(1.0, 200), power_sample(3.0, 400)}};
   const DeviceTelemetry d = summarize_windows({w});
   EXPECT_EQ(d.energy_source, "integrated power");
   EXPECT_DOUBLE_EQ(d.energy_j, 1200.0);
@@ -110,8 +110,9 @@ TEST(TelemetrySummary, ClocksAndThrottleReasonsOverTheSamples) {
 }
 
 TEST(TelemetrySummary, ReasonBitsDecodeByName) {
-  EXPECT_EQ(decode_clock_event_reasons(0x4 | 0x8 | 0x40 | 0x80),
-            (std::vector<std::string>{"sw_power_cap", "hw_slowdown", "hw_thermal", "hw_power_brake"}));
+  EXPECT_EQ(
+      decode_clock_event_reasons(0x4 | 0x8 | 0x40 | 0x80),
+      (std::vector<std::string>{"sw_power_cap", "hw_slowdown", "hw_thermal", "hw_power_brake"}));
   EXPECT_EQ(decode_clock_event_reasons(0x200), std::vector<std::string>{"unknown_0x200"});
   EXPECT_TRUE(decode_clock_event_reasons(0).empty());
 }
@@ -176,7 +177,8 @@ TEST(NvmlTelemetry, ACounterThatDoesNotMoveIsFlagged) {
   const DeviceTelemetry d = recorder.summary();
   EXPECT_EQ(d.energy_source, "integrated power");
   bool flagged = false;
-  for (const std::string& flag : d.flags) flagged = flagged || flag.find("did not move") != std::string::npos;
+  for (const std::string& flag : d.flags)
+    flagged = flagged || flag.find("did not move") != std::string::npos;
   EXPECT_TRUE(flagged);
 }
 
@@ -210,8 +212,10 @@ TEST(RaplTelemetry, SumsPackagesAndUnfoldsAWrappedCounter) {
   ScratchDirectory root("powercap");
   write_file(std::filesystem::path(root.path()) / "intel-rapl:0/energy_uj", "1000000\n");
   write_file(std::filesystem::path(root.path()) / "intel-rapl:0/max_energy_range_uj", "10000000\n");
-  write_file(std::filesystem::path(root.path()) / "intel-rapl:0:0/energy_uj", "555\n");  // a sub-domain: ignored
-  write_file(std::filesystem::path(root.path()) / "intel-rapl:0:0/max_energy_range_uj", "10000000\n");
+  write_file(std::filesystem::path(root.path()) / "intel-rapl:0:0/energy_uj",
+             "555\n");  // a sub-domain: ignored
+  write_file(std::filesystem::path(root.path()) / "intel-rapl:0:0/max_energy_range_uj",
+             "10000000\n");
   write_file(std::filesystem::path(root.path()) / "intel-rapl:1/energy_uj", "0\n");
   write_file(std::filesystem::path(root.path()) / "intel-rapl:1/max_energy_range_uj", "10000000\n");
   ScopedEnvironment env;
@@ -223,7 +227,8 @@ TEST(RaplTelemetry, SumsPackagesAndUnfoldsAWrappedCounter) {
   write_file(std::filesystem::path(root.path()) / "intel-rapl:0/energy_uj", "4000000\n");  // +3 J
   write_file(std::filesystem::path(root.path()) / "intel-rapl:1/energy_uj", "500000\n");   // +0.5 J
   EXPECT_DOUBLE_EQ(*opened.source->energy_j(), 3.5);
-  write_file(std::filesystem::path(root.path()) / "intel-rapl:0/energy_uj", "1000000\n");  // wrapped: +7 J
+  write_file(std::filesystem::path(root.path()) / "intel-rapl:0/energy_uj",
+             "1000000\n");  // wrapped: +7 J
   EXPECT_DOUBLE_EQ(*opened.source->energy_j(), 10.5);
 }
 
@@ -301,12 +306,15 @@ TEST(TelemetryReport, ACorruptBlockIsOneClearError) {
 TEST(TelemetryEndToEnd, ACpuRunRecordsRaplEnergyOrWhyNot) {
   ScratchDirectory scratch("rapl-run");
   write_file(std::filesystem::path(scratch.path()) / "powercap/intel-rapl:0/energy_uj", "1000\n");
-  write_file(std::filesystem::path(scratch.path()) / "powercap/intel-rapl:0/max_energy_range_uj", "262143328850\n");
+  write_file(std::filesystem::path(scratch.path()) / "powercap/intel-rapl:0/max_energy_range_uj",
+             "262143328850\n");
   const std::string out = scratch.path() + "/r.json";
-  const std::string args = "train --model test-tiny-cnn --device cpu --steps 2 --warmup-steps 1 "
-                           "--repeat 1 --output " + out;
-  auto run = testing::run_command("GPUBENCH_POWERCAP_ROOT=" + scratch.path() + "/powercap" +
-                                  " " + GPUBENCH_BINARY + " " + args);
+  const std::string args =
+      "train --model test-tiny-cnn --device cpu --steps 2 --warmup-steps 1 "
+      "--repeat 1 --output " +
+      out;
+  auto run = testing::run_command("GPUBENCH_POWERCAP_ROOT=" + scratch.path() + "/powercap" + " " +
+                                  GPUBENCH_BINARY + " " + args);
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const nlohmann::json telemetry = testing::read_json(out)["telemetry"];
   EXPECT_EQ(telemetry["available"], true) << telemetry;

@@ -52,9 +52,13 @@ int nvmlInit_v2() {
   const char* error = std::getenv("FAKE_NVML_INIT_ERROR");
   return error != nullptr ? std::atoi(error) : kSuccess;
 }
-int nvmlShutdown() { return kSuccess; }
+int nvmlShutdown() {
+  return kSuccess;
+}
 const char* nvmlErrorString(int code) {
-  return code == 9 ? "Driver Not Loaded" : code == kNotSupported ? "Not Supported" : "Unknown Error";
+  return code == 9               ? "Driver Not Loaded"
+         : code == kNotSupported ? "Not Supported"
+                                 : "Unknown Error";
 }
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void** device) {
   if (index > 7) return kInvalidArgument;
@@ -83,15 +87,17 @@ int nvmlDeviceGetTotalEnergyConsumption(void*, unsigned long long* millijoules) 
   return kSuccess;
 }
 int nvmlDeviceGetClockInfo(void*, int type, unsigned int* mhz) {
-  *mhz = type == 1 ? static_cast<unsigned int>(next("FAKE_NVML_SM_CLOCKS", 1980, clock_reads))
-                   : 2619;
+  *mhz =
+      type == 1 ? static_cast<unsigned int>(next("FAKE_NVML_SM_CLOCKS", 1980, clock_reads)) : 2619;
   return kSuccess;
 }
 int nvmlDeviceGetMaxClockInfo(void*, int, unsigned int* mhz) {
   *mhz = 1980;
   return kSuccess;
 }
-int nvmlDeviceGetApplicationsClock(void*, int, unsigned int*) { return kNotSupported; }
+int nvmlDeviceGetApplicationsClock(void*, int, unsigned int*) {
+  return kNotSupported;
+}
 int nvmlDeviceGetTemperature(void*, int, unsigned int* celsius) {
   *celsius = 61;
   return kSuccess;
