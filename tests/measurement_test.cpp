@@ -44,8 +44,9 @@ TEST(Measurement, WarmupIsUntimedEachTrialIsItsWindowAndTheMedianTrialIsReported
   int steps_run = 0;
   std::vector<ProgressEvent> events;
   const TrialPlan plan{4, 2, 3, 12};
-  const Measurement m = measure_trials(plan, timer, [&] { ++steps_run; },
-                                       {[&](const ProgressEvent& e) { events.push_back(e); }, {}});
+  const Measurement m =
+      measure_trials(plan, timer, [&] { ++steps_run; },
+                     {[&](const ProgressEvent& e) { events.push_back(e); }, {}, {}, {}});
   EXPECT_EQ(steps_run, 4 + 2 * 3);
   EXPECT_EQ(timer.marked(), 6u);  // warm-up steps are never marked
   EXPECT_EQ(timer.windows(), 3);
@@ -75,6 +76,20 @@ TEST(Measurement, TheFaultHookRunsOnceBeforeTheFirstTimedStep) {
   measure_trials(
       {1, 2, 2, 1}, timer, [&] { order.push_back("step"); }, hooks);
   EXPECT_EQ(order, (std::vector<std::string>{"step", "fault", "step", "step", "step", "step"}));
+}
+
+// Telemetry samples inside the windows only: opened after each window's start, closed after its
+// stop, never around the warm-up.
+TEST(Measurement, WindowHooksBracketEachTrialAndNotTheWarmUp) {
+  FakeTimer timer({1, 1, 1, 1}, 0);
+  std::vector<std::string> order;
+  MeasurementHooks hooks;
+  hooks.window_opened = [&] { order.push_back("open" + std::to_string(timer.windows())); };
+  hooks.window_closed = [&] { order.push_back("close"); };
+  measure_trials(
+      {1, 2, 2, 1}, timer, [&] { order.push_back("step"); }, hooks);
+  EXPECT_EQ(order, (std::vector<std::string>{"step", "open1", "step", "step", "close", "open2",
+                                             "step", "step", "close"}));
 }
 
 TEST(Measurement, PercentilesOfTheStepTimes) {
