@@ -73,6 +73,7 @@ int report(const Result& result, const std::string& path) {
     unwritten = error;
   }
   std::fputs(render_results_table({result}).c_str(), stdout);
+  if (result.status == RunStatus::kOk) std::fputs(render_efficiency_lines(result).c_str(), stdout);
   if (unwritten) throw *unwritten;
   std::printf("result: %s\n", path.c_str());
   if (result.status != RunStatus::kOk) {

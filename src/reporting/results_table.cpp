@@ -24,4 +24,39 @@ std::string render_results_table(const std::vector<Result>& results) {
   return table.render();
 }
 
+std::string render_efficiency_lines(const Result& r) {
+  const TelemetryReport& t = r.telemetry;
+  std::string line = "telemetry: ";
+  if (!t.available) {
+    line += "none (" + t.reason + ")";
+  } else {
+    line += format_fixed(t.mean_power_w, 1) + " W mean over " + std::to_string(t.devices.size()) +
+            " device(s), " + format_fixed(t.energy_j, 1) + " J (" + t.energy_source + ")";
+    if (t.energy_per_sample_j > 0) {
+      line += ", " + format_fixed(t.energy_per_sample_j, 4) + " J/sample";
+    }
+    if (t.median_sm_clock_mhz > 0) {
+      line += ", SM clock median " + format_fixed(t.median_sm_clock_mhz, 0) + " MHz (min " +
+              format_fixed(t.min_sm_clock_mhz, 0) + ")";
+    }
+    if (t.max_temperature_c > 0) line += ", max " + format_fixed(t.max_temperature_c, 0) + " C";
+    for (const ThrottleShare& reason : t.throttle_reasons) {
+      line += ", " + reason.reason + " " + format_fixed(100 * reason.share, 0) + "%";
+    }
+    for (const std::string& flag : t.flags) line += "\n  note: " + flag;
+  }
+  const DatasheetInfo& d = r.datasheet;
+  line += "\ndatasheet: ";
+  if (!d.matched) {
+    line += "unmatched (" + d.reason + ")";
+  } else {
+    line += d.entry;
+    if (r.metrics.achieved_fraction_of_peak > 0) {
+      line += ", " + format_fixed(100 * r.metrics.achieved_fraction_of_peak, 1) + "% of the " +
+              d.peak_quantity + " peak (" + format_fixed(d.peak_tflops, 1) + " per device)";
+    }
+  }
+  return line + "\n";
+}
+
 }  // namespace gpubench

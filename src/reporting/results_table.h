@@ -11,4 +11,8 @@ namespace gpubench {
 // One row per result: model, precision, device, batch, throughput, step times, trials, status.
 std::string render_results_table(const std::vector<Result>& results);
 
+// Two lines under a run's table: what its devices drew and how they clocked ("telemetry: ..."),
+// and its datasheet entry with the share of peak ("datasheet: ..."), or why there is none.
+std::string render_efficiency_lines(const Result& result);
+
 }  // namespace gpubench

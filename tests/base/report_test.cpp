@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
+#include "reporting/results_table.h"
 #include "results/statistics.h"
 #include "test_helpers.h"
 
@@ -382,6 +383,26 @@ TEST(Report, EfficiencyTablesAndDatasheetRatiosInCompare) {
   const std::string md = render_markdown(build_report({a40, l40s}, {}));
   EXPECT_NE(md.find("| 12.5% of 149.7 (A40) | 12.5% of 362.1 (L40S) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 0.250 J (4.0/J) | 0.250 J (4.0/J) |"), std::string::npos) << md;
+  Result run = l40s.result;
+  run.telemetry.mean_power_w = 300;
+  run.telemetry.energy_j = 600;
+  run.telemetry.energy_source = "energy counter";
+  run.telemetry.devices.resize(1);
+  run.telemetry.median_sm_clock_mhz = 2520;
+  run.telemetry.min_sm_clock_mhz = 2400;
+  run.telemetry.max_temperature_c = 71;
+  run.telemetry.throttle_reasons = {{"sw_power_cap", 0.25}};
+  run.telemetry.flags = {"a timed window lasted 0.5 s"};
+  EXPECT_EQ(render_efficiency_lines(run),
+            "telemetry: 300.0 W mean over 1 device(s), 600.0 J (energy counter), 0.2500 J/sample, "
+            "SM clock median 2520 MHz (min 2400), max 71 C, sw_power_cap 25%\n"
+            "  note: a timed window lasted 0.5 s\n"
+            "datasheet: L40S, 12.5% of the fp16_tflops peak (362.1 per device)\n");
+  run.telemetry = unavailable_telemetry("no RAPL package domains", "rapl", 100);
+  run.datasheet = DatasheetInfo{};
+  run.datasheet.reason = "CPU run";
+  EXPECT_EQ(render_efficiency_lines(run),
+            "telemetry: none (no RAPL package domains)\ndatasheet: unmatched (CPU run)\n");
   LoadedResult unmatched = l40s;
   unmatched.result.datasheet = DatasheetInfo{};
   EXPECT_NE(render_markdown(build_comparison({a40}, {unmatched}, "A40", "L40S"))

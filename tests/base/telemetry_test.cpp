@@ -117,7 +117,17 @@ TEST(TelemetrySummary, ReasonBitsDecodeByName) {
   EXPECT_TRUE(decode_clock_event_reasons(0).empty());
 }
 
-// Two windows through the recorder: the counter advances 1000 mJ per read, read at each edge.
+// `windows` windows through the recorder from an opened source (the caller asserts it opened).
+DeviceTelemetry recorded(OpenedSource opened, int windows) {
+  TelemetryRecorder recorder(std::move(opened.source), std::chrono::milliseconds(5));
+  for (int i = 0; i < windows; ++i) {
+    recorder.begin_window();
+    recorder.end_window();
+  }
+  return recorder.summary();
+}
+
+// Two windows: the counter advances 1000 mJ per read, and it is read at each edge.
 TEST(NvmlTelemetry, ReadsTheStandInLibraryThroughDlopen) {
   ScopedEnvironment env;
   env.set("GPUBENCH_NVML_LIBRARY", FAKE_NVML_LIBRARY);
@@ -126,12 +136,7 @@ TEST(NvmlTelemetry, ReadsTheStandInLibraryThroughDlopen) {
   OpenedSource opened = open_nvml_source("", 0);
   ASSERT_TRUE(opened.source) << opened.reason;
   EXPECT_EQ(opened.source->device(), "cuda:0 Fake GPU");
-  TelemetryRecorder recorder(std::move(opened.source), std::chrono::milliseconds(5));
-  for (int i = 0; i < 2; ++i) {
-    recorder.begin_window();
-    recorder.end_window();
-  }
-  const DeviceTelemetry d = recorder.summary();
+  const DeviceTelemetry d = recorded(std::move(opened), 2);
   EXPECT_TRUE(d.available);
   EXPECT_EQ(d.energy_source, "energy counter");
   EXPECT_DOUBLE_EQ(d.energy_j, 2.0);
@@ -156,10 +161,7 @@ TEST(NvmlTelemetry, WithoutAnEnergyCounterPowerIsIntegrated) {
   OpenedSource opened = open_nvml_source("0000:19:00.0", 0);
   ASSERT_TRUE(opened.source) << opened.reason;
   EXPECT_EQ(opened.source->energy_j(), std::nullopt);
-  TelemetryRecorder recorder(std::move(opened.source), std::chrono::milliseconds(5));
-  recorder.begin_window();
-  recorder.end_window();
-  const DeviceTelemetry d = recorder.summary();
+  const DeviceTelemetry d = recorded(std::move(opened), 1);
   EXPECT_EQ(d.energy_source, "integrated power");
   EXPECT_NEAR(d.energy_j, 300.0 * d.window_s, 1e-9);
   EXPECT_NEAR(d.mean_power_w, 300.0, 1e-9);
@@ -171,10 +173,7 @@ TEST(NvmlTelemetry, ACounterThatDoesNotMoveIsFlagged) {
   env.set("FAKE_NVML_ENERGY_STEP", "0");
   OpenedSource opened = open_nvml_source("", 0);
   ASSERT_TRUE(opened.source) << opened.reason;
-  TelemetryRecorder recorder(std::move(opened.source), std::chrono::milliseconds(5));
-  recorder.begin_window();
-  recorder.end_window();
-  const DeviceTelemetry d = recorder.summary();
+  const DeviceTelemetry d = recorded(std::move(opened), 1);
   EXPECT_EQ(d.energy_source, "integrated power");
   bool flagged = false;
   for (const std::string& flag : d.flags)
