@@ -18,7 +18,9 @@
 # example results/gpu/nvidia-h200/; not the group of one's, which report would take for the
 # plain run), the table to results/gpu/<gpu>/check-<stage>.txt; after every benchmark both are
 # packed into $OUT/results-<gpu>.tar.gz (unpack it in the repository's root), beside the logs,
-# env.json, pytorch.jsonl and allreduce.json ($OUT defaults to /tmp/gpubench-gpu-check).
+# env.json, pytorch.jsonl and allreduce.json ($OUT defaults to /tmp/gpubench-gpu-check). Each
+# row is followed by the eager run's telemetry (power, J/sample, clocks, throttle reasons, % of
+# the datasheet peak), and nvidia-smi samples the same stage into nvidia-smi-<stage>.csv.
 # Needs: an NVIDIA GPU, python3 with torch, torchvision and timm, cmake, ninja, and the Debian
 # libraries gpubench builds with: installed, or unpacked by scripts/fetch-gpu-deps.sh into
 # .deps/gpu-root (for a machine without apt; carry .deps there). GPUBENCH_CHECK_* resize it;
@@ -154,6 +156,13 @@ for stage in "$@"; do
     echo "# warm-up $WARMUP steps, trials of $STEPS steps; PyTorch: scripts/torch_reference.py, same settings"
   } > "$table"
   python3 scripts/gpu_check_row.py header | tee -a "$table"
+  # nvidia-smi's own view, every 500 ms, to check the results' NVML telemetry against.
+  smi_sampler=""
+  if [ "$DEVICE" != cpu ] && command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm,temperature.gpu,clocks_event_reasons.active \
+      --format=csv -lms 500 > "$folder/nvidia-smi-$stage.csv" 2>&1 &
+    smi_sampler=$!
+  fi
   case "$stage" in
     quick)
       batch="${GPUBENCH_CHECK_BATCH:-256}"
@@ -198,6 +207,7 @@ for stage in "$@"; do
           -o "$OUT/allreduce.json" 2>&1 | tee -a "$log" | tee -a "$table" || true
       } ;;
   esac
+  [ -z "$smi_sampler" ] || kill "$smi_sampler" 2> /dev/null || true
   echo "stage $stage: $(($(date +%s) - stage_start)) s" | tee -a "$table"
   tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 done

@@ -71,7 +71,30 @@ def row(label, paths):
             notes.append(f"{kind} warm-up {result['warmup_s']:.0f} s")
     return (f"{label:30} {cell(ours_eager, 9)} {cell(ours_graph, 9)} {cell(pt_eager, 9)} "
             f"{cell(pt_compiled, 11)} {eager_ratio} {graph_ratio} {metrics.get('throughput_unit', ''):11} "
-            f"{peak / 2**30 if peak else 0:8.1f}  {'; '.join(notes) or 'ok'}")
+            f"{peak / 2**30 if peak else 0:8.1f}  {'; '.join(notes) or 'ok'}" + telemetry_line(eager))
+
+
+def telemetry_line(result):
+    """The eager run's power, energy, clocks, throttling and share of peak, on a line of its own."""
+    if not result or result.get("status") != "ok":
+        return ""
+    telemetry = result.get("telemetry") or {}
+    if not telemetry.get("available"):
+        text = f"telemetry: none ({telemetry.get('reason', 'not recorded')})"
+    else:
+        s = telemetry.get("summary", {})
+        reasons = ", ".join(f"{k} {100 * v:.0f}%" for k, v in s.get("throttle_reasons", {}).items())
+        text = (f"telemetry: {s.get('mean_power_w', 0):.0f} W mean, {s.get('energy_per_sample_j', 0):.4f} "
+                f"J/sample ({s.get('energy_source')}), SM {s.get('median_sm_clock_mhz', 0):.0f} MHz "
+                f"(min {s.get('min_sm_clock_mhz', 0):.0f}), max {s.get('max_temperature_c', 0):.0f} C, "
+                f"throttle: {reasons or 'none'}")
+        if s.get("flags"):
+            text += "; " + "; ".join(s["flags"])
+    fraction = result.get("metrics", {}).get("achieved_fraction_of_peak")
+    datasheet = result.get("datasheet") or {}
+    text += (f"; {100 * fraction:.1f}% of {datasheet.get('entry')} {datasheet.get('peak_quantity')}"
+             if fraction else f"; datasheet: {datasheet.get('reason', 'not recorded')}")
+    return "\n" + " " * 32 + text
 
 
 def losses(eager_path, graph_path):
