@@ -1,6 +1,8 @@
 // Data parallelism through gpubench's own launcher, c10d Gloo and the gradient synchronizer, on
 // a tiny perceptron (tests/workers/data_parallel_worker.cpp): ranks end with identical
 // parameters, and N ranks with batch b match one process with batch N x b.
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -49,6 +51,26 @@ TEST_P(DataParallel, RanksHoldIdenticalParametersAfterTraining) {
   // The ranks started from different weights and saw different data.
   for (size_t rank = 1; rank < parameters.size(); ++rank) {
     EXPECT_TRUE(torch::equal(parameters[0], parameters[rank])) << "rank " << rank;
+  }
+}
+
+// Every rank gets every rank's text, in rank order, each cut at the limit (the worker writes
+// what it gathered; its texts are "rank R é " and R x 8 'x').
+TEST_P(DataParallel, EveryRankGathersEveryRanksText) {
+  ScratchDirectory dir("dp-gather");
+  train(dir, GetParam(), 1);
+  std::string expected;
+  for (int rank = 0; rank < GetParam(); ++rank) {
+    const std::string text = "rank " + std::to_string(rank) + " \xc3\xa9 " +
+                             std::string(static_cast<size_t>(rank) * 8, 'x');
+    expected += text.substr(0, 24) + "\n";
+  }
+  for (int rank = 0; rank < GetParam(); ++rank) {
+    std::ifstream in(dir.file("params-" + std::to_string(GetParam()) + "-1-rank" +
+                              std::to_string(rank) + "-gathered.txt"));
+    const std::string gathered((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    EXPECT_EQ(gathered, expected) << "rank " << rank;
   }
 }
 

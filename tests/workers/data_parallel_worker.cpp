@@ -5,6 +5,7 @@
 //   data_parallel_worker PREFIX GLOBAL_BATCH STEPS BUCKET_BYTES
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <torch/torch.h>
@@ -36,6 +37,12 @@ class TinyPerceptron : public gpubench::TrainableModel {
 };
 
 }  // namespace
+
+// Non-ASCII bytes and lengths around the cut.
+std::string gathered_text_of(int rank) {
+  return "rank " + std::to_string(rank) + " \xc3\xa9 " +
+         std::string(static_cast<size_t>(rank) * 8, 'x');
+}
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -82,6 +89,12 @@ int main(int argc, char** argv) {
   std::vector<torch::Tensor> flat;
   for (const auto& p : model.module().parameters()) flat.push_back(p.detach().reshape(-1));
   torch::save(torch::cat(flat), prefix + "-rank" + std::to_string(rank) + ".pt");
+  if (collectives) {  // what every rank gathered, cut at 24 bytes (how telemetry is gathered)
+    std::ofstream gathered(prefix + "-rank" + std::to_string(rank) + "-gathered.txt");
+    for (const std::string& text : collectives->gather_text(gathered_text_of(rank), 24)) {
+      gathered << text << "\n";
+    }
+  }
   std::printf("rank %d of %d: %d steps, %d bucket(s)\n", rank, world, steps,
               synchronizer ? synchronizer->bucket_count() : 0);
   std::fflush(nullptr);
