@@ -77,7 +77,9 @@ class RaplSource : public TelemetrySource {
     return total;
   }
 
-  // Power from the energy counter between this sample and the last.
+  void window_started() override { have_last_ = false; }
+
+  // Power from the energy counter between this sample and the last of the same window.
   TelemetrySample sample() override {
     TelemetrySample s;
     const double energy = *energy_j();

@@ -26,6 +26,7 @@ void TelemetryRecorder::take_sample() {
 void TelemetryRecorder::begin_window() {
   std::lock_guard<std::mutex> lock(mutex_);
   TelemetryWindow window;
+  source_->window_started();
   window.energy_start_j = source_->energy_j();
   window.start_s = now_s();
   windows_.push_back(window);

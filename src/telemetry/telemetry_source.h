@@ -33,6 +33,9 @@ class TelemetrySource {
   virtual ~TelemetrySource() = default;
   virtual std::string device() const = 0;
   virtual TelemetrySample sample() = 0;  // time_s is the recorder's
+  // A window starts: a source that derives power from its previous reading starts afresh, so
+  // that no sample spans the untimed gap between windows.
+  virtual void window_started() {}
   // The cumulative energy counter in joules; nothing where the device has none.
   virtual std::optional<double> energy_j() = 0;
   // What is read once per run: power limit, maximum and application clocks, persistence mode.

@@ -231,6 +231,29 @@ TEST(RaplTelemetry, SumsPackagesAndUnfoldsAWrappedCounter) {
   EXPECT_DOUBLE_EQ(*opened.source->energy_j(), 10.5);
 }
 
+// Power comes from counter differences within a window: a window's first sample has none, so no
+// sample spans the untimed gap before it.
+TEST(RaplTelemetry, PowerIsDerivedWithinAWindowOnly) {
+  ScratchDirectory root("powercap-windows");
+  const std::filesystem::path package = std::filesystem::path(root.path()) / "intel-rapl:0";
+  write_file(package / "energy_uj", "0\n");
+  write_file(package / "max_energy_range_uj", "10000000\n");
+  ScopedEnvironment env;
+  env.set("GPUBENCH_POWERCAP_ROOT", root.path());
+  OpenedSource opened = open_rapl_source();
+  ASSERT_TRUE(opened.source) << opened.reason;
+  TelemetrySource& source = *opened.source;
+  source.window_started();
+  EXPECT_FALSE(source.sample().power_w);
+  write_file(package / "energy_uj", "5000000\n");  // +5 J within the window
+  const auto power = source.sample().power_w;
+  ASSERT_TRUE(power);
+  EXPECT_GT(*power, 0);
+  write_file(package / "energy_uj", "9000000\n");  // between windows
+  source.window_started();
+  EXPECT_FALSE(source.sample().power_w);
+}
+
 TEST(RaplTelemetry, NoPowercapGivesAReason) {
   ScratchDirectory root("empty-powercap");
   ScopedEnvironment env;
