@@ -125,6 +125,10 @@ const Figure* Accelerator::figure(const std::string& key) const {
   return it == figures.end() ? nullptr : &it->second;
 }
 
+bool Accelerator::lists_device(const std::string& device_name) const {
+  return std::find(device_names.begin(), device_names.end(), device_name) != device_names.end();
+}
+
 std::optional<double> Accelerator::number(const std::string& key) const {
   const Figure* f = figure(key);
   if (f == nullptr || f->quantity->kind == QuantityKind::kText) return std::nullopt;
@@ -179,9 +183,7 @@ DatasheetDatabase parse_datasheets(const nlohmann::json& document, const std::st
     }
     for (const Accelerator& other : database.accelerators) {
       for (const std::string& device : a.device_names) {
-        const auto& theirs = other.device_names;
-        if (std::find(theirs.begin(), theirs.end(), device) != theirs.end() &&
-            ranges_overlap(a, other)) {
+        if (other.lists_device(device) && ranges_overlap(a, other)) {
           refuse(origin, "device '" + echoed(device) + "' matches both " + other.name + " and " +
                              a.name + " over the same memory sizes");
         }
@@ -209,20 +211,18 @@ DeviceMatch match_device(const DatasheetDatabase& database, const std::string& d
                          int64_t memory_bytes) {
   const double gib = static_cast<double>(memory_bytes) / double(1 << 30);
   const std::string memory = format_fixed(gib, 1) + " GiB";
+  const Accelerator* named = nullptr;  // the first entry with the name, when no size fits
   for (const Accelerator& a : database.accelerators) {
-    const auto& names = a.device_names;
-    if (std::find(names.begin(), names.end(), device_name) == names.end()) continue;
+    if (!a.lists_device(device_name)) continue;
     if (gib >= a.min_memory_gib && gib <= a.max_memory_gib) {
       return {&a, "device name '" + device_name + "' and " + memory};
     }
+    if (named == nullptr) named = &a;
   }
-  for (const Accelerator& a : database.accelerators) {
-    const auto& names = a.device_names;
-    if (std::find(names.begin(), names.end(), device_name) != names.end()) {
-      return {nullptr, "device '" + device_name + "' is listed for " + a.name + " but its " +
-                           memory + " is outside " + format_fixed(a.min_memory_gib, 0) + "-" +
-                           format_fixed(a.max_memory_gib, 0) + " GiB"};
-    }
+  if (named != nullptr) {
+    return {nullptr, "device '" + device_name + "' is listed for " + named->name + " but its " +
+                         memory + " is outside " + format_fixed(named->min_memory_gib, 0) + "-" +
+                         format_fixed(named->max_memory_gib, 0) + " GiB"};
   }
   return {nullptr, "no datasheet entry lists device '" + device_name + "'"};
 }

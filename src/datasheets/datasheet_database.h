@@ -45,6 +45,7 @@ struct Accelerator {
   std::map<std::string, Figure> figures;  // by quantity key
 
   const Figure* figure(const std::string& key) const;  // nullptr when not given
+  bool lists_device(const std::string& device_name) const;
   std::optional<double> number(const std::string& key) const;
 };
 

@@ -10,13 +10,9 @@
 namespace gpubench {
 namespace {
 
-struct Pin {
-  const Quantity* rate = nullptr;  // nullptr: not pinned
-};
-
 struct Column {
   const Accelerator* entry = nullptr;
-  Pin pin;
+  const Quantity* pin = nullptr;  // the one peak rate asked for; nullptr: not pinned
 };
 
 std::string pin_text(const Quantity& rate) {
@@ -39,8 +35,8 @@ Column parse_request(const DatasheetDatabase& database, const std::string& reque
       precision.size() > suffix.size() &&
       precision.compare(precision.size() - suffix.size(), suffix.size(), suffix) == 0;
   if (sparse) precision.resize(precision.size() - suffix.size());
-  column.pin.rate = peak_rate_quantity(precision, sparse);
-  if (column.pin.rate == nullptr) {
+  column.pin = peak_rate_quantity(precision, sparse);
+  if (column.pin == nullptr) {
     throw UsageError("unknown precision '" + echoed(request.substr(colon + 1)) + "' in '" +
                      echoed(request) + "'; allowed: " + join(peak_rate_precisions()) +
                      ", each with -sparse for the 2:4 sparse rate");
@@ -48,19 +44,19 @@ Column parse_request(const DatasheetDatabase& database, const std::string& reque
   return column;
 }
 
-// Every column pinned alike, or none: a ratio between unlike rates is what the spec-sheet
-// comparisons get wrong (an FP8 figure divided by a BF16 one).
+// Pins must agree, and columns without one take it: a ratio between unlike rates is what the
+// spec-sheet comparisons get wrong (an FP8 figure divided by a BF16 one).
 void check_pins(std::vector<Column>& columns) {
   const Column* first_pinned = nullptr;
   for (const Column& c : columns) {
-    if (c.pin.rate == nullptr) continue;
+    if (c.pin == nullptr) continue;
     if (first_pinned == nullptr) {
       first_pinned = &c;
       continue;
     }
-    if (c.pin.rate != first_pinned->pin.rate) {
-      const Quantity& a = *first_pinned->pin.rate;
-      const Quantity& b = *c.pin.rate;
+    if (c.pin != first_pinned->pin) {
+      const Quantity& a = *first_pinned->pin;
+      const Quantity& b = *c.pin;
       throw UsageError("refusing to compare " + first_pinned->entry->name + " " + a.label +
                        " with " + c.entry->name + " " + b.label +
                        ": a ratio needs the same precision and sparsity on both sides (ask for " +
@@ -69,9 +65,9 @@ void check_pins(std::vector<Column>& columns) {
     }
   }
   if (first_pinned == nullptr) return;
-  const Quantity* rate = first_pinned->pin.rate;
+  const Quantity* rate = first_pinned->pin;
   for (Column& c : columns) {
-    c.pin.rate = rate;
+    c.pin = rate;
     if (!c.entry->number(rate->key)) {
       std::vector<std::string> given;
       for (const Quantity& q : datasheet_quantities()) {
@@ -133,7 +129,6 @@ struct DerivedRow {
   std::string label;
   std::string unit;
   std::vector<std::optional<double>> values;
-  int digits = 3;
 };
 
 void add_ratio_cells(const std::vector<std::optional<double>>& values, ReportRow& row) {
@@ -149,7 +144,7 @@ void add_ratio_cells(const std::vector<std::optional<double>>& values, ReportRow
 
 std::vector<const Quantity*> rate_rows(const std::vector<Column>& columns) {
   std::vector<const Quantity*> rows;
-  if (columns.front().pin.rate != nullptr) return {columns.front().pin.rate};
+  if (columns.front().pin != nullptr) return {columns.front().pin};
   for (const Quantity& q : datasheet_quantities()) {  // dense only, unless pinned
     if (q.kind == QuantityKind::kPeakRate && !q.sparse) rows.push_back(&q);
   }
@@ -166,7 +161,7 @@ Report side_by_side(const DatasheetDatabase& database, const std::vector<Column>
   for (size_t i = 1; i < columns.size(); ++i) {
     table.columns.push_back(columns[i].entry->name + " / " + columns[0].entry->name);
   }
-  const bool pinned = columns.front().pin.rate != nullptr;
+  const bool pinned = columns.front().pin != nullptr;
   ReportTable notes;
   notes.id = "notes";
   notes.title = "Notes on figures";
@@ -199,15 +194,15 @@ Report side_by_side(const DatasheetDatabase& database, const std::vector<Column>
   };
   for (const Quantity& q : datasheet_quantities()) {
     const bool is_rate = q.kind == QuantityKind::kPeakRate;
-    if (pinned && is_rate && &q != columns.front().pin.rate) continue;
+    if (pinned && is_rate && &q != columns.front().pin) continue;
     if (pinned && q.kind == QuantityKind::kText) continue;
     add_row(q);
   }
   // Derived: per watt and bytes per FLOP, each from one precision's rate.
   for (const Quantity* rate : rate_rows(columns)) {
-    DerivedRow per_watt{"per watt: " + rate->label, rate->unit + "/W", {}, 3};
+    DerivedRow per_watt{"per watt: " + rate->label, rate->unit + "/W", {}};
     DerivedRow per_flop{
-        "memory bytes per op: " + rate->label, rate->unit == "TOPS" ? "B/op" : "B/FLOP", {}, 3};
+        "memory bytes per op: " + rate->label, rate->unit == "TOPS" ? "B/op" : "B/FLOP", {}};
     bool any = false;
     for (const Column& c : columns) {
       const auto peak = c.entry->number(rate->key);
@@ -222,7 +217,7 @@ Report side_by_side(const DatasheetDatabase& database, const std::vector<Column>
     for (const DerivedRow* derived : {&per_watt, &per_flop}) {
       ReportRow row{{derived->label, derived->unit}, {}};
       for (const auto& v : derived->values) {
-        row.cells.push_back(v ? ReportCell{*v, format_significant(*v, derived->digits)}
+        row.cells.push_back(v ? ReportCell{*v, format_significant(*v, 3)}
                               : ReportCell{std::nullopt, "-"});
       }
       add_ratio_cells(derived->values, row);

@@ -59,7 +59,6 @@ TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices, d
   std::vector<double> medians;
   std::set<std::string> energy_sources, flags;
   bool every_device = true;
-  report.min_sm_clock_mhz = 0;
   for (const DeviceTelemetry& d : devices) {
     if (!d.available) {
       every_device = false;

@@ -33,10 +33,6 @@ double read_microjoules(const fs::path& file) {
   return static_cast<double>(value) * 1e-6;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 class RaplSource : public TelemetrySource {
  public:
   explicit RaplSource(const fs::path& root) {
@@ -58,7 +54,7 @@ class RaplSource : public TelemetrySource {
                                " (not an Intel/AMD CPU with powercap, or a container that "
                                "hides it)");
     }
-    last_time_s_ = now_s();
+    last_time_s_ = steady_seconds();
   }
 
   std::string device() const override {
@@ -83,7 +79,7 @@ class RaplSource : public TelemetrySource {
   TelemetrySample sample() override {
     TelemetrySample s;
     const double energy = *energy_j();
-    const double time = now_s();
+    const double time = steady_seconds();
     if (time > last_time_s_ && have_last_)
       s.power_w = (energy - last_energy_j_) / (time - last_time_s_);
     last_energy_j_ = energy;

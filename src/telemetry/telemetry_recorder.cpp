@@ -1,13 +1,6 @@
 #include "telemetry/telemetry_recorder.h"
 
 namespace gpubench {
-namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 TelemetryRecorder::TelemetryRecorder(std::unique_ptr<TelemetrySource> source,
                                      std::chrono::milliseconds interval)
@@ -19,7 +12,7 @@ TelemetryRecorder::~TelemetryRecorder() {
 
 void TelemetryRecorder::take_sample() {
   TelemetrySample sample = source_->sample();
-  sample.time_s = now_s();
+  sample.time_s = steady_seconds();
   windows_.back().samples.push_back(sample);
 }
 
@@ -28,7 +21,7 @@ void TelemetryRecorder::begin_window() {
   TelemetryWindow window;
   source_->window_started();
   window.energy_start_j = source_->energy_j();
-  window.start_s = now_s();
+  window.start_s = steady_seconds();
   windows_.push_back(window);
   take_sample();
   stop_ = false;
@@ -50,7 +43,7 @@ void TelemetryRecorder::end_window() {
   std::lock_guard<std::mutex> lock(mutex_);
   take_sample();
   TelemetryWindow& window = windows_.back();
-  window.end_s = now_s();
+  window.end_s = steady_seconds();
   window.energy_end_j = source_->energy_j();
 }
 

@@ -2,6 +2,7 @@
 // what a timed window of readings looks like.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +12,11 @@
 #include "results/telemetry_info.h"
 
 namespace gpubench {
+
+// Seconds on the steady clock: the time base of samples and windows.
+inline double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct TelemetrySample {
   double time_s = 0;  // steady clock

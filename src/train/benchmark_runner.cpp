@@ -107,7 +107,6 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.system = collect_system_info();
   result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
                                            "none", resolved.telemetry_interval_ms);
-  attach_datasheet(result);
   return result;
 }
 
@@ -115,6 +114,7 @@ Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& e
   Result result = result_for(resolved);
   result.status = RunStatus::kFailed;
   result.error = error;
+  attach_datasheet(result);
   return result;
 }
 
@@ -198,11 +198,11 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     record_distributed(rank, synchronizer.get(), result);
     result.telemetry =
         telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
-    attach_datasheet(result);
   } catch (const std::exception& error) {
     result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());
   }
+  attach_datasheet(result);  // after the metrics: the share of peak needs the achieved TFLOP/s
   result.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
