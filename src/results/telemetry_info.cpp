@@ -88,7 +88,8 @@ TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices, d
     report.energy_per_sample_j = report.energy_j / timed_samples;
     report.samples_per_joule = timed_samples / report.energy_j;
   } else if (report.available) {
-    flags.insert("energy per sample left out: not every device was measured");
+    flags.insert(every_device ? "energy per sample left out: no energy was measured"
+                              : "energy per sample left out: not every device was measured");
   }
   report.throttle_reasons = largest_shares(devices);
   report.flags.assign(flags.begin(), flags.end());

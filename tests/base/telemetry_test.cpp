@@ -304,6 +304,14 @@ TEST(TelemetryReport, AnUnmeasuredDeviceLeavesEnergyPerSampleOut) {
   EXPECT_NE(nlohmann::json(r.flags).dump().find("rank 1 has no telemetry"), std::string::npos);
 }
 
+TEST(TelemetryReport, NoEnergyOnMeasuredDevicesIsNamedAsSuch) {
+  const TelemetryReport r =
+      combine_device_telemetry({measured_device(0, 0, 0, 1900)}, 800, "rapl", 100);
+  EXPECT_DOUBLE_EQ(r.energy_per_sample_j, 0);
+  EXPECT_EQ(r.flags,
+            std::vector<std::string>{"energy per sample left out: no energy was measured"});
+}
+
 TEST(TelemetryReport, RoundTripsThroughJson) {
   const TelemetryReport r = combine_device_telemetry(
       {measured_device(0, 100, 200, 1900), measured_device(1, 300, 250, 1800)}, 800, "nvml", 50);
