@@ -38,7 +38,7 @@ TEST_P(MultiTensorSgdMatchesTorchSgd, TenStepsGiveTheSameParameters) {
   const auto reference_parameters = make_parameters();
   const auto ours_parameters = copy_of(reference_parameters);
   torch::optim::SGD reference(reference_parameters, GetParam().options);
-  MultiTensorSgd ours(ours_parameters, GetParam().options, SgdImplementation::kForeach);
+  MultiTensorSgd ours(ours_parameters, GetParam().options, OptimizerImplementation::kForeach);
   torch::manual_seed(7);
   for (int step = 0; step < 10; ++step) {
     for (size_t i = 0; i < reference_parameters.size(); ++i) {
@@ -73,12 +73,12 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(MultiTensorSgd, ForeachOnTheCpuAndItsName) {
-  EXPECT_EQ(best_sgd_implementation(torch::kCPU), SgdImplementation::kForeach);
-  EXPECT_EQ(to_string(SgdImplementation::kForeach), "foreach");
-  EXPECT_EQ(to_string(SgdImplementation::kFused), "fused");
+  EXPECT_EQ(best_sgd_implementation(torch::kCPU), OptimizerImplementation::kForeach);
+  EXPECT_EQ(to_string(OptimizerImplementation::kForeach), "foreach");
+  EXPECT_EQ(to_string(OptimizerImplementation::kFused), "fused");
   auto parameters = make_parameters();
   EXPECT_THROW(MultiTensorSgd(parameters, torch::optim::SGDOptions(0.1).nesterov(true),
-                              SgdImplementation::kForeach),
+                              OptimizerImplementation::kForeach),
                std::invalid_argument);
 }
 

@@ -13,7 +13,7 @@ std::vector<float> losses_over_ten_steps(Precision precision) {
   torch::manual_seed(0);
   auto model = ModelRegistry::instance().get("resnet50").instantiate();
   model->module().train();
-  SyntheticBatch batch{torch::randn({4, 3, 64, 64}), torch::randint(1000, {4}, torch::kLong)};
+  SyntheticBatch batch{torch::randn({4, 3, 64, 64}), torch::randint(1000, {4}, torch::kLong), {}};
   OptimizerSettings settings;
   settings.learning_rate = 0.01;
   TrainingStep step(*model, PrecisionPolicy(precision, torch::kCPU), settings);

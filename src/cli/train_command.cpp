@@ -2,12 +2,14 @@
 // started by a launcher (torchrun, srun, mpirun) it runs as the rank the environment names.
 // Its benchmark options come from the field table (spec/benchmark_fields.h); a child started
 // by `run` or by the rank launcher gets the resolved benchmark as a file instead.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "commands.h"
 #include "common/atomic_file.h"
+#include "common/byte_size.h"
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -20,6 +22,7 @@
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "train/benchmark_runner.h"
+#include "train/memory_plan.h"
 #include "train/progress_printer.h"
 #include "train/resolve_benchmark.h"
 
@@ -96,11 +99,23 @@ ResolvedBenchmark benchmark_to_run(const TrainOptions& options, BenchmarkRequest
   return resolved;
 }
 
-RunContext context_for(const ResolvedBenchmark& resolved, int rank, ProgressPrinter* progress,
-                       const EnvironmentLookup& environment) {
+// The host memory one of `ranks_here` processes may take: GPUBENCH_HOST_MEMORY, else its share of
+// MemAvailable; unset where neither is known.
+std::optional<int64_t> host_memory_share(const EnvironmentLookup& environment, int ranks_here) {
+  if (const auto given = environment(kHostMemoryVariable)) {
+    return parse_byte_size(*given, kHostMemoryVariable);
+  }
+  const std::optional<int64_t> available = host_available_memory();
+  if (!available) return std::nullopt;
+  return *available / std::max(1, ranks_here);
+}
+
+RunContext context_for(const ResolvedBenchmark& resolved, int rank, int ranks_here,
+                       ProgressPrinter* progress, const EnvironmentLookup& environment) {
   RunContext context;
   if (progress != nullptr) context.progress = std::ref(*progress);
   context.fault = fault_for(environment(kFaultInjectionVariable), resolved, rank);
+  context.host_memory_limit = host_memory_share(environment, ranks_here);
   return context;
 }
 
@@ -131,7 +146,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   if (launch.rank == 0 && !ours) log_plan(resolved);
   ProgressPrinter progress(resolved.model, sample_unit(resolved));
   const Result result = run_benchmark_as_rank(
-      resolved, launch, context_for(resolved, launch.rank, &progress, environment));
+      resolved, launch, context_for(resolved, launch.rank, launch.local_world_size, &progress, environment));
   int code = result.status == RunStatus::kOk ? kExitOk : kExitBenchmarkFailed;
   if (!path.empty() && ours) {
     write_json_atomically(path, result_to_json(result));
@@ -171,7 +186,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     return report(run_local_ranks(resolved, ranks), path);
   }
   ProgressPrinter progress(resolved.model, sample_unit(resolved));
-  return report(run_benchmark(resolved, context_for(resolved, 0, &progress, environment)), path);
+  return report(run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment)), path);
 }
 
 std::string help_of(const BenchmarkField& field) {

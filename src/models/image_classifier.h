@@ -37,7 +37,7 @@ class ImageClassifier : public TrainableModel {
     if (channels_last) images = images.contiguous(torch::MemoryFormat::ChannelsLast);
     torch::Tensor labels = torch::randint(
         num_classes_, {batch_size}, torch::TensorOptions().device(device).dtype(torch::kLong));
-    return {images, labels};
+    return {images, labels, {}};
   }
 
   torch::Tensor training_loss(const SyntheticBatch& batch) override {

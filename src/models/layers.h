@@ -15,7 +15,8 @@ class Conv2dImpl : public torch::nn::Conv2dImpl {
     torch::Tensor output = torch::nn::Conv2dImpl::forward(input);
     const auto& kernel = options.kernel_size();
     FlopCounter::record_multiply_adds(output.numel() * (options.in_channels() / options.groups()) *
-                                      kernel->at(0) * kernel->at(1));
+                                          kernel->at(0) * kernel->at(1),
+                                      !weight.requires_grad());
     return output;
   }
 };
@@ -26,7 +27,8 @@ class LinearImpl : public torch::nn::LinearImpl {
   using torch::nn::LinearImpl::LinearImpl;
   torch::Tensor forward(const torch::Tensor& input) {
     torch::Tensor output = torch::nn::LinearImpl::forward(input);
-    FlopCounter::record_multiply_adds(output.numel() * options.in_features());
+    FlopCounter::record_multiply_adds(output.numel() * options.in_features(),
+                                      !weight.requires_grad());
     return output;
   }
 };

@@ -50,17 +50,24 @@ std::vector<std::string> ModelRegistry::names() const {
 }
 
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options) {
+  if (info.count) return info.count(options);
   return measure_instance(*info.instantiate(options));
 }
 
 ModelStats measure_instance(TrainableModel& model) {
   torch::NoGradGuard no_grad;
   ModelStats stats;
-  for (const auto& parameter : model.module().parameters()) stats.params += parameter.numel();
+  for (const auto& parameter : model.module().parameters()) {
+    stats.params += parameter.numel();
+    if (parameter.requires_grad()) stats.trainable_params += parameter.numel();
+  }
+  const bool was_training = model.module().is_training();
   model.module().eval();
   FlopCounter counter;
   const int64_t samples = model.count_forward();
+  model.module().train(was_training);
   stats.forward_flops = counter.flops() / samples;
+  stats.frozen_weight_flops = counter.frozen_weight_flops() / samples;
   return stats;
 }
 

@@ -9,12 +9,15 @@
 
 #include <torch/torch.h>
 
+#include "spec/benchmark.h"
+
 namespace gpubench {
 
 // One synthetic batch that lives on the device for the whole run.
 struct SyntheticBatch {
   torch::Tensor inputs;
   torch::Tensor targets;
+  std::vector<torch::Tensor> extras;  // further inputs of one model (BERT's token types, ...)
 };
 
 // A model ready to train: its module, its synthetic data and its loss.
@@ -29,14 +32,46 @@ class TrainableModel {
   // One inference-mode forward pass on the CPU, for counting FLOPs; returns how many samples
   // (images, tokens) it covered.
   virtual int64_t count_forward() = 0;
-  // Samples in one batch item: 1 for an image, tgt_len tokens for a language model.
+  // Samples in one batch item: 1 for an image or a BERT sequence, tgt_len or seq_len tokens for
+  // a language model whose throughput is in tokens.
   virtual int64_t samples_per_item() const { return 1; }
+  // Tokens in one batch item; 0 for a model that does not read tokens.
+  virtual int64_t tokens_per_item() const { return 0; }
 };
 
-// Per-run settings of sequence models, as resolved; tgt_len 0: the model's own (FLOP counts).
+struct LoraSettings {
+  int64_t rank = 16;
+  double alpha = 32;
+  // Projection roles ("q", "k", "v", "o", "gate", "up", "down") that get adapters.
+  std::vector<std::string> targets;
+};
+
+// Per-run settings, as resolved; 0 for a length: the model's own (FLOP counts).
 struct ModelOptions {
-  int64_t tgt_len = 0;
+  int64_t tgt_len = 0;  // Transformer-XL: tokens per segment, and memory
   int64_t mem_len = 0;
+  int64_t seq_len = 0;  // the fine-tuning models: tokens per sequence
+  Tuning tuning = Tuning::kFull;
+  LoraSettings lora;
+  bool activation_checkpointing = false;
+};
+
+// What a training step runs for a model: the reference recipes' optimisers.
+enum class OptimizerKind { kSgd, kAdamW };
+
+// Figures counted from an instantiated model (or, for models too large to build anywhere the
+// tests run, from their configuration by a rule tested against built ones), not estimated.
+struct ModelStats {
+  int64_t params = 0;
+  int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
+  // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
+  int64_t forward_flops = 0;
+  // per sample: the part of forward_flops that multiplies by a frozen weight; training does not
+  // compute those weights' gradients
+  int64_t frozen_weight_flops = 0;
+  // Forward, input gradients (as much as the forward) and weight gradients (as much as the
+  // forward of every product with a trainable weight): 3 x forward_flops less the frozen part.
+  int64_t train_flops() const { return 3 * forward_flops - frozen_weight_flops; }
 };
 
 struct ModelInfo {
@@ -56,21 +91,27 @@ struct ModelInfo {
   bool prefers_channels_last = false;
   // Fewest warm-up steps before its timed steps are in steady state; unset: any number.
   std::function<int(int64_t tgt_len, int64_t mem_len)> minimum_warmup_steps;
+  // The fine-tuning models: tokens per sequence (seq_len), and its bound (positions); 0: none.
+  int64_t default_seq_len = 0;
+  int64_t max_seq_len = 0;
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
+  std::vector<std::string> lora_roles;
+  // Its transformer blocks can recompute their activations in backward.
+  bool supports_activation_checkpointing = false;
   // A test model: found by name, but left out of every listing.
   bool hidden = false;
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
+  // Counts from the configuration, without building the model (large language models); unset:
+  // counted on an instance.
+  std::function<ModelStats(const ModelOptions&)> count;
 
   std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
     return create(options);
   }
 };
 
-// Figures counted from an instantiated model, not estimated.
-struct ModelStats {
-  int64_t params = 0;
-  // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
-  int64_t forward_flops = 0;
-};
+// The model's counts: from its configuration where it has a rule, else from an instance.
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options = {});
 // The same for a model already built, on the CPU; leaves it in evaluation mode.
 ModelStats measure_instance(TrainableModel& model);

@@ -369,7 +369,7 @@ SyntheticBatch TransformerXLModel::synthetic_batch(int64_t batch_size, torch::De
                             .to(torch::kLong);
   memory_.clear();
   position_ = 0;
-  return {tokens, tokens};
+  return {tokens, tokens, {}};
 }
 
 SegmentOutput TransformerXLModel::run_segment(const Tensor& tokens, const Tensor& targets,

@@ -70,7 +70,9 @@ nlohmann::json result_to_json(const Result& r) {
                     {"global_batch_size", s.batch_size * s.gpus},
                     {"input_shape", r.input_shape},
                     {"params", r.params},
-                    {"optimizer", "SGD momentum 0.9, weight decay 1e-4"},
+                    {"trainable_params", r.trainable_params},
+                    {"frozen_params", r.params - r.trainable_params},
+                    {"optimizer", r.optimizer},
                     {"data",
                      "synthetic, generated once on the device; no input pipeline is "
                      "measured"}});
@@ -110,6 +112,9 @@ nlohmann::json result_to_json(const Result& r) {
   }
   if (r.metrics.sequences_per_second > 0) {
     document["metrics"]["sequences_per_second"] = r.metrics.sequences_per_second;
+  }
+  if (r.metrics.tokens_per_second > 0) {
+    document["metrics"]["tokens_per_second"] = r.metrics.tokens_per_second;
   }
   if (r.metrics.achieved_fraction_of_peak > 0) {
     document["metrics"]["achieved_fraction_of_peak"] = r.metrics.achieved_fraction_of_peak;
@@ -169,6 +174,8 @@ Result result_from_json(const nlohmann::json& document) {
   r.optimizer_impl = b.text("optimizer_impl");
   r.input_shape = b.integers("input_shape");
   r.params = b.integer("params");
+  r.trainable_params = b.integer("trainable_params", r.params, 0, r.params);
+  r.optimizer = b.text("optimizer");
   const JsonFields m = top.object("metrics");
   r.metrics.throughput = m.number("throughput");
   if (has_throughput(r.status) && !(r.metrics.throughput > 0)) {
@@ -187,6 +194,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.metrics.final_loss = m.number("final_loss", 0, kLowest, kHighest);
   r.metrics.skipped_steps = m.integer("skipped_steps");
   r.metrics.sequences_per_second = m.number("sequences_per_second");
+  r.metrics.tokens_per_second = m.number("tokens_per_second");
   r.metrics.graph_capture_ms = m.number("graph_capture_ms");
   r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
   const JsonFields d = top.object("distributed");

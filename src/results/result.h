@@ -37,7 +37,8 @@ struct Metrics {
   double achieved_tflops = 0;
   double final_loss = 0;
   int64_t skipped_steps = 0;        // fp16 steps skipped for inf/NaN gradients
-  double sequences_per_second = 0;  // language models: throughput / tgt_len
+  double sequences_per_second = 0;  // language models: throughput / tokens per sequence
+  double tokens_per_second = 0;     // models that read tokens (Transformer-XL, BERT, Llama)
   double graph_capture_ms = 0;      // graph mode: capturing the step into a CUDA graph
   // achieved_tflops over the datasheet's dense peak of the precision that ran, times the
   // devices; 0 when the GPU matched no datasheet entry.
@@ -78,10 +79,12 @@ struct Result {
   std::string source;  // where a published figure comes from
   ResolvedBenchmark benchmark;
   std::string model_reference;
-  std::string optimizer_impl;  // "fused" or "foreach" (MultiTensorSgd); empty when not trained
+  std::string optimizer;       // the recipe in words ("AdamW betas (0.9, 0.999), ...")
+  std::string optimizer_impl;  // "fused" or "foreach"; empty when not trained
   std::string model_family;
   std::vector<int64_t> input_shape;
   int64_t params = 0;
+  int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;
   DistributedInfo distributed;
   SystemInfo system;

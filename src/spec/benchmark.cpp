@@ -17,11 +17,14 @@ const EnumNames<DeviceKind> kDevices = {
 
 const EnumNames<Mode> kModes = {{Mode::kEager, "eager"}, {Mode::kGraph, "graph"}};
 
+const EnumNames<Tuning> kTunings = {{Tuning::kFull, "full"}, {Tuning::kLora, "lora"}};
+
 template <typename T>
 auto fields_of(const T& b) {
   return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
                   b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
-                  b.timeout_s, b.mode, b.telemetry_interval_ms);
+                  b.timeout_s, b.mode, b.telemetry_interval_ms, b.seq_len, b.tuning, b.lora_rank,
+                  b.lora_alpha, b.lora_targets, b.activation_checkpointing);
 }
 
 }  // namespace
@@ -34,6 +37,15 @@ std::string to_string(DeviceKind device) {
 }
 std::string to_string(Mode mode) {
   return name_of(kModes, mode);
+}
+std::string to_string(Tuning tuning) {
+  return name_of(kTunings, tuning);
+}
+Tuning parse_tuning(const std::string& text) {
+  return parse_name(kTunings, text, "tuning");
+}
+std::vector<std::string> tuning_names() {
+  return names_of(kTunings);
 }
 Mode parse_mode(const std::string& text) {
   return parse_name(kModes, text, "mode");

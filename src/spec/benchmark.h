@@ -16,16 +16,22 @@ enum class DeviceKind { kAuto, kCuda, kCpu };
 // eager: every kernel launched from the host each step; graph: the whole step captured once in
 // a CUDA graph and replayed (BIZON's "XLA" columns are the compiled-graph analogue).
 enum class Mode { kEager, kGraph };
+// Which parameters train (README, Fine-tuning): every one, or low-rank adapters (LoRA) on a
+// frozen model.
+enum class Tuning { kFull, kLora };
 
 std::string to_string(Precision precision);
 std::string to_string(DeviceKind device);
 std::string to_string(Mode mode);
+std::string to_string(Tuning tuning);
 Precision parse_precision(const std::string& text);  // throws UsageError
 DeviceKind parse_device(const std::string& text);    // throws UsageError
 Mode parse_mode(const std::string& text);            // throws UsageError
+Tuning parse_tuning(const std::string& text);        // throws UsageError
 std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16
 std::vector<std::string> device_names();
 std::vector<std::string> mode_names();
+std::vector<std::string> tuning_names();
 
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
@@ -48,6 +54,12 @@ struct BenchmarkRequest {
   std::optional<int> timeout_s;
   std::optional<Mode> mode;
   std::optional<int> telemetry_interval_ms;
+  std::optional<int64_t> seq_len;
+  std::optional<Tuning> tuning;
+  std::optional<int> lora_rank;
+  std::optional<int> lora_alpha;
+  std::optional<std::string> lora_targets;
+  std::optional<bool> activation_checkpointing;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -72,6 +84,12 @@ struct ResolvedBenchmark {
   int timeout_s = 0;  // how long a rank waits for its peers
   Mode mode = Mode::kEager;
   int telemetry_interval_ms = 0;  // power and clock sampling; 0: off
+  int64_t seq_len = 0;            // the fine-tuning models only; 0 for the others
+  Tuning tuning = Tuning::kFull;
+  int lora_rank = 0;  // LoRA's adapters; recorded, but meaningless, for full tuning
+  int lora_alpha = 0;
+  std::string lora_targets;  // "q,k,v,o" (projection roles) or "all-linear"
+  bool activation_checkpointing = false;
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

@@ -32,6 +32,11 @@ struct Codec<Mode> {
   static Mode decode(const json& value) { return parse_mode(value.get<std::string>()); }
 };
 template <>
+struct Codec<Tuning> {
+  static json encode(Tuning value) { return to_string(value); }
+  static Tuning decode(const json& value) { return parse_tuning(value.get<std::string>()); }
+};
+template <>
 struct Codec<DeviceKind> {
   static json encode(DeviceKind value) { return to_string(value); }
   static DeviceKind decode(const json& value) { return parse_device(value.get<std::string>()); }
@@ -147,9 +152,39 @@ std::vector<BenchmarkField> make_table() {
             "Milliseconds between power, clock and temperature samples in the timed windows "
             "(NVML on GPUs, RAPL on the CPU); 0 turns telemetry off",
             false, &R::telemetry_interval_ms, &B::telemetry_interval_ms),
+      field("seq_len", integer(nullptr, 1, 1 << 20, "the model's"),
+            "Fine-tuning models (BERT, Llama): tokens per sequence", true, &R::seq_len,
+            &B::seq_len,
+            [](const B& b) { return b.seq_len > 0 ? "seq " + std::to_string(b.seq_len) : ""; }),
+      field("tuning", {FieldType::kChoice, "full", "", 0, 0, tuning_names()},
+            "full (every parameter trains) or lora (a frozen model with low-rank adapters; "
+            "fine-tuning models only)",
+            true, &R::tuning, &B::tuning,
+            [](const B& b) {
+              return b.tuning == Tuning::kLora ? "LoRA r" + std::to_string(b.lora_rank) + " alpha " +
+                                                     std::to_string(b.lora_alpha) + " " +
+                                                     b.lora_targets
+                                               : "";
+            }),
+      field("lora_rank", integer(16, 1, 1 << 16), "LoRA: the adapters' rank", true, &R::lora_rank,
+            &B::lora_rank),
+      field("lora_alpha", integer(32, 1, 1 << 20),
+            "LoRA: alpha; the adapters' output is scaled by alpha / rank", true, &R::lora_alpha,
+            &B::lora_alpha),
+      field("lora_targets", {FieldType::kText, "q,k,v,o", "", 0, 0, {}},
+            "LoRA: projections that get adapters, from q,k,v,o,gate,up,down (the model's), or "
+            "all-linear",
+            true, &R::lora_targets, &B::lora_targets),
+      field("activation_checkpointing", {FieldType::kFlag, false, "", 0, 0, {}},
+            "Transformer models: recompute each block's activations in backward (less memory, "
+            "more time)",
+            true, &R::activation_checkpointing, &B::activation_checkpointing,
+            [](const B& b) {
+              return b.activation_checkpointing ? std::string("checkpointed") : "";
+            }),
   };
   for (BenchmarkField& f : table) {
-    if (f.key == "tgt_len") f.zero_means_none = true;
+    if (f.key == "tgt_len" || f.key == "seq_len") f.zero_means_none = true;
     if (f.key == "model") f.short_flag = "-m";
     if (f.key == "precision") f.short_flag = "-p";
     if (f.key == "batch_size") {

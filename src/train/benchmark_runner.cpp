@@ -3,10 +3,12 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <stdexcept>
 
 #include <torch/torch.h>
 
 #if GPUBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
@@ -18,6 +20,8 @@
 #include "train/compat.h"
 #include "train/device_timers.h"
 #include "train/graphed_step.h"
+#include "train/memory_plan.h"
+#include "train/resolve_benchmark.h"
 #include "train/precision_policy.h"
 #include "train/run_telemetry.h"
 #include "train/training_step.h"
@@ -95,6 +99,44 @@ void record_distributed(const RankContext& rank, GradientSynchronizer* synchroni
       rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
 }
 
+// The run's certain bytes do not fit: raised before the model is built.
+class OutOfMemoryBeforeRun : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+int64_t device_memory_bytes(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    return static_cast<int64_t>(at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
+  }
+#else
+  (void)device;
+#endif
+  return 0;
+}
+
+std::string memory_shortfall_for(const ModelStats& stats, const ResolvedBenchmark& spec,
+                                 const ModelInfo& info, torch::Device device,
+                                 const RunContext& context) {
+  const std::optional<int64_t> host =
+      context.host_memory_limit ? context.host_memory_limit : host_available_memory();
+  if (!host) return "";
+  return memory_shortfall(plan_memory(stats, spec, info.optimizer), spec, *host,
+                          device.is_cuda() ? device_memory_bytes(device) : *host);
+}
+
+// LoRA's frozen base in the compute dtype (bf16 or fp16), as the usual recipes load it; the
+// adapters stay float32, so their optimiser state does too.
+void hold_frozen_weights_in(const PrecisionPolicy& policy, torch::nn::Module& module) {
+  const std::optional<torch::ScalarType> dtype = policy.autocast_dtype();
+  if (!dtype) return;
+  torch::NoGradGuard no_grad;
+  for (auto& parameter : module.parameters()) {
+    if (!parameter.requires_grad()) parameter.set_data(parameter.data().to(*dtype));
+  }
+}
+
 }  // namespace
 
 Result result_for(const ResolvedBenchmark& resolved) {
@@ -104,6 +146,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.model_family = info.family;
   result.input_shape = info.input_shape;
   result.metrics.throughput_unit = info.sample_unit + "/sec";
+  result.optimizer = info.optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD";
   result.system = collect_system_info();
   result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
                                            "none", resolved.telemetry_interval_ms);
@@ -131,16 +174,29 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(static_cast<uint64_t>(spec.seed));
-    const ModelOptions options{spec.tgt_len, spec.mem_len};
+    const ModelOptions options = model_options_for(spec);
+    // Models too large to build everywhere are counted from their configuration, so the memory
+    // check comes before anything is allocated.
+    std::optional<ModelStats> counted;
+    if (info.count) counted = info.count(options);
+    if (counted) {
+      const std::string shortfall = memory_shortfall_for(*counted, spec, info, device, context);
+      if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
+    }
+    if (context.host_memory_limit && device.is_cpu()) {
+      limit_host_memory_growth(*context.host_memory_limit);
+    }
     std::unique_ptr<TrainableModel> model = info.instantiate(options);
-    const ModelStats stats = measure_instance(*model);  // on the CPU, before the move
+    const ModelStats stats = counted ? *counted : measure_instance(*model);  // on the CPU
     const int64_t samples_per_step = spec.batch_size * world_size * model->samples_per_item();
     result.params = stats.params;
+    result.trainable_params = stats.trainable_params;
     result.metrics.forward_flops_per_sample = stats.forward_flops;
-    result.metrics.train_flops_per_step = 3 * stats.forward_flops * samples_per_step;
+    result.metrics.train_flops_per_step = stats.train_flops() * samples_per_step;
 
     model->module().to(device);
     if (spec.channels_last) to_channels_last(model->module());
+    if (spec.tuning == Tuning::kLora) hold_frozen_weights_in(policy, model->module());
     model->module().train();
     std::unique_ptr<GradientSynchronizer> synchronizer;
     if (rank.collectives) {
@@ -149,16 +205,17 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
       for (auto& buffer : model->module().buffers()) state.push_back(buffer);
       rank.collectives->broadcast_from_rank0(state);
       synchronizer = std::make_unique<GradientSynchronizer>(
-          *rank.collectives, model->module().parameters(), int64_t{spec.bucket_mb} << 20);
+          *rank.collectives, trainable_parameters(model->module()), int64_t{spec.bucket_mb} << 20);
       torch::manual_seed(static_cast<uint64_t>(spec.seed) +
                          static_cast<uint64_t>(rank.collectives->rank()));
     }
     const SyntheticBatch batch =
         model->synthetic_batch(spec.batch_size, device, spec.channels_last);
-    OptimizerSettings settings;
-    settings.learning_rate = 0.1 * static_cast<double>(spec.batch_size * world_size) / 256.0;
-    TrainingStep step(*model, policy, settings, synchronizer.get());
-    result.optimizer_impl = to_string(step.optimizer_implementation());
+    TrainingStep step(*model, policy,
+                      optimizer_settings_for(info.optimizer, spec.batch_size * world_size),
+                      synchronizer.get());
+    result.optimizer = step.optimizer().description();
+    result.optimizer_impl = to_string(step.optimizer().implementation());
 
     reset_peak_memory(device);
     TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
@@ -186,9 +243,13 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     metrics.step_time_ms = measured.step_time_ms;
     metrics.throughput = measured.throughput;
     metrics.per_device_throughput = metrics.throughput / world_size;
-    if (model->samples_per_item() > 1) {
+    if (model->tokens_per_item() > 0 || model->samples_per_item() > 1) {
       metrics.sequences_per_second =
           metrics.throughput / static_cast<double>(model->samples_per_item());
+    }
+    if (model->tokens_per_item() > 0) {
+      metrics.tokens_per_second =
+          metrics.sequences_per_second * static_cast<double>(model->tokens_per_item());
     }
     metrics.final_loss = loss.item<double>();
     metrics.skipped_steps = step.skipped_steps();
@@ -199,7 +260,9 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     result.telemetry =
         telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
   } catch (const std::exception& error) {
-    result.status = compat::is_out_of_memory(error) ? RunStatus::kOom : RunStatus::kFailed;
+    const bool oom = compat::is_out_of_memory(error) ||
+                     dynamic_cast<const OutOfMemoryBeforeRun*>(&error) != nullptr;
+    result.status = oom ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());
   }
   attach_datasheet(result);  // after the metrics: the share of peak needs the achieved TFLOP/s

@@ -2,6 +2,8 @@
 
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
+
+#include <cmath>
 #if GPUBENCH_TORCH_AT_LEAST(2, 7)
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #endif
@@ -20,6 +22,10 @@ void set_autocast_enabled(c10::DeviceType device, bool enabled) {
 
 void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
   at::autocast::set_autocast_dtype(device, dtype);
+}
+
+at::ScalarType autocast_dtype(c10::DeviceType device) {
+  return at::autocast::get_autocast_dtype(device);
 }
 
 #else
@@ -45,7 +51,29 @@ void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
   }
 }
 
+at::ScalarType autocast_dtype(c10::DeviceType device) {
+  return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype()
+                                        : at::autocast::get_autocast_gpu_dtype();
+}
+
 #endif
+
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v, double dropout, bool causal) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 0)
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropout, causal);
+#else
+  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
+  if (causal) {
+    const at::Tensor future =
+        at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);
+    scores = scores.masked_fill(future, -INFINITY);
+  }
+  at::Tensor weights = at::softmax(scores, -1);
+  if (dropout > 0) weights = at::dropout(weights, dropout, /*train=*/true);
+  return at::matmul(weights, v);
+#endif
+}
 
 void set_tf32(bool matmul, bool cudnn) {
   at::globalContext().setAllowTF32CuBLAS(matmul);
@@ -63,7 +91,10 @@ bool tf32_cudnn_enabled() {
 bool is_out_of_memory(const std::exception& error) {
   if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) return true;
   const std::string what = error.what();
+  // The CPU allocator's words ("DefaultCPUAllocator: not enough memory"), and operator new's.
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return true;
   return what.find("out of memory") != std::string::npos ||
+         what.find("not enough memory") != std::string::npos ||
          what.find("CUBLAS_STATUS_ALLOC_FAILED") != std::string::npos;
 }
 
@@ -84,6 +115,30 @@ void fused_sgd_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::Ten
                   /*maximize=*/false, is_first_step, /*grad_scale=*/std::nullopt, found_inf);
 #else
   TORCH_CHECK(false, "this LibTorch has no fused SGD");
+#endif
+}
+
+bool fused_adamw_available([[maybe_unused]] const c10::Device& device) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+  return device.is_cpu() || (device.is_cuda() && GPUBENCH_WITH_CUDA);
+#else
+  return false;
+#endif
+}
+
+void fused_adamw_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::TensorList grads,
+                  [[maybe_unused]] at::TensorList exp_avgs,
+                  [[maybe_unused]] at::TensorList exp_avg_sqs,
+                  [[maybe_unused]] at::TensorList state_steps, [[maybe_unused]] double lr,
+                  [[maybe_unused]] double beta1, [[maybe_unused]] double beta2,
+                  [[maybe_unused]] double weight_decay, [[maybe_unused]] double eps,
+                  [[maybe_unused]] const std::optional<at::Tensor>& found_inf) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, state_steps, lr,
+                    beta1, beta2, weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false,
+                    /*grad_scale=*/std::nullopt, found_inf);
+#else
+  TORCH_CHECK(false, "this LibTorch has no fused AdamW");
 #endif
 }
 

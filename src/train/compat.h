@@ -52,10 +52,26 @@ void fused_sgd_(at::TensorList params, at::TensorList grads, at::TensorList mome
                 double weight_decay, double momentum, double lr, double dampening, bool nesterov,
                 bool is_first_step, const std::optional<at::Tensor>& found_inf = std::nullopt);
 
+// PyTorch's fused AdamW kernel (AdamW(fused=True)): 2.4 and newer have it for CUDA and the CPU.
+bool fused_adamw_available(const c10::Device& device);
+// at::_fused_adamw_ (no AMSGrad) where fused_adamw_available; throws elsewhere. `state_steps`
+// are float32 [] tensors on the device, already counting this step.
+void fused_adamw_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                  at::TensorList exp_avg_sqs, at::TensorList state_steps, double lr, double beta1,
+                  double beta2, double weight_decay, double eps,
+                  const std::optional<at::Tensor>& found_inf = std::nullopt);
+
 // Autocast switches per device type: 2.4 made them take the device type as an argument.
 bool autocast_enabled(c10::DeviceType device);
 void set_autocast_enabled(c10::DeviceType device, bool enabled);
 void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype);
+at::ScalarType autocast_dtype(c10::DeviceType device);
+
+// softmax(q k^T / sqrt(d) [+ causal mask]) v over [batch, heads, tokens, d], with dropout on the
+// weights: 2.x's fused kernels (flash, memory-efficient) through at::scaled_dot_product_attention;
+// 1.13 has none, so the same maths in plain operators there.
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v, double dropout, bool causal);
 
 // TF32 for cuBLAS matmuls and cuDNN convolutions.
 void set_tf32(bool matmul, bool cudnn);

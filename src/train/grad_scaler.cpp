@@ -28,8 +28,8 @@ int64_t GradScaler::skipped_steps() const {
   return skipped_steps_ + static_cast<int64_t>(skipped_on_device_.item<float>());
 }
 
-void GradScaler::step(MultiTensorSgd& optimizer) {
-  if (!fused_ || optimizer.implementation() != SgdImplementation::kFused) {
+void GradScaler::step(MultiTensorOptimizer& optimizer) {
+  if (!fused_ || optimizer.implementation() != OptimizerImplementation::kFused) {
     step(static_cast<torch::optim::Optimizer&>(optimizer));
     return;
   }

@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "train/multi_tensor_sgd.h"
+#include "train/multi_tensor_optimizer.h"
 
 namespace gpubench {
 
@@ -27,10 +27,10 @@ class GradScaler {
   // Unscales the gradients in place and runs the optimiser step unless a gradient is inf/NaN.
   // Returns whether the step ran.
   bool step(torch::optim::Optimizer& optimizer);
-  // With the fused SGD on CUDA: unscale, inf check, and the step skipped on the device where a
-  // gradient is inf/NaN; no host sync (PyTorch's GradScaler with SGD(fused=True)). Falls back
-  // to step(Optimizer&) otherwise.
-  void step(MultiTensorSgd& optimizer);
+  // With a fused optimiser (SGD, AdamW) on CUDA: unscale, inf check, and the step skipped on the
+  // device where a gradient is inf/NaN; no host sync (PyTorch's GradScaler with fused=True).
+  // Falls back to step(Optimizer&) otherwise.
+  void step(MultiTensorOptimizer& optimizer);
   // Backs the scale off after a skipped step; grows it after growth_interval clean steps.
   void update();
 

@@ -28,6 +28,10 @@ std::string GraphedStep::unsupported_reason(const ResolvedBenchmark& benchmark) 
     return "graph mode captures image models only: a language model's recurrent memory is a new "
            "tensor every step, which a replayed graph would never read";
   }
+  if (benchmark.activation_checkpointing) {
+    return "graph mode cannot capture activation checkpointing: its recomputation saves and "
+           "restores the CUDA generator's state, which a graph capture forbids";
+  }
   if (benchmark.gpus > 1) {
     return "graph mode runs one rank: capturing the gradient all-reduce (NCCL inside a CUDA "
            "graph, started from autograd hooks) is not implemented; use --mode eager with "

@@ -1,33 +1,42 @@
 #include "train/multi_tensor_sgd.h"
 
+#include <sstream>
 #include <stdexcept>
 
 #include "train/compat.h"
 
 namespace gpubench {
 
-std::string to_string(SgdImplementation implementation) {
-  return implementation == SgdImplementation::kFused ? "fused" : "foreach";
+std::string to_string(OptimizerImplementation implementation) {
+  return implementation == OptimizerImplementation::kFused ? "fused" : "foreach";
 }
 
-SgdImplementation best_sgd_implementation(torch::Device device) {
-  return device.is_cuda() && compat::kHasFusedSgd ? SgdImplementation::kFused
-                                                  : SgdImplementation::kForeach;
+OptimizerImplementation best_sgd_implementation(torch::Device device) {
+  return device.is_cuda() && compat::kHasFusedSgd ? OptimizerImplementation::kFused
+                                                  : OptimizerImplementation::kForeach;
 }
 
 MultiTensorSgd::MultiTensorSgd(std::vector<torch::Tensor> parameters,
                                const torch::optim::SGDOptions& options,
-                               SgdImplementation implementation)
-    : torch::optim::Optimizer(parameters, std::make_unique<torch::optim::SGDOptions>(options)),
+                               OptimizerImplementation implementation)
+    : MultiTensorOptimizer(parameters, std::make_unique<torch::optim::SGDOptions>(options)),
       implementation_(implementation),
       parameters_(std::move(parameters)),
       momentum_buffers_(parameters_.size()) {
   if (options.nesterov() && (options.momentum() <= 0 || options.dampening() != 0)) {
     throw std::invalid_argument("Nesterov momentum needs a momentum and zero dampening");
   }
-  if (implementation_ == SgdImplementation::kFused && !compat::kHasFusedSgd) {
+  if (implementation_ == OptimizerImplementation::kFused && !compat::kHasFusedSgd) {
     throw std::invalid_argument("this LibTorch has no fused SGD");
   }
+}
+
+std::string MultiTensorSgd::description() const {
+  const auto& o = options();
+  std::ostringstream text;
+  text << "SGD momentum " << o.momentum() << ", weight decay " << o.weight_decay();
+  if (o.nesterov()) text << ", Nesterov";
+  return text.str();
 }
 
 const torch::optim::SGDOptions& MultiTensorSgd::options() const {
@@ -41,7 +50,7 @@ torch::Tensor MultiTensorSgd::step(LossClosure closure) {
 }
 
 void MultiTensorSgd::step_unless(const torch::Tensor& found_inf) {
-  if (implementation_ != SgdImplementation::kFused) {
+  if (implementation_ != OptimizerImplementation::kFused) {
     throw std::invalid_argument("a step skipped on the device needs the fused SGD");
   }
   update(found_inf);
@@ -69,7 +78,7 @@ void MultiTensorSgd::update(const std::optional<torch::Tensor>& found_inf) {
   for (const bool first : {false, true}) {
     Group& group = groups[first];
     if (group.params.empty()) continue;
-    if (implementation_ == SgdImplementation::kFused) {
+    if (implementation_ == OptimizerImplementation::kFused) {
       if (first) {  // the kernel writes the gradient into a first step's buffer
         for (size_t k = 0; k < group.index.size(); ++k) {
           // Zeros where the step may be skipped on the device: a skipped first step leaves the

@@ -12,20 +12,17 @@
 
 #include <torch/torch.h>
 
+#include "train/multi_tensor_optimizer.h"
+
 namespace gpubench {
 
-enum class SgdImplementation { kFused, kForeach };
-
-// "fused" or "foreach": the result's optimizer_impl.
-std::string to_string(SgdImplementation implementation);
-
 // The fastest implementation this LibTorch has for parameters on `device`.
-SgdImplementation best_sgd_implementation(torch::Device device);
+OptimizerImplementation best_sgd_implementation(torch::Device device);
 
-class MultiTensorSgd : public torch::optim::Optimizer {
+class MultiTensorSgd : public MultiTensorOptimizer {
  public:
   MultiTensorSgd(std::vector<torch::Tensor> parameters, const torch::optim::SGDOptions& options,
-                 SgdImplementation implementation);
+                 OptimizerImplementation implementation);
 
   // One update of every parameter that has a gradient; a parameter without one keeps its value
   // and its momentum buffer, as with torch::optim::SGD. `closure` is not supported (nullptr).
@@ -33,14 +30,15 @@ class MultiTensorSgd : public torch::optim::Optimizer {
   // The fused implementation only: the same update, skipped on the device where `found_inf`
   // (float32 [1]) is nonzero, so the fp16 loss scaler needs no host sync (and the step can be
   // captured in a CUDA graph).
-  void step_unless(const torch::Tensor& found_inf);
+  void step_unless(const torch::Tensor& found_inf) override;
 
-  SgdImplementation implementation() const { return implementation_; }
+  OptimizerImplementation implementation() const override { return implementation_; }
+  std::string description() const override;
 
  private:
   const torch::optim::SGDOptions& options() const;
   void update(const std::optional<torch::Tensor>& found_inf);
-  SgdImplementation implementation_;
+  OptimizerImplementation implementation_;
   std::vector<torch::Tensor> parameters_;
   std::vector<torch::Tensor> momentum_buffers_;  // undefined until a parameter's first update
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "models/adapted_linear.h"
 #include "models/model_registry.h"
 #include "spec/benchmark_fields.h"
 #include "train/graphed_step.h"
@@ -31,7 +32,66 @@ void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machin
   }
 }
 
+std::string fine_tuning_models() {
+  std::vector<std::string> names;
+  for (const ModelInfo* model : ModelRegistry::instance().all()) {
+    if (model->default_seq_len > 0) names.push_back(model->name);
+  }
+  return join(names);
+}
+
+// seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
+// the LoRA targets in canonical form (the model's role order; every role is "all-linear").
+void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
+                         ResolvedBenchmark& out) {
+  if (info.default_seq_len == 0 && request.seq_len) {
+    throw UsageError("seq_len applies to the fine-tuning models (" + fine_tuning_models() +
+                     "), not to '" + info.name + "'");
+  }
+  if (info.default_seq_len > 0) {
+    out.seq_len = request.seq_len.value_or(info.default_seq_len);
+    if (info.max_seq_len > 0 && out.seq_len > info.max_seq_len) {
+      throw UsageError("seq_len " + std::to_string(out.seq_len) + " is more than " + info.name +
+                       "'s " + std::to_string(info.max_seq_len) + " positions");
+    }
+  }
+  if (out.tuning == Tuning::kLora && info.lora_roles.empty()) {
+    throw UsageError("tuning 'lora' applies to the fine-tuning models (" + fine_tuning_models() +
+                     "); '" + info.name + "' trains in full only");
+  }
+  if (out.tuning == Tuning::kFull) {
+    for (const auto& [given, key] : {std::pair{request.lora_rank.has_value(), "lora_rank"},
+                                     std::pair{request.lora_alpha.has_value(), "lora_alpha"},
+                                     std::pair{request.lora_targets.has_value(), "lora_targets"}}) {
+      if (given) throw UsageError(std::string(key) + " applies to tuning 'lora' only");
+    }
+  } else {
+    const auto targets = layers::parse_lora_targets(out.lora_targets, info.lora_roles, info.name);
+    out.lora_targets = targets.size() == info.lora_roles.size() ? "all-linear" : join(targets, ",");
+  }
+  if (out.activation_checkpointing && !info.supports_activation_checkpointing) {
+    throw UsageError("activation_checkpointing applies to the transformer models (" +
+                     fine_tuning_models() + "), not to '" + info.name + "'");
+  }
+}
+
 }  // namespace
+
+ModelOptions model_options_for(const ResolvedBenchmark& b) {
+  ModelOptions options;
+  options.tgt_len = b.tgt_len;
+  options.mem_len = b.mem_len;
+  options.seq_len = b.seq_len;
+  options.tuning = b.tuning;
+  options.activation_checkpointing = b.activation_checkpointing;
+  if (b.tuning == Tuning::kLora) {
+    const ModelInfo& info = ModelRegistry::instance().get(b.model);
+    options.lora.rank = b.lora_rank;
+    options.lora.alpha = b.lora_alpha;
+    options.lora.targets = layers::parse_lora_targets(b.lora_targets, info.lora_roles, info.name);
+  }
+  return options;
+}
 
 DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine) {
   const DeviceKind device = requested != DeviceKind::kAuto
@@ -77,6 +137,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     out.tgt_len = request.tgt_len.value_or(info.default_tgt_len);
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
   }
+  resolve_fine_tuning(request, info, out);
   if (info.minimum_warmup_steps) {
     const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);
     if (out.warmup_steps < needed) {
@@ -98,6 +159,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
 
 void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine) {
   ModelRegistry::instance().get(benchmark.model);
+  model_options_for(benchmark);  // the LoRA targets are the model's
   resolve_device(benchmark.device, benchmark.gpus, machine);
   check_machine_bounds(benchmark, machine);
   if (const std::string why = GraphedStep::unsupported_reason(benchmark); !why.empty()) {

@@ -2,6 +2,7 @@
 // fixed defaults, the model's registration, the precision policy, this machine).
 #pragma once
 
+#include "models/model_registry.h"
 #include "spec/benchmark.h"
 #include "system/machine.h"
 
@@ -14,6 +15,9 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
 // Throws UsageError for an unknown model, a precision the device cannot run, settings the
 // model does not take, too few warm-up steps for the model, or devices this machine lacks.
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
+
+// What the model's factory takes from a resolved benchmark (lengths, tuning, LoRA adapters).
+ModelOptions model_options_for(const ResolvedBenchmark& benchmark);
 
 // For a benchmark resolved elsewhere (a child's benchmark file, a launcher's rank): the model
 // exists and this machine has its devices; nothing is decided again.

@@ -1,22 +1,57 @@
 #include "train/training_step.h"
 
+#include "train/multi_tensor_adamw.h"
+#include "train/multi_tensor_sgd.h"
+
 namespace gpubench {
+
+OptimizerSettings optimizer_settings_for(OptimizerKind kind, int64_t global_batch) {
+  OptimizerSettings settings;
+  settings.kind = kind;
+  if (kind == OptimizerKind::kAdamW) {
+    settings.learning_rate = 1e-4;
+    settings.weight_decay = 0.01;
+  } else {
+    settings.learning_rate = 0.1 * static_cast<double>(global_batch) / 256.0;
+  }
+  return settings;
+}
+
+std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module) {
+  std::vector<torch::Tensor> trainable;
+  for (const auto& parameter : module.parameters()) {
+    if (parameter.requires_grad()) trainable.push_back(parameter);
+  }
+  return trainable;
+}
+
+std::unique_ptr<MultiTensorOptimizer> make_optimizer(std::vector<torch::Tensor> parameters,
+                                                     const OptimizerSettings& settings,
+                                                     torch::Device device) {
+  if (settings.kind == OptimizerKind::kAdamW) {
+    return std::make_unique<MultiTensorAdamW>(
+        std::move(parameters),
+        torch::optim::AdamWOptions(settings.learning_rate).weight_decay(settings.weight_decay),
+        best_adamw_implementation(device));
+  }
+  return std::make_unique<MultiTensorSgd>(std::move(parameters),
+                                          torch::optim::SGDOptions(settings.learning_rate)
+                                              .momentum(settings.momentum)
+                                              .weight_decay(settings.weight_decay),
+                                          best_sgd_implementation(device));
+}
 
 TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
                            OptimizerSettings settings, GradientSynchronizer* synchronizer)
     : model_(model),
       policy_(policy),
-      optimizer_(model.module().parameters(),
-                 torch::optim::SGDOptions(settings.learning_rate)
-                     .momentum(settings.momentum)
-                     .weight_decay(settings.weight_decay),
-                 best_sgd_implementation(policy.device())),
+      optimizer_(make_optimizer(trainable_parameters(model.module()), settings, policy.device())),
       synchronizer_(synchronizer) {
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }
 
 torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
-  optimizer_.zero_grad();
+  optimizer_->zero_grad();
   torch::Tensor loss;
   {
     AutocastScope autocast(policy_);
@@ -25,12 +60,12 @@ torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
   if (scaler_) {
     scaler_->scale(loss).backward();
     if (synchronizer_) synchronizer_->finish_step();
-    scaler_->step(optimizer_);
+    scaler_->step(*optimizer_);
     scaler_->update();
   } else {
     loss.backward();
     if (synchronizer_) synchronizer_->finish_step();
-    optimizer_.step();
+    optimizer_->step();
   }
   return loss.detach();
 }

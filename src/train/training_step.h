@@ -1,6 +1,6 @@
 // One training step as the reference recipes do it: forward and loss (under autocast for
-// fp16/bf16), backward (loss-scaled for fp16), gradient averaging across ranks, SGD with
-// momentum (multi-tensor: MultiTensorSgd).
+// fp16/bf16), backward (loss-scaled for fp16), gradient averaging across ranks, the model's
+// optimiser over its trainable parameters (multi-tensor: MultiTensorSgd, MultiTensorAdamW).
 #pragma once
 
 #include <memory>
@@ -10,16 +10,30 @@
 #include "distributed/gradient_synchronizer.h"
 #include "models/model_registry.h"
 #include "train/grad_scaler.h"
-#include "train/multi_tensor_sgd.h"
+#include "train/multi_tensor_optimizer.h"
 #include "train/precision_policy.h"
 
 namespace gpubench {
 
 struct OptimizerSettings {
+  OptimizerKind kind = OptimizerKind::kSgd;
   double learning_rate = 0.1;  // torchvision's recipe scales it by global batch / 256
-  double momentum = 0.9;
+  double momentum = 0.9;       // SGD
   double weight_decay = 1e-4;
 };
+
+// The settings of the model's optimiser: torchvision's SGD (learning rate 0.1 x global batch /
+// 256, momentum 0.9, weight decay 1e-4), or AdamW as the fine-tuning recipes use it (learning
+// rate 1e-4, betas 0.9 and 0.999, weight decay 0.01).
+OptimizerSettings optimizer_settings_for(OptimizerKind kind, int64_t global_batch);
+
+// The parameters that train (requires_grad): all of them, or LoRA's adapters.
+std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module);
+
+// The optimiser `settings` name, over `parameters`, in the fastest implementation for `device`.
+std::unique_ptr<MultiTensorOptimizer> make_optimizer(std::vector<torch::Tensor> parameters,
+                                                     const OptimizerSettings& settings,
+                                                     torch::Device device);
 
 class TrainingStep {
  public:
@@ -31,12 +45,12 @@ class TrainingStep {
   // Runs one step and returns the loss (detached, still on the device: no host sync).
   torch::Tensor run(const SyntheticBatch& batch);
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
-  SgdImplementation optimizer_implementation() const { return optimizer_.implementation(); }
+  const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
 
  private:
   TrainableModel& model_;
   PrecisionPolicy policy_;
-  MultiTensorSgd optimizer_;
+  std::unique_ptr<MultiTensorOptimizer> optimizer_;
   std::unique_ptr<GradScaler> scaler_;
   GradientSynchronizer* synchronizer_;
 };

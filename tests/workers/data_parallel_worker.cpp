@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     const auto inputs = torch::randn({global_batch, 8});
     const auto targets = torch::randint(0, 4, {global_batch});
     const int64_t shard = global_batch / world;
-    step.run({inputs.narrow(0, rank * shard, shard), targets.narrow(0, rank * shard, shard)});
+    step.run({inputs.narrow(0, rank * shard, shard), targets.narrow(0, rank * shard, shard), {}});
   }
   std::vector<torch::Tensor> flat;
   for (const auto& p : model.module().parameters()) flat.push_back(p.detach().reshape(-1));

@@ -1,0 +1,80 @@
+#include "models/adapted_linear.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "models/flop_counter.h"
+
+namespace gpubench::layers {
+
+AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool with_bias,
+                                     std::string role)
+    : in_features_(in_features), out_features_(out_features), role_(std::move(role)) {
+  weight = register_parameter("weight", torch::empty({out_features, in_features}));
+  if (with_bias) bias = register_parameter("bias", torch::zeros({out_features}));
+  torch::NoGradGuard no_grad;
+  torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));
+}
+
+torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
+  torch::Tensor output = torch::nn::functional::linear(input, weight, bias);
+  const int64_t rows = input.numel() / in_features_;
+  FlopCounter::record_multiply_adds(rows * in_features_ * out_features_, !weight.requires_grad());
+  if (!adapted()) return output;
+  const int64_t rank = lora_a_.size(0);
+  const torch::Tensor update =
+      torch::nn::functional::linear(torch::nn::functional::linear(input, lora_a_), lora_b_);
+  FlopCounter::record_multiply_adds(rows * rank * (in_features_ + out_features_));
+  return output + update * scaling_;
+}
+
+void AdaptedLinearImpl::add_adapter(int64_t rank, double alpha) {
+  const auto options = weight.options().dtype(torch::kFloat);
+  lora_a_ = register_parameter("lora_A", torch::empty({rank, in_features_}, options));
+  lora_b_ = register_parameter("lora_B", torch::zeros({out_features_, rank}, options));
+  torch::NoGradGuard no_grad;
+  torch::nn::init::kaiming_uniform_(lora_a_, std::sqrt(5.0));
+  scaling_ = alpha / static_cast<double>(rank);
+}
+
+std::vector<std::string> parse_lora_targets(const std::string& text,
+                                            const std::vector<std::string>& roles,
+                                            const std::string& model) {
+  if (text == "all-linear") return roles;
+  std::vector<std::string> targets;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string role = text.substr(start, comma - start);
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      throw UsageError("lora_targets '" + echoed(text) + "': " +
+                       (role.empty() ? std::string("an empty name")
+                                     : "'" + echoed(role) + "' is not a projection of " + model) +
+                       "; allowed: a comma-separated list of " + join(roles) + ", or all-linear");
+    }
+    if (std::find(targets.begin(), targets.end(), role) != targets.end()) {
+      throw UsageError("lora_targets '" + echoed(text) + "' names '" + role + "' twice");
+    }
+    targets.push_back(role);
+    start = comma + 1;
+  }
+  return targets;
+}
+
+int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
+               double alpha) {
+  for (auto& parameter : module.parameters()) parameter.requires_grad_(false);
+  int adapted = 0;
+  for (const auto& child : module.modules(/*include_self=*/false)) {
+    auto* linear = dynamic_cast<AdaptedLinearImpl*>(child.get());
+    if (linear == nullptr) continue;
+    if (std::find(targets.begin(), targets.end(), linear->role()) == targets.end()) continue;
+    linear->add_adapter(rank, alpha);
+    ++adapted;
+  }
+  return adapted;
+}
+
+}  // namespace gpubench::layers

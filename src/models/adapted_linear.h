@@ -1,0 +1,47 @@
+// The linear projections of the fine-tuning models, with optional LoRA adapters (Hu et al. 2021,
+// as PEFT and torchtune build them): y = x W^T + b + (alpha / r) x A^T B^T, A [r, in] drawn
+// like a linear layer's weight (Kaiming-uniform), B [out, r] zero, so an adapted model computes
+// exactly what the base model does until B moves. Each projection has a role ("q", "k", "v",
+// "o", "gate", "up", "down"), which is what --lora-targets names. Multiply-adds are reported to an
+// active FlopCounter, the base weight's as frozen when it does not train.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench::layers {
+
+class AdaptedLinearImpl : public torch::nn::Module {
+ public:
+  AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role);
+
+  torch::Tensor forward(const torch::Tensor& input);
+  // Adds lora_A and lora_B (float32, trainable) on the weight's device.
+  void add_adapter(int64_t rank, double alpha);
+  bool adapted() const { return lora_a_.defined(); }
+  const std::string& role() const { return role_; }
+
+  torch::Tensor weight, bias;
+
+ private:
+  int64_t in_features_, out_features_;
+  std::string role_;
+  torch::Tensor lora_a_, lora_b_;
+  double scaling_ = 0;
+};
+TORCH_MODULE(AdaptedLinear);
+
+// "q,k,v,o" -> {"q", "k", "v", "o"}; "all-linear" -> every role of `roles`. Throws UsageError
+// for an empty list, a repeated role or one the model does not have (naming the allowed ones).
+std::vector<std::string> parse_lora_targets(const std::string& text,
+                                            const std::vector<std::string>& roles,
+                                            const std::string& model);
+
+// LoRA as PEFT applies it: every parameter of `module` frozen, then adapters on each
+// AdaptedLinear whose role is in `targets`. Returns how many projections got one.
+int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
+               double alpha);
+
+}  // namespace gpubench::layers

@@ -1,0 +1,81 @@
+// What the fine-tuning models (BERT, the Llama family) share: their registry entry (sequence
+// length, AdamW, LoRA roles, activation checkpointing, counts from the configuration) and the
+// tuning recipe applied to a freshly built network.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/adapted_linear.h"
+#include "models/model_registry.h"
+
+namespace gpubench::models {
+
+// Full tuning leaves every parameter trainable; LoRA freezes them all and adds adapters on the
+// target roles (already checked by resolve()).
+inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {
+  if (options.tuning == Tuning::kLora) {
+    layers::apply_lora(net, options.lora.targets, options.lora.rank, options.lora.alpha);
+  }
+}
+
+// The LoRA adapters' parameters for `targets` given each role's (in, out) features, per block.
+inline int64_t lora_params_per_block(
+    const ModelOptions& options,
+    const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& roles) {
+  if (options.tuning != Tuning::kLora) return 0;
+  int64_t total = 0;
+  for (const auto& [role, features] : roles) {
+    const auto& t = options.lora.targets;
+    if (std::find(t.begin(), t.end(), role) != t.end()) {
+      total += options.lora.rank * (features.first + features.second);
+    }
+  }
+  return total;
+}
+
+struct FineTuningEntry {
+  std::string name;
+  std::string task;
+  std::string sample_unit;
+  int64_t default_batch_size;
+  int64_t default_seq_len;
+  int64_t max_seq_len;
+  std::string reference;
+  std::vector<std::string> lora_roles;
+  std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
+  std::function<ModelStats(const ModelOptions&)> count;
+  bool hidden = false;
+};
+
+inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
+  ModelInfo info;
+  info.name = std::move(entry.name);
+  info.family = "language-model";
+  info.task = std::move(entry.task);
+  info.sample_unit = std::move(entry.sample_unit);
+  info.input_shape = {entry.default_seq_len};
+  info.default_batch_size = entry.default_batch_size;
+  info.reference = std::move(entry.reference);
+  info.default_seq_len = entry.default_seq_len;
+  info.max_seq_len = entry.max_seq_len;
+  info.optimizer = OptimizerKind::kAdamW;
+  info.lora_roles = std::move(entry.lora_roles);
+  info.supports_activation_checkpointing = true;
+  info.hidden = entry.hidden;
+  const int64_t default_seq_len = entry.default_seq_len;
+  auto with_defaults = [default_seq_len](ModelOptions options) {
+    if (options.seq_len <= 0) options.seq_len = default_seq_len;
+    return options;
+  };
+  info.create = [create = std::move(entry.create), with_defaults](const ModelOptions& options) {
+    return create(with_defaults(options));
+  };
+  info.count = [count = std::move(entry.count), with_defaults](const ModelOptions& options) {
+    return count(with_defaults(options));
+  };
+  return info;
+}
+
+}  // namespace gpubench::models

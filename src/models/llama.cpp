@@ -1,0 +1,308 @@
+#include "models/llama.h"
+
+#include <cmath>
+
+#include "models/activation_checkpoint.h"
+#include "models/adapted_linear.h"
+#include "models/fine_tuning_model.h"
+#include "models/flop_counter.h"
+#include "train/compat.h"
+
+namespace gpubench::models {
+namespace {
+
+using layers::AdaptedLinear;
+using torch::Tensor;
+
+class RmsNormImpl : public torch::nn::Module {
+ public:
+  RmsNormImpl(int64_t size, double eps) : eps_(eps) {
+    weight = register_parameter("weight", torch::ones({size}));
+  }
+  // Hugging Face's LlamaRMSNorm: normalised in float32, scaled in the input's dtype.
+  Tensor forward(const Tensor& x) {
+    const Tensor x32 = x.to(torch::kFloat);
+    const Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps_);
+    return weight * normed.to(x.scalar_type());
+  }
+  Tensor weight;
+
+ private:
+  double eps_;
+};
+TORCH_MODULE(RmsNorm);
+
+Tensor rotate_half(const Tensor& x) {
+  const auto halves = x.chunk(2, -1);
+  return torch::cat({-halves[1], halves[0]}, -1);
+}
+
+// Inverse frequencies of the rotary embedding, with Llama 3.1's scaling where configured.
+Tensor inverse_frequencies(const LlamaConfig& c) {
+  const int64_t d = c.head_dim();
+  Tensor inv_freq =
+      1.0 / torch::pow(c.rope_theta, torch::arange(0, d, 2, torch::kDouble) / static_cast<double>(d));
+  if (c.rope_scaling_factor > 0) {
+    const double low_wavelen = c.rope_original_max_positions / c.rope_low_freq_factor;
+    const double high_wavelen = c.rope_original_max_positions / c.rope_high_freq_factor;
+    const Tensor wavelen = 2 * M_PI / inv_freq;
+    Tensor scaled = torch::where(wavelen > low_wavelen, inv_freq / c.rope_scaling_factor, inv_freq);
+    const Tensor smooth = (c.rope_original_max_positions / wavelen - c.rope_low_freq_factor) /
+                          (c.rope_high_freq_factor - c.rope_low_freq_factor);
+    const Tensor smoothed =
+        (1 - smooth) * scaled / c.rope_scaling_factor + smooth * scaled;
+    const Tensor medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen);
+    inv_freq = torch::where(medium, smoothed, scaled);
+  }
+  return inv_freq.to(torch::kFloat);
+}
+
+class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
+ public:
+  explicit DecoderLayerImpl(const LlamaConfig& c)
+      : heads_(c.num_heads), kv_heads_(c.num_kv_heads), head_dim_(c.head_dim()) {
+    const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
+                  kv_out = c.num_kv_heads * head_dim_;
+    input_layernorm = register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps));
+    auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
+    q_proj = attn->register_module("q_proj", AdaptedLinear(h, q_out, false, "q"));
+    k_proj = attn->register_module("k_proj", AdaptedLinear(h, kv_out, false, "k"));
+    v_proj = attn->register_module("v_proj", AdaptedLinear(h, kv_out, false, "v"));
+    o_proj = attn->register_module("o_proj", AdaptedLinear(q_out, h, false, "o"));
+    post_attention_layernorm =
+        register_module("post_attention_layernorm", RmsNorm(h, c.rms_norm_eps));
+    auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
+    gate_proj = mlp->register_module("gate_proj",
+                                     AdaptedLinear(h, c.intermediate_size, false, "gate"));
+    up_proj = mlp->register_module("up_proj", AdaptedLinear(h, c.intermediate_size, false, "up"));
+    down_proj =
+        mlp->register_module("down_proj", AdaptedLinear(c.intermediate_size, h, false, "down"));
+  }
+
+  // extras: the rotary cos and sin tables [tokens, head_dim].
+  Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
+    const int64_t batch = x.size(0), tokens = x.size(1);
+    const Tensor normed = input_layernorm(x);
+    auto heads = [&](AdaptedLinear& proj, int64_t count) {
+      return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
+    };
+    Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
+    const Tensor cos = extras[0].to(q.scalar_type()), sin = extras[1].to(q.scalar_type());
+    q = q * cos + rotate_half(q) * sin;
+    k = k * cos + rotate_half(k) * sin;
+    if (kv_heads_ != heads_) {
+      k = k.repeat_interleave(heads_ / kv_heads_, 1);
+      v = v.repeat_interleave(heads_ / kv_heads_, 1);
+    }
+    const Tensor attended = compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/true);
+    // Query x key and weights x value over the full square (what the unfused kernel computes).
+    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * tokens * head_dim_);
+    const Tensor h =
+        x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
+    const Tensor m = post_attention_layernorm(h);
+    return h + down_proj(torch::silu(gate_proj(m)) * up_proj(m));
+  }
+
+  RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
+  AdaptedLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  AdaptedLinear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+
+ private:
+  int64_t heads_, kv_heads_, head_dim_;
+};
+TORCH_MODULE(DecoderLayer);
+
+}  // namespace
+
+class LlamaNetImpl : public torch::nn::Module {
+ public:
+  LlamaNetImpl(const LlamaConfig& c, bool checkpointing) : c_(c), checkpointing_(checkpointing) {
+    auto model = register_module("model", std::make_shared<torch::nn::Module>());
+    embed_tokens =
+        model->register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.hidden_size));
+    auto list = model->register_module("layers", torch::nn::ModuleList());
+    for (int64_t i = 0; i < c.num_layers; ++i) {
+      layers.push_back(DecoderLayer(c));
+      list->push_back(layers.back());
+    }
+    norm = model->register_module("norm", RmsNorm(c.hidden_size, c.rms_norm_eps));
+    if (!c.tie_embeddings) {
+      lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
+    }
+    inv_freq_ = register_buffer("inv_freq", inverse_frequencies(c));
+    initialize();
+  }
+
+  Tensor forward(const Tensor& tokens) {
+    const int64_t n = tokens.size(1);
+    Tensor hidden = embed_tokens(tokens);
+    const Tensor positions = torch::arange(n, inv_freq_.options());
+    const Tensor freqs = torch::outer(positions, inv_freq_);
+    const Tensor angles = torch::cat({freqs, freqs}, -1);
+    const std::vector<Tensor> rotary{angles.cos(), angles.sin()};
+    for (DecoderLayer& layer : layers) {
+      hidden = checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
+    }
+    hidden = norm(hidden);
+    if (lm_head) return lm_head(hidden);
+    const Tensor& weight = embed_tokens->weight;
+    FlopCounter::record_multiply_adds(hidden.numel() * c_.vocab_size, !weight.requires_grad());
+    return torch::nn::functional::linear(hidden, weight);
+  }
+
+  torch::nn::Embedding embed_tokens{nullptr};
+  std::vector<DecoderLayer> layers;
+  RmsNorm norm{nullptr};
+  AdaptedLinear lm_head{nullptr};
+
+ private:
+  // Hugging Face's LlamaPreTrainedModel: normal(0, 0.02) for projections and embeddings, ones
+  // for the norms.
+  void initialize() {
+    torch::NoGradGuard no_grad;
+    for (auto& item : named_parameters()) {
+      if (item.key().find("norm") == std::string::npos) item.value().normal_(0.0, 0.02);
+    }
+  }
+
+  LlamaConfig c_;
+  bool checkpointing_;
+  Tensor inv_freq_;
+};
+
+LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
+    : config_(config),
+      seq_len_(options.seq_len),
+      net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing)) {
+  apply_tuning(*net_, options);
+}
+
+LlamaModel::~LlamaModel() = default;
+
+torch::nn::Module& LlamaModel::module() {
+  return *net_;
+}
+
+SyntheticBatch LlamaModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
+  const Tensor tokens = torch::randint(config_.vocab_size, {batch_size, seq_len_ + 1},
+                                       torch::TensorOptions().device(device).dtype(torch::kLong));
+  return {tokens.narrow(1, 0, seq_len_).contiguous(), tokens.narrow(1, 1, seq_len_).contiguous(),
+          {}};
+}
+
+Tensor LlamaModel::logits(const Tensor& tokens) {
+  return net_->forward(tokens);
+}
+
+// Causal-LM loss: every position predicts the next token (the targets are the inputs shifted by
+// one, drawn with them), in float32 as Hugging Face computes it.
+Tensor LlamaModel::training_loss(const SyntheticBatch& batch) {
+  const Tensor out = logits(batch.inputs);
+  return torch::cross_entropy_loss(out.reshape({-1, config_.vocab_size}).to(torch::kFloat),
+                                   batch.targets.reshape({-1}));
+}
+
+int64_t LlamaModel::count_forward() {
+  logits(torch::zeros({1, seq_len_}, torch::kLong));
+  return seq_len_;
+}
+
+const std::vector<std::string>& llama_lora_roles() {
+  static const std::vector<std::string> roles = {"q", "k", "v", "o", "gate", "up", "down"};
+  return roles;
+}
+
+ModelStats llama_stats(const LlamaConfig& c, const ModelOptions& options) {
+  const int64_t h = c.hidden_size, i = c.intermediate_size, q_out = c.num_heads * c.head_dim(),
+                kv_out = c.num_kv_heads * c.head_dim(), s = options.seq_len;
+  const int64_t block_weights = h * q_out + 2 * h * kv_out + q_out * h + 3 * h * i;
+  const int64_t adapters = lora_params_per_block(
+      options, {{"q", {h, q_out}}, {"k", {h, kv_out}}, {"v", {h, kv_out}}, {"o", {q_out, h}},
+                {"gate", {h, i}}, {"up", {h, i}}, {"down", {i, h}}});
+  const int64_t head = c.tie_embeddings ? 0 : h * c.vocab_size;
+  ModelStats stats;
+  const int64_t base = c.vocab_size * h + head + c.num_layers * (block_weights + 2 * h) + h;
+  stats.params = base + c.num_layers * adapters;
+  const bool lora = options.tuning == Tuning::kLora;
+  stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
+  // Per token: every projection, the attention products over s positions, the LM head.
+  const int64_t weight_macs = c.num_layers * block_weights + h * c.vocab_size;
+  const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim();
+  stats.forward_flops = 2 * (weight_macs + attention_macs + c.num_layers * adapters);
+  stats.frozen_weight_flops = lora ? 2 * weight_macs : 0;
+  return stats;
+}
+
+// Published configurations (Hugging Face config.json of each model).
+LlamaConfig llama_3_2_1b() {
+  LlamaConfig c;
+  c.vocab_size = 128256;
+  c.hidden_size = 2048;
+  c.intermediate_size = 8192;
+  c.num_layers = 16;
+  c.num_heads = 32;
+  c.num_kv_heads = 8;
+  c.rope_theta = 500000;
+  c.rope_scaling_factor = 32;
+  c.tie_embeddings = true;
+  c.max_positions = 131072;
+  return c;
+}
+
+LlamaConfig llama_2_7b() {
+  return {};
+}
+
+LlamaConfig llama_3_8b() {
+  LlamaConfig c;
+  c.vocab_size = 128256;
+  c.intermediate_size = 14336;
+  c.num_kv_heads = 8;
+  c.rope_theta = 500000;
+  c.max_positions = 8192;
+  return c;
+}
+
+namespace {
+
+ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
+                     bool hidden = false) {
+  return fine_tuning_info(
+      {std::move(name), "causal-language-modeling", "tokens", 1,
+       std::min<int64_t>(2048, config.max_positions), config.max_positions, std::move(reference),
+       llama_lora_roles(),
+       [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
+         return std::make_unique<LlamaModel>(config, options);
+       },
+       [config](const ModelOptions& options) { return llama_stats(config, options); }, hidden});
+}
+
+const ModelRegistration k32_1b{llama_info(
+    "llama-3.2-1b", llama_3_2_1b(),
+    "Meta Llama 3.2 1B (Hugging Face LlamaForCausalLM: 16 layers, hidden 2048, GQA 32/8 heads, "
+    "tied embeddings)")};
+const ModelRegistration k2_7b{llama_info(
+    "llama-2-7b", llama_2_7b(),
+    "Meta Llama 2 7B (Hugging Face LlamaForCausalLM: 32 layers, hidden 4096, 32 heads)")};
+const ModelRegistration k3_8b{llama_info(
+    "llama-3-8b", llama_3_8b(),
+    "Meta Llama 3 8B (Hugging Face LlamaForCausalLM: 32 layers, hidden 4096, GQA 32/8 heads)")};
+
+LlamaConfig tiny_config() {
+  LlamaConfig c;
+  c.vocab_size = 256;
+  c.hidden_size = 32;
+  c.intermediate_size = 64;
+  c.num_layers = 2;
+  c.num_heads = 4;
+  c.num_kv_heads = 2;
+  c.max_positions = 64;
+  return c;
+}
+
+// Hidden: for the tests (tokens, GQA, LoRA, checkpointing at a size a 2-core CPU trains at once).
+const ModelRegistration kTiny{
+    llama_info("test-tiny-llama", tiny_config(), "a test model: Llama, 2 layers, hidden 32", true)};
+
+}  // namespace
+}  // namespace gpubench::models

@@ -1,0 +1,90 @@
+#include "train/memory_plan.h"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace gpubench {
+
+MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b,
+                       OptimizerKind optimizer) {
+  const bool half_frozen = b.tuning == Tuning::kLora &&
+                           (b.precision == Precision::kFp16 || b.precision == Precision::kBf16);
+  const int64_t frozen = stats.params - stats.trainable_params;
+  MemoryPlan plan;
+  plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
+  plan.gradients = 4 * stats.trainable_params;
+  // AdamW: two moments; SGD: the momentum buffer.
+  plan.optimizer_state = (optimizer == OptimizerKind::kAdamW ? 8 : 4) * stats.trainable_params;
+  plan.host_build = 4 * stats.params;
+  return plan;
+}
+
+std::string gib_text(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1ll << 30));
+  return text;
+}
+
+std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
+                             int64_t host_available, int64_t device_memory) {
+  const std::string recipe = b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
+  if (plan.host_build > host_available) {
+    return "out of memory before the run: " + recipe + " is built in float32 on the host, " +
+           gib_text(plan.host_build) + ", and the host has " + gib_text(host_available) +
+           " available";
+  }
+  const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
+  if (plan.device_total() > device) {
+    return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
+           " for weights (" + gib_text(plan.weights) + "), gradients (" +
+           gib_text(plan.gradients) + ") and optimiser state (" + gib_text(plan.optimizer_state) +
+           ") before any activation, and the " +
+           (b.device == DeviceKind::kCpu ? std::string("host has ") + gib_text(device) +
+                                               " available"
+                                         : "GPU has " + gib_text(device));
+  }
+  return "";
+}
+
+std::optional<int64_t> host_available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int64_t data_segment_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "VmData:") return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool limit_host_memory_growth(int64_t bytes) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_DATA, &limit) != 0) return false;
+  const auto wanted = static_cast<rlim_t>(data_segment_bytes() + bytes);
+  if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max) return false;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) return true;  // already lower
+  limit.rlim_cur = wanted;
+  return ::setrlimit(RLIMIT_DATA, &limit) == 0;
+}
+
+}  // namespace gpubench
