@@ -108,11 +108,14 @@ TEST(ModelRegistry, TestModelsAreFoundByNameButNeverListed) {
   const auto& registry = ModelRegistry::instance();
   EXPECT_TRUE(registry.get("test-tiny-cnn").hidden);
   EXPECT_TRUE(registry.get("test-tiny-transformerxl").hidden);
+  EXPECT_TRUE(registry.get("test-tiny-llama").hidden);
+  EXPECT_TRUE(registry.get("test-tiny-bert").hidden);
   for (const ModelInfo* info : registry.all()) {
     EXPECT_FALSE(info->hidden) << info->name;
     EXPECT_EQ(info->name.rfind("test-", 0), std::string::npos) << info->name;
   }
-  EXPECT_EQ(registry.all().size(), 9u);  // the seven convnets and two Transformer-XLs
+  // The seven convnets, two Transformer-XLs, BERT-large and three Llamas.
+  EXPECT_EQ(registry.all().size(), 13u);
 }
 
 TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
@@ -120,7 +123,7 @@ TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
     ModelRegistry::instance().get("resnet5");
     FAIL();
   } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown model 'resnet5'; known: googlenet"),
+    EXPECT_NE(std::string(error.what()).find("unknown model 'resnet5'; known: bert-large, googlenet"),
               std::string::npos)
         << error.what();
   }

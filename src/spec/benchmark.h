@@ -86,9 +86,9 @@ struct ResolvedBenchmark {
   int telemetry_interval_ms = 0;  // power and clock sampling; 0: off
   int64_t seq_len = 0;            // the fine-tuning models only; 0 for the others
   Tuning tuning = Tuning::kFull;
-  int lora_rank = 0;  // LoRA's adapters; recorded, but meaningless, for full tuning
+  int lora_rank = 0;  // LoRA's adapters; 0 and empty for full tuning
   int lora_alpha = 0;
-  std::string lora_targets;  // "q,k,v,o" (projection roles) or "all-linear"
+  std::string lora_targets;  // "q,k,v,o" (projection roles, the model's order) or "all-linear"
   bool activation_checkpointing = false;
 
   bool operator==(const ResolvedBenchmark& other) const;

@@ -184,7 +184,10 @@ std::vector<BenchmarkField> make_table() {
             }),
   };
   for (BenchmarkField& f : table) {
-    if (f.key == "tgt_len" || f.key == "seq_len") f.zero_means_none = true;
+    // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.
+    if (f.key == "tgt_len" || f.key == "seq_len" || f.key.rfind("lora_", 0) == 0) {
+      f.zero_means_none = true;
+    }
     if (f.key == "model") f.short_flag = "-m";
     if (f.key == "precision") f.short_flag = "-p";
     if (f.key == "batch_size") {
@@ -222,7 +225,10 @@ enum class Bounds { kRequest, kRecorded };
 json checked_value(const BenchmarkField& f, const json& value, Bounds bounds) {
   switch (f.type) {
     case FieldType::kText:
-      if (!value.is_string() || value.get<std::string>().empty()) reject(f, echoed(value));
+      if (!value.is_string()) reject(f, echoed(value));
+      if (value.get<std::string>().empty() && !(bounds == Bounds::kRecorded && f.zero_means_none)) {
+        reject(f, echoed(value));
+      }
       return value;
     case FieldType::kFlag:
       if (!value.is_boolean()) reject(f, echoed(value));
@@ -338,6 +344,12 @@ ResolvedBenchmark benchmark_from_json(const json& block) {
     } else if (!f.default_value.is_null()) {
       f.resolve(benchmark, f.default_value);
     }
+  }
+  // An older result has no LoRA settings; a full fine-tune records none (as resolve() does).
+  if (benchmark.tuning == Tuning::kFull) {
+    benchmark.lora_rank = 0;
+    benchmark.lora_alpha = 0;
+    benchmark.lora_targets.clear();
   }
   return benchmark;
 }

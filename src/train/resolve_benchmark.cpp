@@ -65,6 +65,9 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
                                      std::pair{request.lora_targets.has_value(), "lora_targets"}}) {
       if (given) throw UsageError(std::string(key) + " applies to tuning 'lora' only");
     }
+    out.lora_rank = 0;
+    out.lora_alpha = 0;
+    out.lora_targets.clear();
   } else {
     const auto targets = layers::parse_lora_targets(out.lora_targets, info.lora_roles, info.name);
     out.lora_targets = targets.size() == info.lora_roles.size() ? "all-linear" : join(targets, ",");

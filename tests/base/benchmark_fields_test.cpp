@@ -2,6 +2,7 @@
 // child's benchmark file and the identity.
 #include "spec/benchmark_fields.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -33,6 +34,12 @@ ResolvedBenchmark unusual() {
   b.bucket_mb = 100;
   b.timeout_s = 9;
   b.mode = Mode::kGraph;
+  b.seq_len = 256;
+  b.tuning = Tuning::kLora;
+  b.lora_rank = 8;
+  b.lora_alpha = 16;
+  b.lora_targets = "q,v";
+  b.activation_checkpointing = true;
   return b;
 }
 
@@ -58,6 +65,30 @@ TEST(BenchmarkFields, ResolvedJsonRoundTripsEveryField) {
   EXPECT_EQ(block.size(), benchmark_fields().size());
   EXPECT_EQ(block["batch_size_per_device"], 7);  // the result schema's name
   EXPECT_TRUE(benchmark_from_json(block) == b);
+}
+
+TEST(BenchmarkFields, AnOlderResultIsAFullFineTuneWithNoLoraSettings) {
+  nlohmann::json block = benchmark_to_json(unusual());
+  for (const char* key : {"tuning", "lora_rank", "lora_alpha", "lora_targets", "seq_len",
+                          "activation_checkpointing"}) {
+    block.erase(key);
+  }
+  const ResolvedBenchmark read = benchmark_from_json(block);
+  EXPECT_EQ(read.tuning, Tuning::kFull);
+  EXPECT_EQ(read.lora_rank, 0);
+  EXPECT_EQ(read.lora_alpha, 0);
+  EXPECT_EQ(read.lora_targets, "");
+  EXPECT_EQ(read.seq_len, 0);
+  EXPECT_FALSE(read.activation_checkpointing);
+  // Identity: LoRA's settings are part of the benchmark; a full one says nothing of them.
+  const auto lora = identity_settings(unusual());
+  EXPECT_NE(std::find(lora.begin(), lora.end(),
+                      std::pair<std::string, std::string>{"tuning", "LoRA r8 alpha 16 q,v"}),
+            lora.end());
+  EXPECT_NE(std::find(lora.begin(), lora.end(),
+                      std::pair<std::string, std::string>{"seq_len", "seq 256"}),
+            lora.end());
+  for (const auto& [key, text] : identity_settings(read)) EXPECT_NE(key, "tuning") << text;
 }
 
 TEST(BenchmarkFields, AnOlderResultWithoutANewerFieldGetsItsDefault) {
@@ -140,7 +171,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
     return out;
   };
   EXPECT_EQ(text(b),
-            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB graph");
+            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB graph "
+            "seq 256 LoRA r8 alpha 16 q,v checkpointed");
   ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
   other_run.warmup_steps = 1;
   other_run.steps = 2;
@@ -153,6 +185,9 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   b.tgt_len = b.mem_len = 0;
   b.model = "resnet50";
   b.mode = Mode::kEager;  // the default says nothing: older results keep their identity
+  b.seq_len = 0;
+  b.tuning = Tuning::kFull;
+  b.activation_checkpointing = false;
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7");
   b.device = DeviceKind::kCpu;  // threads matter on the CPU only
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");
