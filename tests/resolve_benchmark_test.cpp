@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "train/compat.h"
+#include "train/graphed_step.h"
 
 namespace gpubench {
 namespace {
@@ -120,6 +121,85 @@ TEST(Resolve, GraphModeNeedsCudaAndSaysWhatItCannotCapture) {
     EXPECT_EQ(resolve(request, gpu_machine(2)).mode, Mode::kGraph);
   } else {  // Debian's LibTorch 1.13: no fused SGD, so no graph mode at all
     EXPECT_NE(several.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos) << several;
+  }
+}
+
+TEST(Resolve, TheFineTuningModelsOwnTheirSequenceLengthAndItsBound) {
+  BenchmarkRequest request;
+  request.model = "bert-large";
+  const ResolvedBenchmark bert = resolve(request, gpu_machine());
+  EXPECT_EQ(bert.seq_len, 128);
+  EXPECT_EQ(bert.batch_size, 32);
+  EXPECT_EQ(bert.tgt_len, 0);
+  EXPECT_EQ(bert.tuning, Tuning::kFull);
+  EXPECT_EQ(bert.lora_rank, 0);  // a full fine-tune records no LoRA settings
+  EXPECT_EQ(bert.lora_targets, "");
+  request.seq_len = 513;
+  EXPECT_EQ(error_of(request, gpu_machine()), "seq_len 513 is more than bert-large's 512 positions");
+  request.model = "llama-3-8b";
+  request.seq_len.reset();
+  const ResolvedBenchmark llama = resolve(request, gpu_machine());
+  EXPECT_EQ(llama.seq_len, 2048);
+  EXPECT_EQ(llama.batch_size, 1);
+  request.model = "resnet50";
+  request.seq_len = 128;
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "seq_len applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
+            "llama-3.2-1b), not to 'resnet50'");
+  request.seq_len.reset();
+  request.tgt_len = 64;
+  request.model = "bert-large";
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "tgt_len and mem_len apply to language models only, not to 'bert-large'");
+}
+
+TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
+  BenchmarkRequest request;
+  request.model = "llama-3-8b";
+  request.tuning = Tuning::kLora;
+  ResolvedBenchmark lora = resolve(request, gpu_machine());
+  EXPECT_EQ(lora.lora_rank, 16);
+  EXPECT_EQ(lora.lora_alpha, 32);
+  EXPECT_EQ(lora.lora_targets, "q,k,v,o");
+  request.lora_targets = "v,q";  // in the model's order, so that "v,q" and "q,v" are one benchmark
+  EXPECT_EQ(resolve(request, gpu_machine()).lora_targets, "q,v");
+  request.lora_targets = "down,up,gate,o,v,k,q";
+  EXPECT_EQ(resolve(request, gpu_machine()).lora_targets, "all-linear");
+  request.lora_targets = "query";
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "lora_targets 'query': 'query' is not a projection of llama-3-8b; allowed: a "
+            "comma-separated list of q, k, v, o, gate, up, down, or all-linear");
+  request.model = "bert-large";
+  request.lora_targets = "gate";
+  EXPECT_NE(error_of(request, gpu_machine()).find("allowed: a comma-separated list of q, k, v, o, up, down"),
+            std::string::npos);
+  request.model = "resnet50";
+  request.lora_targets.reset();
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
+            "llama-3.2-1b); 'resnet50' trains in full only");
+  request.model = "transformerxl-base";
+  EXPECT_NE(error_of(request, gpu_machine()).find("'transformerxl-base' trains in full only"),
+            std::string::npos);
+  request.model = "llama-3-8b";
+  request.tuning = Tuning::kFull;
+  request.lora_rank = 8;
+  EXPECT_EQ(error_of(request, gpu_machine()), "lora_rank applies to tuning 'lora' only");
+}
+
+TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
+  BenchmarkRequest request;
+  request.activation_checkpointing = true;
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "activation_checkpointing applies to the transformer models (bert-large, llama-2-7b, "
+            "llama-3-8b, llama-3.2-1b), not to 'resnet50'");
+  request.model = "llama-3.2-1b";
+  EXPECT_TRUE(resolve(request, gpu_machine()).activation_checkpointing);
+  ResolvedBenchmark graphed = resolve(request, gpu_machine());
+  graphed.mode = Mode::kGraph;
+  if (compat::kHasFusedSgd) {
+    EXPECT_NE(GraphedStep::unsupported_reason(graphed).find("cannot capture activation checkpointing"),
+              std::string::npos);
   }
 }
 

@@ -115,7 +115,7 @@ RunContext context_for(const ResolvedBenchmark& resolved, int rank, int ranks_he
   RunContext context;
   if (progress != nullptr) context.progress = std::ref(*progress);
   context.fault = fault_for(environment(kFaultInjectionVariable), resolved, rank);
-  context.host_memory_limit = host_memory_share(environment, ranks_here);
+  context.host_memory_available = host_memory_share(environment, ranks_here);
   return context;
 }
 

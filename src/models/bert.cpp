@@ -269,7 +269,8 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<BertModel>(config, options);
        },
-       [config](const ModelOptions& options) { return bert_stats(config, options); }, hidden});
+       [config](const ModelOptions& options) { return bert_stats(config, options); },
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size}, hidden});
 }
 
 const ModelRegistration kLarge{bert_info(

@@ -35,6 +35,27 @@ inline int64_t lora_params_per_block(
   return total;
 }
 
+// The shape that the activation estimate reads.
+struct TransformerShape {
+  int64_t layers, hidden, heads, vocab;
+};
+
+// Activations a transformer keeps for backward (Korthikanti et al. 2022, arXiv 2205.05198):
+// s b h (34 + 5 a s / h) bytes per block with 16-bit activations, scaled for 32-bit ones; with
+// checkpointing only each block's input and one block's activations at a time. The logits add
+// b s V in the activation dtype, their float32 copy and its gradient. An estimate: it is what the
+// memory check holds a CPU run to, where running out kills the process instead of failing.
+inline int64_t transformer_activation_bytes(const TransformerShape& t, int64_t seq, int64_t batch,
+                                            int64_t element_bytes, bool checkpointing) {
+  const double sbh = static_cast<double>(seq) * batch * t.hidden;
+  const double per_block =
+      sbh * (34.0 + 5.0 * t.heads * static_cast<double>(seq) / t.hidden) * element_bytes / 2.0;
+  const double blocks = checkpointing ? t.layers * sbh * element_bytes + per_block
+                                      : t.layers * per_block;
+  const double logits = static_cast<double>(seq) * batch * t.vocab * (element_bytes + 8);
+  return static_cast<int64_t>(blocks + logits);
+}
+
 struct FineTuningEntry {
   std::string name;
   std::string task;
@@ -46,6 +67,7 @@ struct FineTuningEntry {
   std::vector<std::string> lora_roles;
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
   std::function<ModelStats(const ModelOptions&)> count;
+  TransformerShape shape;
   bool hidden = false;
 };
 
@@ -74,6 +96,12 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   };
   info.count = [count = std::move(entry.count), with_defaults](const ModelOptions& options) {
     return count(with_defaults(options));
+  };
+  info.activation_bytes = [shape = entry.shape, with_defaults](const ModelOptions& given,
+                                                               int64_t batch, int64_t bytes) {
+    const ModelOptions options = with_defaults(given);
+    return transformer_activation_bytes(shape, options.seq_len, batch, bytes,
+                                        options.activation_checkpointing);
   };
   return info;
 }

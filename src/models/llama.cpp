@@ -274,7 +274,8 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<LlamaModel>(config, options);
        },
-       [config](const ModelOptions& options) { return llama_stats(config, options); }, hidden});
+       [config](const ModelOptions& options) { return llama_stats(config, options); },
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size}, hidden});
 }
 
 const ModelRegistration k32_1b{llama_info(

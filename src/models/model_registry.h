@@ -105,6 +105,10 @@ struct ModelInfo {
   // Counts from the configuration, without building the model (large language models); unset:
   // counted on an instance.
   std::function<ModelStats(const ModelOptions&)> count;
+  // An estimate of the activations one training step keeps for backward, in bytes, at `batch`
+  // per device with activations of `element_bytes`; unset: not estimated.
+  std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
+      activation_bytes;
 
   std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
     return create(options);

@@ -1,11 +1,28 @@
 #include "reporting/results_table.h"
 
+#include <set>
+
 #include "reporting/text_table.h"
+#include "spec/benchmark_fields.h"
 
 namespace gpubench {
+namespace {
+
+// The identity settings the other columns do not show: "seq 128 LoRA r16 alpha 32 q,k,v,o".
+std::string setup_of(const ResolvedBenchmark& b) {
+  static const std::set<std::string> shown = {"model", "precision", "device", "gpus",
+                                              "batch_size", "threads"};
+  std::string setup;
+  for (const auto& [key, text] : identity_settings(b)) {
+    if (shown.count(key) == 0) setup += (setup.empty() ? "" : " ") + text;
+  }
+  return setup.empty() ? "-" : setup;
+}
+
+}  // namespace
 
 std::string render_results_table(const std::vector<Result>& results) {
-  TextTable table({"model", "precision", "device", "gpus", "batch", "throughput", "unit",
+  TextTable table({"model", "precision", "device", "gpus", "batch", "setup", "throughput", "unit",
                    "step ms p50 [p5-p95]", "trials", "status"});
   for (const Result& r : results) {
     const auto& m = r.metrics;
@@ -15,7 +32,7 @@ std::string render_results_table(const std::vector<Result>& results) {
     table.add_row(
         {r.benchmark.model, to_string(r.benchmark.precision), to_string(r.benchmark.device),
          std::to_string(r.benchmark.gpus), std::to_string(r.benchmark.batch_size),
-         ok ? format_fixed(m.throughput, 2) : "-", m.throughput_unit,
+         setup_of(r.benchmark), ok ? format_fixed(m.throughput, 2) : "-", m.throughput_unit,
          ok ? format_fixed(m.step_time_ms.median, 1) + " [" + format_fixed(m.step_time_ms.p5, 1) +
                   "-" + format_fixed(m.step_time_ms.p95, 1) + "]"
             : "-",

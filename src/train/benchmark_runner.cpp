@@ -117,24 +117,42 @@ int64_t device_memory_bytes(torch::Device device) {
 }
 
 std::string memory_shortfall_for(const ModelStats& stats, const ResolvedBenchmark& spec,
-                                 const ModelInfo& info, torch::Device device,
-                                 const RunContext& context) {
+                                 const ModelInfo& info, const ModelOptions& options,
+                                 torch::Device device, const RunContext& context) {
   const std::optional<int64_t> host =
-      context.host_memory_limit ? context.host_memory_limit : host_available_memory();
+      context.host_memory_available ? context.host_memory_available : host_available_memory();
   if (!host) return "";
-  return memory_shortfall(plan_memory(stats, spec, info.optimizer), spec, *host,
+  return memory_shortfall(plan_memory(stats, spec, info, options), spec, *host,
                           device.is_cuda() ? device_memory_bytes(device) : *host);
 }
 
-// LoRA's frozen base in the compute dtype (bf16 or fp16), as the usual recipes load it; the
-// adapters stay float32, so their optimiser state does too.
-void hold_frozen_weights_in(const PrecisionPolicy& policy, torch::nn::Module& module) {
-  const std::optional<torch::ScalarType> dtype = policy.autocast_dtype();
-  if (!dtype) return;
-  torch::NoGradGuard no_grad;
-  for (auto& parameter : module.parameters()) {
-    if (!parameter.requires_grad()) parameter.set_data(parameter.data().to(*dtype));
+// LoRA's frozen base is built in the compute dtype (bf16 or fp16), as the usual recipes load it,
+// so an 8B model takes 16 GB of host memory on its way to the device, not 32; the adapters are
+// made in float32 whatever the default, so their optimiser state is float32 too.
+class DefaultDtypeScope {
+ public:
+  explicit DefaultDtypeScope(std::optional<torch::ScalarType> dtype)
+      : previous_(c10::get_default_dtype()) {
+    if (dtype) c10::set_default_dtype(c10::scalarTypeToTypeMeta(*dtype));
   }
+  ~DefaultDtypeScope() { c10::set_default_dtype(previous_); }
+  DefaultDtypeScope(const DefaultDtypeScope&) = delete;
+  DefaultDtypeScope& operator=(const DefaultDtypeScope&) = delete;
+
+ private:
+  caffe2::TypeMeta previous_;
+};
+
+std::optional<torch::ScalarType> frozen_weight_dtype(const ResolvedBenchmark& spec,
+                                                     const PrecisionPolicy& policy) {
+  if (spec.tuning != Tuning::kLora) return std::nullopt;
+  return policy.autocast_dtype();
+}
+
+std::unique_ptr<TrainableModel> build_model(const ModelInfo& info, const ModelOptions& options,
+                                            std::optional<torch::ScalarType> frozen_dtype) {
+  const DefaultDtypeScope scope(frozen_dtype);
+  return info.instantiate(options);
 }
 
 }  // namespace
@@ -180,13 +198,11 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     std::optional<ModelStats> counted;
     if (info.count) counted = info.count(options);
     if (counted) {
-      const std::string shortfall = memory_shortfall_for(*counted, spec, info, device, context);
+      const std::string shortfall = memory_shortfall_for(*counted, spec, info, options, device, context);
       if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
     }
-    if (context.host_memory_limit && device.is_cpu()) {
-      limit_host_memory_growth(*context.host_memory_limit);
-    }
-    std::unique_ptr<TrainableModel> model = info.instantiate(options);
+    std::unique_ptr<TrainableModel> model =
+        build_model(info, options, frozen_weight_dtype(spec, policy));
     const ModelStats stats = counted ? *counted : measure_instance(*model);  // on the CPU
     const int64_t samples_per_step = spec.batch_size * world_size * model->samples_per_item();
     result.params = stats.params;
@@ -196,7 +212,6 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
 
     model->module().to(device);
     if (spec.channels_last) to_channels_last(model->module());
-    if (spec.tuning == Tuning::kLora) hold_frozen_weights_in(policy, model->module());
     model->module().train();
     std::unique_ptr<GradientSynchronizer> synchronizer;
     if (rank.collectives) {

@@ -24,9 +24,9 @@ struct RunContext {
   RankContext rank;
   ProgressCallback progress;            // rank 0's; empty for the others
   std::optional<FaultInjection> fault;  // made to happen at the first timed step
-  // The host memory this process may take (train/memory_plan.h): checked against the run's
-  // certain bytes, and on the CPU the allocator's ceiling; unset: MemAvailable, no ceiling.
-  std::optional<int64_t> host_memory_limit;
+  // The host memory this process may take, which the run's planned bytes are checked against
+  // (train/memory_plan.h); unset: MemAvailable.
+  std::optional<int64_t> host_memory_available;
 };
 
 // Never throws for a run-time failure: an out-of-memory gives status oom, anything else

@@ -1,24 +1,24 @@
 #include "train/memory_plan.h"
 
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
 namespace gpubench {
 
-MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b,
-                       OptimizerKind optimizer) {
-  const bool half_frozen = b.tuning == Tuning::kLora &&
-                           (b.precision == Precision::kFp16 || b.precision == Precision::kBf16);
+MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, const ModelInfo& info,
+                       const ModelOptions& options) {
+  const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16;
+  const bool half_frozen = b.tuning == Tuning::kLora && half;
+  const OptimizerKind optimizer = info.optimizer;
   const int64_t frozen = stats.params - stats.trainable_params;
   MemoryPlan plan;
   plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
   plan.optimizer_state = (optimizer == OptimizerKind::kAdamW ? 8 : 4) * stats.trainable_params;
-  plan.host_build = 4 * stats.params;
+  plan.host_build = plan.weights;
+  if (info.activation_bytes) plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
   return plan;
 }
 
@@ -32,9 +32,9 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
                              int64_t host_available, int64_t device_memory) {
   const std::string recipe = b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
   if (plan.host_build > host_available) {
-    return "out of memory before the run: " + recipe + " is built in float32 on the host, " +
-           gib_text(plan.host_build) + ", and the host has " + gib_text(host_available) +
-           " available";
+    return "out of memory before the run: " + recipe + " is built on the host, " +
+           gib_text(plan.host_build) + " of weights, and the host has " +
+           gib_text(host_available) + " available";
   }
   const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
   if (plan.device_total() > device) {
@@ -45,6 +45,14 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
            (b.device == DeviceKind::kCpu ? std::string("host has ") + gib_text(device) +
                                                " available"
                                          : "GPU has " + gib_text(device));
+  }
+  if (b.device == DeviceKind::kCpu && plan.device_total() + plan.activations > host_available) {
+    return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
+           " for weights, gradients and optimiser state and about " +
+           gib_text(plan.activations) + " of activations at batch " +
+           std::to_string(b.batch_size) + (b.seq_len > 0 ? ", seq " + std::to_string(b.seq_len) : "") +
+           " (estimated), and the host has " + gib_text(host_available) +
+           " available (--activation-checkpointing or a smaller batch needs less)";
   }
   return "";
 }
@@ -59,32 +67,6 @@ std::optional<int64_t> host_available_memory() {
     if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
   }
   return std::nullopt;
-}
-
-namespace {
-
-int64_t data_segment_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    int64_t kib = 0;
-    if (fields >> key >> kib && key == "VmData:") return kib * 1024;
-  }
-  return 0;
-}
-
-}  // namespace
-
-bool limit_host_memory_growth(int64_t bytes) {
-  struct rlimit limit {};
-  if (::getrlimit(RLIMIT_DATA, &limit) != 0) return false;
-  const auto wanted = static_cast<rlim_t>(data_segment_bytes() + bytes);
-  if (limit.rlim_max != RLIM_INFINITY && wanted > limit.rlim_max) return false;
-  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < wanted) return true;  // already lower
-  limit.rlim_cur = wanted;
-  return ::setrlimit(RLIMIT_DATA, &limit) == 0;
 }
 
 }  // namespace gpubench
