@@ -60,7 +60,13 @@ std::vector<std::string> parse_lora_targets(const std::string& text,
     targets.push_back(role);
     start = comma + 1;
   }
-  return targets;
+  std::vector<std::string> in_model_order;
+  for (const std::string& role : roles) {
+    if (std::find(targets.begin(), targets.end(), role) != targets.end()) {
+      in_model_order.push_back(role);
+    }
+  }
+  return in_model_order;
 }
 
 int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,

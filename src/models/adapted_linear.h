@@ -33,7 +33,8 @@ class AdaptedLinearImpl : public torch::nn::Module {
 };
 TORCH_MODULE(AdaptedLinear);
 
-// "q,k,v,o" -> {"q", "k", "v", "o"}; "all-linear" -> every role of `roles`. Throws UsageError
+// "q,k,v,o" -> {"q", "k", "v", "o"}, in the order of `roles` ("v,q" -> {"q", "v"});
+// "all-linear" -> every role of `roles`. Throws UsageError
 // for an empty list, a repeated role or one the model does not have (naming the allowed ones).
 std::vector<std::string> parse_lora_targets(const std::string& text,
                                             const std::vector<std::string>& roles,

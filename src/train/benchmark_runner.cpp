@@ -198,6 +198,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     std::optional<ModelStats> counted;
     if (info.count) counted = info.count(options);
     if (counted) {
+      result.params = counted->params;
+      result.trainable_params = counted->trainable_params;
       const std::string shortfall = memory_shortfall_for(*counted, spec, info, options, device, context);
       if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
     }
