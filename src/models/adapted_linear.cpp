@@ -12,10 +12,9 @@ namespace gpubench::layers {
 AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool with_bias,
                                      std::string role)
     : in_features_(in_features), out_features_(out_features), role_(std::move(role)) {
+  // Uninitialised: the models draw their weights themselves (fine_tuning_model.h).
   weight = register_parameter("weight", torch::empty({out_features, in_features}));
   if (with_bias) bias = register_parameter("bias", torch::zeros({out_features}));
-  torch::NoGradGuard no_grad;
-  torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {

@@ -15,6 +15,7 @@ namespace gpubench::layers {
 
 class AdaptedLinearImpl : public torch::nn::Module {
  public:
+  // The weight is left uninitialised for the model to draw (and the bias zero).
   AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role);
 
   torch::Tensor forward(const torch::Tensor& input);

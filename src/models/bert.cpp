@@ -92,16 +92,17 @@ TORCH_MODULE(EncoderLayer);
 
 class BertNetImpl : public torch::nn::Module {
  public:
-  BertNetImpl(const BertConfig& c, bool checkpointing) : c_(c), checkpointing_(checkpointing) {
+  BertNetImpl(const BertConfig& c, bool checkpointing, bool defer_initialization)
+      : c_(c), checkpointing_(checkpointing) {
     const int64_t h = c.hidden_size;
     auto bert = register_module("bert", std::make_shared<torch::nn::Module>());
     auto embeddings = bert->register_module("embeddings", std::make_shared<torch::nn::Module>());
     word_embeddings = embeddings->register_module("word_embeddings",
-                                                  torch::nn::Embedding(c.vocab_size, h));
+                                                  uninitialised_embedding(c.vocab_size, h));
     position_embeddings = embeddings->register_module("position_embeddings",
-                                                      torch::nn::Embedding(c.max_positions, h));
+                                                      uninitialised_embedding(c.max_positions, h));
     token_type_embeddings = embeddings->register_module(
-        "token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, h));
+        "token_type_embeddings", uninitialised_embedding(c.type_vocab_size, h));
     embedding_norm = embeddings->register_module("LayerNorm", layer_norm(c));
     auto encoder = bert->register_module("encoder", std::make_shared<torch::nn::Module>());
     auto list = encoder->register_module("layer", torch::nn::ModuleList());
@@ -120,7 +121,7 @@ class BertNetImpl : public torch::nn::Module {
     // The decoder's weight is the word embeddings' (tied); only its bias is its own.
     decoder_bias = predictions->register_parameter("bias", torch::zeros({c.vocab_size}));
     seq_relationship = cls->register_module("seq_relationship", AdaptedLinear(h, 2, true, ""));
-    initialize();
+    if (!defer_initialization) initialize();
   }
 
   BertOutput forward(const Tensor& tokens, const Tensor& token_types, const Tensor& mask) {
@@ -153,12 +154,13 @@ class BertNetImpl : public torch::nn::Module {
   AdaptedLinear pooler_dense{nullptr}, transform_dense{nullptr}, seq_relationship{nullptr};
   Tensor decoder_bias;
 
- private:
+ public:
   // Hugging Face's BertPreTrainedModel: normal(0, 0.02) weights and embeddings, zero biases,
   // LayerNorms weight one, bias zero.
   void initialize() {
     torch::NoGradGuard no_grad;
     for (auto& item : named_parameters()) {
+      if (item.key().find("lora_") != std::string::npos) continue;  // drawn when added
       const std::string& name = item.key();
       if (name.find("LayerNorm") != std::string::npos) {
         item.value().fill_(name.find("weight") != std::string::npos ? 1.0 : 0.0);
@@ -169,6 +171,7 @@ class BertNetImpl : public torch::nn::Module {
       }
     }
   }
+ private:
 
   BertConfig c_;
   bool checkpointing_;
@@ -177,11 +180,16 @@ class BertNetImpl : public torch::nn::Module {
 BertModel::BertModel(const BertConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<BertNetImpl>(config, options.activation_checkpointing)) {
+      net_(std::make_shared<BertNetImpl>(config, options.activation_checkpointing,
+                                       options.defer_initialization)) {
   apply_tuning(*net_, options);
 }
 
 BertModel::~BertModel() = default;
+
+void BertModel::initialize_weights() {
+  net_->initialize();
+}
 
 torch::nn::Module& BertModel::module() {
   return *net_;

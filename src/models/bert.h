@@ -47,6 +47,7 @@ class BertModel : public TrainableModel {
                                  bool channels_last) override;
   torch::Tensor training_loss(const SyntheticBatch& batch) override;
   int64_t count_forward() override;
+  void initialize_weights() override;
   int64_t tokens_per_item() const override { return seq_len_; }
 
   // An all-ones mask is not applied (as Hugging Face's SDPA path drops it), so the fused

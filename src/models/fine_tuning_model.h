@@ -12,6 +12,13 @@
 
 namespace gpubench::models {
 
+// An embedding table left uninitialised (the model initialises every weight itself, on the
+// device it trains on when the runner defers it), unlike torch::nn::Embedding's constructor.
+inline torch::nn::Embedding uninitialised_embedding(int64_t rows, int64_t width) {
+  return torch::nn::Embedding(
+      torch::nn::EmbeddingOptions(rows, width)._weight(torch::empty({rows, width})));
+}
+
 // Full tuning leaves every parameter trainable; LoRA freezes them all and adds adapters on the
 // target roles (already checked by resolve()).
 inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {

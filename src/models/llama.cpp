@@ -116,10 +116,11 @@ TORCH_MODULE(DecoderLayer);
 
 class LlamaNetImpl : public torch::nn::Module {
  public:
-  LlamaNetImpl(const LlamaConfig& c, bool checkpointing) : c_(c), checkpointing_(checkpointing) {
+  LlamaNetImpl(const LlamaConfig& c, bool checkpointing, bool defer_initialization)
+      : c_(c), checkpointing_(checkpointing) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens =
-        model->register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.hidden_size));
+        model->register_module("embed_tokens", uninitialised_embedding(c.vocab_size, c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
       layers.push_back(DecoderLayer(c));
@@ -130,7 +131,7 @@ class LlamaNetImpl : public torch::nn::Module {
       lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
     }
     inv_freq_ = register_buffer("inv_freq", inverse_frequencies(c));
-    initialize();
+    if (!defer_initialization) initialize();
   }
 
   Tensor forward(const Tensor& tokens) {
@@ -155,15 +156,17 @@ class LlamaNetImpl : public torch::nn::Module {
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
 
- private:
+ public:
   // Hugging Face's LlamaPreTrainedModel: normal(0, 0.02) for projections and embeddings, ones
   // for the norms.
   void initialize() {
     torch::NoGradGuard no_grad;
     for (auto& item : named_parameters()) {
+      if (item.key().find("lora_") != std::string::npos) continue;  // drawn when added
       if (item.key().find("norm") == std::string::npos) item.value().normal_(0.0, 0.02);
     }
   }
+ private:
 
   LlamaConfig c_;
   bool checkpointing_;
@@ -173,11 +176,16 @@ class LlamaNetImpl : public torch::nn::Module {
 LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing)) {
+      net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing,
+                                       options.defer_initialization)) {
   apply_tuning(*net_, options);
 }
 
 LlamaModel::~LlamaModel() = default;
+
+void LlamaModel::initialize_weights() {
+  net_->initialize();
+}
 
 torch::nn::Module& LlamaModel::module() {
   return *net_;

@@ -55,6 +55,7 @@ class LlamaModel : public TrainableModel {
                                  bool channels_last) override;
   torch::Tensor training_loss(const SyntheticBatch& batch) override;
   int64_t count_forward() override;
+  void initialize_weights() override;
   int64_t samples_per_item() const override { return seq_len_; }
   int64_t tokens_per_item() const override { return seq_len_; }
 

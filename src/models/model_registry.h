@@ -37,6 +37,8 @@ class TrainableModel {
   virtual int64_t samples_per_item() const { return 1; }
   // Tokens in one batch item; 0 for a model that does not read tokens.
   virtual int64_t tokens_per_item() const { return 0; }
+  // Draws the weights of a model built with ModelOptions::defer_initialization.
+  virtual void initialize_weights() {}
 };
 
 struct LoraSettings {
@@ -54,6 +56,10 @@ struct ModelOptions {
   Tuning tuning = Tuning::kFull;
   LoraSettings lora;
   bool activation_checkpointing = false;
+  // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
+  // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
+  // minutes. Models that draw their weights in their modules' constructors ignore it.
+  bool defer_initialization = false;
 };
 
 // What a training step runs for a model: the reference recipes' optimisers.

@@ -192,7 +192,7 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(static_cast<uint64_t>(spec.seed));
-    const ModelOptions options = model_options_for(spec);
+    ModelOptions options = model_options_for(spec);
     // Models too large to build everywhere are counted from their configuration, so the memory
     // check comes before anything is allocated.
     std::optional<ModelStats> counted;
@@ -203,6 +203,9 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
       const std::string shortfall = memory_shortfall_for(*counted, spec, info, options, device, context);
       if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
     }
+    // Counted models need no instance on the host to count, so their weights are drawn where
+    // they train.
+    options.defer_initialization = counted.has_value();
     std::unique_ptr<TrainableModel> model =
         build_model(info, options, frozen_weight_dtype(spec, policy));
     const ModelStats stats = counted ? *counted : measure_instance(*model);  // on the CPU
@@ -213,6 +216,7 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     result.metrics.train_flops_per_step = stats.train_flops() * samples_per_step;
 
     model->module().to(device);
+    if (options.defer_initialization) model->initialize_weights();
     if (spec.channels_last) to_channels_last(model->module());
     model->module().train();
     std::unique_ptr<GradientSynchronizer> synchronizer;
