@@ -12,6 +12,10 @@
 #   zoo-fp32  the same in fp32 (TF32 off)
 #   lm        Transformer-XL base and large in fp16 (gpubench only: NVIDIA's model code is not on
 #             the machine), then the NCCL all-reduce sweep on one rank (8 B to 256 MiB)
+#   finetune  bf16: BERT-large at seq 128 (batch 32), Llama 3 8B LoRA (r16, alpha 32, q,k,v,o) at
+#             seq 2048 and batch 1, and Llama 3.2 1B LoRA the same; gpubench beside Hugging Face
+#             transformers + peft (scripts/hf_reference.py, same configuration, recipe and batch),
+#             with both peak memories
 # Each benchmark prints its table row as soon as it ends, so a stage stopped at its time limit
 # still shows what it measured; GPUBENCH_CHECK_BUDGET_S (default 420) skips a stage's remaining
 # benchmarks once it has run that long. gpubench's result files go to results/gpu/<gpu>/ (for
@@ -31,8 +35,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for stage in "$@"; do
-  case "$stage" in quick|graph|zoo|zoo-fp32|lm) ;;
-    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm" >&2; exit 2 ;;
+  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune" >&2; exit 2 ;;
   esac
 done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
@@ -45,6 +49,7 @@ if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few s
   : "${GPUBENCH_CHECK_ZOO_PRECISION:=bf16}" "${GPUBENCH_CHECK_TXL:= }" "${GPUBENCH_CHECK_ALLREDUCE_MAX:=1M}"
   : "${GPUBENCH_CHECK_GRAPH_MODE:=0}" "${GPUBENCH_CHECK_COMPILE_MODES:= }"
   : "${GPUBENCH_CHECK_GRAPH_BATCH:=2}" "${GPUBENCH_CHECK_GRAPH_GOOGLENET_BATCH:=2}"
+  : "${GPUBENCH_CHECK_FINETUNE:=test-tiny-bert:16:2:full test-tiny-llama:32:1:lora}"
 fi
 GRAPH_MODE="${GPUBENCH_CHECK_GRAPH_MODE:-1}"  # 0: no gpubench graph-mode runs (the CPU has none)
 # PyTorch's torch.compile modes for the graph stage (the others run PyTorch eager only).
@@ -137,6 +142,23 @@ bench() {
   done
   row "$label" "${columns[@]}"
 }
+# finetune_bench LABEL MODEL PRECISION SEQ BATCH TUNING: gpubench and Hugging Face (transformers +
+# peft) on the same fine-tuning benchmark, as one table row.
+finetune_bench() {
+  local label=$1 model=$2 precision=$3 seq=$4 batch=$5 tuning=$6
+  over_budget "$label" && return 0
+  local common=(--warmup-steps "$WARMUP" --steps "$STEPS" --repeat 2 --precision "$precision"
+                --seq-len "$seq" --batch-size "$batch" --tuning "$tuning")
+  local stamp reference="$scratch/hf_${label}.json"
+  stamp=$(date -u +%Y-%m-%dT%H%M%S)
+  echo "== $label" >> "$log"
+  gpubench_run "$folder/${stamp}_${label}.json" eager --model "$model" "${common[@]}"
+  python3 scripts/hf_reference.py --model "$model" --device "$DEVICE" "${common[@]}" \
+    --output "$reference" >> "$log" 2>&1 || true
+  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$reference" \
+    >> "$OUT/huggingface.jsonl" 2>/dev/null || true
+  row "$label" "eager=$folder/${stamp}_${label}.json" "pt=$reference"
+}
 # Graph mode computes what eager computes: the same 20 fp32 steps from one seed, final losses.
 same_losses() {
   local model=$1 batch=$2
@@ -206,6 +228,13 @@ for stage in "$@"; do
         "$build/gpubench" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8 -e "${GPUBENCH_CHECK_ALLREDUCE_MAX:-256M}" \
           -o "$OUT/allreduce.json" 2>&1 | tee -a "$log" | tee -a "$table" || true
       } ;;
+    finetune)
+      ft_precision="${GPUBENCH_CHECK_FINETUNE_PRECISION:-bf16}"
+      for entry in ${GPUBENCH_CHECK_FINETUNE:-bert-large:128:32:full llama-3-8b:2048:1:lora llama-3.2-1b:2048:1:lora}; do
+        IFS=: read -r model seq batch tuning <<< "$entry"
+        finetune_bench "${model}_${tuning}_${ft_precision}_s${seq}_b${batch}" "$model" "$ft_precision" \
+          "$seq" "$batch" "$tuning"
+      done ;;
   esac
   [ -z "$smi_sampler" ] || kill "$smi_sampler" 2> /dev/null || true
   echo "stage $stage: $(($(date +%s) - stage_start)) s" | tee -a "$table"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One row of the GPU check's table (scripts/gpu-check.sh): gpubench eager and graph mode beside
-PyTorch eager and torch.compile (scripts/torch_reference.py) for one benchmark, and the ratios
-gpubench eager / PyTorch eager and gpubench graph / best PyTorch.
+PyTorch eager and torch.compile (scripts/torch_reference.py; for the fine-tuning models, Hugging
+Face transformers + peft, scripts/hf_reference.py, in the "pt eager" column) for one benchmark,
+and the ratios gpubench eager / PyTorch eager and gpubench graph / best PyTorch.
 Usage: gpu_check_row.py header
        gpu_check_row.py row LABEL KIND=PATH...   (KIND: eager, graph, pt, pt-compile, pt-reduce-overhead)
        gpu_check_row.py losses EAGER_JSON GRAPH_JSON   (exit 1 unless final losses agree within 1e-3)"""
@@ -57,7 +58,14 @@ def row(label, paths):
     peak = metrics.get("peak_memory_bytes")
     notes = [s for s in (status_of(k, load(paths[k])) for k in ("eager", "graph") if k in paths) if s]
     if eager and eager.get("benchmark", {}).get("optimizer_impl"):
-        notes.append(f"{eager['benchmark']['optimizer_impl']} SGD")
+        optimizer = (eager["benchmark"].get("optimizer") or "SGD").split()[0]
+        notes.append(f"{eager['benchmark']['optimizer_impl']} {optimizer}")
+    if pt and pt.get("peak_memory_bytes"):
+        notes.append(f"pt peak {pt['peak_memory_bytes'] / 2**30:.1f} GiB")
+    for key in ("params", "trainable_params"):
+        ours = eager.get("benchmark", {}).get(key) if eager else None
+        if pt and pt.get(key) and ours and pt[key] != ours:
+            notes.append(f"{key.upper()} DIFFER: gpubench {ours}, pt {pt[key]}")
     if graph and graph.get("metrics", {}).get("graph_capture_ms"):
         notes.append(f"capture {graph['metrics']['graph_capture_ms']:.0f} ms")
     if metrics.get("skipped_steps"):

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""The fine-tuning benchmarks in Hugging Face transformers and peft, for side-by-side comparison
+with gpubench: the same published configuration (built from its config, no weights downloaded),
+BertForPreTraining or LlamaForCausalLM with SDPA attention, the same synthetic batch (BERT: 15 %
+of positions as masked-LM targets and next-sentence labels; Llama: next-token targets), the same
+recipe (full, or LoRA r/alpha on the attention projections with the frozen base in the compute
+dtype and float32 adapters, PEFT's defaults), AdamW (lr 1e-4, weight decay 0.01, fused on CUDA),
+autocast and loss scaling as gpubench does them, warm-up, trials of steps timed between device
+synchronisations, the median trial. Prints one JSON object (and writes it to --output) with the
+throughput in gpubench's unit (sequences/sec for BERT, tokens/sec for Llama), the peak allocated
+memory and the parameter counts Hugging Face reports."""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 8192}
+# gpubench name -> (family, config); the test models are gpubench's hidden ones, for rehearsals.
+CONFIGS = {
+    "bert-large": ("bert", dict(vocab_size=30522, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                                intermediate_size=4096, max_position_embeddings=512)),
+    "test-tiny-bert": ("bert", dict(vocab_size=200, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    intermediate_size=64, max_position_embeddings=64)),
+    "llama-3.2-1b": ("llama", dict(vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+                                   num_attention_heads=32, num_key_value_heads=8, rope_theta=500000.0,
+                                   rope_scaling=LLAMA3_ROPE, tie_word_embeddings=True, max_position_embeddings=131072)),
+    "llama-2-7b": ("llama", dict(vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                                 num_attention_heads=32, num_key_value_heads=32, rope_theta=10000.0,
+                                 tie_word_embeddings=False, max_position_embeddings=4096)),
+    "llama-3-8b": ("llama", dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                                 num_attention_heads=32, num_key_value_heads=8, rope_theta=500000.0,
+                                 tie_word_embeddings=False, max_position_embeddings=8192)),
+    "test-tiny-llama": ("llama", dict(vocab_size=256, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                      num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=False,
+                                      max_position_embeddings=64)),
+}
+# gpubench's LoRA roles -> the module names PEFT matches.
+ROLES = {"llama": {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+                   "down": "down_proj"},
+         "bert": {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+                  "o": "attention.output.dense", "up": "intermediate.dense", "down": "output.dense"}}
+
+
+def build(name, tuning, precision, device, checkpointing, args):
+    import transformers
+    family, config = CONFIGS[name]
+    half = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    # LoRA's frozen base in the compute dtype, built where it trains, as gpubench does.
+    dtype = half if tuning == "lora" and half else torch.float32
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    with torch.device(device):
+        if family == "bert":
+            model = transformers.BertForPreTraining(transformers.BertConfig(attn_implementation="sdpa", **config))
+        else:
+            model = transformers.LlamaForCausalLM(transformers.LlamaConfig(attn_implementation="sdpa", **config))
+    torch.set_default_dtype(previous)
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+    if tuning == "lora":
+        import peft
+        roles = ROLES[family]
+        targets = list(roles) if args.lora_targets == "all-linear" else args.lora_targets.split(",")
+        pattern = r".*\.(" + "|".join(roles[t].replace(".", r"\.") for t in targets) + r")$"
+        if checkpointing:
+            model.enable_input_require_grads()
+        model = peft.get_peft_model(model, peft.LoraConfig(r=args.lora_rank, lora_alpha=args.lora_alpha,
+                                                           lora_dropout=0.0, target_modules=pattern))
+    model.train()
+    params = sum(p.numel() for p in model.parameters())  # shared (tied) tensors once, adapters in
+    return family, model, params, config["vocab_size"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", choices=sorted(CONFIGS), default="bert-large")
+    parser.add_argument("--tuning", choices=["full", "lora"], default="full")
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="bf16")
+    parser.add_argument("--seq-len", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument("--lora-alpha", type=int, default=32)
+    parser.add_argument("--lora-targets", default="q,k,v,o")
+    parser.add_argument("--activation-checkpointing", action="store_true")
+    parser.add_argument("--warmup-steps", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                        help="cpu: only to rehearse scripts/gpu-check.sh on a machine without a GPU")
+    parser.add_argument("--output")
+    args = parser.parse_args()
+
+    device = torch.device(args.device)
+    tf32 = args.precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.manual_seed(42)
+    family, model, params, vocab = build(args.model, args.tuning, args.precision, device,
+                                         args.activation_checkpointing, args)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    b, s = args.batch_size, args.seq_len
+    if family == "bert":
+        tokens = torch.randint(vocab, (b, s), device=device)
+        labels = torch.full((b, s), -100, device=device)
+        masked = max(1, round(0.15 * s))
+        chosen = torch.rand(b, s, device=device).argsort(1)[:, :masked]
+        labels.scatter_(1, chosen, torch.randint(vocab, (b, masked), device=device))
+        inputs = dict(input_ids=tokens, token_type_ids=(torch.arange(s, device=device) >= s // 2).long().expand(b, s),
+                      attention_mask=torch.ones(b, s, dtype=torch.long, device=device), labels=labels,
+                      next_sentence_label=torch.randint(2, (b,), device=device))
+        samples_per_step, unit = b, "sequences/sec"
+    else:
+        stream = torch.randint(vocab, (b, s + 1), device=device)
+        inputs, targets = stream[:, :s].contiguous(), stream[:, 1:].contiguous()
+        samples_per_step, unit = b * s, "tokens/sec"
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4, weight_decay=0.01,
+                                  fused=device.type == "cuda")
+    autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
+    scaler = torch.amp.GradScaler(args.device) if args.precision == "fp16" else None
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(args.device, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
+            if family == "bert":
+                loss = model(**inputs).loss
+            else:  # the causal-LM loss over every position, in float32, as gpubench computes it
+                logits = model(input_ids=inputs).logits
+                loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, vocab), targets.reshape(-1))
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            loss.backward()
+            optimizer.step()
+
+    def synchronize():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    warmup_start = time.perf_counter()
+    for _ in range(args.warmup_steps):
+        step()
+    synchronize()
+    warmup_s = time.perf_counter() - warmup_start
+    trials = []
+    for _ in range(args.repeat):
+        synchronize()
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            step()
+        synchronize()
+        trials.append(samples_per_step * args.steps / (time.perf_counter() - start))
+    import transformers
+    result = {"model": args.model, "tuning": args.tuning, "precision": args.precision, "batch_size": b,
+              "seq_len": s, "activation_checkpointing": args.activation_checkpointing, "warmup_s": warmup_s,
+              "throughput": statistics.median(trials), "throughput_unit": unit, "trials": trials,
+              "params": params, "trainable_params": trainable,
+              "peak_memory_bytes": torch.cuda.max_memory_allocated() if device.type == "cuda" else None,
+              "torch": torch.__version__, "transformers": transformers.__version__,
+              "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "cpu"}
+    print(json.dumps(result))
+    if args.output:
+        with open(args.output, "w") as f:
+            json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
