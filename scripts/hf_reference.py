@@ -12,9 +12,10 @@ memory and the parameter counts Hugging Face reports."""
 import argparse
 import json
 import statistics
-import time
 
 import torch
+
+from trial_timing import time_trials
 
 LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 8192}
@@ -143,19 +144,8 @@ def main():
 
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    warmup_start = time.perf_counter()
-    for _ in range(args.warmup_steps):
-        step()
-    synchronize()
-    warmup_s = time.perf_counter() - warmup_start
-    trials = []
-    for _ in range(args.repeat):
-        synchronize()
-        start = time.perf_counter()
-        for _ in range(args.steps):
-            step()
-        synchronize()
-        trials.append(samples_per_step * args.steps / (time.perf_counter() - start))
+    warmup_s, trials = time_trials(step, synchronize, args.warmup_steps, args.steps, args.repeat,
+                                   samples_per_step)
     import transformers
     result = {"model": args.model, "tuning": args.tuning, "precision": args.precision, "batch_size": b,
               "seq_len": s, "activation_checkpointing": args.activation_checkpointing, "warmup_s": warmup_s,

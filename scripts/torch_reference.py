@@ -10,9 +10,10 @@ compilation happens in the warm-up and is timed apart. Prints one JSON object (a
 import argparse
 import json
 import statistics
-import time
 
 import torch
+
+from trial_timing import time_trials
 import torchvision
 
 
@@ -98,19 +99,8 @@ def main():
         if device.type == "cuda":
             torch.cuda.synchronize()
 
-    warmup_start = time.perf_counter()
-    for _ in range(args.warmup_steps):
-        step()
-    synchronize()
-    warmup_s = time.perf_counter() - warmup_start
-    trials = []
-    for _ in range(args.repeat):
-        synchronize()
-        start = time.perf_counter()
-        for _ in range(args.steps):
-            step()
-        synchronize()
-        trials.append(args.batch_size * args.steps / (time.perf_counter() - start))
+    warmup_s, trials = time_trials(step, synchronize, args.warmup_steps, args.steps, args.repeat,
+                                   args.batch_size)
     result = {"model": args.model, "precision": args.precision, "batch_size": args.batch_size,
               "channels_last": channels_last, "mode": args.mode, "warmup_s": warmup_s,
               "throughput": statistics.median(trials),

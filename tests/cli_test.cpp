@@ -21,7 +21,8 @@ using testing::read_json;
 TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   ScratchDirectory dir("cli-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: bert-large, googlenet");
+  expect_usage_error("train --model resnet5" + out,
+                     "unknown model 'resnet5'; known: bert-large, googlenet");
   expect_usage_error("train --precision fp64" + out,
                      "precision must be one of fp32, tf32, fp16, bf16, got 'fp64'");
   expect_usage_error("train --device tpu" + out,

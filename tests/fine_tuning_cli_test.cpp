@@ -106,10 +106,11 @@ TEST(FineTuningCli, ARunThatCannotFitIsAnOomResultBeforeItAllocates) {
   EXPECT_EQ(activations.exit_code, 1) << activations.output;
   r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "oom");
-  EXPECT_NE(r["error"].get<std::string>().find(
-                "needs 15.2 GiB for weights, gradients and optimiser state and about 30.9 GiB of "
-                "activations at batch 1, seq 2048 (estimated), and the host has 20.0 GiB available"),
-            std::string::npos)
+  EXPECT_NE(
+      r["error"].get<std::string>().find(
+          "needs 15.2 GiB for weights, gradients and optimiser state and about 30.9 GiB of "
+          "activations at batch 1, seq 2048 (estimated), and the host has 20.0 GiB available"),
+      std::string::npos)
       << r["error"];
   EXPECT_EQ(r["benchmark"]["trainable_params"], 13631488);  // r16 on q, k, v, o of 32 blocks
 

@@ -9,9 +9,9 @@
 #include "models/bert.h"
 #include "models/llama.h"
 #include "models/model_registry.h"
+#include "test_helpers.h"
 #include "train/precision_policy.h"
 #include "train/training_step.h"
-#include "test_helpers.h"
 
 namespace gpubench {
 namespace {
@@ -83,8 +83,7 @@ TEST(FineTuningModels, PublishedConfigurationsCountTheirParametersExactly) {
 TEST(FineTuningModels, TheCountingRuleIsWhatABuiltLlamaCounts) {
   for (const bool tied : {false, true}) {
     for (const int64_t kv_heads : {4, 2, 1}) {
-      for (const auto& [tuning, targets] :
-           std::vector<std::pair<Tuning, std::vector<std::string>>>{
+      for (const auto& [tuning, targets] : std::vector<std::pair<Tuning, std::vector<std::string>>>{
                {Tuning::kFull, {}},
                {Tuning::kLora, kAttention},
                {Tuning::kLora, models::llama_lora_roles()},
@@ -216,7 +215,8 @@ TEST(FineTuningModels, LoraChangesNothingAtFirstAndOnlyItsAdaptersTrain) {
 
 // Gradients of every trainable parameter after one backward pass, by name.
 std::map<std::string, torch::Tensor> gradients_after_backward(
-    const std::string& name, const ModelOptions& options, const std::optional<Precision>& autocast) {
+    const std::string& name, const ModelOptions& options,
+    const std::optional<Precision>& autocast) {
   torch::manual_seed(6);
   auto model = ModelRegistry::instance().get(name).instantiate(options);
   model->module().train();
@@ -244,11 +244,12 @@ TEST(FineTuningModels, ActivationCheckpointingGivesTheSameGradients) {
     std::optional<Precision> autocast;
     double tolerance;
   };
-  for (const Case& c : std::vector<Case>{{"test-tiny-llama", Tuning::kFull, std::nullopt, 1e-5},
-                                         {"test-tiny-bert", Tuning::kFull, std::nullopt, 1e-5},
-                                         {"test-tiny-llama", Tuning::kLora, std::nullopt, 1e-5},
-                                         {"test-tiny-bert", Tuning::kLora, std::nullopt, 1e-5},
-                                         {"test-tiny-llama", Tuning::kFull, Precision::kBf16, 1e-2}}) {
+  for (const Case& c :
+       std::vector<Case>{{"test-tiny-llama", Tuning::kFull, std::nullopt, 1e-5},
+                         {"test-tiny-bert", Tuning::kFull, std::nullopt, 1e-5},
+                         {"test-tiny-llama", Tuning::kLora, std::nullopt, 1e-5},
+                         {"test-tiny-bert", Tuning::kLora, std::nullopt, 1e-5},
+                         {"test-tiny-llama", Tuning::kFull, Precision::kBf16, 1e-2}}) {
     const std::string what = c.model + " " + to_string(c.tuning) +
                              (c.autocast ? " " + to_string(*c.autocast) : std::string());
     const auto plain =
@@ -296,11 +297,13 @@ TEST(FineTuningModels, LoraTargetsAreTheModelsProjections) {
   EXPECT_EQ(layers::parse_lora_targets("all-linear", roles, "llama-3-8b"), roles);
   EXPECT_EQ(layers::parse_lora_targets("q,v", roles, "llama-3-8b"),
             (std::vector<std::string>{"q", "v"}));
-  EXPECT_EQ(testing::usage_error_of([&] { layers::parse_lora_targets("q,x", roles, "llama-3-8b"); }),
-            "lora_targets 'q,x': 'x' is not a projection of llama-3-8b; allowed: a "
-            "comma-separated list of q, k, v, o, gate, up, down, or all-linear");
-  EXPECT_NE(testing::usage_error_of([&] { layers::parse_lora_targets("q,,v", roles, "m"); })
-                .find("an empty name"),
+  EXPECT_EQ(
+      testing::usage_error_of([&] { layers::parse_lora_targets("q,x", roles, "llama-3-8b"); }),
+      "lora_targets 'q,x': 'x' is not a projection of llama-3-8b; allowed: a "
+      "comma-separated list of q, k, v, o, gate, up, down, or all-linear");
+  EXPECT_NE(testing::usage_error_of([&] {
+              layers::parse_lora_targets("q,,v", roles, "m");
+            }).find("an empty name"),
             std::string::npos);
   EXPECT_EQ(testing::usage_error_of([&] { layers::parse_lora_targets("q,q", roles, "m"); }),
             "lora_targets 'q,q' names 'q' twice");
@@ -314,7 +317,8 @@ TEST(FineTuningModels, LoraTrainsFewerFlopsThanAFullFineTune) {
   const ModelStats lora_stats = measure_model(info, lora);
   EXPECT_EQ(full_stats.train_flops(), 3 * full_stats.forward_flops);
   // No weight gradients for the frozen base: about two thirds of the full step's work.
-  EXPECT_EQ(lora_stats.train_flops(), 3 * lora_stats.forward_flops - lora_stats.frozen_weight_flops);
+  EXPECT_EQ(lora_stats.train_flops(),
+            3 * lora_stats.forward_flops - lora_stats.frozen_weight_flops);
   EXPECT_GT(lora_stats.train_flops(), full_stats.train_flops() / 2);
   EXPECT_LT(lora_stats.train_flops(), full_stats.train_flops() * 3 / 4);
   // Adapters on q, k, v, o of 32 blocks: 16 x (4096 + 4096 + 2 x (4096 + 1024) + 4096 + 4096).

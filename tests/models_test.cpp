@@ -123,8 +123,9 @@ TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
     ModelRegistry::instance().get("resnet5");
     FAIL();
   } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown model 'resnet5'; known: bert-large, googlenet"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(error.what()).find("unknown model 'resnet5'; known: bert-large, googlenet"),
+        std::string::npos)
         << error.what();
   }
 }

@@ -115,8 +115,7 @@ TEST(MultiTensorAdamW, ItsNameAndWhatItRefuses) {
   auto parameters = make_parameters();
   MultiTensorAdamW foreach_adamw(parameters, torch::optim::AdamWOptions(1e-3),
                                  OptimizerImplementation::kForeach);
-  EXPECT_EQ(foreach_adamw.description(),
-            "AdamW betas (0.9, 0.999), eps 1e-08, weight decay 0.01");
+  EXPECT_EQ(foreach_adamw.description(), "AdamW betas (0.9, 0.999), eps 1e-08, weight decay 0.01");
   EXPECT_THROW(foreach_adamw.step_unless(torch::zeros({1})), std::invalid_argument);
   EXPECT_THROW(MultiTensorAdamW(parameters, torch::optim::AdamWOptions(1e-3).amsgrad(true),
                                 OptimizerImplementation::kForeach),

@@ -135,7 +135,8 @@ TEST(Resolve, TheFineTuningModelsOwnTheirSequenceLengthAndItsBound) {
   EXPECT_EQ(bert.lora_rank, 0);  // a full fine-tune records no LoRA settings
   EXPECT_EQ(bert.lora_targets, "");
   request.seq_len = 513;
-  EXPECT_EQ(error_of(request, gpu_machine()), "seq_len 513 is more than bert-large's 512 positions");
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "seq_len 513 is more than bert-large's 512 positions");
   request.model = "llama-3-8b";
   request.seq_len.reset();
   const ResolvedBenchmark llama = resolve(request, gpu_machine());
@@ -171,7 +172,8 @@ TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
             "comma-separated list of q, k, v, o, gate, up, down, or all-linear");
   request.model = "bert-large";
   request.lora_targets = "gate";
-  EXPECT_NE(error_of(request, gpu_machine()).find("allowed: a comma-separated list of q, k, v, o, up, down"),
+  EXPECT_NE(error_of(request, gpu_machine())
+                .find("allowed: a comma-separated list of q, k, v, o, up, down"),
             std::string::npos);
   request.model = "resnet50";
   request.lora_targets.reset();
@@ -198,8 +200,9 @@ TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   ResolvedBenchmark graphed = resolve(request, gpu_machine());
   graphed.mode = Mode::kGraph;
   if (compat::kHasFusedSgd) {
-    EXPECT_NE(GraphedStep::unsupported_reason(graphed).find("cannot capture activation checkpointing"),
-              std::string::npos);
+    EXPECT_NE(
+        GraphedStep::unsupported_reason(graphed).find("cannot capture activation checkpointing"),
+        std::string::npos);
   }
 }
 

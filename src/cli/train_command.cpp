@@ -146,7 +146,8 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   if (launch.rank == 0 && !ours) log_plan(resolved);
   ProgressPrinter progress(resolved.model, sample_unit(resolved));
   const Result result = run_benchmark_as_rank(
-      resolved, launch, context_for(resolved, launch.rank, launch.local_world_size, &progress, environment));
+      resolved, launch,
+      context_for(resolved, launch.rank, launch.local_world_size, &progress, environment));
   int code = result.status == RunStatus::kOk ? kExitOk : kExitBenchmarkFailed;
   if (!path.empty() && ours) {
     write_json_atomically(path, result_to_json(result));

@@ -68,7 +68,8 @@ class EncoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
       const Tensor scores =
           torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_)) +
           extras[0].to(q.scalar_type());
-      context = torch::matmul(torch::dropout(torch::softmax(scores, -1), dropout, is_training()), v);
+      context =
+          torch::matmul(torch::dropout(torch::softmax(scores, -1), dropout, is_training()), v);
     }
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * tokens * head_dim_);
     context = context.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_});
@@ -97,8 +98,8 @@ class BertNetImpl : public torch::nn::Module {
     const int64_t h = c.hidden_size;
     auto bert = register_module("bert", std::make_shared<torch::nn::Module>());
     auto embeddings = bert->register_module("embeddings", std::make_shared<torch::nn::Module>());
-    word_embeddings = embeddings->register_module("word_embeddings",
-                                                  uninitialised_embedding(c.vocab_size, h));
+    word_embeddings =
+        embeddings->register_module("word_embeddings", uninitialised_embedding(c.vocab_size, h));
     position_embeddings = embeddings->register_module("position_embeddings",
                                                       uninitialised_embedding(c.max_positions, h));
     token_type_embeddings = embeddings->register_module(
@@ -135,7 +136,8 @@ class BertNetImpl : public torch::nn::Module {
       extras.push_back(((1.0 - mask.to(torch::kFloat)) * -10000.0).unsqueeze(1).unsqueeze(2));
     }
     for (EncoderLayer& layer : layers) {
-      hidden = checkpointing_ ? checkpointed(*layer, hidden, extras) : layer->run_block(hidden, extras);
+      hidden =
+          checkpointing_ ? checkpointed(*layer, hidden, extras) : layer->run_block(hidden, extras);
     }
     BertOutput out;
     const Tensor transformed = normed(transform_norm, erf_gelu(transform_dense(hidden)));
@@ -171,8 +173,8 @@ class BertNetImpl : public torch::nn::Module {
       }
     }
   }
- private:
 
+ private:
   BertConfig c_;
   bool checkpointing_;
 };
@@ -181,7 +183,7 @@ BertModel::BertModel(const BertConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<BertNetImpl>(config, options.activation_checkpointing,
-                                       options.defer_initialization)) {
+                                         options.defer_initialization)) {
   apply_tuning(*net_, options);
 }
 
@@ -203,15 +205,18 @@ BertOutput BertModel::forward(const Tensor& tokens, const Tensor& token_types,
 SyntheticBatch BertModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
   const auto longs = torch::TensorOptions().device(device).dtype(torch::kLong);
   const Tensor tokens = torch::randint(config_.vocab_size, {batch_size, seq_len_}, longs);
-  const Tensor token_types =
-      (torch::arange(seq_len_, longs) >= seq_len_ / 2).to(torch::kLong).expand({batch_size, seq_len_});
+  const Tensor token_types = (torch::arange(seq_len_, longs) >= seq_len_ / 2)
+                                 .to(torch::kLong)
+                                 .expand({batch_size, seq_len_});
   const Tensor mask = torch::ones({batch_size, seq_len_}, longs);
   // 15 % of positions in each sequence (at least one) predict a random token.
   const int64_t masked = std::max<int64_t>(1, static_cast<int64_t>(std::lround(0.15 * seq_len_)));
-  const Tensor chosen =
-      torch::rand({batch_size, seq_len_}, torch::TensorOptions().device(device)).argsort(/*dim=*/int64_t{1}).narrow(1, 0, masked);
-  const Tensor labels = torch::full({batch_size, seq_len_}, -100, longs)
-                            .scatter(1, chosen, torch::randint(config_.vocab_size, {batch_size, masked}, longs));
+  const Tensor chosen = torch::rand({batch_size, seq_len_}, torch::TensorOptions().device(device))
+                            .argsort(/*dim=*/int64_t{1})
+                            .narrow(1, 0, masked);
+  const Tensor labels =
+      torch::full({batch_size, seq_len_}, -100, longs)
+          .scatter(1, chosen, torch::randint(config_.vocab_size, {batch_size, masked}, longs));
   const Tensor next_sentence = torch::randint(2, {batch_size}, longs);
   mask_is_full_ = mask.all().item<bool>();
   return {tokens, labels, {token_types.contiguous(), mask, next_sentence}};
@@ -224,7 +229,8 @@ Tensor BertModel::training_loss(const SyntheticBatch& batch) {
   const BertOutput out = forward(batch.inputs, batch.extras[0], mask_is_full_ ? Tensor() : mask);
   const Tensor mlm = torch::nn::functional::cross_entropy(
       out.prediction_scores.reshape({-1, config_.vocab_size}).to(torch::kFloat),
-      batch.targets.reshape({-1}), torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+      batch.targets.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
   const Tensor nsp =
       torch::cross_entropy_loss(out.seq_relationship_scores.to(torch::kFloat), batch.extras[2]);
   return mlm + nsp;
@@ -245,9 +251,12 @@ ModelStats bert_stats(const BertConfig& c, const ModelOptions& options) {
   const int64_t h = c.hidden_size, i = c.intermediate_size, s = options.seq_len, v = c.vocab_size;
   const int64_t block_weights = 4 * h * h + 2 * h * i;
   const int64_t block_params = block_weights + 4 * h + i + h + 4 * h;  // + biases + 2 LayerNorms
-  const int64_t adapters = lora_params_per_block(
-      options, {{"q", {h, h}}, {"k", {h, h}}, {"v", {h, h}}, {"o", {h, h}}, {"up", {h, i}},
-                {"down", {i, h}}});
+  const int64_t adapters = lora_params_per_block(options, {{"q", {h, h}},
+                                                           {"k", {h, h}},
+                                                           {"v", {h, h}},
+                                                           {"o", {h, h}},
+                                                           {"up", {h, i}},
+                                                           {"down", {i, h}}});
   const int64_t embeddings = (v + c.max_positions + c.type_vocab_size) * h + 2 * h;
   const int64_t heads = (h * h + h) + (h * h + h + 2 * h) + v + (2 * h + 2);  // pooler, MLM, NSP
   ModelStats stats;
@@ -272,13 +281,20 @@ namespace {
 ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len,
                     std::string reference, bool hidden = false) {
   return fine_tuning_info(
-      {std::move(name), "masked-language-modeling", "sequences", 32, default_seq_len,
-       config.max_positions, std::move(reference), bert_lora_roles(),
+      {std::move(name),
+       "masked-language-modeling",
+       "sequences",
+       32,
+       default_seq_len,
+       config.max_positions,
+       std::move(reference),
+       bert_lora_roles(),
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<BertModel>(config, options);
        },
        [config](const ModelOptions& options) { return bert_stats(config, options); },
-       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size}, hidden});
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
+       hidden});
 }
 
 const ModelRegistration kLarge{bert_info(

@@ -57,8 +57,8 @@ inline int64_t transformer_activation_bytes(const TransformerShape& t, int64_t s
   const double sbh = static_cast<double>(seq) * batch * t.hidden;
   const double per_block =
       sbh * (34.0 + 5.0 * t.heads * static_cast<double>(seq) / t.hidden) * element_bytes / 2.0;
-  const double blocks = checkpointing ? t.layers * sbh * element_bytes + per_block
-                                      : t.layers * per_block;
+  const double blocks =
+      checkpointing ? t.layers * sbh * element_bytes + per_block : t.layers * per_block;
   const double logits = static_cast<double>(seq) * batch * t.vocab * (element_bytes + 8);
   return static_cast<int64_t>(blocks + logits);
 }

@@ -14,9 +14,9 @@ class Conv2dImpl : public torch::nn::Conv2dImpl {
   torch::Tensor forward(const torch::Tensor& input) {
     torch::Tensor output = torch::nn::Conv2dImpl::forward(input);
     const auto& kernel = options.kernel_size();
-    FlopCounter::record_multiply_adds(output.numel() * (options.in_channels() / options.groups()) *
-                                          kernel->at(0) * kernel->at(1),
-                                      !weight.requires_grad());
+    FlopCounter::record_multiply_adds(
+        output.numel() * (options.in_channels() / options.groups()) * kernel->at(0) * kernel->at(1),
+        !weight.requires_grad());
     return output;
   }
 };

@@ -40,8 +40,8 @@ Tensor rotate_half(const Tensor& x) {
 // Inverse frequencies of the rotary embedding, with Llama 3.1's scaling where configured.
 Tensor inverse_frequencies(const LlamaConfig& c) {
   const int64_t d = c.head_dim();
-  Tensor inv_freq =
-      1.0 / torch::pow(c.rope_theta, torch::arange(0, d, 2, torch::kDouble) / static_cast<double>(d));
+  Tensor inv_freq = 1.0 / torch::pow(c.rope_theta, torch::arange(0, d, 2, torch::kDouble) /
+                                                       static_cast<double>(d));
   if (c.rope_scaling_factor > 0) {
     const double low_wavelen = c.rope_original_max_positions / c.rope_low_freq_factor;
     const double high_wavelen = c.rope_original_max_positions / c.rope_high_freq_factor;
@@ -49,8 +49,7 @@ Tensor inverse_frequencies(const LlamaConfig& c) {
     Tensor scaled = torch::where(wavelen > low_wavelen, inv_freq / c.rope_scaling_factor, inv_freq);
     const Tensor smooth = (c.rope_original_max_positions / wavelen - c.rope_low_freq_factor) /
                           (c.rope_high_freq_factor - c.rope_low_freq_factor);
-    const Tensor smoothed =
-        (1 - smooth) * scaled / c.rope_scaling_factor + smooth * scaled;
+    const Tensor smoothed = (1 - smooth) * scaled / c.rope_scaling_factor + smooth * scaled;
     const Tensor medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen);
     inv_freq = torch::where(medium, smoothed, scaled);
   }
@@ -72,8 +71,8 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
     post_attention_layernorm =
         register_module("post_attention_layernorm", RmsNorm(h, c.rms_norm_eps));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
-    gate_proj = mlp->register_module("gate_proj",
-                                     AdaptedLinear(h, c.intermediate_size, false, "gate"));
+    gate_proj =
+        mlp->register_module("gate_proj", AdaptedLinear(h, c.intermediate_size, false, "gate"));
     up_proj = mlp->register_module("up_proj", AdaptedLinear(h, c.intermediate_size, false, "up"));
     down_proj =
         mlp->register_module("down_proj", AdaptedLinear(c.intermediate_size, h, false, "down"));
@@ -119,8 +118,8 @@ class LlamaNetImpl : public torch::nn::Module {
   LlamaNetImpl(const LlamaConfig& c, bool checkpointing, bool defer_initialization)
       : c_(c), checkpointing_(checkpointing) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
-    embed_tokens =
-        model->register_module("embed_tokens", uninitialised_embedding(c.vocab_size, c.hidden_size));
+    embed_tokens = model->register_module("embed_tokens",
+                                          uninitialised_embedding(c.vocab_size, c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
       layers.push_back(DecoderLayer(c));
@@ -142,7 +141,8 @@ class LlamaNetImpl : public torch::nn::Module {
     const Tensor angles = torch::cat({freqs, freqs}, -1);
     const std::vector<Tensor> rotary{angles.cos(), angles.sin()};
     for (DecoderLayer& layer : layers) {
-      hidden = checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
+      hidden =
+          checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
     }
     hidden = norm(hidden);
     if (lm_head) return lm_head(hidden);
@@ -166,8 +166,8 @@ class LlamaNetImpl : public torch::nn::Module {
       if (item.key().find("norm") == std::string::npos) item.value().normal_(0.0, 0.02);
     }
   }
- private:
 
+ private:
   LlamaConfig c_;
   bool checkpointing_;
   Tensor inv_freq_;
@@ -177,7 +177,7 @@ LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing,
-                                       options.defer_initialization)) {
+                                          options.defer_initialization)) {
   apply_tuning(*net_, options);
 }
 
@@ -194,8 +194,8 @@ torch::nn::Module& LlamaModel::module() {
 SyntheticBatch LlamaModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
   const Tensor tokens = torch::randint(config_.vocab_size, {batch_size, seq_len_ + 1},
                                        torch::TensorOptions().device(device).dtype(torch::kLong));
-  return {tokens.narrow(1, 0, seq_len_).contiguous(), tokens.narrow(1, 1, seq_len_).contiguous(),
-          {}};
+  return {
+      tokens.narrow(1, 0, seq_len_).contiguous(), tokens.narrow(1, 1, seq_len_).contiguous(), {}};
 }
 
 Tensor LlamaModel::logits(const Tensor& tokens) {
@@ -224,9 +224,13 @@ ModelStats llama_stats(const LlamaConfig& c, const ModelOptions& options) {
   const int64_t h = c.hidden_size, i = c.intermediate_size, q_out = c.num_heads * c.head_dim(),
                 kv_out = c.num_kv_heads * c.head_dim(), s = options.seq_len;
   const int64_t block_weights = h * q_out + 2 * h * kv_out + q_out * h + 3 * h * i;
-  const int64_t adapters = lora_params_per_block(
-      options, {{"q", {h, q_out}}, {"k", {h, kv_out}}, {"v", {h, kv_out}}, {"o", {q_out, h}},
-                {"gate", {h, i}}, {"up", {h, i}}, {"down", {i, h}}});
+  const int64_t adapters = lora_params_per_block(options, {{"q", {h, q_out}},
+                                                           {"k", {h, kv_out}},
+                                                           {"v", {h, kv_out}},
+                                                           {"o", {q_out, h}},
+                                                           {"gate", {h, i}},
+                                                           {"up", {h, i}},
+                                                           {"down", {i, h}}});
   const int64_t head = c.tie_embeddings ? 0 : h * c.vocab_size;
   ModelStats stats;
   const int64_t base = c.vocab_size * h + head + c.num_layers * (block_weights + 2 * h) + h;
@@ -276,14 +280,20 @@ namespace {
 ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
                      bool hidden = false) {
   return fine_tuning_info(
-      {std::move(name), "causal-language-modeling", "tokens", 1,
-       std::min<int64_t>(2048, config.max_positions), config.max_positions, std::move(reference),
+      {std::move(name),
+       "causal-language-modeling",
+       "tokens",
+       1,
+       std::min<int64_t>(2048, config.max_positions),
+       config.max_positions,
+       std::move(reference),
        llama_lora_roles(),
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<LlamaModel>(config, options);
        },
        [config](const ModelOptions& options) { return llama_stats(config, options); },
-       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size}, hidden});
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
+       hidden});
 }
 
 const ModelRegistration k32_1b{llama_info(

@@ -10,8 +10,8 @@ namespace {
 
 // The identity settings the other columns do not show: "seq 128 LoRA r16 alpha 32 q,k,v,o".
 std::string setup_of(const ResolvedBenchmark& b) {
-  static const std::set<std::string> shown = {"model", "precision", "device", "gpus",
-                                              "batch_size", "threads"};
+  static const std::set<std::string> shown = {"model", "precision",  "device",
+                                              "gpus",  "batch_size", "threads"};
   std::string setup;
   for (const auto& [key, text] : identity_settings(b)) {
     if (shown.count(key) == 0) setup += (setup.empty() ? "" : " ") + text;

@@ -153,18 +153,17 @@ std::vector<BenchmarkField> make_table() {
             "(NVML on GPUs, RAPL on the CPU); 0 turns telemetry off",
             false, &R::telemetry_interval_ms, &B::telemetry_interval_ms),
       field("seq_len", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Fine-tuning models (BERT, Llama): tokens per sequence", true, &R::seq_len,
-            &B::seq_len,
+            "Fine-tuning models (BERT, Llama): tokens per sequence", true, &R::seq_len, &B::seq_len,
             [](const B& b) { return b.seq_len > 0 ? "seq " + std::to_string(b.seq_len) : ""; }),
       field("tuning", {FieldType::kChoice, "full", "", 0, 0, tuning_names()},
             "full (every parameter trains) or lora (a frozen model with low-rank adapters; "
             "fine-tuning models only)",
             true, &R::tuning, &B::tuning,
             [](const B& b) {
-              return b.tuning == Tuning::kLora ? "LoRA r" + std::to_string(b.lora_rank) + " alpha " +
-                                                     std::to_string(b.lora_alpha) + " " +
-                                                     b.lora_targets
-                                               : "";
+              return b.tuning == Tuning::kLora
+                         ? "LoRA r" + std::to_string(b.lora_rank) + " alpha " +
+                               std::to_string(b.lora_alpha) + " " + b.lora_targets
+                         : "";
             }),
       field("lora_rank", integer(16, 1, 1 << 16), "LoRA: the adapters' rank", true, &R::lora_rank,
             &B::lora_rank),
@@ -175,13 +174,12 @@ std::vector<BenchmarkField> make_table() {
             "LoRA: projections that get adapters, from q,k,v,o,gate,up,down (the model's), or "
             "all-linear",
             true, &R::lora_targets, &B::lora_targets),
-      field("activation_checkpointing", {FieldType::kFlag, false, "", 0, 0, {}},
-            "Transformer models: recompute each block's activations in backward (less memory, "
-            "more time)",
-            true, &R::activation_checkpointing, &B::activation_checkpointing,
-            [](const B& b) {
-              return b.activation_checkpointing ? std::string("checkpointed") : "";
-            }),
+      field(
+          "activation_checkpointing", {FieldType::kFlag, false, "", 0, 0, {}},
+          "Transformer models: recompute each block's activations in backward (less memory, "
+          "more time)",
+          true, &R::activation_checkpointing, &B::activation_checkpointing,
+          [](const B& b) { return b.activation_checkpointing ? std::string("checkpointed") : ""; }),
   };
   for (BenchmarkField& f : table) {
     // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.

@@ -21,8 +21,8 @@
 #include "train/device_timers.h"
 #include "train/graphed_step.h"
 #include "train/memory_plan.h"
-#include "train/resolve_benchmark.h"
 #include "train/precision_policy.h"
+#include "train/resolve_benchmark.h"
 #include "train/run_telemetry.h"
 #include "train/training_step.h"
 
@@ -200,7 +200,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     if (counted) {
       result.params = counted->params;
       result.trainable_params = counted->trainable_params;
-      const std::string shortfall = memory_shortfall_for(*counted, spec, info, options, device, context);
+      const std::string shortfall =
+          memory_shortfall_for(*counted, spec, info, options, device, context);
       if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
     }
     // Counted models need no instance on the host to count, so their weights are drawn where

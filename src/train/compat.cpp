@@ -63,7 +63,8 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
 #if GPUBENCH_TORCH_AT_LEAST(2, 0)
   return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropout, causal);
 #else
-  at::Tensor scores = at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
+  at::Tensor scores =
+      at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
   if (causal) {
     const at::Tensor future =
         at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);

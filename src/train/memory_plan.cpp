@@ -18,7 +18,8 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   // AdamW: two moments; SGD: the momentum buffer.
   plan.optimizer_state = (optimizer == OptimizerKind::kAdamW ? 8 : 4) * stats.trainable_params;
   plan.host_build = plan.weights;
-  if (info.activation_bytes) plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
+  if (info.activation_bytes)
+    plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
   return plan;
 }
 
@@ -30,27 +31,28 @@ std::string gib_text(int64_t bytes) {
 
 std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
                              int64_t host_available, int64_t device_memory) {
-  const std::string recipe = b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
+  const std::string recipe =
+      b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
   if (plan.host_build > host_available) {
     return "out of memory before the run: " + recipe + " is built on the host, " +
-           gib_text(plan.host_build) + " of weights, and the host has " +
-           gib_text(host_available) + " available";
+           gib_text(plan.host_build) + " of weights, and the host has " + gib_text(host_available) +
+           " available";
   }
   const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
   if (plan.device_total() > device) {
     return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
-           " for weights (" + gib_text(plan.weights) + "), gradients (" +
-           gib_text(plan.gradients) + ") and optimiser state (" + gib_text(plan.optimizer_state) +
+           " for weights (" + gib_text(plan.weights) + "), gradients (" + gib_text(plan.gradients) +
+           ") and optimiser state (" + gib_text(plan.optimizer_state) +
            ") before any activation, and the " +
-           (b.device == DeviceKind::kCpu ? std::string("host has ") + gib_text(device) +
-                                               " available"
-                                         : "GPU has " + gib_text(device));
+           (b.device == DeviceKind::kCpu
+                ? std::string("host has ") + gib_text(device) + " available"
+                : "GPU has " + gib_text(device));
   }
   if (b.device == DeviceKind::kCpu && plan.device_total() + plan.activations > host_available) {
     return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
-           " for weights, gradients and optimiser state and about " +
-           gib_text(plan.activations) + " of activations at batch " +
-           std::to_string(b.batch_size) + (b.seq_len > 0 ? ", seq " + std::to_string(b.seq_len) : "") +
+           " for weights, gradients and optimiser state and about " + gib_text(plan.activations) +
+           " of activations at batch " + std::to_string(b.batch_size) +
+           (b.seq_len > 0 ? ", seq " + std::to_string(b.seq_len) : "") +
            " (estimated), and the host has " + gib_text(host_available) +
            " available (--activation-checkpointing or a smaller batch needs less)";
   }

@@ -20,7 +20,7 @@ struct MemoryPlan {
   int64_t weights = 0;
   int64_t gradients = 0;
   int64_t optimizer_state = 0;
-  int64_t host_build = 0;  // the weights as built on the host, before they move
+  int64_t host_build = 0;   // the weights as built on the host, before they move
   int64_t activations = 0;  // estimated (ModelInfo::activation_bytes); 0: not estimated
   int64_t device_total() const { return weights + gradients + optimizer_state; }
 };

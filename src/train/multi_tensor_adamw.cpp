@@ -37,8 +37,8 @@ const torch::optim::AdamWOptions& MultiTensorAdamW::options() const {
 std::string MultiTensorAdamW::description() const {
   const auto& o = options();
   std::ostringstream text;
-  text << "AdamW betas (" << std::get<0>(o.betas()) << ", " << std::get<1>(o.betas())
-       << "), eps " << o.eps() << ", weight decay " << o.weight_decay();
+  text << "AdamW betas (" << std::get<0>(o.betas()) << ", " << std::get<1>(o.betas()) << "), eps "
+       << o.eps() << ", weight decay " << o.weight_decay();
   return text.str();
 }
 
