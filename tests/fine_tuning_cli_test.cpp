@@ -65,6 +65,23 @@ TEST(FineTuningCli, TheCpuSuiteRunsEveryRecipeAndRecordsIt) {
   EXPECT_EQ(checkpointed, 1);
 }
 
+// Two CPU ranks under LoRA in bf16: the bf16 base is broadcast (Gloo has no bfloat16: sent as
+// bytes), and only the adapters' gradients are all-reduced.
+TEST(FineTuningCli, LoraRanksAllReduceOnlyTheAdapters) {
+  ScratchDirectory dir("finetune-ranks");
+  const auto run = run_gpubench(
+      "--log-level warn train --model test-tiny-llama --tuning lora --precision bf16 --device cpu "
+      "--gpus 2 --threads 1 --warmup-steps 1 --steps 2 --repeat 1 --output " +
+      dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["distributed"]["world_size"], 2);
+  EXPECT_EQ(r["distributed"]["gradient_bytes"].get<int64_t>(),
+            4 * r["benchmark"]["trainable_params"].get<int64_t>());
+  EXPECT_GT(r["benchmark"]["frozen_params"].get<int64_t>(), 0);
+}
+
 TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   ScratchDirectory dir("finetune-bad");
   const std::string out = " --output " + dir.path();

@@ -162,7 +162,9 @@ void Collectives::broadcast_from_rank0(std::vector<torch::Tensor>& tensors) {
     std::vector<torch::Tensor> flat_parts;
     for (const auto* tensor : group) flat_parts.push_back(tensor->contiguous().view(-1));
     std::vector<at::Tensor> buffer{torch::cat(flat_parts)};
-    state_->backend->broadcast(buffer)->wait();
+    // Gloo has no bfloat16 (LoRA's frozen base): a broadcast copies bits, so send them as bytes.
+    std::vector<at::Tensor> sent{type == at::kBFloat16 ? buffer[0].view(at::kByte) : buffer[0]};
+    state_->backend->broadcast(sent)->wait();
     int64_t offset = 0;
     for (auto* tensor : group) {
       tensor->copy_(buffer[0].narrow(0, offset, tensor->numel()).view(tensor->sizes()));
