@@ -85,7 +85,9 @@ void MultiTensorAdamW::update(const std::optional<torch::Tensor>& found_inf) {
     at::_foreach_add_(steps, 1);
     compat::fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, steps, o.lr(), beta1, beta2,
                          o.weight_decay(), o.eps(), found_inf);
-    if (found_inf) at::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), *found_inf));
+    if (found_inf) {  // the steps are 0-dimensional, the scaler's found_inf [1]
+      at::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), found_inf->squeeze(0)));
+    }
     return;
   }
   // torch::optim::AdamW's rule: p *= 1 - lr * wd; m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
