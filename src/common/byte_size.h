@@ -6,7 +6,8 @@
 
 namespace gpubench {
 
-// "64M" -> 67108864; K, M, G are binary; from 1 byte to 1 TiB. Throws UsageError naming
+// "64M" -> 67108864; K, M, G (and KiB, MiB, GiB) are binary, KB, MB, GB decimal; from 1 byte
+// to 1 TiB. Throws UsageError naming
 // `what` (the option) and the text.
 int64_t parse_byte_size(const std::string& text, const std::string& what);
 

@@ -49,6 +49,10 @@ class BertModel : public TrainableModel {
   int64_t count_forward() override;
   void initialize_weights() override;
   int64_t tokens_per_item() const override { return seq_len_; }
+  bool set_sequence_length(int64_t tokens) override {
+    seq_len_ = tokens;
+    return true;
+  }
 
   // An all-ones mask is not applied (as Hugging Face's SDPA path drops it), so the fused
   // attention kernels run; any other mask is added to the attention scores.

@@ -63,6 +63,13 @@ inline int64_t transformer_activation_bytes(const TransformerShape& t, int64_t s
   return static_cast<int64_t>(blocks + logits);
 }
 
+// The configuration with ModelOptions::blocks layers where the options ask for fewer.
+template <typename Config>
+Config with_blocks(Config config, const ModelOptions& options) {
+  if (options.blocks > 0) config.num_layers = options.blocks;
+  return config;
+}
+
 struct FineTuningEntry {
   std::string name;
   std::string task;
@@ -92,6 +99,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.optimizer = OptimizerKind::kAdamW;
   info.lora_roles = std::move(entry.lora_roles);
   info.supports_activation_checkpointing = true;
+  info.blocks = entry.shape.layers;
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;
   auto with_defaults = [default_seq_len](ModelOptions options) {

@@ -58,6 +58,10 @@ class LlamaModel : public TrainableModel {
   void initialize_weights() override;
   int64_t samples_per_item() const override { return seq_len_; }
   int64_t tokens_per_item() const override { return seq_len_; }
+  bool set_sequence_length(int64_t tokens) override {
+    seq_len_ = tokens;
+    return true;
+  }
 
   // Logits [batch, tokens, vocab] for token ids [batch, tokens].
   torch::Tensor logits(const torch::Tensor& tokens);

@@ -39,6 +39,12 @@ class TrainableModel {
   virtual int64_t tokens_per_item() const { return 0; }
   // Draws the weights of a model built with ModelOptions::defer_initialization.
   virtual void initialize_weights() {}
+  // Models whose batches are token sequences: the next synthetic batches have `tokens` per
+  // item (what `fit` probes at). false where the model has no sequence length to change.
+  virtual bool set_sequence_length(int64_t tokens) {
+    (void)tokens;
+    return false;
+  }
 };
 
 struct LoraSettings {
@@ -60,6 +66,9 @@ struct ModelOptions {
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
   bool defer_initialization = false;
+  // The number of repeated blocks (transformer layers) to build, for `fit`'s probes of models
+  // too large for the machine; 0: the model's own.
+  int64_t blocks = 0;
 };
 
 // What a training step runs for a model: the reference recipes' optimisers.
@@ -115,6 +124,8 @@ struct ModelInfo {
   // per device with activations of `element_bytes`; unset: not estimated.
   std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
       activation_bytes;
+  // The repeated blocks ModelOptions::blocks can reduce; 0: the model has none to reduce.
+  int64_t blocks = 0;
 
   std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
     return create(options);

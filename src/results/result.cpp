@@ -119,6 +119,8 @@ nlohmann::json result_to_json(const Result& r) {
   if (r.metrics.achieved_fraction_of_peak > 0) {
     document["metrics"]["achieved_fraction_of_peak"] = r.metrics.achieved_fraction_of_peak;
   }
+  if (r.metrics.memory.present()) document["metrics"]["memory"] = memory_to_json(r.metrics.memory);
+  if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
   if (r.status != RunStatus::kPublished) {
     document["telemetry"] = telemetry_to_json(r.telemetry);
     const DatasheetInfo& ds = r.datasheet;
@@ -197,6 +199,8 @@ Result result_from_json(const nlohmann::json& document) {
   r.metrics.tokens_per_second = m.number("tokens_per_second");
   r.metrics.graph_capture_ms = m.number("graph_capture_ms");
   r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
+  r.metrics.memory = memory_from_json(m.raw("memory"));
+  r.batch_search = batch_search_from_json(top.raw("batch_search"));
   const JsonFields d = top.object("distributed");
   r.distributed.world_size =
       static_cast<int>(d.integer("world_size", r.benchmark.gpus, 1, kMaxRanks));

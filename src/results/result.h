@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/memory_info.h"
 #include "results/statistics.h"
 #include "results/system_info.h"
 #include "results/telemetry_info.h"
@@ -32,6 +33,7 @@ struct Metrics {
   std::vector<double> trials;  // throughput of every trial, in run order
   int64_t peak_memory_bytes = 0;
   std::string peak_memory_source;  // "cuda caching allocator" or "process max RSS"
+  MemoryReport memory;             // where the peak went (results/memory_info.h)
   int64_t forward_flops_per_sample = 0;
   int64_t train_flops_per_step = 0;  // global: 3 x forward FLOPs x samples per step
   double achieved_tflops = 0;
@@ -86,6 +88,7 @@ struct Result {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;
+  BatchSearchInfo batch_search;  // --batch-size max
   DistributedInfo distributed;
   SystemInfo system;
   TelemetryReport telemetry;

@@ -36,6 +36,9 @@ std::vector<std::string> tuning_names();
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
 
+// batch_size `max`: the largest batch that trains, found before the run (README, Memory).
+inline constexpr int64_t kSearchBatchSize = -1;
+
 struct BenchmarkRequest {
   std::optional<std::string> model;
   std::optional<Precision> precision;
@@ -60,6 +63,7 @@ struct BenchmarkRequest {
   std::optional<int> lora_alpha;
   std::optional<std::string> lora_targets;
   std::optional<bool> activation_checkpointing;
+  std::optional<int64_t> memory_limit;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -90,6 +94,7 @@ struct ResolvedBenchmark {
   int lora_alpha = 0;
   std::string lora_targets;  // "q,k,v,o" (projection roles, the model's order) or "all-linear"
   bool activation_checkpointing = false;
+  int64_t memory_limit = 0;  // bytes of tensors a device may hold; 0: no limit but the device's
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

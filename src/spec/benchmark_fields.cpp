@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/atomic_file.h"
+#include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_fields.h"
@@ -105,7 +106,8 @@ std::vector<BenchmarkField> make_table() {
             "Data-parallel ranks, one process per device (with device cpu: CPU ranks); under "
             "torchrun/srun/mpirun the launcher's world size",
             true, &R::gpus, &B::gpus, [](const B& b) { return "x" + std::to_string(b.gpus); }),
-      field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"), "Per-device batch size",
+      field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"),
+            "Per-device batch size, or max: the largest that trains, found by probing",
             true, &R::batch_size, &B::batch_size,
             [](const B& b) {
               // Published figures whose source gives no batch size record 0.
@@ -180,6 +182,11 @@ std::vector<BenchmarkField> make_table() {
           "more time)",
           true, &R::activation_checkpointing, &B::activation_checkpointing,
           [](const B& b) { return b.activation_checkpointing ? std::string("checkpointed") : ""; }),
+      field("memory_limit", {FieldType::kByteSize, 0, "none", 0, int64_t{1} << 40, {}},
+            "Bytes of tensors a device may hold (4GB, 512M); an allocation beyond fails as out "
+            "of memory. What --batch-size max searches under; on the CPU it makes memory limits "
+            "testable",
+            false, &R::memory_limit, &B::memory_limit),
   };
   for (BenchmarkField& f : table) {
     // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.
@@ -192,6 +199,7 @@ std::vector<BenchmarkField> make_table() {
       f.short_flag = "-b";
       f.zero_means_none = true;
       f.result_key = "batch_size_per_device";
+      f.named_values = {{"max", kSearchBatchSize}};
     }
   }
   return table;
@@ -205,9 +213,15 @@ std::string describe_rule(const BenchmarkField& f) {
       return "true or false";
     case FieldType::kChoice:
       return "one of " + join(f.choices);
+    case FieldType::kByteSize:
+      return "a byte count such as 4GB, 512M or 80GiB";
     case FieldType::kInteger:
       break;
   }
+  std::string named;
+  for (const auto& [word, value] : f.named_values) named += ", or " + word;
+  if (!named.empty()) return "an integer from " + std::to_string(f.min) + " to " +
+                             std::to_string(f.max) + named;
   if (f.max == kNoLimit) return f.min == 1 ? "a positive integer" : "zero or more";
   return "an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max);
 }
@@ -238,8 +252,23 @@ json checked_value(const BenchmarkField& f, const json& value, Bounds bounds) {
         reject(f, "'" + echoed(value.get<std::string>()) + "'");
       }
       return value;
+    case FieldType::kByteSize:
+      if (value.is_string()) {
+        try {
+          return parse_byte_size(value.get<std::string>(), f.key);
+        } catch (const UsageError&) {
+          reject(f, "'" + echoed(value.get<std::string>()) + "'");
+        }
+      }
+      break;
     case FieldType::kInteger:
       break;
+  }
+  for (const auto& [word, named] : f.named_values) {
+    if ((value.is_string() && value.get<std::string>() == word) ||
+        json_int64(value) == std::optional<int64_t>(named)) {
+      return named;
+    }
   }
   const std::optional<int64_t> read = json_int64(value);
   if (!read) reject(f, echoed(value));
@@ -285,6 +314,7 @@ json field_value_from_text(const BenchmarkField& field, const std::string& text)
   switch (field.type) {
     case FieldType::kText:
     case FieldType::kChoice:
+    case FieldType::kByteSize:
       return check_field_value(field, text);
     case FieldType::kFlag:
       if (text == "true" || text == "1" || text == "yes") return true;
@@ -292,6 +322,9 @@ json field_value_from_text(const BenchmarkField& field, const std::string& text)
       reject(field, "'" + echoed(text) + "'");
     case FieldType::kInteger:
       break;
+  }
+  for (const auto& [word, named] : field.named_values) {
+    if (text == word) return named;
   }
   size_t used = 0;
   long long number = 0;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,8 @@
 
 namespace gpubench {
 
-enum class FieldType { kText, kInteger, kFlag, kChoice };
+// kByteSize: an integer count of bytes, given as text with a suffix ("4GB", common/byte_size.h).
+enum class FieldType { kText, kInteger, kFlag, kChoice, kByteSize };
 
 struct BenchmarkField {
   std::string key;         // "batch_size"
@@ -29,7 +31,9 @@ struct BenchmarkField {
   // machine decides it (default_text then says which).
   nlohmann::json default_value;
   std::string default_text;
-  int64_t min = 0, max = 0;          // kInteger
+  int64_t min = 0, max = 0;          // kInteger, kByteSize
+  // kInteger: words that stand for a value outside min..max (batch_size "max").
+  std::vector<std::pair<std::string, int64_t>> named_values;
   std::vector<std::string> choices;  // kChoice
   bool identity = false;             // a different value is a different benchmark
   bool suite = true;                 // a suite entry may set it

@@ -1,7 +1,5 @@
 #include "train/benchmark_runner.h"
 
-#include <sys/resource.h>
-
 #include <chrono>
 #include <stdexcept>
 
@@ -9,11 +7,12 @@
 
 #if GPUBENCH_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
+#include "memory/tensor_memory.h"
+#include "memory/training_memory.h"
 #include "models/model_registry.h"
 #include "results/statistics.h"
 #include "system/system_probe.h"
@@ -21,6 +20,7 @@
 #include "train/device_timers.h"
 #include "train/graphed_step.h"
 #include "train/memory_plan.h"
+#include "train/model_setup.h"
 #include "train/precision_policy.h"
 #include "train/resolve_benchmark.h"
 #include "train/run_telemetry.h"
@@ -39,38 +39,66 @@ int world_size_of(const RankContext& rank) {
   return rank.collectives ? rank.collectives->world_size() : 1;
 }
 
-void to_channels_last(torch::nn::Module& module) {
-  torch::NoGradGuard no_grad;
-  for (auto& parameter : module.parameters()) {
-    if (parameter.dim() == 4) {
-      parameter.set_data(parameter.data().contiguous(torch::MemoryFormat::ChannelsLast));
-    }
-  }
-}
-
-void reset_peak_memory(torch::Device device) {
-#if GPUBENCH_WITH_CUDA
-  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
-#else
-  (void)device;
-#endif
-}
-
 void record_peak_memory(torch::Device device, Metrics& metrics) {
-#if GPUBENCH_WITH_CUDA
   if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    metrics.peak_memory_bytes = stats.allocated_bytes[0].peak;
-    metrics.peak_memory_source = "cuda caching allocator, peak allocated bytes";
+    metrics.peak_memory_bytes = tensor_memory::peak_allocated_bytes(device);
+    metrics.peak_memory_source = tensor_memory::peak_source(device);
     return;
   }
-#else
-  (void)device;
-#endif
-  struct rusage usage {};
-  ::getrusage(RUSAGE_SELF, &usage);
-  metrics.peak_memory_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  metrics.peak_memory_bytes = tensor_memory::process_peak_rss_bytes();
   metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
+}
+
+// The peak of the timed steps and where it went (README, Memory): weights, gradients and
+// optimiser states counted from the tensors after `measured` (one more step, untimed),
+// activations what its forward pass left allocated, other the rest of the peak.
+MemoryReport measured_memory(torch::Device device, int64_t run_peak, const StepMemory& measured,
+                             const MemoryBreakdown& counted) {
+  MemoryReport report;
+  report.basis = kMemoryMeasured;
+  report.breakdown = counted;
+  report.breakdown.activations = measured.activations();
+  report.peak_bytes = std::max(run_peak, measured.peak);
+  report.breakdown.other = report.peak_bytes - report.breakdown.weights -
+                           report.breakdown.gradients - report.breakdown.optimizer_states -
+                           report.breakdown.activations;
+  report.peak_source = tensor_memory::peak_source(device);
+  report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
+  if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
+  return report;
+}
+
+// When a run ran out: the peak it reached before the allocation that failed, the weights,
+// gradients and optimiser states then alive, and the rest of that peak as activations (what the
+// step held; its temporaries are among them).
+MemoryReport memory_at_failure(torch::Device device, MemoryBreakdown counted) {
+  MemoryReport report;
+  report.basis = kMemoryAtFailure;
+  report.peak_bytes = tensor_memory::peak_allocated_bytes(device);
+  counted.activations = std::max<int64_t>(
+      0, report.peak_bytes - counted.weights - counted.gradients - counted.optimizer_states);
+  report.breakdown = counted;
+  report.breakdown.other =
+      report.peak_bytes - counted.weights - counted.gradients - counted.optimizer_states -
+      counted.activations;
+  report.peak_source = tensor_memory::peak_source(device);
+  report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
+  if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
+  return report;
+}
+
+// A run refused before it started: the bytes planned (train/memory_plan.h).
+MemoryReport planned_memory(const MemoryPlan& plan) {
+  MemoryReport report;
+  report.basis = kMemoryPlanned;
+  report.breakdown.weights = plan.weights;
+  report.breakdown.gradients = plan.gradients;
+  report.breakdown.optimizer_states = plan.optimizer_state;
+  report.breakdown.activations = plan.activations;
+  report.peak_bytes = report.breakdown.total();
+  report.peak_source = "planned before the run: counted from the configuration, activations "
+                       "estimated";
+  return report;
 }
 
 void describe_placement(const RankContext& rank, DistributedInfo& info) {
@@ -102,7 +130,9 @@ void record_distributed(const RankContext& rank, GradientSynchronizer* synchroni
 // The run's certain bytes do not fit: raised before the model is built.
 class OutOfMemoryBeforeRun : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  OutOfMemoryBeforeRun(const std::string& why, MemoryPlan plan)
+      : std::runtime_error(why), plan(plan) {}
+  MemoryPlan plan;
 };
 
 int64_t device_memory_bytes(torch::Device device) {
@@ -116,43 +146,16 @@ int64_t device_memory_bytes(torch::Device device) {
   return 0;
 }
 
-std::string memory_shortfall_for(const ModelStats& stats, const ResolvedBenchmark& spec,
-                                 const ModelInfo& info, const ModelOptions& options,
-                                 torch::Device device, const RunContext& context) {
+void refuse_if_short(const ModelStats& stats, const ResolvedBenchmark& spec, const ModelInfo& info,
+                     const ModelOptions& options, torch::Device device,
+                     const RunContext& context) {
   const std::optional<int64_t> host =
       context.host_memory_available ? context.host_memory_available : host_available_memory();
-  if (!host) return "";
-  return memory_shortfall(plan_memory(stats, spec, info, options), spec, *host,
-                          device.is_cuda() ? device_memory_bytes(device) : *host);
-}
-
-// LoRA's frozen base is built in the compute dtype (bf16 or fp16), as the usual recipes load it,
-// so an 8B model takes 16 GB of host memory on its way to the device, not 32; the adapters are
-// made in float32 whatever the default, so their optimiser state is float32 too.
-class DefaultDtypeScope {
- public:
-  explicit DefaultDtypeScope(std::optional<torch::ScalarType> dtype)
-      : previous_(c10::get_default_dtype()) {
-    if (dtype) c10::set_default_dtype(c10::scalarTypeToTypeMeta(*dtype));
-  }
-  ~DefaultDtypeScope() { c10::set_default_dtype(previous_); }
-  DefaultDtypeScope(const DefaultDtypeScope&) = delete;
-  DefaultDtypeScope& operator=(const DefaultDtypeScope&) = delete;
-
- private:
-  caffe2::TypeMeta previous_;
-};
-
-std::optional<torch::ScalarType> frozen_weight_dtype(const ResolvedBenchmark& spec,
-                                                     const PrecisionPolicy& policy) {
-  if (spec.tuning != Tuning::kLora) return std::nullopt;
-  return policy.autocast_dtype();
-}
-
-std::unique_ptr<TrainableModel> build_model(const ModelInfo& info, const ModelOptions& options,
-                                            std::optional<torch::ScalarType> frozen_dtype) {
-  const DefaultDtypeScope scope(frozen_dtype);
-  return info.instantiate(options);
+  if (!host) return;
+  const MemoryPlan plan = plan_memory(stats, spec, info, options);
+  const std::string shortfall = memory_shortfall(
+      plan, spec, *host, device.is_cuda() ? device_memory_bytes(device) : *host);
+  if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall, plan);
 }
 
 }  // namespace
@@ -189,6 +192,10 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
   policy.apply_global_flags();  // first, so the system block records the TF32 flags in force
   Result result = result_for(spec);
   describe_placement(rank, result.distributed);
+  tensor_memory::track_cpu_tensors();
+  tensor_memory::set_limit(device, spec.memory_limit);
+  std::unique_ptr<TrainableModel> model;
+  std::unique_ptr<TrainingStep> step;
   try {
     at::set_num_threads(spec.threads);
     torch::manual_seed(static_cast<uint64_t>(spec.seed));
@@ -200,15 +207,12 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     if (counted) {
       result.params = counted->params;
       result.trainable_params = counted->trainable_params;
-      const std::string shortfall =
-          memory_shortfall_for(*counted, spec, info, options, device, context);
-      if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall);
+      refuse_if_short(*counted, spec, info, options, device, context);
     }
     // Counted models need no instance on the host to count, so their weights are drawn where
     // they train.
     options.defer_initialization = counted.has_value();
-    std::unique_ptr<TrainableModel> model =
-        build_model(info, options, frozen_weight_dtype(spec, policy));
+    model = build_model(info, options, spec, policy);
     const ModelStats stats = counted ? *counted : measure_instance(*model);  // on the CPU
     const int64_t samples_per_step = spec.batch_size * world_size * model->samples_per_item();
     result.params = stats.params;
@@ -216,10 +220,7 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     result.metrics.forward_flops_per_sample = stats.forward_flops;
     result.metrics.train_flops_per_step = stats.train_flops() * samples_per_step;
 
-    model->module().to(device);
-    if (options.defer_initialization) model->initialize_weights();
-    if (spec.channels_last) to_channels_last(model->module());
-    model->module().train();
+    place_model(*model, device, options, spec.channels_last);
     std::unique_ptr<GradientSynchronizer> synchronizer;
     if (rank.collectives) {
       // Identical weights everywhere (DDP's broadcast), then each rank its own data.
@@ -233,20 +234,20 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     }
     const SyntheticBatch batch =
         model->synthetic_batch(spec.batch_size, device, spec.channels_last);
-    TrainingStep step(*model, policy,
-                      optimizer_settings_for(info.optimizer, spec.batch_size * world_size),
-                      synchronizer.get());
-    result.optimizer = step.optimizer().description();
-    result.optimizer_impl = to_string(step.optimizer().implementation());
+    step = std::make_unique<TrainingStep>(
+        *model, policy, optimizer_settings_for(info.optimizer, spec.batch_size * world_size),
+        synchronizer.get());
+    result.optimizer = step->optimizer().description();
+    result.optimizer_impl = to_string(step->optimizer().implementation());
 
-    reset_peak_memory(device);
+    tensor_memory::reset_peak(device);
     TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
                    static_cast<double>(samples_per_step)};
     torch::Tensor loss;
-    std::function<void()> one_step = [&] { loss = step.run(batch); };
+    std::function<void()> one_step = [&] { loss = step->run(batch); };
     std::unique_ptr<GraphedStep> graphed;
     if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
-      graphed = std::make_unique<GraphedStep>(step, batch, device, spec.warmup_steps);
+      graphed = std::make_unique<GraphedStep>(*step, batch, device, spec.warmup_steps);
       result.metrics.graph_capture_ms = graphed->capture_ms();
       plan.warmup_steps = 0;
       one_step = [&] { loss = graphed->run(); };
@@ -274,19 +275,32 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
           metrics.sequences_per_second * static_cast<double>(model->tokens_per_item());
     }
     metrics.final_loss = loss.item<double>();
-    metrics.skipped_steps = step.skipped_steps();
+    metrics.skipped_steps = step->skipped_steps();
     metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
                               metrics.throughput / static_cast<double>(samples_per_step) / 1e12;
     record_peak_memory(device, metrics);
+    const int64_t run_peak = tensor_memory::peak_allocated_bytes(device);
+    step->measure_memory_of_next_step(device);
+    step->run(batch);
+    metrics.memory =
+        measured_memory(device, run_peak, step->last_step_memory(),
+                        counted_training_state(model->module(), step->optimizer()));
     record_distributed(rank, synchronizer.get(), result);
     result.telemetry =
         telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
   } catch (const std::exception& error) {
-    const bool oom = compat::is_out_of_memory(error) ||
-                     dynamic_cast<const OutOfMemoryBeforeRun*>(&error) != nullptr;
+    const auto* refused = dynamic_cast<const OutOfMemoryBeforeRun*>(&error);
+    const bool oom = compat::is_out_of_memory(error) || refused != nullptr;
     result.status = oom ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());
+    if (refused != nullptr) {
+      result.metrics.memory = planned_memory(refused->plan);
+    } else if (oom && model && step) {
+      result.metrics.memory = memory_at_failure(
+          device, counted_training_state(model->module(), step->optimizer()));
+    }
   }
+  tensor_memory::set_limit(device, 0);
   attach_datasheet(result);  // after the metrics: the share of peak needs the achieved TFLOP/s
   result.duration_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -19,6 +19,13 @@ class Backend;
 
 namespace gpubench::compat {
 
+// c10::Allocator::allocate: const in 1.13, not since 2.3.
+#if GPUBENCH_TORCH_AT_LEAST(2, 3)
+#define GPUBENCH_ALLOCATOR_CONST
+#else
+#define GPUBENCH_ALLOCATOR_CONST const
+#endif
+
 // What a c10d process group implementation (Gloo, NCCL) derives from: 2.0 split the backends
 // out of ProcessGroup into Backend.
 #if GPUBENCH_TORCH_AT_LEAST(2, 0)

@@ -1,6 +1,5 @@
 #include "train/memory_plan.h"
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -21,12 +20,6 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   if (info.activation_bytes)
     plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
   return plan;
-}
-
-std::string gib_text(int64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1ll << 30));
-  return text;
 }
 
 std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,

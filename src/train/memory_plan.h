@@ -12,6 +12,7 @@
 #include <string>
 
 #include "models/model_registry.h"
+#include "results/memory_info.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {
@@ -37,8 +38,5 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& be
 
 // MemAvailable of /proc/meminfo, in bytes; nullopt where it cannot be read.
 std::optional<int64_t> host_available_memory();
-
-// "16.1 GiB"
-std::string gib_text(int64_t bytes);
 
 }  // namespace gpubench

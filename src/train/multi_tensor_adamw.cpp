@@ -34,6 +34,14 @@ const torch::optim::AdamWOptions& MultiTensorAdamW::options() const {
   return static_cast<const torch::optim::AdamWOptions&>(defaults());
 }
 
+std::vector<torch::Tensor> MultiTensorAdamW::state_tensors() const {
+  return defined_tensors({&exp_avgs_, &exp_avg_sqs_, &device_steps_});
+}
+
+int64_t MultiTensorAdamW::step_workspace_bytes() const {
+  return foreach_workspace_bytes(parameters_, implementation_);
+}
+
 std::string MultiTensorAdamW::description() const {
   const auto& o = options();
   std::ostringstream text;

@@ -3,7 +3,9 @@
 // device where the fp16 loss scaler found inf/NaN gradients (no host sync, so capturable).
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -13,6 +15,13 @@ enum class OptimizerImplementation { kFused, kForeach };
 
 // "fused" or "foreach": the result's optimizer_impl.
 std::string to_string(OptimizerImplementation implementation);
+
+// The defined tensors of the lists, for state_tensors().
+std::vector<torch::Tensor> defined_tensors(
+    std::initializer_list<const std::vector<torch::Tensor>*> lists);
+// step_workspace_bytes() of an implementation over `parameters`.
+int64_t foreach_workspace_bytes(const std::vector<torch::Tensor>& parameters,
+                                OptimizerImplementation implementation);
 
 class MultiTensorOptimizer : public torch::optim::Optimizer {
  public:
@@ -24,6 +33,12 @@ class MultiTensorOptimizer : public torch::optim::Optimizer {
   virtual void step_unless(const torch::Tensor& found_inf) = 0;
   // The recipe in words, for the result: "SGD momentum 0.9, weight decay 0.0001".
   virtual std::string description() const = 0;
+  // Its state, for the memory breakdown: momentum buffers, moments, step counts on the device.
+  virtual std::vector<torch::Tensor> state_tensors() const = 0;
+  // The bytes of temporaries a step allocates and frees: the foreach implementations make one
+  // float32 copy of the trainable parameters (SGD's weight-decayed gradient, AdamW's
+  // denominator); the fused kernels none.
+  virtual int64_t step_workspace_bytes() const = 0;
 };
 
 }  // namespace gpubench

@@ -7,10 +7,6 @@
 
 namespace gpubench {
 
-std::string to_string(OptimizerImplementation implementation) {
-  return implementation == OptimizerImplementation::kFused ? "fused" : "foreach";
-}
-
 OptimizerImplementation best_sgd_implementation(torch::Device device) {
   return device.is_cuda() && compat::kHasFusedSgd ? OptimizerImplementation::kFused
                                                   : OptimizerImplementation::kForeach;
@@ -29,6 +25,14 @@ MultiTensorSgd::MultiTensorSgd(std::vector<torch::Tensor> parameters,
   if (implementation_ == OptimizerImplementation::kFused && !compat::kHasFusedSgd) {
     throw std::invalid_argument("this LibTorch has no fused SGD");
   }
+}
+
+std::vector<torch::Tensor> MultiTensorSgd::state_tensors() const {
+  return defined_tensors({&momentum_buffers_});
+}
+
+int64_t MultiTensorSgd::step_workspace_bytes() const {
+  return foreach_workspace_bytes(parameters_, implementation_);
 }
 
 std::string MultiTensorSgd::description() const {

@@ -34,6 +34,8 @@ class MultiTensorSgd : public MultiTensorOptimizer {
 
   OptimizerImplementation implementation() const override { return implementation_; }
   std::string description() const override;
+  std::vector<torch::Tensor> state_tensors() const override;
+  int64_t step_workspace_bytes() const override;
 
  private:
   const torch::optim::SGDOptions& options() const;

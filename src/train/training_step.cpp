@@ -1,5 +1,6 @@
 #include "train/training_step.h"
 
+#include "memory/tensor_memory.h"
 #include "train/multi_tensor_adamw.h"
 #include "train/multi_tensor_sgd.h"
 
@@ -50,23 +51,43 @@ TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }
 
-torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
-  optimizer_->zero_grad();
+torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch) {
+  const std::optional<torch::Device> measured = measured_device_;
+  for (auto& group : optimizer_->param_groups()) {
+    for (auto& parameter : group.params()) parameter.mutable_grad().reset();
+  }
+  if (measured) {
+    tensor_memory::reset_peak(*measured);
+    step_memory_.start = tensor_memory::allocated_bytes(*measured);
+  }
   torch::Tensor loss;
   {
     AutocastScope autocast(policy_);
     loss = model_.training_loss(batch);
   }
+  if (measured) step_memory_.after_forward = tensor_memory::allocated_bytes(*measured);
+  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  if (synchronizer_) synchronizer_->finish_step();
+  return loss;
+}
+
+torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch) {
+  const torch::Tensor loss = forward_backward(batch);
+  if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
+  measured_device_.reset();
+  return loss.detach();
+}
+
+torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
+  const torch::Tensor loss = forward_backward(batch);
   if (scaler_) {
-    scaler_->scale(loss).backward();
-    if (synchronizer_) synchronizer_->finish_step();
     scaler_->step(*optimizer_);
     scaler_->update();
   } else {
-    loss.backward();
-    if (synchronizer_) synchronizer_->finish_step();
     optimizer_->step();
   }
+  if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
+  measured_device_.reset();
   return loss.detach();
 }
 

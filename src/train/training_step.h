@@ -4,10 +4,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "distributed/gradient_synchronizer.h"
+#include "memory/training_memory.h"
 #include "models/model_registry.h"
 #include "train/grad_scaler.h"
 #include "train/multi_tensor_optimizer.h"
@@ -42,12 +44,22 @@ class TrainingStep {
   TrainingStep(TrainableModel& model, const PrecisionPolicy& policy, OptimizerSettings settings,
                GradientSynchronizer* synchronizer = nullptr);
 
-  // Runs one step and returns the loss (detached, still on the device: no host sync).
+  // Runs one step and returns the loss (detached, still on the device: no host sync). The
+  // gradients are cleared to none first, as PyTorch's zero_grad() does.
   torch::Tensor run(const SyntheticBatch& batch);
+  // The step without the optimiser's update: what `fit` measures activations on.
+  torch::Tensor run_forward_backward(const SyntheticBatch& batch);
+  // The next step records its tensor bytes on `device` (last_step_memory); it resets the
+  // device's peak count.
+  void measure_memory_of_next_step(torch::Device device) { measured_device_ = device; }
+  const StepMemory& last_step_memory() const { return step_memory_; }
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
   const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
 
  private:
+  torch::Tensor forward_backward(const SyntheticBatch& batch);
+  std::optional<torch::Device> measured_device_;
+  StepMemory step_memory_;
   TrainableModel& model_;
   PrecisionPolicy policy_;
   std::unique_ptr<MultiTensorOptimizer> optimizer_;

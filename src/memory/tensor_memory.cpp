@@ -1,0 +1,163 @@
+#include "memory/tensor_memory.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+#include <c10/core/CPUAllocator.h>
+#include <c10/core/impl/alloc_cpu.h>
+
+#if GPUBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+#include "results/memory_info.h"
+#include "train/compat.h"
+
+namespace gpubench::tensor_memory {
+namespace {
+
+// Allocates through c10's alloc_cpu (what LibTorch's default CPU allocator uses) with a header
+// in front of the data that holds the size, so that the deleter needs only the data pointer and
+// raw_allocate keeps working. The header is one alignment unit, so the data stays aligned.
+class CountingCpuAllocator final : public c10::Allocator {
+ public:
+  static constexpr size_t kHeader = 64;  // c10's CPU alignment
+
+  c10::DataPtr allocate(size_t bytes) GPUBENCH_ALLOCATOR_CONST override {
+    if (bytes == 0) return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CPU)};
+    const auto size = static_cast<int64_t>(bytes);
+    const int64_t now = current_.fetch_add(size) + size;
+    const int64_t limit = limit_.load();
+    if (limit > 0 && now > limit) {
+      current_.fetch_sub(size);
+      throw std::runtime_error("CPU out of memory: allocating " + gib_text(size) +
+                               " would take tensor memory to " + gib_text(now) +
+                               ", above the memory limit of " + gib_text(limit));
+    }
+    int64_t peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
+    void* block = nullptr;
+    try {
+      block = c10::alloc_cpu(bytes + kHeader);
+    } catch (...) {
+      current_.fetch_sub(size);
+      throw;
+    }
+    *static_cast<int64_t*>(block) = size;
+    void* data = static_cast<char*>(block) + kHeader;
+    return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return &release; }
+
+  // 2.x asks allocators to copy their own blocks; the same memcpy as the default allocator's.
+  void copy_data(void* destination, const void* source, std::size_t count) const {
+    std::memcpy(destination, source, count);
+  }
+
+  static void release(void* data) {
+    if (data == nullptr) return;
+    void* block = static_cast<char*>(data) - kHeader;
+    instance().current_.fetch_sub(*static_cast<int64_t*>(block));
+    c10::free_cpu(block);
+  }
+
+  static CountingCpuAllocator& instance() {
+    static CountingCpuAllocator* allocator = new CountingCpuAllocator();  // never destroyed
+    return *allocator;
+  }
+
+  mutable std::atomic<int64_t> current_{0};
+  mutable std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> limit_{0};
+};
+
+#if GPUBENCH_WITH_CUDA
+c10::cuda::CUDACachingAllocator::DeviceStats cuda_stats(torch::Device device) {
+  return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+}
+#endif
+
+}  // namespace
+
+void track_cpu_tensors() {
+  static std::once_flag installed;
+  std::call_once(installed, [] {
+    c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100);
+  });
+}
+
+int64_t allocated_bytes(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) return cuda_stats(device).allocated_bytes[0].current;
+#endif
+  (void)device;
+  return CountingCpuAllocator::instance().current_.load();
+}
+
+int64_t peak_allocated_bytes(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) return cuda_stats(device).allocated_bytes[0].peak;
+#endif
+  (void)device;
+  return CountingCpuAllocator::instance().peak_.load();
+}
+
+int64_t peak_reserved_bytes([[maybe_unused]] torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) return cuda_stats(device).reserved_bytes[0].peak;
+#endif
+  return 0;
+}
+
+void reset_peak(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+    return;
+  }
+#endif
+  (void)device;
+  auto& allocator = CountingCpuAllocator::instance();
+  allocator.peak_.store(allocator.current_.load());
+}
+
+void release_cached([[maybe_unused]] torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
+std::string peak_source(torch::Device device) {
+  return device.is_cuda() ? "cuda caching allocator, peak allocated bytes"
+                          : "gpubench's counting CPU allocator, peak bytes of tensors";
+}
+
+void set_limit(torch::Device device, int64_t bytes) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    const auto total = static_cast<double>(
+        at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
+    const double fraction = bytes > 0 ? std::min(1.0, static_cast<double>(bytes) / total) : 1.0;
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device.index());
+    return;
+  }
+#endif
+  (void)device;
+  CountingCpuAllocator::instance().limit_.store(bytes);
+}
+
+int64_t process_peak_rss_bytes() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace gpubench::tensor_memory

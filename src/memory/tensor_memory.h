@@ -1,0 +1,35 @@
+// The bytes held by tensors, per device: the CUDA caching allocator's own counts on a GPU, and
+// on the CPU those of gpubench's counting allocator, which wraps LibTorch's CPU allocator once
+// installed (track_cpu_tensors) so that a CPU run has the same figures a GPU run has: bytes
+// allocated now, the peak since a reset, and a limit beyond which an allocation fails as out of
+// memory (`--memory-limit`, which makes memory behaviour testable on the CPU).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <torch/torch.h>
+
+namespace gpubench::tensor_memory {
+
+// Installs the counting CPU allocator; idempotent. Tensors allocated before are not counted
+// (they are freed by their own allocator).
+void track_cpu_tensors();
+
+int64_t allocated_bytes(torch::Device device);
+int64_t peak_allocated_bytes(torch::Device device);
+int64_t peak_reserved_bytes(torch::Device device);  // CUDA; 0 on the CPU
+void reset_peak(torch::Device device);
+// Frees what the CUDA caching allocator holds unused; nothing on the CPU.
+void release_cached(torch::Device device);
+// What peak_allocated_bytes counts, in words, for the result.
+std::string peak_source(torch::Device device);
+
+// From now on an allocation that would take the device's tensor bytes above `bytes` fails as
+// out of memory (0: no limit). CUDA: the caching allocator's memory fraction.
+void set_limit(torch::Device device, int64_t bytes);
+
+// The process's peak resident set (getrusage), in bytes.
+int64_t process_peak_rss_bytes();
+
+}  // namespace gpubench::tensor_memory

@@ -1,0 +1,34 @@
+// Counting a training run's memory from its tensors: the weights, gradients and optimiser state
+// alive now, and what one step allocates (README, Memory).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "results/memory_info.h"
+#include "train/multi_tensor_optimizer.h"
+
+namespace gpubench {
+
+// One step's tensor bytes on its device (memory/tensor_memory.h): when it began (after the
+// gradients were cleared), after the forward pass, and the peak in between and after.
+struct StepMemory {
+  int64_t start = 0;
+  int64_t after_forward = 0;
+  int64_t peak = 0;
+  // What the forward pass left for backward: the activations.
+  int64_t activations() const { return after_forward - start; }
+  int64_t peak_above_start() const { return peak - start; }
+};
+
+// The bytes of the tensors' storages, each storage once (tied weights share one).
+int64_t storage_bytes(const std::vector<torch::Tensor>& tensors);
+
+// Weights (parameters and buffers), gradients (those defined now) and optimiser states, counted
+// from the tensors; activations and other left 0.
+MemoryBreakdown counted_training_state(torch::nn::Module& module,
+                                       const MultiTensorOptimizer& optimizer);
+
+}  // namespace gpubench
