@@ -30,6 +30,7 @@ inline constexpr TorchCommand kTorchCommands[] = {
     {"train", "Train a model on synthetic data and measure throughput"},
     {"run", "Run a suite file (YAML or JSON)"},
     {"allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)"},
+    {"fit", "Predict a recipe's peak memory per device; does it fit each card, at what batch"},
     {"models", "List the models with parameters and FLOPs"},
     {"env", "Print the environment (the result files' system block)"}};
 inline constexpr const char* kTorchExecutable = "gpubench-train";
@@ -40,6 +41,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
+void add_fit_command(CLI::App& app, int& exit_code);
 void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "benchmark_options.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/byte_size.h"
@@ -30,34 +31,10 @@ namespace gpubench::cli {
 namespace {
 
 struct TrainOptions {
-  std::map<std::string, std::string> texts;  // field key -> the option's text
-  std::map<std::string, CLI::Option*> options;
-  std::map<std::string, std::optional<bool>> flags;  // flag field key -> --key / --no-key
+  std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
   std::string benchmark_file;
   std::string output = "results";
 };
-
-BenchmarkRequest requested(const TrainOptions& options) {
-  BenchmarkRequest request;
-  for (const BenchmarkField& field : benchmark_fields()) {
-    if (field.type == FieldType::kFlag) {
-      if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
-    } else if (options.options.at(field.key)->count() > 0) {
-      field.request(request, field_value_from_text(field, options.texts.at(field.key)));
-    }
-  }
-  return request;
-}
-
-bool any_setting_given(const TrainOptions& options) {
-  for (const auto& [key, option] : options.options) {
-    if (option->count() > 0) return true;
-  }
-  for (const auto& [key, flag] : options.flags) {
-    if (flag) return true;
-  }
-  return false;
-}
 
 void log_plan(const ResolvedBenchmark& resolved) {
   log::info("{} {} on {} x{}, batch {} per device, {} warm-up + {} x {} steps, {} threads",
@@ -91,7 +68,7 @@ int report(const Result& result, const std::string& path) {
 ResolvedBenchmark benchmark_to_run(const TrainOptions& options, BenchmarkRequest request,
                                    const MachineFacts& machine) {
   if (options.benchmark_file.empty()) return resolve(request, machine);
-  if (any_setting_given(options)) {
+  if (any_setting_given(*options.settings)) {
     throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
   }
   const ResolvedBenchmark resolved = read_benchmark_file(options.benchmark_file);
@@ -166,7 +143,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
 }
 
 int run_train(const TrainOptions& options, const GlobalOptions& global) {
-  const BenchmarkRequest request = requested(options);
+  const BenchmarkRequest request = requested(*options.settings);
   const EnvironmentLookup environment = process_environment();
   if (const auto launch = detect_launch_environment(environment)) {
     run_as_rank(options, request, *launch, environment);
@@ -190,31 +167,12 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
   return report(run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment)), path);
 }
 
-std::string help_of(const BenchmarkField& field) {
-  return field.default_text.empty() ? field.help
-                                    : field.help + " (default: " + field.default_text + ")";
-}
-
 }  // namespace
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
-  for (const BenchmarkField& field : benchmark_fields()) {
-    if (field.type == FieldType::kFlag) {
-      const std::string key = field.key;
-      options->flags[key] = std::nullopt;
-      cmd->add_flag_callback(
-          field.long_flag(), [options, key] { options->flags[key] = true; }, help_of(field));
-      cmd->add_flag_callback(
-          "--no-" + field.long_flag().substr(2), [options, key] { options->flags[key] = false; },
-          "Turn off: " + field.help);
-      continue;
-    }
-    const std::string names =
-        field.long_flag() + (field.short_flag.empty() ? "" : "," + field.short_flag);
-    options->options[field.key] = cmd->add_option(names, options->texts[field.key], help_of(field));
-  }
+  add_benchmark_options(*cmd, options->settings);
   cmd->add_option("--benchmark-file", options->benchmark_file,
                   "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "
                   "launcher hand to their children; takes no other benchmark option");

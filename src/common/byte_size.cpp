@@ -20,10 +20,9 @@ int64_t parse_byte_size(const std::string& text, const std::string& what) {
   const std::string suffix = text.substr(used);
   // K, M, G and KiB, MiB, GiB are binary; KB, MB, GB decimal, as datasheets write them.
   static const std::pair<const char*, int64_t> kSuffixes[] = {
-      {"", 1},           {"K", 1LL << 10},  {"k", 1LL << 10},  {"KiB", 1LL << 10},
-      {"KB", 1000},      {"kB", 1000},      {"M", 1LL << 20},  {"m", 1LL << 20},
-      {"MiB", 1LL << 20}, {"MB", 1000000},  {"G", 1LL << 30},  {"g", 1LL << 30},
-      {"GiB", 1LL << 30}, {"GB", 1000000000}};
+      {"", 1},          {"K", 1LL << 10}, {"k", 1LL << 10},   {"KiB", 1LL << 10}, {"KB", 1000},
+      {"kB", 1000},     {"M", 1LL << 20}, {"m", 1LL << 20},   {"MiB", 1LL << 20}, {"MB", 1000000},
+      {"G", 1LL << 30}, {"g", 1LL << 30}, {"GiB", 1LL << 30}, {"GB", 1000000000}};
   int64_t scale = 0;
   for (const auto& [name, factor] : kSuffixes) {
     if (suffix == name) scale = factor;

@@ -89,9 +89,8 @@ c10::cuda::CUDACachingAllocator::DeviceStats cuda_stats(torch::Device device) {
 
 void track_cpu_tensors() {
   static std::once_flag installed;
-  std::call_once(installed, [] {
-    c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100);
-  });
+  std::call_once(installed,
+                 [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100); });
 }
 
 int64_t allocated_bytes(torch::Device device) {
@@ -143,8 +142,8 @@ std::string peak_source(torch::Device device) {
 void set_limit(torch::Device device, int64_t bytes) {
 #if GPUBENCH_WITH_CUDA
   if (device.is_cuda()) {
-    const auto total = static_cast<double>(
-        at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
+    const auto total =
+        static_cast<double>(at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
     const double fraction = bytes > 0 ? std::min(1.0, static_cast<double>(bytes) / total) : 1.0;
     c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction, device.index());
     return;
@@ -152,6 +151,15 @@ void set_limit(torch::Device device, int64_t bytes) {
 #endif
   (void)device;
   CountingCpuAllocator::instance().limit_.store(bytes);
+}
+
+int64_t device_total_bytes([[maybe_unused]] torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    return static_cast<int64_t>(at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
+  }
+#endif
+  return 0;
 }
 
 int64_t process_peak_rss_bytes() {

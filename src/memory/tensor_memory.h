@@ -29,6 +29,9 @@ std::string peak_source(torch::Device device);
 // out of memory (0: no limit). CUDA: the caching allocator's memory fraction.
 void set_limit(torch::Device device, int64_t bytes);
 
+// A CUDA device's total memory; 0 on the CPU.
+int64_t device_total_bytes(torch::Device device);
+
 // The process's peak resident set (getrusage), in bytes.
 int64_t process_peak_rss_bytes();
 

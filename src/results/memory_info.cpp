@@ -82,8 +82,8 @@ BatchSearchInfo batch_search_from_json(const json& block) {
   s.predicted_batch = fields.integer("predicted_batch");
   s.found_batch = fields.integer("found_batch");
   for (const JsonFields& probe : fields.objects("probes")) {
-    s.probes.push_back({probe.integer("batch"), probe.text("outcome"),
-                        probe.integer("peak_bytes"), probe.text("error")});
+    s.probes.push_back({probe.integer("batch"), probe.text("outcome"), probe.integer("peak_bytes"),
+                        probe.text("error")});
   }
   return s;
 }

@@ -107,8 +107,8 @@ std::vector<BenchmarkField> make_table() {
             "torchrun/srun/mpirun the launcher's world size",
             true, &R::gpus, &B::gpus, [](const B& b) { return "x" + std::to_string(b.gpus); }),
       field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Per-device batch size, or max: the largest that trains, found by probing",
-            true, &R::batch_size, &B::batch_size,
+            "Per-device batch size, or max: the largest that trains, found by probing", true,
+            &R::batch_size, &B::batch_size,
             [](const B& b) {
               // Published figures whose source gives no batch size record 0.
               return "batch " + (b.batch_size > 0 ? std::to_string(b.batch_size) : "n/a");
@@ -220,8 +220,8 @@ std::string describe_rule(const BenchmarkField& f) {
   }
   std::string named;
   for (const auto& [word, value] : f.named_values) named += ", or " + word;
-  if (!named.empty()) return "an integer from " + std::to_string(f.min) + " to " +
-                             std::to_string(f.max) + named;
+  if (!named.empty())
+    return "an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max) + named;
   if (f.max == kNoLimit) return f.min == 1 ? "a positive integer" : "zero or more";
   return "an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max);
 }

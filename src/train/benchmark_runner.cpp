@@ -78,9 +78,8 @@ MemoryReport memory_at_failure(torch::Device device, MemoryBreakdown counted) {
   counted.activations = std::max<int64_t>(
       0, report.peak_bytes - counted.weights - counted.gradients - counted.optimizer_states);
   report.breakdown = counted;
-  report.breakdown.other =
-      report.peak_bytes - counted.weights - counted.gradients - counted.optimizer_states -
-      counted.activations;
+  report.breakdown.other = report.peak_bytes - counted.weights - counted.gradients -
+                           counted.optimizer_states - counted.activations;
   report.peak_source = tensor_memory::peak_source(device);
   report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
   if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
@@ -96,8 +95,9 @@ MemoryReport planned_memory(const MemoryPlan& plan) {
   report.breakdown.optimizer_states = plan.optimizer_state;
   report.breakdown.activations = plan.activations;
   report.peak_bytes = report.breakdown.total();
-  report.peak_source = "planned before the run: counted from the configuration, activations "
-                       "estimated";
+  report.peak_source =
+      "planned before the run: counted from the configuration, activations "
+      "estimated";
   return report;
 }
 
@@ -135,26 +135,14 @@ class OutOfMemoryBeforeRun : public std::runtime_error {
   MemoryPlan plan;
 };
 
-int64_t device_memory_bytes(torch::Device device) {
-#if GPUBENCH_WITH_CUDA
-  if (device.is_cuda()) {
-    return static_cast<int64_t>(at::cuda::getDeviceProperties(device.index())->totalGlobalMem);
-  }
-#else
-  (void)device;
-#endif
-  return 0;
-}
-
 void refuse_if_short(const ModelStats& stats, const ResolvedBenchmark& spec, const ModelInfo& info,
-                     const ModelOptions& options, torch::Device device,
-                     const RunContext& context) {
+                     const ModelOptions& options, torch::Device device, const RunContext& context) {
   const std::optional<int64_t> host =
       context.host_memory_available ? context.host_memory_available : host_available_memory();
   if (!host) return;
   const MemoryPlan plan = plan_memory(stats, spec, info, options);
   const std::string shortfall = memory_shortfall(
-      plan, spec, *host, device.is_cuda() ? device_memory_bytes(device) : *host);
+      plan, spec, *host, device.is_cuda() ? tensor_memory::device_total_bytes(device) : *host);
   if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall, plan);
 }
 
@@ -282,9 +270,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     const int64_t run_peak = tensor_memory::peak_allocated_bytes(device);
     step->measure_memory_of_next_step(device);
     step->run(batch);
-    metrics.memory =
-        measured_memory(device, run_peak, step->last_step_memory(),
-                        counted_training_state(model->module(), step->optimizer()));
+    metrics.memory = measured_memory(device, run_peak, step->last_step_memory(),
+                                     counted_training_state(model->module(), step->optimizer()));
     record_distributed(rank, synchronizer.get(), result);
     result.telemetry =
         telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
@@ -296,8 +283,8 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     if (refused != nullptr) {
       result.metrics.memory = planned_memory(refused->plan);
     } else if (oom && model && step) {
-      result.metrics.memory = memory_at_failure(
-          device, counted_training_state(model->module(), step->optimizer()));
+      result.metrics.memory =
+          memory_at_failure(device, counted_training_state(model->module(), step->optimizer()));
     }
   }
   tensor_memory::set_limit(device, 0);

@@ -42,6 +42,14 @@ int64_t MultiTensorAdamW::step_workspace_bytes() const {
   return foreach_workspace_bytes(parameters_, implementation_);
 }
 
+int64_t MultiTensorAdamW::planned_state_bytes() const {
+  // Two moments like the parameters; the fused kernel's float32 step count per parameter.
+  const auto steps = implementation_ == OptimizerImplementation::kFused
+                         ? 4 * static_cast<int64_t>(parameters_.size())
+                         : 0;
+  return 2 * parameter_bytes(parameters_) + steps;
+}
+
 std::string MultiTensorAdamW::description() const {
   const auto& o = options();
   std::ostringstream text;

@@ -31,6 +31,7 @@ class MultiTensorAdamW : public MultiTensorOptimizer {
   std::string description() const override;
   std::vector<torch::Tensor> state_tensors() const override;
   int64_t step_workspace_bytes() const override;
+  int64_t planned_state_bytes() const override;
 
  private:
   const torch::optim::AdamWOptions& options() const;

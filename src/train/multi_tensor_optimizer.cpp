@@ -17,14 +17,17 @@ std::vector<torch::Tensor> defined_tensors(
   return defined;
 }
 
-int64_t foreach_workspace_bytes(const std::vector<torch::Tensor>& parameters,
-                                OptimizerImplementation implementation) {
-  if (implementation == OptimizerImplementation::kFused) return 0;
+int64_t parameter_bytes(const std::vector<torch::Tensor>& parameters) {
   int64_t bytes = 0;
   for (const torch::Tensor& parameter : parameters) {
     bytes += parameter.numel() * static_cast<int64_t>(parameter.element_size());
   }
   return bytes;
+}
+
+int64_t foreach_workspace_bytes(const std::vector<torch::Tensor>& parameters,
+                                OptimizerImplementation implementation) {
+  return implementation == OptimizerImplementation::kFused ? 0 : parameter_bytes(parameters);
 }
 
 }  // namespace gpubench

@@ -19,6 +19,8 @@ std::string to_string(OptimizerImplementation implementation);
 // The defined tensors of the lists, for state_tensors().
 std::vector<torch::Tensor> defined_tensors(
     std::initializer_list<const std::vector<torch::Tensor>*> lists);
+// The bytes of `parameters`' storages.
+int64_t parameter_bytes(const std::vector<torch::Tensor>& parameters);
 // step_workspace_bytes() of an implementation over `parameters`.
 int64_t foreach_workspace_bytes(const std::vector<torch::Tensor>& parameters,
                                 OptimizerImplementation implementation);
@@ -39,6 +41,9 @@ class MultiTensorOptimizer : public torch::optim::Optimizer {
   // float32 copy of the trainable parameters (SGD's weight-decayed gradient, AdamW's
   // denominator); the fused kernels none.
   virtual int64_t step_workspace_bytes() const = 0;
+  // The bytes of state_tensors() once every parameter has been updated, from the parameters
+  // alone (what `fit` counts without running a step).
+  virtual int64_t planned_state_bytes() const = 0;
 };
 
 }  // namespace gpubench

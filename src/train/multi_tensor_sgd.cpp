@@ -35,6 +35,10 @@ int64_t MultiTensorSgd::step_workspace_bytes() const {
   return foreach_workspace_bytes(parameters_, implementation_);
 }
 
+int64_t MultiTensorSgd::planned_state_bytes() const {
+  return options().momentum() != 0 ? parameter_bytes(parameters_) : 0;  // the momentum buffers
+}
+
 std::string MultiTensorSgd::description() const {
   const auto& o = options();
   std::ostringstream text;

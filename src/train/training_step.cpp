@@ -51,10 +51,12 @@ TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }
 
-torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch) {
+torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool clear_gradients) {
   const std::optional<torch::Device> measured = measured_device_;
   for (auto& group : optimizer_->param_groups()) {
-    for (auto& parameter : group.params()) parameter.mutable_grad().reset();
+    for (auto& parameter : group.params()) {
+      if (clear_gradients) parameter.mutable_grad().reset();
+    }
   }
   if (measured) {
     tensor_memory::reset_peak(*measured);
@@ -71,15 +73,16 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch) {
   return loss;
 }
 
-torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch) {
-  const torch::Tensor loss = forward_backward(batch);
+torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch,
+                                                 bool clear_gradients) {
+  const torch::Tensor loss = forward_backward(batch, clear_gradients);
   if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
   measured_device_.reset();
   return loss.detach();
 }
 
 torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
-  const torch::Tensor loss = forward_backward(batch);
+  const torch::Tensor loss = forward_backward(batch, true);
   if (scaler_) {
     scaler_->step(*optimizer_);
     scaler_->update();

@@ -47,8 +47,9 @@ class TrainingStep {
   // Runs one step and returns the loss (detached, still on the device: no host sync). The
   // gradients are cleared to none first, as PyTorch's zero_grad() does.
   torch::Tensor run(const SyntheticBatch& batch);
-  // The step without the optimiser's update: what `fit` measures activations on.
-  torch::Tensor run_forward_backward(const SyntheticBatch& batch);
+  // The step without the optimiser's update: what `fit` measures activations on; with
+  // `clear_gradients` false, backward accumulates into the gradients already there.
+  torch::Tensor run_forward_backward(const SyntheticBatch& batch, bool clear_gradients = true);
   // The next step records its tensor bytes on `device` (last_step_memory); it resets the
   // device's peak count.
   void measure_memory_of_next_step(torch::Device device) { measured_device_ = device; }
@@ -57,7 +58,7 @@ class TrainingStep {
   const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
 
  private:
-  torch::Tensor forward_backward(const SyntheticBatch& batch);
+  torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients);
   std::optional<torch::Device> measured_device_;
   StepMemory step_memory_;
   TrainableModel& model_;

@@ -1,0 +1,56 @@
+#include "benchmark_options.h"
+
+#include "spec/benchmark_fields.h"
+
+namespace gpubench::cli {
+namespace {
+
+std::string help_of(const BenchmarkField& field) {
+  return field.default_text.empty() ? field.help
+                                    : field.help + " (default: " + field.default_text + ")";
+}
+
+}  // namespace
+
+void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options) {
+  for (const BenchmarkField& field : benchmark_fields()) {
+    if (field.type == FieldType::kFlag) {
+      const std::string key = field.key;
+      options->flags[key] = std::nullopt;
+      command.add_flag_callback(
+          field.long_flag(), [options, key] { options->flags[key] = true; }, help_of(field));
+      command.add_flag_callback(
+          "--no-" + field.long_flag().substr(2), [options, key] { options->flags[key] = false; },
+          "Turn off: " + field.help);
+      continue;
+    }
+    const std::string names =
+        field.long_flag() + (field.short_flag.empty() ? "" : "," + field.short_flag);
+    options->options[field.key] =
+        command.add_option(names, options->texts[field.key], help_of(field));
+  }
+}
+
+BenchmarkRequest requested(const BenchmarkOptions& options) {
+  BenchmarkRequest request;
+  for (const BenchmarkField& field : benchmark_fields()) {
+    if (field.type == FieldType::kFlag) {
+      if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
+    } else if (options.options.at(field.key)->count() > 0) {
+      field.request(request, field_value_from_text(field, options.texts.at(field.key)));
+    }
+  }
+  return request;
+}
+
+bool any_setting_given(const BenchmarkOptions& options) {
+  for (const auto& [key, option] : options.options) {
+    if (option->count() > 0) return true;
+  }
+  for (const auto& [key, flag] : options.flags) {
+    if (flag) return true;
+  }
+  return false;
+}
+
+}  // namespace gpubench::cli

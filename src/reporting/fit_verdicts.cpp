@@ -1,0 +1,103 @@
+#include "reporting/fit_verdicts.h"
+
+#include <sstream>
+
+#include "common/byte_size.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "datasheets/datasheet_database.h"
+#include "reporting/text_table.h"
+
+namespace gpubench {
+
+std::vector<CardMemory> datasheet_cards() {
+  std::vector<CardMemory> cards;
+  for (const Accelerator& accelerator : datasheets().accelerators) {
+    if (const auto gb = accelerator.number("memory_gb")) {
+      cards.push_back({accelerator.name, static_cast<int64_t>(*gb * 1e9)});
+    }
+  }
+  return cards;
+}
+
+std::vector<CardMemory> cards_from_list(const std::string& list) {
+  std::vector<CardMemory> cards;
+  std::stringstream items(list);
+  std::string item;
+  while (std::getline(items, item, ',')) cards.push_back({item, parse_byte_size(item, "--memory")});
+  if (cards.empty()) throw UsageError("--memory is empty; expected sizes such as 48GB,80GB");
+  return cards;
+}
+
+std::vector<CardVerdict> card_verdicts(const std::vector<CardMemory>& cards, int64_t predicted_peak,
+                                       int64_t reserve,
+                                       const std::function<int64_t(int64_t)>& max_batch) {
+  std::vector<CardVerdict> verdicts;
+  for (const CardMemory& card : cards) {
+    CardVerdict verdict;
+    verdict.card = card;
+    const int64_t capacity = card.memory_bytes - reserve;
+    verdict.headroom_bytes = capacity - predicted_peak;
+    verdict.fits = verdict.headroom_bytes >= 0;
+    verdict.max_batch = capacity > 0 ? max_batch(capacity) : 0;
+    verdicts.push_back(verdict);
+  }
+  return verdicts;
+}
+
+nlohmann::json fit_report_to_json(const FitReport& report) {
+  nlohmann::json cards = nlohmann::json::array();
+  for (const CardVerdict& v : report.cards) {
+    cards.push_back({{"name", v.card.name},
+                     {"memory_bytes", v.card.memory_bytes},
+                     {"fits", v.fits},
+                     {"headroom_bytes", v.headroom_bytes},
+                     {"max_batch", v.max_batch}});
+  }
+  return {{"predicted_peak_bytes", report.predicted_peak_bytes},
+          {"breakdown", breakdown_to_json(report.breakdown)},
+          {"cards", cards}};
+}
+
+std::string render_fit_markdown(const FitReport& r) {
+  std::string out = "# gpubench fit: " + r.recipe + "\n\n";
+  out += "Predicted peak per device: " + gib_text(r.predicted_peak_bytes) + " (" +
+         std::to_string(r.predicted_peak_bytes) + " bytes)\n\n";
+  out += "| part | GiB | how |\n|---|---|---|\n";
+  const MemoryBreakdown& b = r.breakdown;
+  const std::pair<const char*, std::pair<int64_t, const char*>> parts[] = {
+      {"weights", {b.weights, "counted from the tensors"}},
+      {"gradients", {b.gradients, "counted from the tensors"}},
+      {"optimizer states", {b.optimizer_states, "counted from the optimiser's parameters"}},
+      {"activations", {b.activations, "measured, scaled to the batch and length"}},
+      {"other", {b.other, "measured: the step's peak less the above"}}};
+  for (const auto& [name, part] : parts) {
+    out += std::string("| ") + name + " | " + format_fixed(part.first / double(1ll << 30), 2) +
+           " | " + part.second + " |\n";
+  }
+  out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
+  out +=
+      "| blocks | batch | seq | inputs | activations | peak above start | same, gradients "
+      "kept | gradients |\n|---|---|---|---|---|---|---|---|\n";
+  for (const std::vector<int64_t>& probe : r.probes) {
+    std::vector<std::string> cells;
+    for (size_t i = 0; i < probe.size(); ++i) {
+      cells.push_back(i == 0 && probe[i] == 0 ? "all" : std::to_string(probe[i]));
+    }
+    out += "| " + join(cells, " | ") + " |\n";
+  }
+  out += "\n";
+  out += "| card | memory | fits batch " + std::to_string(r.batch) +
+         " | headroom | largest batch |\n|---|---|---|---|---|\n";
+  for (const CardVerdict& v : r.cards) {
+    out += "| " + v.card.name + " | " + format_fixed(v.card.memory_bytes / 1e9, 0) + " GB | " +
+           (v.fits ? "yes" : "no") + " | " + gib_text(v.headroom_bytes) + " | " +
+           std::to_string(v.max_batch) + " |\n";
+  }
+  out += "\nEach card keeps " + gib_text(r.reserve_bytes) +
+         " free (--reserve) for what the allocator's count leaves out: the CUDA context, "
+         "cuBLAS and cuDNN workspaces, fragmentation. Datasheet GB are 10^9 bytes.\n";
+  return out;
+}
+
+}  // namespace gpubench

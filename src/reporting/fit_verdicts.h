@@ -1,0 +1,57 @@
+// `gpubench fit`'s answer for a set of cards: does the recipe fit, with what headroom, and the
+// largest batch that would (README, Memory). The prediction itself is memory/'s.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/memory_info.h"
+
+namespace gpubench {
+
+struct CardMemory {
+  std::string name;      // "L40S", or the --memory text ("48GB")
+  int64_t memory_bytes;  // the datasheet's GB as 10^9 bytes
+};
+
+// Every accelerator of the datasheet database that gives its memory.
+std::vector<CardMemory> datasheet_cards();
+// "48GB,80GB" -> two cards named by their text; throws UsageError naming a bad size.
+std::vector<CardMemory> cards_from_list(const std::string& list);
+
+struct CardVerdict {
+  CardMemory card;
+  bool fits = false;
+  int64_t headroom_bytes = 0;  // memory less the reserve less the predicted peak
+  int64_t max_batch = 0;       // 0: not even batch 1
+};
+
+struct FitReport {
+  std::string recipe;  // "llama-3-8b bf16 batch 4 seq 2048 LoRA r16 ..."
+  int64_t batch = 0;
+  int64_t predicted_peak_bytes = 0;
+  MemoryBreakdown breakdown;
+  int64_t reserve_bytes = 0;  // kept free on every card (CUDA context, library workspaces)
+  std::string method;
+  double probe_seconds = 0;
+  // Each probe's figures, as rows: blocks, batch, seq, inputs, activations, peak above start,
+  // the same with the gradients kept, gradients (bytes).
+  std::vector<std::vector<int64_t>> probes;
+  std::vector<CardVerdict> cards;
+};
+
+// The verdict per card; `max_batch` answers for a capacity (memory less the reserve).
+std::vector<CardVerdict> card_verdicts(const std::vector<CardMemory>& cards, int64_t predicted_peak,
+                                       int64_t reserve,
+                                       const std::function<int64_t(int64_t)>& max_batch);
+
+// {"predicted_peak_bytes": N, "breakdown": {...}, "cards": [{"name", "memory_bytes", "fits",
+// "headroom_bytes", "max_batch"}]}
+nlohmann::json fit_report_to_json(const FitReport& report);
+std::string render_fit_markdown(const FitReport& report);
+
+}  // namespace gpubench

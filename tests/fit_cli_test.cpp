@@ -1,0 +1,77 @@
+// `gpubench fit` and the memory options through the binary: the JSON shape scripts read, the
+// verdict per card, the bad inputs, a run out of memory under --memory-limit.
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::expect_usage_error;
+using testing::read_json;
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
+  const auto run = run_gpubench(
+      "fit --model test-tiny-llama --tuning lora --batch-size 4 --memory 8M,64GB --reserve 1M "
+      "--format json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json fit = nlohmann::json::parse(run.output);
+  std::vector<std::string> keys;
+  for (const auto& item : fit.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"breakdown", "cards", "predicted_peak_bytes"}));
+  const int64_t peak = fit["predicted_peak_bytes"];
+  int64_t sum = 0;
+  for (const char* key : {"weights", "gradients", "optimizer_states", "activations", "other"}) {
+    ASSERT_TRUE(fit["breakdown"].contains(key)) << key;
+    sum += fit["breakdown"][key].get<int64_t>();
+  }
+  EXPECT_EQ(sum, peak);
+  ASSERT_EQ(fit["cards"].size(), 2u);
+  const auto& small = fit["cards"][0];
+  const auto& large = fit["cards"][1];
+  EXPECT_EQ(small["name"], "8M");
+  EXPECT_EQ(small["memory_bytes"], 8 << 20);
+  EXPECT_EQ(large["memory_bytes"], int64_t{64} * 1000000000);
+  EXPECT_EQ(large["fits"], true);
+  EXPECT_EQ(large["headroom_bytes"], int64_t{64} * 1000000000 - (1 << 20) - peak);
+  EXPECT_GT(large["max_batch"].get<int64_t>(), small["max_batch"].get<int64_t>());
+}
+
+TEST(FitCli, MarkdownJudgesEveryDatasheetCard) {
+  const auto run = run_gpubench("fit --model test-tiny-cnn --batch-size 8");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const char* text : {"Predicted peak per device", "| weights |", "| L40S | 48 GB | yes",
+                           "| H200-SXM | 141 GB | yes", "whole model at batch 1, batch 2"}) {
+    EXPECT_NE(run.output.find(text), std::string::npos) << text << "\n" << run.output;
+  }
+}
+
+TEST(FitCli, BadInputIsOneLineAndExitTwo) {
+  expect_usage_error("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
+  expect_usage_error("fit --model test-tiny-llama --format html", "--format 'html'");
+  expect_usage_error("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
+  expect_usage_error("fit --model nope", "nope");
+  expect_usage_error("train --model test-tiny-llama --batch-size max",
+                     "the search for the largest batch is not built yet");
+  expect_usage_error("train --model test-tiny-llama --memory-limit lots",
+                     "memory_limit must be a byte count");
+}
+
+TEST(FitCli, ARunOverItsMemoryLimitIsAnOomResultWithItsBreakdown) {
+  ScratchDirectory dir("memory-limit");
+  const auto run = run_gpubench(
+      "--log-level warn train --model test-tiny-llama --batch-size 64 --steps 1 --warmup-steps 0 "
+      "--repeat 1 --memory-limit 8M --output " +
+      dir.file("r.json"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "oom");
+  EXPECT_EQ(r["benchmark"]["memory_limit"], 8 << 20);
+  EXPECT_EQ(r["metrics"]["memory"]["basis"], "at failure");
+  EXPECT_LE(r["metrics"]["memory"]["peak_bytes"].get<int64_t>(), 8 << 20);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,249 @@
+// Where a run's memory goes: the counting CPU allocator (against the kernel's RSS), the weights,
+// gradients and optimiser states counted from the tensors (against the rule `fit` uses), the
+// memory block of a result, and `fit`'s predictions against measured peaks.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "memory/fit_prediction.h"
+#include "memory/tensor_memory.h"
+#include "memory/training_memory.h"
+#include "models/model_registry.h"
+#include "results/result.h"
+#include "train/benchmark_runner.h"
+#include "train/compat.h"
+#include "train/memory_plan.h"
+#include "train/model_setup.h"
+#include "train/resolve_benchmark.h"
+#include "train/training_step.h"
+
+namespace gpubench {
+namespace {
+
+const torch::Device kCpu(torch::kCPU);
+
+ResolvedBenchmark cpu_benchmark(const std::string& model, int64_t batch,
+                                Tuning tuning = Tuning::kFull,
+                                Precision precision = Precision::kFp32) {
+  BenchmarkRequest request;
+  request.model = model;
+  request.device = DeviceKind::kCpu;
+  request.batch_size = batch;
+  request.tuning = tuning;
+  request.precision = precision;
+  request.warmup_steps = 1;
+  request.steps = 2;
+  request.repeat = 1;
+  request.threads = 2;
+  request.telemetry_interval_ms = 0;
+  MachineFacts machine;
+  machine.cpu_cores = 2;
+  return resolve(request, machine);
+}
+
+int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE);
+}
+
+TEST(TensorMemory, CountsEveryCpuTensorAndItsRelease) {
+  tensor_memory::track_cpu_tensors();
+  const int64_t before = tensor_memory::allocated_bytes(kCpu);
+  tensor_memory::reset_peak(kCpu);
+  {
+    const torch::Tensor a = torch::empty({1000, 1000});
+    EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before + 4000000);
+    const torch::Tensor b = a + 1;  // an operator's output is counted too
+    // (and the 0-dimensional tensor an operator may wrap a scalar in)
+    EXPECT_NEAR(tensor_memory::allocated_bytes(kCpu), before + 8000000, 64);
+  }
+  EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before);
+  EXPECT_NEAR(tensor_memory::peak_allocated_bytes(kCpu), before + 8000000, 64);
+}
+
+TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
+  tensor_memory::track_cpu_tensors();
+  tensor_memory::set_limit(kCpu, tensor_memory::allocated_bytes(kCpu) + (8 << 20));
+  const torch::Tensor fits = torch::ones({1 << 20});  // 4 MiB
+  try {
+    const torch::Tensor too_much = torch::ones({1 << 21});  // 8 MiB more
+    ADD_FAILURE() << "no out-of-memory";
+  } catch (const std::exception& error) {
+    EXPECT_TRUE(compat::is_out_of_memory(error)) << error.what();
+  }
+  tensor_memory::set_limit(kCpu, 0);
+  EXPECT_NO_THROW(torch::ones({1 << 21}));
+}
+
+// The activations the allocator measures across a forward pass are what the kernel sees the
+// process grow by. Every allocation above 64 KiB is made its own mapping, so that freed heap
+// cannot hide growth.
+TEST(TensorMemory, ActivationsMeasuredAreTheResidentGrowthOfTheForwardPass) {
+  ASSERT_EQ(::mallopt(M_MMAP_THRESHOLD, 64 << 10), 1);
+  tensor_memory::track_cpu_tensors();
+  const ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 64);
+  const ModelInfo& info = ModelRegistry::instance().get(b.model);
+  const PrecisionPolicy policy(b.precision, kCpu);
+  const ModelOptions options = model_options_for(b);
+  auto model = build_model(info, options, b, policy);
+  place_model(*model, kCpu, options, false);
+  const SyntheticBatch batch = model->synthetic_batch(64, kCpu, false);
+  model->training_loss(batch);  // BLAS's buffers and the like, made once, before measuring
+  const int64_t allocated = tensor_memory::allocated_bytes(kCpu);
+  const int64_t resident = resident_bytes();
+  const torch::Tensor loss = model->training_loss(batch);
+  const int64_t activations = tensor_memory::allocated_bytes(kCpu) - allocated;
+  const int64_t growth = resident_bytes() - resident;
+  EXPECT_GT(activations, 16 << 20);
+  EXPECT_NEAR(static_cast<double>(growth), static_cast<double>(activations), 0.1 * activations);
+  ::mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
+
+// After one step the weights, gradients and optimiser states counted from the tensors are those
+// the optimiser's rule gives (what `fit` counts without a step) and the run's plan.
+void expect_state_as_planned(const ResolvedBenchmark& b) {
+  SCOPED_TRACE(b.model + " " + to_string(b.tuning) + " " + to_string(b.precision));
+  tensor_memory::track_cpu_tensors();
+  const ModelInfo& info = ModelRegistry::instance().get(b.model);
+  const PrecisionPolicy policy(b.precision, kCpu);
+  const ModelOptions options = model_options_for(b);
+  auto model = build_model(info, options, b, policy);
+  place_model(*model, kCpu, options, false);
+  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, b.batch_size));
+  const int64_t planned_state = step.optimizer().planned_state_bytes();
+  step.run(model->synthetic_batch(b.batch_size, kCpu, false));
+  const MemoryBreakdown counted = counted_training_state(model->module(), step.optimizer());
+  EXPECT_EQ(counted.optimizer_states, planned_state);
+  const ModelStats stats = info.count ? info.count(options) : measure_instance(*model);
+  // Gradients exist for the trainable parameters only, in float32.
+  EXPECT_EQ(counted.gradients, 4 * stats.trainable_params);
+  const MemoryPlan plan = plan_memory(stats, b, info, options);
+  EXPECT_EQ(plan.gradients, counted.gradients);
+  EXPECT_LE(plan.weights, counted.weights);  // buffers (running statistics, RoPE) on top
+  EXPECT_LE(counted.weights - plan.weights, counted.weights / 50);
+  // SGD: a momentum buffer per parameter; AdamW: two moments (and fused, a step count each).
+  const int64_t per_parameter = info.optimizer == OptimizerKind::kAdamW ? 8 : 4;
+  EXPECT_GE(counted.optimizer_states, per_parameter * stats.trainable_params);
+  EXPECT_LE(counted.optimizer_states - per_parameter * stats.trainable_params, 4 * 1024);
+}
+
+TEST(TrainingMemory, WeightsGradientsAndOptimizerStatesAreCountedExactly) {
+  expect_state_as_planned(cpu_benchmark("test-tiny-cnn", 4));    // SGD
+  expect_state_as_planned(cpu_benchmark("test-tiny-llama", 2));  // AdamW, full
+  expect_state_as_planned(cpu_benchmark("test-tiny-llama", 2, Tuning::kLora, Precision::kBf16));
+  expect_state_as_planned(cpu_benchmark("test-tiny-bert", 2, Tuning::kLora));
+}
+
+TEST(TrainingMemory, TheOptimizerStepsWorkspaceIsAsDeclared) {
+  tensor_memory::track_cpu_tensors();
+  const ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 2);
+  const ModelInfo& info = ModelRegistry::instance().get(b.model);
+  const PrecisionPolicy policy(b.precision, kCpu);
+  const ModelOptions options = model_options_for(b);
+  auto model = build_model(info, options, b, policy);
+  place_model(*model, kCpu, options, false);
+  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, 2));
+  const SyntheticBatch batch = model->synthetic_batch(2, kCpu, false);
+  step.run(batch);
+  step.run_forward_backward(batch);  // gradients alive, the state made: the update alone
+  const int64_t before = tensor_memory::allocated_bytes(kCpu);
+  tensor_memory::reset_peak(kCpu);
+  const_cast<MultiTensorOptimizer&>(step.optimizer()).step();
+  // (and the few bytes of 0-dimensional scalar tensors)
+  EXPECT_NEAR(tensor_memory::peak_allocated_bytes(kCpu) - before,
+              step.optimizer().step_workspace_bytes(), 64);
+}
+
+TEST(MemoryBlock, EveryRunRecordsItsPeakAndWhereItWent) {
+  const Result result = run_benchmark(cpu_benchmark("test-tiny-llama", 4));
+  ASSERT_EQ(result.status, RunStatus::kOk) << result.error;
+  const MemoryReport& m = result.metrics.memory;
+  EXPECT_EQ(m.basis, kMemoryMeasured);
+  EXPECT_GT(m.breakdown.weights, 0);
+  EXPECT_EQ(m.breakdown.gradients, 4 * result.trainable_params);
+  EXPECT_GT(m.breakdown.optimizer_states, 0);
+  EXPECT_GT(m.breakdown.activations, m.breakdown.weights);
+  EXPECT_EQ(m.breakdown.total(), m.peak_bytes);
+  EXPECT_GT(m.peak_rss_bytes, m.peak_bytes);  // the whole process
+  const Result read = result_from_json(result_to_json(result));
+  EXPECT_EQ(read.metrics.memory.peak_bytes, m.peak_bytes);
+  EXPECT_EQ(read.metrics.memory.breakdown.other, m.breakdown.other);
+  EXPECT_EQ(read.metrics.memory.basis, m.basis);
+}
+
+TEST(MemoryBlock, ARunThatRunsOutRecordsTheBytesAtTheFailure) {
+  ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 64);
+  b.memory_limit = 8 << 20;  // the weights fit, the activations of batch 64 do not
+  const Result result = run_benchmark(b);
+  ASSERT_EQ(result.status, RunStatus::kOom) << result.error;
+  EXPECT_NE(result.error.find("memory limit"), std::string::npos) << result.error;
+  const MemoryReport& m = result.metrics.memory;
+  EXPECT_EQ(m.basis, kMemoryAtFailure);
+  EXPECT_GT(m.breakdown.weights, 0);
+  EXPECT_GT(m.breakdown.activations, 0);
+  EXPECT_LE(m.peak_bytes, b.memory_limit);
+  EXPECT_EQ(m.breakdown.total(), m.peak_bytes);
+  // The limit ends with the run.
+  EXPECT_NO_THROW(torch::ones({int64_t{4} << 20}));
+}
+
+TEST(BatchSeqFit, RecoversAFixedPartAndPerItemTermsThatGrowWithTheLength) {
+  auto truth = [](int64_t b, int64_t s) { return 1000.0 + b * (30.0 * s + 0.5 * s * s); };
+  const BatchSeqFit fit = BatchSeqFit::from(truth(1, 16), truth(2, 16), 16, truth(1, 32), 32);
+  EXPECT_NEAR(fit.fixed, 1000, 1e-6);
+  EXPECT_NEAR(fit.linear, 30, 1e-9);
+  EXPECT_NEAR(fit.quadratic, 0.5, 1e-9);
+  EXPECT_NEAR(fit.at(8, 2048), truth(8, 2048), 1e-3);
+  // Per block: one block's fit and two blocks' give the fit of 32.
+  const BatchSeqFit one{10, 1, 0}, two{12, 3, 0.5};
+  const BatchSeqFit many = BatchSeqFit::extended(one, two, 31);
+  EXPECT_DOUBLE_EQ(many.fixed, 72);
+  EXPECT_DOUBLE_EQ(many.linear, 63);
+  EXPECT_DOUBLE_EQ(many.quadratic, 15.5);
+}
+
+// fit's prediction is never below the peak a run measures, and at batches where the activations
+// dominate, within 10 % of it.
+void expect_predicted(const ResolvedBenchmark& b, double below, const FitOptions& options = {}) {
+  SCOPED_TRACE(b.model + " batch " + std::to_string(b.batch_size));
+  const MemoryFit fit = fit_memory(b, options);
+  const Result run = run_benchmark(b);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.error;
+  const auto measured = static_cast<double>(run.metrics.memory.peak_bytes);
+  const auto predicted = static_cast<double>(fit.peak_at(b.batch_size));
+  EXPECT_GE(predicted, (1 - below) * measured);
+  EXPECT_LE(predicted, 1.10 * measured);
+  EXPECT_EQ(fit.breakdown_at(b.batch_size).weights, run.metrics.memory.breakdown.weights);
+  EXPECT_NEAR(static_cast<double>(fit.breakdown_at(b.batch_size).activations),
+              static_cast<double>(run.metrics.memory.breakdown.activations),
+              0.05 * run.metrics.memory.breakdown.activations);
+}
+
+TEST(FitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
+  expect_predicted(cpu_benchmark("test-tiny-llama", 4), 0.0);
+  expect_predicted(cpu_benchmark("test-tiny-llama", 16, Tuning::kLora, Precision::kBf16), 0.0);
+  expect_predicted(cpu_benchmark("test-tiny-bert", 8), 0.03);
+  ResolvedBenchmark checkpointed = cpu_benchmark("test-tiny-llama", 32);
+  checkpointed.activation_checkpointing = true;
+  expect_predicted(checkpointed, 0.0);
+  // Probed with one and two of its blocks, as a model too large to build here is.
+  FitOptions by_blocks;
+  by_blocks.force_blocks = true;
+  expect_predicted(cpu_benchmark("test-tiny-llama", 8), 0.0, by_blocks);
+}
+
+TEST(FitPrediction, TheLargestBatchIsTheLastWhosePeakFits) {
+  const MemoryFit fit = fit_memory(cpu_benchmark("test-tiny-llama", 4));
+  const int64_t capacity = fit.peak_at(10);
+  EXPECT_EQ(fit.max_batch(capacity), 10);
+  EXPECT_EQ(fit.max_batch(capacity - 1), 9);
+  EXPECT_EQ(fit.max_batch(fit.peak_at(1) - 1), 0);
+}
+
+}  // namespace
+}  // namespace gpubench
