@@ -51,10 +51,8 @@ TEST(FitCli, MarkdownJudgesEveryDatasheetCard) {
 TEST(FitCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
   expect_usage_error("fit --model test-tiny-llama --format html", "--format 'html'");
-  expect_usage_error("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
   expect_usage_error("fit --model nope", "nope");
-  expect_usage_error("train --model test-tiny-llama --batch-size max",
-                     "the search for the largest batch is not built yet");
+  expect_usage_error("fit --model test-tiny-llama --batch-size 0", "batch_size must be");
   expect_usage_error("train --model test-tiny-llama --memory-limit lots",
                      "memory_limit must be a byte count");
 }

@@ -41,11 +41,6 @@ int run_fit(const FitCommandOptions& o) {
     throw UsageError("--probe '" + o.probe + "' is not one of auto, blocks");
   }
   const BenchmarkRequest request = requested(*o.settings);
-  if (request.batch_size == kSearchBatchSize) {
-    throw UsageError(
-        "fit takes a batch size (a number); it reports the largest that fits per "
-        "card, which is what --batch-size max searches for in train");
-  }
   const int64_t reserve = parse_byte_size(o.reserve, "--reserve");
   const std::vector<CardMemory> cards =
       o.memory.empty() ? datasheet_cards() : cards_from_list(o.memory);

@@ -129,11 +129,6 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     throw UsageError(why);
   }
   out.batch_size = request.batch_size.value_or(info.default_batch_size);
-  if (out.batch_size == kSearchBatchSize) {
-    throw UsageError(
-        "batch_size max: the search for the largest batch is not built yet; give a "
-        "number (`gpubench fit` prints the largest batch that fits each card)");
-  }
   out.channels_last = request.channels_last.value_or(
       info.prefers_channels_last &&
       PrecisionPolicy::favours_channels_last(out.precision, out.device));
