@@ -44,6 +44,22 @@ ResolvedBenchmark cpu_benchmark(const std::string& model, int64_t batch,
   return resolve(request, machine);
 }
 
+// The benchmark's model built and placed on the CPU as a run does.
+struct CpuModel {
+  explicit CpuModel(const ResolvedBenchmark& b)
+      : info(ModelRegistry::instance().get(b.model)),
+        policy(b.precision, kCpu),
+        options(model_options_for(b)),
+        model(build_model(info, options, b, policy)) {
+    tensor_memory::track_cpu_tensors();
+    place_model(*model, kCpu, options, false);
+  }
+  const ModelInfo& info;
+  PrecisionPolicy policy;
+  ModelOptions options;
+  std::unique_ptr<TrainableModel> model;
+};
+
 int64_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
   int64_t pages = 0, resident = 0;
@@ -86,12 +102,8 @@ TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
 TEST(TensorMemory, ActivationsMeasuredAreTheResidentGrowthOfTheForwardPass) {
   ASSERT_EQ(::mallopt(M_MMAP_THRESHOLD, 64 << 10), 1);
   tensor_memory::track_cpu_tensors();
-  const ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 64);
-  const ModelInfo& info = ModelRegistry::instance().get(b.model);
-  const PrecisionPolicy policy(b.precision, kCpu);
-  const ModelOptions options = model_options_for(b);
-  auto model = build_model(info, options, b, policy);
-  place_model(*model, kCpu, options, false);
+  CpuModel built(cpu_benchmark("test-tiny-llama", 64));
+  TrainableModel* model = built.model.get();
   const SyntheticBatch batch = model->synthetic_batch(64, kCpu, false);
   model->training_loss(batch);  // BLAS's buffers and the like, made once, before measuring
   const int64_t allocated = tensor_memory::allocated_bytes(kCpu);
@@ -108,13 +120,11 @@ TEST(TensorMemory, ActivationsMeasuredAreTheResidentGrowthOfTheForwardPass) {
 // the optimiser's rule gives (what `fit` counts without a step) and the run's plan.
 void expect_state_as_planned(const ResolvedBenchmark& b) {
   SCOPED_TRACE(b.model + " " + to_string(b.tuning) + " " + to_string(b.precision));
-  tensor_memory::track_cpu_tensors();
-  const ModelInfo& info = ModelRegistry::instance().get(b.model);
-  const PrecisionPolicy policy(b.precision, kCpu);
-  const ModelOptions options = model_options_for(b);
-  auto model = build_model(info, options, b, policy);
-  place_model(*model, kCpu, options, false);
-  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, b.batch_size));
+  CpuModel built(b);
+  const ModelInfo& info = built.info;
+  const ModelOptions& options = built.options;
+  TrainableModel* model = built.model.get();
+  TrainingStep step(*model, built.policy, optimizer_settings_for(info.optimizer, b.batch_size));
   const int64_t planned_state = step.optimizer().planned_state_bytes();
   step.run(model->synthetic_batch(b.batch_size, kCpu, false));
   const MemoryBreakdown counted = counted_training_state(model->module(), step.optimizer());
@@ -140,20 +150,14 @@ TEST(TrainingMemory, WeightsGradientsAndOptimizerStatesAreCountedExactly) {
 }
 
 TEST(TrainingMemory, TheOptimizerStepsWorkspaceIsAsDeclared) {
-  tensor_memory::track_cpu_tensors();
-  const ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 2);
-  const ModelInfo& info = ModelRegistry::instance().get(b.model);
-  const PrecisionPolicy policy(b.precision, kCpu);
-  const ModelOptions options = model_options_for(b);
-  auto model = build_model(info, options, b, policy);
-  place_model(*model, kCpu, options, false);
-  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, 2));
-  const SyntheticBatch batch = model->synthetic_batch(2, kCpu, false);
+  CpuModel built(cpu_benchmark("test-tiny-llama", 2));
+  TrainingStep step(*built.model, built.policy, optimizer_settings_for(built.info.optimizer, 2));
+  const SyntheticBatch batch = built.model->synthetic_batch(2, kCpu, false);
   step.run(batch);
   step.run_forward_backward(batch);  // gradients alive, the state made: the update alone
   const int64_t before = tensor_memory::allocated_bytes(kCpu);
   tensor_memory::reset_peak(kCpu);
-  const_cast<MultiTensorOptimizer&>(step.optimizer()).step();
+  step.optimizer().step();
   // (and the few bytes of 0-dimensional scalar tensors)
   EXPECT_NEAR(tensor_memory::peak_allocated_bytes(kCpu) - before,
               step.optimizer().step_workspace_bytes(), 64);

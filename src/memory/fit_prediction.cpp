@@ -57,9 +57,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   }
   TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, b.batch_size));
   ProbeFits fits;
-  std::vector<torch::Tensor> state = model->module().parameters();
-  for (const auto& buffer : model->module().buffers()) state.push_back(buffer);
-  fits.weights = storage_bytes(state);
+  fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();
   fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
   std::vector<double> inputs, activations, activation_peak;
@@ -77,10 +75,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     step.run_forward_backward(batch);
     reading.activations = step.last_step_memory().activations();
     reading.peak_above_start = step.last_step_memory().peak_above_start();
-    std::vector<torch::Tensor> gradients;
-    for (const auto& parameter : model->module().parameters())
-      gradients.push_back(parameter.grad());
-    reading.gradients = storage_bytes(gradients);
+    reading.gradients = counted_training_state(model->module(), step.optimizer()).gradients;
     step.measure_memory_of_next_step(device);
     step.run_forward_backward(batch, /*clear_gradients=*/false);
     reading.peak_above_start_kept = step.last_step_memory().peak_above_start();

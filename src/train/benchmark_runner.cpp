@@ -49,41 +49,37 @@ void record_peak_memory(torch::Device device, Metrics& metrics) {
   metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
 }
 
-// The peak of the timed steps and where it went (README, Memory): weights, gradients and
-// optimiser states counted from the tensors after `measured` (one more step, untimed),
-// activations what its forward pass left allocated, other the rest of the peak.
-MemoryReport measured_memory(torch::Device device, int64_t run_peak, const StepMemory& measured,
-                             const MemoryBreakdown& counted) {
+// A report of `basis` whose breakdown adds up to `peak`: `other` is what the parts leave.
+MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak,
+                           const MemoryBreakdown& parts) {
   MemoryReport report;
-  report.basis = kMemoryMeasured;
-  report.breakdown = counted;
-  report.breakdown.activations = measured.activations();
-  report.peak_bytes = std::max(run_peak, measured.peak);
-  report.breakdown.other = report.peak_bytes - report.breakdown.weights -
-                           report.breakdown.gradients - report.breakdown.optimizer_states -
-                           report.breakdown.activations;
+  report.basis = basis;
+  report.peak_bytes = peak;
+  report.breakdown = parts;
+  report.breakdown.other = 0;
+  report.breakdown.other = peak - report.breakdown.total();
   report.peak_source = tensor_memory::peak_source(device);
   report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
   if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
   return report;
 }
 
+// The peak of the timed steps and where it went (README, Memory): weights, gradients and
+// optimiser states counted from the tensors after `measured` (one more step, untimed),
+// activations what its forward pass left allocated, other the rest of the peak.
+MemoryReport measured_memory(torch::Device device, int64_t run_peak, const StepMemory& measured,
+                             MemoryBreakdown counted) {
+  counted.activations = measured.activations();
+  return memory_report(device, kMemoryMeasured, std::max(run_peak, measured.peak), counted);
+}
+
 // When a run ran out: the peak it reached before the allocation that failed, the weights,
 // gradients and optimiser states then alive, and the rest of that peak as activations (what the
 // step held; its temporaries are among them).
 MemoryReport memory_at_failure(torch::Device device, MemoryBreakdown counted) {
-  MemoryReport report;
-  report.basis = kMemoryAtFailure;
-  report.peak_bytes = tensor_memory::peak_allocated_bytes(device);
-  counted.activations = std::max<int64_t>(
-      0, report.peak_bytes - counted.weights - counted.gradients - counted.optimizer_states);
-  report.breakdown = counted;
-  report.breakdown.other = report.peak_bytes - counted.weights - counted.gradients -
-                           counted.optimizer_states - counted.activations;
-  report.peak_source = tensor_memory::peak_source(device);
-  report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
-  if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
-  return report;
+  const int64_t peak = tensor_memory::peak_allocated_bytes(device);
+  counted.activations = std::max<int64_t>(0, peak - counted.total());
+  return memory_report(device, kMemoryAtFailure, peak, counted);
 }
 
 // A run refused before it started: the bytes planned (train/memory_plan.h).

@@ -53,9 +53,9 @@ TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
 
 torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool clear_gradients) {
   const std::optional<torch::Device> measured = measured_device_;
-  for (auto& group : optimizer_->param_groups()) {
-    for (auto& parameter : group.params()) {
-      if (clear_gradients) parameter.mutable_grad().reset();
+  if (clear_gradients) {
+    for (auto& group : optimizer_->param_groups()) {
+      for (auto& parameter : group.params()) parameter.mutable_grad().reset();
     }
   }
   if (measured) {

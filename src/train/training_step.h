@@ -56,6 +56,7 @@ class TrainingStep {
   const StepMemory& last_step_memory() const { return step_memory_; }
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
   const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
+  MultiTensorOptimizer& optimizer() { return *optimizer_; }
 
  private:
   torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients);
