@@ -28,13 +28,13 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("train --device tpu" + out,
                      "device must be one of auto, cuda, cpu, got 'tpu'");
   expect_usage_error("train --batch-size 0" + out,
-                     "batch_size must be an integer from 1 to 1048576, got 0");
+                     "batch_size must be an integer from 1 to 1048576, or max, got 0");
   expect_usage_error("train --batch-size -3" + out,
-                     "batch_size must be an integer from 1 to 1048576, got -3");
+                     "batch_size must be an integer from 1 to 1048576, or max, got -3");
   expect_usage_error("train --steps 0" + out, "steps must be an integer from 1 to 10000000, got 0");
   expect_usage_error("train --repeat -1" + out, "repeat must be an integer from 1 to 1000, got -1");
   expect_usage_error("train --batch-size lots" + out,
-                     "batch_size must be an integer from 1 to 1048576, got 'lots'");
+                     "batch_size must be an integer from 1 to 1048576, or max, got 'lots'");
   expect_usage_error("train --threads 0" + out, "threads must be an integer from 1 to 4096, got 0");
   expect_usage_error("train --device cpu --precision fp16" + out,
                      "precision 'fp16' needs a CUDA device");

@@ -53,6 +53,7 @@ TEST(FitCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("fit --model test-tiny-llama --format html", "--format 'html'");
   expect_usage_error("fit --model nope", "nope");
   expect_usage_error("fit --model test-tiny-llama --batch-size 0", "batch_size must be");
+  expect_usage_error("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
   expect_usage_error("train --model test-tiny-llama --memory-limit lots",
                      "memory_limit must be a byte count");
 }

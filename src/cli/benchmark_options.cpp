@@ -1,6 +1,8 @@
 #include "benchmark_options.h"
 
+#include "common/errors.h"
 #include "spec/benchmark_fields.h"
+#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {
@@ -29,6 +31,9 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
     options->options[field.key] =
         command.add_option(names, options->texts[field.key], help_of(field));
   }
+  command.add_option("--benchmark-file", options->benchmark_file,
+                     "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "
+                     "launcher hand to their children; takes no other benchmark option");
 }
 
 BenchmarkRequest requested(const BenchmarkOptions& options) {
@@ -51,6 +56,21 @@ bool any_setting_given(const BenchmarkOptions& options) {
     if (flag) return true;
   }
   return false;
+}
+
+}  // namespace gpubench::cli
+
+namespace gpubench::cli {
+
+ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, BenchmarkRequest request,
+                                   const MachineFacts& machine) {
+  if (options.benchmark_file.empty()) return resolve(request, machine);
+  if (any_setting_given(options)) {
+    throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
+  }
+  const ResolvedBenchmark resolved = read_benchmark_file(options.benchmark_file);
+  check_runnable_here(resolved, machine);
+  return resolved;
 }
 
 }  // namespace gpubench::cli

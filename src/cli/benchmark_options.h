@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "spec/benchmark.h"
+#include "system/machine.h"
 
 namespace gpubench::cli {
 
@@ -17,12 +18,18 @@ struct BenchmarkOptions {
   std::map<std::string, std::string> texts;  // field key -> the option's text
   std::map<std::string, CLI::Option*> options;
   std::map<std::string, std::optional<bool>> flags;  // flag field key -> --key / --no-key
+  std::string benchmark_file;                        // --benchmark-file
 };
 
-// One option per field (--batch-size, -b, ...), flags as --key and --no-key.
+// One option per field (--batch-size, -b, ...), flags as --key and --no-key, and
+// --benchmark-file.
 void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options);
 // What the command line asked for; throws UsageError for a bad value.
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);
+// What runs: the file a parent wrote (checked against this machine, nothing decided again), or
+// the options resolved here.
+ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, BenchmarkRequest request,
+                                   const MachineFacts& machine);
 
 }  // namespace gpubench::cli

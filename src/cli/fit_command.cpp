@@ -41,10 +41,15 @@ int run_fit(const FitCommandOptions& o) {
     throw UsageError("--probe '" + o.probe + "' is not one of auto, blocks");
   }
   const BenchmarkRequest request = requested(*o.settings);
+  if (request.batch_size == kSearchBatchSize) {
+    throw UsageError(
+        "fit takes a batch size (a number); it reports the largest that fits per "
+        "card, which is what --batch-size max searches for in train");
+  }
   const int64_t reserve = parse_byte_size(o.reserve, "--reserve");
   const std::vector<CardMemory> cards =
       o.memory.empty() ? datasheet_cards() : cards_from_list(o.memory);
-  const ResolvedBenchmark resolved = resolve(request, read_machine_facts());
+  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, request, read_machine_facts());
   FitOptions fit_options;
   fit_options.force_blocks = o.probe == "blocks";
   const MemoryFit fit = fit_memory(resolved, fit_options);

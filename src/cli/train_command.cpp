@@ -17,6 +17,7 @@
 #include "distributed/data_parallel_run.h"
 #include "distributed/launch_environment.h"
 #include "models/model_registry.h"
+#include "process/batch_probes.h"
 #include "process/child_process.h"
 #include "reporting/results_table.h"
 #include "results/result_path.h"
@@ -32,7 +33,6 @@ namespace {
 
 struct TrainOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
-  std::string benchmark_file;
   std::string output = "results";
 };
 
@@ -61,19 +61,6 @@ int report(const Result& result, const std::string& path) {
     return kExitBenchmarkFailed;
   }
   return kExitOk;
-}
-
-// What runs: the file a parent wrote (checked against this machine, nothing decided again), or
-// the options resolved here.
-ResolvedBenchmark benchmark_to_run(const TrainOptions& options, BenchmarkRequest request,
-                                   const MachineFacts& machine) {
-  if (options.benchmark_file.empty()) return resolve(request, machine);
-  if (any_setting_given(*options.settings)) {
-    throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
-  }
-  const ResolvedBenchmark resolved = read_benchmark_file(options.benchmark_file);
-  check_runnable_here(resolved, machine);
-  return resolved;
 }
 
 // The host memory one of `ranks_here` processes may take: GPUBENCH_HOST_MEMORY, else its share of
@@ -110,8 +97,14 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
               launch.world_size);
   }
   request.gpus = launch.world_size;
+  if (request.batch_size == kSearchBatchSize) {
+    throw UsageError(
+        "--batch-size max searches with probes of one process; find the batch with "
+        "`gpubench train --batch-size max` (or `gpubench fit`) first, then give it to " +
+        launch.launcher);
+  }
   const ResolvedBenchmark resolved =
-      benchmark_to_run(options, request, read_machine_facts(launch.local_world_size));
+      benchmark_to_run(*options.settings, request, read_machine_facts(launch.local_world_size));
   if (resolved.gpus != launch.world_size) {
     throw UsageError("the benchmark file is for " + std::to_string(resolved.gpus) + " ranks but " +
                      launch.launcher + " started " + std::to_string(launch.world_size));
@@ -142,6 +135,19 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   std::_Exit(code);
 }
 
+// A search where not even batch 1 trains: the result at batch 1, as its last probe ended.
+Result no_batch_trains(ResolvedBenchmark resolved, const BatchSearchInfo& search) {
+  resolved.batch_size = 1;
+  const BatchProbe& last = search.probes.back();
+  Result result = failed_result_for(
+      resolved, "no batch trains under " + bytes_text(search.memory_limit_bytes) + " (" +
+                    search.memory_limit_source + "): batch " + std::to_string(last.batch) + " " +
+                    last.outcome + (last.error.empty() ? "" : ": " + last.error));
+  if (last.outcome == "oom") result.status = RunStatus::kOom;
+  result.batch_search = search;
+  return result;
+}
+
 int run_train(const TrainOptions& options, const GlobalOptions& global) {
   const BenchmarkRequest request = requested(*options.settings);
   const EnvironmentLookup environment = process_environment();
@@ -149,22 +155,32 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     run_as_rank(options, request, *launch, environment);
   }
   const MachineFacts machine = read_machine_facts();
-  const ResolvedBenchmark resolved = benchmark_to_run(options, request, machine);
+  ResolvedBenchmark resolved = benchmark_to_run(*options.settings, request, machine);
   if (request.device.value_or(DeviceKind::kAuto) == DeviceKind::kAuto &&
       resolved.device == DeviceKind::kCpu) {
     log::warn("no CUDA device found: running on the CPU");
   }
   const std::string path = prepare_result_path(options.output, resolved);
+  std::optional<BatchSearchInfo> search;
+  if (resolved.batch_size == kSearchBatchSize) {
+    search = find_largest_batch(resolved, {current_executable(), "warn", resolved.timeout_s * 4.0});
+    if (search->found_batch == 0) return report(no_batch_trains(resolved, *search), path);
+    resolved.batch_size = search->found_batch;
+  }
   log_plan(resolved);
+  Result result;
   if (resolved.gpus > 1) {
     LocalRanksOptions ranks;
     ranks.executable = current_executable();
     ranks.log_level = global.log_level;
     ranks.result_path = path;
-    return report(run_local_ranks(resolved, ranks), path);
+    result = run_local_ranks(resolved, ranks);
+  } else {
+    ProgressPrinter progress(resolved.model, sample_unit(resolved));
+    result = run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment));
   }
-  ProgressPrinter progress(resolved.model, sample_unit(resolved));
-  return report(run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment)), path);
+  if (search) result.batch_search = *search;
+  return report(result, path);
 }
 
 }  // namespace
@@ -173,9 +189,6 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
   add_benchmark_options(*cmd, options->settings);
-  cmd->add_option("--benchmark-file", options->benchmark_file,
-                  "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "
-                  "launcher hand to their children; takes no other benchmark option");
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();
   cmd->callback([options, &global, &exit_code] { exit_code = run_train(*options, global); });

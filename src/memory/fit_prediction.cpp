@@ -235,8 +235,8 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
     const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
     if (needed > *host) {
       throw UsageError("fit cannot probe " + b.model + " here: its probe model needs " +
-                       gib_text(needed) + " for weights and gradients and the host has " +
-                       gib_text(*host) + " available");
+                       bytes_text(needed) + " for weights and gradients and the host has " +
+                       bytes_text(*host) + " available");
     }
   }
 

@@ -36,9 +36,9 @@ class CountingCpuAllocator final : public c10::Allocator {
     const int64_t limit = limit_.load();
     if (limit > 0 && now > limit) {
       current_.fetch_sub(size);
-      throw std::runtime_error("CPU out of memory: allocating " + gib_text(size) +
-                               " would take tensor memory to " + gib_text(now) +
-                               ", above the memory limit of " + gib_text(limit));
+      throw std::runtime_error("CPU out of memory: allocating " + bytes_text(size) +
+                               " would take tensor memory to " + bytes_text(now) +
+                               ", above the memory limit of " + bytes_text(limit));
     }
     int64_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {

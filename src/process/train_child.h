@@ -13,6 +13,7 @@ struct TrainChild {
   std::string executable;  // gpubench-train
   std::string log_level;
   std::string output;  // the child's --output
+  std::string command = "train";  // or "fit": the subcommands that take a benchmark file
 };
 
 // Writes `benchmark` to `benchmark_file` and returns the child's command line.

@@ -61,7 +61,7 @@ nlohmann::json fit_report_to_json(const FitReport& report) {
 
 std::string render_fit_markdown(const FitReport& r) {
   std::string out = "# gpubench fit: " + r.recipe + "\n\n";
-  out += "Predicted peak per device: " + gib_text(r.predicted_peak_bytes) + " (" +
+  out += "Predicted peak per device: " + bytes_text(r.predicted_peak_bytes) + " (" +
          std::to_string(r.predicted_peak_bytes) + " bytes)\n\n";
   out += "| part | GiB | how |\n|---|---|---|\n";
   const MemoryBreakdown& b = r.breakdown;
@@ -91,10 +91,10 @@ std::string render_fit_markdown(const FitReport& r) {
          " | headroom | largest batch |\n|---|---|---|---|---|\n";
   for (const CardVerdict& v : r.cards) {
     out += "| " + v.card.name + " | " + format_fixed(v.card.memory_bytes / 1e9, 0) + " GB | " +
-           (v.fits ? "yes" : "no") + " | " + gib_text(v.headroom_bytes) + " | " +
+           (v.fits ? "yes" : "no") + " | " + bytes_text(v.headroom_bytes) + " | " +
            std::to_string(v.max_batch) + " |\n";
   }
-  out += "\nEach card keeps " + gib_text(r.reserve_bytes) +
+  out += "\nEach card keeps " + bytes_text(r.reserve_bytes) +
          " free (--reserve) for what the allocator's count leaves out: the CUDA context, "
          "cuBLAS and cuDNN workspaces, fragmentation. Datasheet GB are 10^9 bytes.\n";
   return out;

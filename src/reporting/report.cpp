@@ -300,9 +300,11 @@ void add_scaling_table(const Layout& layout, Report& report) {
   if (!chart.series.empty()) report.charts.push_back(std::move(chart));
 }
 
-// A table of one figure of each result that has a throughput; left out when no cell has one.
+// A table of one figure of each result that has a throughput (with `failed_too`, of those that
+// ran out or failed as well); left out when no cell has one.
 void add_figure_table(const Layout& layout, Report& report, std::string id, std::string title,
-                      const std::function<std::optional<ReportCell>(const Result&)>& figure) {
+                      const std::function<std::optional<ReportCell>(const Result&)>& figure,
+                      bool failed_too = false) {
   ReportTable table = table_for(layout, std::move(id), std::move(title));
   bool any = false;
   for (const RowKey& row : layout.rows) {
@@ -310,7 +312,7 @@ void add_figure_table(const Layout& layout, Report& report, std::string id, std:
     for (const ColumnKey& c : layout.columns) {
       const Result* r = cell_result(layout, row, c);
       std::optional<ReportCell> cell;
-      if (r != nullptr && has_throughput(r->status)) cell = figure(*r);
+      if (r != nullptr && (failed_too || has_throughput(r->status))) cell = figure(*r);
       any = any || cell.has_value();
       out.cells.push_back(cell.value_or(ReportCell{std::nullopt, "-"}));
     }
@@ -370,6 +372,46 @@ void add_peak_table(const Layout& layout, Report& report) {
                    });
 }
 
+// Peak memory per device and where it went (results/memory_info.h), for runs that ran out too.
+void add_memory_table(const Layout& layout, Report& report) {
+  add_figure_table(
+      layout, report, "memory",
+      "Peak memory per device: weights / gradients / optimiser states / activations / other",
+      [](const Result& r) -> std::optional<ReportCell> {
+        const MemoryReport& m = r.metrics.memory;
+        if (!m.present()) return std::nullopt;
+        const MemoryBreakdown& b = m.breakdown;
+        std::string text = bytes_text(m.peak_bytes) + " (" + bytes_text(b.weights) + " / " +
+                           bytes_text(b.gradients) + " / " + bytes_text(b.optimizer_states) +
+                           " / " + bytes_text(b.activations) + " / " + bytes_text(b.other) + ")";
+        if (m.basis != kMemoryMeasured) text += " " + m.basis;
+        return ReportCell{static_cast<double>(m.peak_bytes), text};
+      },
+      /*failed_too=*/true);
+}
+
+// With results from several systems: does each recipe fit each card, with the headroom its
+// measured peak left (the card's memory less the allocator's peak reserved bytes, or allocated
+// where reserved is not known).
+void add_fit_table(const Layout& layout, Report& report) {
+  std::set<std::string> systems;
+  for (const ColumnKey& c : layout.columns) systems.insert(c.system);
+  if (systems.size() < 2) return;
+  add_figure_table(
+      layout, report, "fit", "Fits the card: headroom at the measured peak, or does not fit",
+      [](const Result& r) -> std::optional<ReportCell> {
+        if (r.status == RunStatus::kOom) return ReportCell{std::nullopt, "does not fit"};
+        if (r.status != RunStatus::kOk || !r.metrics.memory.present()) return std::nullopt;
+        const int64_t card = r.system.gpu_memory_bytes;
+        if (card <= 0) return ReportCell{std::nullopt, "fits"};
+        const MemoryReport& m = r.metrics.memory;
+        const int64_t used = m.peak_reserved_bytes > 0 ? m.peak_reserved_bytes : m.peak_bytes;
+        return ReportCell{static_cast<double>(card - used),
+                          "fits (" + bytes_text(card - used) + " free)"};
+      },
+      /*failed_too=*/true);
+}
+
 // The datasheet's B/A for a figure of the two results' entries; nothing when either is unmatched.
 std::optional<double> datasheet_ratio(const Result* a, const Result* b,
                                       double DatasheetInfo::*figure) {
@@ -416,6 +458,8 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   add_tflops_table(layout, report);
   add_peak_table(layout, report);
   add_energy_table(layout, report);
+  add_memory_table(layout, report);
+  add_fit_table(layout, report);
   return report;
 }
 

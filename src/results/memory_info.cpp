@@ -1,5 +1,6 @@
 #include "results/memory_info.h"
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -88,9 +89,14 @@ BatchSearchInfo batch_search_from_json(const json& block) {
   return s;
 }
 
-std::string gib_text(int64_t bytes) {
+std::string bytes_text(int64_t bytes) {
+  const double magnitude = std::abs(static_cast<double>(bytes));
+  const char* unit = magnitude >= (1ll << 30) ? "GiB" : magnitude >= (1 << 20) ? "MiB" : "KiB";
+  const double scale = magnitude >= (1ll << 30) ? (1ll << 30)
+                       : magnitude >= (1 << 20) ? (1 << 20)
+                                                : 1024;
   char text[32];
-  std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1ll << 30));
+  std::snprintf(text, sizeof(text), "%.1f %s", static_cast<double>(bytes) / scale, unit);
   return text;
 }
 

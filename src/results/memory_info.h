@@ -67,7 +67,7 @@ struct BatchSearchInfo {
 nlohmann::json batch_search_to_json(const BatchSearchInfo& search);
 BatchSearchInfo batch_search_from_json(const nlohmann::json& block);  // null: not searched
 
-// "16.1 GiB"
-std::string gib_text(int64_t bytes);
+// "16.1 GiB", "512.0 MiB", "64.0 KiB"
+std::string bytes_text(int64_t bytes);
 
 }  // namespace gpubench

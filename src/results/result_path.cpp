@@ -52,9 +52,11 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
     return output;
   }
   ensure_writable_directory(output);
-  const std::string stem = spec.model + "_" + to_string(spec.precision) + "_" +
-                           to_string(spec.device) + "x" + std::to_string(spec.gpus) + "_bs" +
-                           std::to_string(spec.batch_size) + "_" + utc_time_text("%Y%m%dT%H%M%SZ");
+  const std::string stem =
+      spec.model + "_" + to_string(spec.precision) + "_" + to_string(spec.device) + "x" +
+      std::to_string(spec.gpus) + "_bs" +
+      (spec.batch_size == kSearchBatchSize ? std::string("max") : std::to_string(spec.batch_size)) +
+      "_" + utc_time_text("%Y%m%dT%H%M%SZ");
   fs::path path = fs::path(output) / (stem + ".json");
   std::error_code error;
   for (int n = 2; fs::exists(path, error); ++n) {

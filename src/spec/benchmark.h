@@ -36,6 +36,9 @@ std::vector<std::string> tuning_names();
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
 
+// batch_size `max`: the largest batch that trains, found before the run (README, Memory).
+inline constexpr int64_t kSearchBatchSize = -1;
+
 struct BenchmarkRequest {
   std::optional<std::string> model;
   std::optional<Precision> precision;

@@ -107,7 +107,7 @@ std::vector<BenchmarkField> make_table() {
             "torchrun/srun/mpirun the launcher's world size",
             true, &R::gpus, &B::gpus, [](const B& b) { return "x" + std::to_string(b.gpus); }),
       field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Per-device batch size", true,
+            "Per-device batch size, or max: the largest that trains, found by probing", true,
             &R::batch_size, &B::batch_size,
             [](const B& b) {
               // Published figures whose source gives no batch size record 0.
@@ -199,6 +199,7 @@ std::vector<BenchmarkField> make_table() {
       f.short_flag = "-b";
       f.zero_means_none = true;
       f.result_key = "batch_size_per_device";
+      f.named_values = {{"max", kSearchBatchSize}};
     }
   }
   return table;

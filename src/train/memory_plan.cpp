@@ -28,25 +28,25 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
       b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
   if (plan.host_build > host_available) {
     return "out of memory before the run: " + recipe + " is built on the host, " +
-           gib_text(plan.host_build) + " of weights, and the host has " + gib_text(host_available) +
+           bytes_text(plan.host_build) + " of weights, and the host has " + bytes_text(host_available) +
            " available";
   }
   const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
   if (plan.device_total() > device) {
-    return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
-           " for weights (" + gib_text(plan.weights) + "), gradients (" + gib_text(plan.gradients) +
-           ") and optimiser state (" + gib_text(plan.optimizer_state) +
+    return "out of memory before the run: " + recipe + " needs " + bytes_text(plan.device_total()) +
+           " for weights (" + bytes_text(plan.weights) + "), gradients (" + bytes_text(plan.gradients) +
+           ") and optimiser state (" + bytes_text(plan.optimizer_state) +
            ") before any activation, and the " +
            (b.device == DeviceKind::kCpu
-                ? std::string("host has ") + gib_text(device) + " available"
-                : "GPU has " + gib_text(device));
+                ? std::string("host has ") + bytes_text(device) + " available"
+                : "GPU has " + bytes_text(device));
   }
   if (b.device == DeviceKind::kCpu && plan.device_total() + plan.activations > host_available) {
-    return "out of memory before the run: " + recipe + " needs " + gib_text(plan.device_total()) +
-           " for weights, gradients and optimiser state and about " + gib_text(plan.activations) +
+    return "out of memory before the run: " + recipe + " needs " + bytes_text(plan.device_total()) +
+           " for weights, gradients and optimiser state and about " + bytes_text(plan.activations) +
            " of activations at batch " + std::to_string(b.batch_size) +
            (b.seq_len > 0 ? ", seq " + std::to_string(b.seq_len) : "") +
-           " (estimated), and the host has " + gib_text(host_available) +
+           " (estimated), and the host has " + bytes_text(host_available) +
            " available (--activation-checkpointing or a smaller batch needs less)";
   }
   return "";

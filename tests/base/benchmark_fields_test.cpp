@@ -141,11 +141,11 @@ TEST(BenchmarkFields, FixedDefaultsComeFromTheTableAndTheRestIsLeftToTheResolver
 TEST(BenchmarkFields, OneRuleAndOneMessagePerSetting) {
   const BenchmarkField& batch = *find_benchmark_field("batch_size");
   EXPECT_EQ(usage_error_of([&] { check_field_value(batch, 0); }),
-            "batch_size must be an integer from 1 to 1048576, got 0");
+            "batch_size must be an integer from 1 to 1048576, or max, got 0");
   EXPECT_EQ(usage_error_of([&] { field_value_from_text(batch, "0"); }),
-            "batch_size must be an integer from 1 to 1048576, got 0");
+            "batch_size must be an integer from 1 to 1048576, or max, got 0");
   EXPECT_EQ(usage_error_of([&] { field_value_from_text(batch, "8x"); }),
-            "batch_size must be an integer from 1 to 1048576, got '8x'");
+            "batch_size must be an integer from 1 to 1048576, or max, got '8x'");
   EXPECT_EQ(field_value_from_text(batch, "64"), 64);
   EXPECT_EQ(
       usage_error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp8"); }),

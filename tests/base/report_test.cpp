@@ -26,6 +26,8 @@ std::vector<LoadedResult> fixtures() {
 // 2524 / 1262 = 2.00, 1350 / 450 = 3.00, sqrt(2 x 3) = 2.45, 4543.2 / (4 x 1262) = 90.0 %,
 // CV of (1250, 1262, 1274) = 12 / 1262 = 1.0 %. Only the A40 x4 fixture has a `distributed`
 // block (12.5 ms exposed, share 0.055); the others predate it and get no communication cell.
+// A40 x1 resnet50 has a measured memory block (peak 10 GiB, 11 GiB reserved on a 44.4 GiB
+// card: 33.4 GiB free), L40S x4 resnet50 the block of its out-of-memory.
 const char* kExpectedMarkdown = R"md(# gpubench report (8 result files)
 
 ## Throughput (global, median trial ± CV of trials)
@@ -73,6 +75,22 @@ const char* kExpectedMarkdown = R"md(# gpubench report (8 result files)
 | --- | --- | --- | --- | --- | --- | --- |
 | resnet50 | fp16 | batch 64 | 30.90 | 123.80 | 61.90 | - |
 | vgg16 | fp16 | batch 64 | 41.80 | - | 83.50 | - |
+| transformerxl-base | fp16 | batch 64 | - | - | - | - |
+
+## Peak memory per device: weights / gradients / optimiser states / activations / other
+
+| model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | 10.0 GiB (100.0 MiB / 100.0 MiB / 100.0 MiB / 9.0 GiB / 724.0 MiB) | - | - | 44.0 GiB (100.0 MiB / 100.0 MiB / 100.0 MiB / 43.7 GiB / 0.0 KiB) at failure |
+| vgg16 | fp16 | batch 64 | - | - | - | - |
+| transformerxl-base | fp16 | batch 64 | - | - | - | - |
+
+## Fits the card: headroom at the measured peak, or does not fit
+
+| model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
+| --- | --- | --- | --- | --- | --- | --- |
+| resnet50 | fp16 | batch 64 | fits (33.4 GiB free) | - | - | does not fit |
+| vgg16 | fp16 | batch 64 | - | - | - | - |
 | transformerxl-base | fp16 | batch 64 | - | - | - | - |
 )md";
 

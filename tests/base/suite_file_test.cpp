@@ -97,7 +97,7 @@ TEST(SuiteFile, BadValuesAreErrors) {
   EXPECT_EQ(error_of("benchmarks:\n  - steps: 0\n", false),
             "suite.yaml:2: steps must be an integer from 1 to 10000000, got 0");
   EXPECT_EQ(error_of("benchmarks:\n  - batch_size: 0\n", false),
-            "suite.yaml:2: batch_size must be an integer from 1 to 1048576, got 0");
+            "suite.yaml:2: batch_size must be an integer from 1 to 1048576, or max, got 0");
   EXPECT_EQ(error_of("benchmarks:\n  - timeout: 0\n", false),
             "suite.yaml:2: timeout must be an integer from 1 to 604800, got 0");
   EXPECT_NE(error_of("benchmarks:\n  - precision: []\n", false).find("empty list"),

@@ -1,0 +1,24 @@
+// `--batch-size max`: the largest per-device batch that trains, found as Lambda finds it by hand
+// (README, Memory). The search starts from `fit`'s prediction, confirms it with a real probe,
+// then steps up (or halves down) until it has a batch that trains next to one that does not,
+// and bisects between them. Each probe is one short run in a process of its own
+// (process/batch_probes.h), so one that runs out leaves nothing behind for the next.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "results/memory_info.h"
+
+namespace gpubench {
+
+// Runs one probe at `batch`: outcome "ok", "oom" or "failed".
+using BatchProbeRunner = std::function<BatchProbe(int64_t batch)>;
+
+// Assumes a batch that trains has every smaller one train too. found_batch is 0 when batch 1
+// does not; the search stops at the first probe that failed for another reason than memory (its
+// outcome is the last probe's).
+BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& probe,
+                                     int64_t largest = int64_t{1} << 20);
+
+}  // namespace gpubench

@@ -1,0 +1,114 @@
+#include "process/batch_probes.h"
+
+#include <csignal>
+
+#include "common/input_limits.h"
+#include "common/log.h"
+#include "memory/batch_search.h"
+#include "memory/tensor_memory.h"
+#include "process/child_process.h"
+#include "process/temporary_folder.h"
+#include "process/train_child.h"
+#include "results/result.h"
+#include "spec/benchmark_fields.h"
+#include "train/memory_plan.h"
+
+namespace gpubench {
+namespace {
+
+struct MemoryLimit {
+  int64_t bytes = 0;
+  std::string source;
+};
+
+MemoryLimit limit_for(const ResolvedBenchmark& b) {
+  if (b.memory_limit > 0) return {b.memory_limit, "--memory-limit"};
+  if (b.device == DeviceKind::kCuda) {
+    return {tensor_memory::device_total_bytes(torch::Device(torch::kCUDA, 0)),
+            "the GPU's total memory"};
+  }
+  return {host_available_memory().value_or(0), "the host's available memory (MemAvailable)"};
+}
+
+// fit's largest batch for the limit, from a child `gpubench fit`; 1 when it gives none.
+int64_t predicted_batch(const ResolvedBenchmark& b, const MemoryLimit& limit,
+                        const BatchProbeOptions& options, const TemporaryFolder& folder) {
+  ResolvedBenchmark at_one = b;
+  at_one.batch_size = 1;
+  const std::string output = folder.file("fit.json");
+  // An explicit limit caps the allocator's bytes themselves; a GPU's total memory also holds the
+  // CUDA context and library workspaces, which fit's default reserve stands for.
+  const std::string reserve = b.memory_limit > 0 || b.device != DeviceKind::kCuda ? "1" : "1G";
+  std::vector<std::string> command =
+      train_child_command(at_one, folder.file("fit-benchmark.json"),
+                          {options.executable, options.log_level, output, "fit"});
+  command.insert(command.end(), {"--memory", std::to_string(limit.bytes), "--reserve", reserve,
+                                 "--format", "json"});
+  const ProcessOutcome outcome = run_child_process(command, options.timeout_seconds);
+  try {
+    if (outcome.succeeded()) {
+      return std::max<int64_t>(1, read_json_input_file(output, "fit's output")
+                                      .at("cards")
+                                      .at(0)
+                                      .at("max_batch")
+                                      .get<int64_t>());
+    }
+  } catch (const std::exception& error) {
+    log::warn("fit's prediction unreadable ({}); the search starts at batch 1", error.what());
+    return 1;
+  }
+  log::warn("fit {}; the search starts at batch 1", outcome.describe());
+  return 1;
+}
+
+BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimit& limit,
+                     const BatchProbeOptions& options, const TemporaryFolder& folder) {
+  ResolvedBenchmark probe = b;
+  probe.batch_size = batch;
+  probe.gpus = 1;
+  probe.warmup_steps = 1;
+  probe.steps = 1;
+  probe.repeat = 1;
+  probe.telemetry_interval_ms = 0;
+  probe.memory_limit = limit.bytes;
+  const std::string name = "probe-" + std::to_string(batch);
+  const std::string output = folder.file(name + ".json");
+  const ProcessOutcome outcome =
+      run_child_process(train_child_command(probe, folder.file(name + "-benchmark.json"),
+                                            {options.executable, options.log_level, output}),
+                        options.timeout_seconds);
+  BatchProbe result;
+  result.batch = batch;
+  if (const std::optional<Result> written = read_result_if_present(output)) {
+    result.outcome = written->status == RunStatus::kOk    ? "ok"
+                     : written->status == RunStatus::kOom ? "oom"
+                                                          : "failed";
+    result.peak_bytes = written->metrics.memory.peak_bytes;
+    result.error = written->error;
+  } else {
+    // SIGKILL without a result: the kernel's OOM killer, the one way a probe is killed so.
+    const bool killed = !outcome.timed_out && outcome.signal == SIGKILL;
+    result.outcome = killed ? "oom" : "failed";
+    result.error = "probe process " + outcome.describe() + " without writing a result";
+  }
+  log::info("batch {}: {}", batch, result.outcome);
+  return result;
+}
+
+}  // namespace
+
+BatchSearchInfo find_largest_batch(const ResolvedBenchmark& benchmark,
+                                   const BatchProbeOptions& options) {
+  const TemporaryFolder folder("gpubench-batch-search");
+  const MemoryLimit limit = limit_for(benchmark);
+  const int64_t start = predicted_batch(benchmark, limit, options, folder);
+  log::info("searching the largest batch under {} ({}), from fit's {}", bytes_text(limit.bytes),
+            limit.source, start);
+  BatchSearchInfo search = search_largest_batch(
+      start, [&](int64_t batch) { return run_probe(benchmark, batch, limit, options, folder); });
+  search.memory_limit_bytes = limit.bytes;
+  search.memory_limit_source = limit.source;
+  return search;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,135 @@
+// `--batch-size max`: the search against a known threshold from every kind of start, and
+// through the binary against a brute-force scan under --memory-limit, with no process left
+// behind by the probes that ran out.
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "memory/batch_search.h"
+#include "results/result.h"
+#include "test_helpers.h"
+#include "train/benchmark_runner.h"
+#include "train/resolve_benchmark.h"
+
+namespace gpubench {
+namespace {
+
+using testing::read_json;
+using testing::run_command;
+using testing::ScratchDirectory;
+
+TEST(BatchSearch, FindsTheLargestBatchFromAnyStart) {
+  for (const int64_t threshold : {1, 2, 7, 64, 100, 1000}) {
+    for (const int64_t start : {1, 3, 50, 64, 99, 4096}) {
+      std::vector<int64_t> tried;
+      const BatchSearchInfo search = search_largest_batch(start, [&](int64_t batch) {
+        tried.push_back(batch);
+        return BatchProbe{batch, batch <= threshold ? "ok" : "oom", 0, ""};
+      });
+      EXPECT_EQ(search.found_batch, threshold) << "start " << start;
+      EXPECT_EQ(search.predicted_batch, start);
+      EXPECT_EQ(search.probes.size(), tried.size());
+      EXPECT_EQ(tried.front(), start);
+      EXPECT_LE(tried.size(), 30u) << "start " << start << " threshold " << threshold;
+    }
+  }
+}
+
+TEST(BatchSearch, NoBatchAndAFailedProbe) {
+  const BatchSearchInfo none = search_largest_batch(8, [](int64_t batch) {
+    return BatchProbe{batch, "oom", 0, ""};
+  });
+  EXPECT_EQ(none.found_batch, 0);
+  EXPECT_EQ(none.probes.back().batch, 1);
+  const BatchSearchInfo failed = search_largest_batch(8, [](int64_t batch) {
+    return BatchProbe{batch, batch > 8 ? "failed" : "ok", 0, "boom"};
+  });
+  EXPECT_EQ(failed.found_batch, 0);
+  EXPECT_EQ(failed.probes.back().outcome, "failed");
+}
+
+ResolvedBenchmark tiny_llama(int64_t batch, int64_t memory_limit) {
+  BenchmarkRequest request;
+  request.model = "test-tiny-llama";
+  request.device = DeviceKind::kCpu;
+  request.batch_size = batch;
+  request.warmup_steps = 1;
+  request.steps = 1;
+  request.repeat = 1;
+  request.threads = 2;
+  request.telemetry_interval_ms = 0;
+  request.memory_limit = memory_limit;
+  MachineFacts machine;
+  machine.cpu_cores = 2;
+  return resolve(request, machine);
+}
+
+bool session_has_processes(pid_t session) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::getsid(std::stoi(name)) == session) return true;
+  }
+  return false;
+}
+
+TEST(BatchSearch, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
+  constexpr int64_t kLimit = 8 << 20;
+  int64_t brute_force = 0;
+  while (run_benchmark(tiny_llama(brute_force + 1, kLimit)).status == RunStatus::kOk) {
+    ++brute_force;
+  }
+  ASSERT_GT(brute_force, 1);
+
+  ScratchDirectory dir("batch-max");
+  const std::string session_file = dir.file("session");
+  const auto run = run_command(
+      "setsid sh -c 'echo $$ > " + session_file + "; exec " + GPUBENCH_BINARY +
+      " --log-level warn train --model test-tiny-llama --device cpu --threads 2 --batch-size max "
+      "--memory-limit 8M --warmup-steps 1 --steps 1 --repeat 1 --telemetry-interval-ms 0 "
+      "--output " +
+      dir.file("r.json") + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  pid_t session = 0;
+  std::ifstream(session_file) >> session;
+  ASSERT_GT(session, 0);
+  EXPECT_FALSE(session_has_processes(session));
+
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["benchmark"]["batch_size_per_device"], brute_force);
+  const auto& search = r["batch_search"];
+  EXPECT_EQ(search["found_batch"], brute_force);
+  EXPECT_EQ(search["memory_limit_bytes"], kLimit);
+  EXPECT_EQ(search["memory_limit_source"], "--memory-limit");
+  EXPECT_GT(search["predicted_batch"].get<int64_t>(), 0);
+  bool ran_out = false, trained_at_found = false;
+  for (const auto& probe : search["probes"]) {
+    ran_out |= probe["outcome"] == "oom";
+    trained_at_found |= probe["batch"] == brute_force && probe["outcome"] == "ok";
+  }
+  EXPECT_TRUE(ran_out);
+  EXPECT_TRUE(trained_at_found);
+  const Result read = result_from_json(r);
+  EXPECT_EQ(read.batch_search.found_batch, brute_force);
+  EXPECT_EQ(read.batch_search.probes.size(), search["probes"].size());
+}
+
+TEST(BatchSearch, NotEvenBatchOneIsAnOomResult) {
+  ScratchDirectory dir("batch-max-none");
+  const auto run = testing::run_gpubench(
+      "--log-level warn train --model test-tiny-llama --device cpu --batch-size max "
+      "--memory-limit 64K --warmup-steps 1 --steps 1 --repeat 1 --output " +
+      dir.file("r.json"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "oom");
+  EXPECT_EQ(r["batch_search"]["found_batch"], 0);
+  EXPECT_NE(r["error"].get<std::string>().find("no batch trains"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpubench
