@@ -222,14 +222,12 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   one_block.blocks = 1;
   two_blocks.blocks = 2;
   const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
+  // Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list here.
   std::vector<Shape> shapes;
-  if (seq > 0) {
-    const int64_t short_seq = std::max<int64_t>(1, seq / 2);
-    shapes = {{1, short_seq}, {2, short_seq}};
-    if (short_seq != seq) shapes.push_back({1, seq});
-  } else {
-    shapes = {{1, 0}, {2, 0}};
-  }
+  const int64_t short_seq = seq > 0 ? std::max<int64_t>(1, seq / 2) : 0;
+  shapes.push_back({1, short_seq});
+  shapes.push_back({2, short_seq});
+  if (seq > 0 && short_seq != seq) shapes.push_back({1, seq});
   const std::optional<int64_t> host = host_available_memory();
   if (host && !device.is_cuda()) {
     const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
