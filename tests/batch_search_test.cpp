@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_benchmark.h"
 #include "memory/batch_search.h"
 #include "results/result.h"
 #include "test_helpers.h"
@@ -51,20 +52,12 @@ TEST(BatchSearch, NoBatchAndAFailedProbe) {
   EXPECT_EQ(failed.probes.back().outcome, "failed");
 }
 
+// As the probes run: 1 warm-up and 1 timed step under the limit.
 ResolvedBenchmark tiny_llama(int64_t batch, int64_t memory_limit) {
-  BenchmarkRequest request;
-  request.model = "test-tiny-llama";
-  request.device = DeviceKind::kCpu;
-  request.batch_size = batch;
-  request.warmup_steps = 1;
-  request.steps = 1;
-  request.repeat = 1;
-  request.threads = 2;
-  request.telemetry_interval_ms = 0;
-  request.memory_limit = memory_limit;
-  MachineFacts machine;
-  machine.cpu_cores = 2;
-  return resolve(request, machine);
+  ResolvedBenchmark b = testing::cpu_benchmark("test-tiny-llama", batch);
+  b.steps = 1;
+  b.memory_limit = memory_limit;
+  return b;
 }
 
 bool session_has_processes(pid_t session) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cpu_benchmark.h"
 #include "memory/fit_prediction.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
@@ -23,26 +24,9 @@
 namespace gpubench {
 namespace {
 
-const torch::Device kCpu(torch::kCPU);
+using testing::cpu_benchmark;
 
-ResolvedBenchmark cpu_benchmark(const std::string& model, int64_t batch,
-                                Tuning tuning = Tuning::kFull,
-                                Precision precision = Precision::kFp32) {
-  BenchmarkRequest request;
-  request.model = model;
-  request.device = DeviceKind::kCpu;
-  request.batch_size = batch;
-  request.tuning = tuning;
-  request.precision = precision;
-  request.warmup_steps = 1;
-  request.steps = 2;
-  request.repeat = 1;
-  request.threads = 2;
-  request.telemetry_interval_ms = 0;
-  MachineFacts machine;
-  machine.cpu_cores = 2;
-  return resolve(request, machine);
-}
+const torch::Device kCpu(torch::kCPU);
 
 // The benchmark's model built and placed on the CPU as a run does.
 struct CpuModel {
@@ -97,15 +81,16 @@ TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
 }
 
 // The activations the allocator measures across a forward pass are what the kernel sees the
-// process grow by. Every allocation above 64 KiB is made its own mapping, so that freed heap
-// cannot hide growth.
+// process grow by. Every allocation above 4 KiB is made its own mapping and the free heap is
+// given back first, so that memory freed before cannot hide growth.
 TEST(TensorMemory, ActivationsMeasuredAreTheResidentGrowthOfTheForwardPass) {
-  ASSERT_EQ(::mallopt(M_MMAP_THRESHOLD, 64 << 10), 1);
+  ASSERT_EQ(::mallopt(M_MMAP_THRESHOLD, 4 << 10), 1);
   tensor_memory::track_cpu_tensors();
   CpuModel built(cpu_benchmark("test-tiny-llama", 64));
   TrainableModel* model = built.model.get();
   const SyntheticBatch batch = model->synthetic_batch(64, kCpu, false);
   model->training_loss(batch);  // BLAS's buffers and the like, made once, before measuring
+  ::malloc_trim(0);  // free heap made non-resident, so that reusing it shows as growth too
   const int64_t allocated = tensor_memory::allocated_bytes(kCpu);
   const int64_t resident = resident_bytes();
   const torch::Tensor loss = model->training_loss(batch);
