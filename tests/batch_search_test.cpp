@@ -111,6 +111,29 @@ TEST(BatchSearch, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   EXPECT_EQ(read.batch_search.probes.size(), search["probes"].size());
 }
 
+TEST(BatchSearch, ASuiteEntryMaySayMax) {
+  ScratchDirectory dir("batch-max-suite");
+  {
+    std::ofstream suite(dir.file("suite.yaml"));
+    suite << "defaults: {device: cpu, threads: 2, warmup_steps: 1, steps: 1, repeat: 1, "
+             "telemetry_interval_ms: 0, memory_limit: 8M}\n"
+             "benchmarks:\n  - model: test-tiny-llama\n    batch_size: max\n";
+  }
+  const auto run = testing::run_gpubench("--log-level warn run " + dir.file("suite.yaml") +
+                                         " --output " + dir.file("out"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    files.push_back(entry.path().string());
+  }
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].find("_bsmax_"), std::string::npos) << files[0];
+  const nlohmann::json r = read_json(files[0]);
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_GT(r["batch_search"]["found_batch"].get<int64_t>(), 1);
+  EXPECT_EQ(r["benchmark"]["batch_size_per_device"], r["batch_search"]["found_batch"]);
+}
+
 TEST(BatchSearch, NotEvenBatchOneIsAnOomResult) {
   ScratchDirectory dir("batch-max-none");
   const auto run = testing::run_gpubench(
