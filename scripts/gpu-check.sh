@@ -16,6 +16,10 @@
 #             seq 2048 and batch 1, and Llama 3.2 1B LoRA the same; gpubench beside Hugging Face
 #             transformers + peft (scripts/hf_reference.py, same configuration, recipe and batch),
 #             with both peak memories
+#   memory    gpubench fit (for 48GB and 80GB cards too) and then the real run: Llama 3 8B LoRA
+#             bf16 at seq 2048 batch 4 and BERT-large bf16 at seq 512 batch 16, predicted against
+#             measured peak; ResNet-50 fp16 --batch-size max (the batch fit predicted, the one the
+#             probes found)
 # Each benchmark prints its table row as soon as it ends, so a stage stopped at its time limit
 # still shows what it measured; GPUBENCH_CHECK_BUDGET_S (default 420) skips a stage's remaining
 # benchmarks once it has run that long. gpubench's result files go to results/gpu/<gpu>/ (for
@@ -35,8 +39,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for stage in "$@"; do
-  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune) ;;
-    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune" >&2; exit 2 ;;
+  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune|memory) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune, memory" >&2; exit 2 ;;
   esac
 done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
@@ -50,6 +54,8 @@ if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few s
   : "${GPUBENCH_CHECK_GRAPH_MODE:=0}" "${GPUBENCH_CHECK_COMPILE_MODES:= }"
   : "${GPUBENCH_CHECK_GRAPH_BATCH:=2}" "${GPUBENCH_CHECK_GRAPH_GOOGLENET_BATCH:=2}"
   : "${GPUBENCH_CHECK_FINETUNE:=test-tiny-bert:16:2:full test-tiny-llama:32:1:lora}"
+  : "${GPUBENCH_CHECK_MEMORY:=test-tiny-llama:32:4:lora test-tiny-bert:16:8:full}"
+  : "${GPUBENCH_CHECK_MAX_MODEL:=test-tiny-llama}" "${GPUBENCH_CHECK_MAX_LIMIT:=8M}"
 fi
 GRAPH_MODE="${GPUBENCH_CHECK_GRAPH_MODE:-1}"  # 0: no gpubench graph-mode runs (the CPU has none)
 # PyTorch's torch.compile modes for the graph stage (the others run PyTorch eager only).
@@ -159,6 +165,22 @@ finetune_bench() {
     >> "$OUT/huggingface.jsonl" 2>/dev/null || true
   row "$label" "eager=$folder/${stamp}_${label}.json" "pt=$reference"
 }
+# memory_bench LABEL MODEL PRECISION SEQ BATCH TUNING: fit's prediction (and verdicts for 48 and
+# 80 GB), then the run it predicts, as one line.
+memory_bench() {
+  local label=$1 model=$2 precision=$3 seq=$4 batch=$5 tuning=$6
+  over_budget "$label" && return 0
+  local settings=(--model "$model" --precision "$precision" --seq-len "$seq" --batch-size "$batch"
+                  --tuning "$tuning")
+  local stamp
+  stamp=$(date -u +%Y-%m-%dT%H%M%S)
+  echo "== $label" >> "$log"
+  "$build/gpubench" --log-level warn fit --device "$DEVICE" "${settings[@]}" --memory 48GB,80GB \
+    --format json --output "$folder/${stamp}_${label}_fit.json" >> "$log" 2>&1 || true
+  gpubench_run "$folder/${stamp}_${label}.json" eager "${settings[@]}" --warmup-steps 3 --steps 5 --repeat 1
+  python3 scripts/gpu_check_row.py memory "$label" "$folder/${stamp}_${label}_fit.json" \
+    "$folder/${stamp}_${label}.json" | tee -a "$table"
+}
 # Graph mode computes what eager computes: the same 20 fp32 steps from one seed, final losses.
 same_losses() {
   local model=$1 batch=$2
@@ -235,6 +257,23 @@ for stage in "$@"; do
         finetune_bench "${model}_${tuning}_${ft_precision}_s${seq}_b${batch}" "$model" "$ft_precision" \
           "$seq" "$batch" "$tuning"
       done ;;
+    memory)
+      for entry in ${GPUBENCH_CHECK_MEMORY:-llama-3-8b:2048:4:lora bert-large:512:16:full}; do
+        IFS=: read -r model seq batch tuning <<< "$entry"
+        memory_bench "${model}_${tuning}_bf16_s${seq}_b${batch}_memory" "$model" bf16 "$seq" "$batch" "$tuning"
+      done
+      max_model="${GPUBENCH_CHECK_MAX_MODEL:-resnet50}"
+      max_precision=fp16
+      [ "$DEVICE" = cpu ] && max_precision=bf16
+      over_budget "${max_model}_batch_max" || {
+        limit=()
+        [ -n "${GPUBENCH_CHECK_MAX_LIMIT:-}" ] && limit=(--memory-limit "$GPUBENCH_CHECK_MAX_LIMIT")
+        result="$folder/$(date -u +%Y-%m-%dT%H%M%S)_${max_model}_${max_precision}_bmax.json"
+        gpubench_run "$result" eager --model "$max_model" --precision "$max_precision" --batch-size max \
+          "${limit[@]}" --warmup-steps 3 --steps 5 --repeat 1
+        python3 scripts/gpu_check_row.py memory "${max_model}_${max_precision}_batch_max" none "$result" \
+          | tee -a "$table"
+      } ;;
   esac
   [ -z "$smi_sampler" ] || kill "$smi_sampler" 2> /dev/null || true
   echo "stage $stage: $(($(date +%s) - stage_start)) s" | tee -a "$table"

@@ -5,7 +5,9 @@ Face transformers + peft, scripts/hf_reference.py, in the "pt eager" column) for
 and the ratios gpubench eager / PyTorch eager and gpubench graph / best PyTorch.
 Usage: gpu_check_row.py header
        gpu_check_row.py row LABEL KIND=PATH...   (KIND: eager, graph, pt, pt-compile, pt-reduce-overhead)
-       gpu_check_row.py losses EAGER_JSON GRAPH_JSON   (exit 1 unless final losses agree within 1e-3)"""
+       gpu_check_row.py losses EAGER_JSON GRAPH_JSON   (exit 1 unless final losses agree within 1e-3)
+       gpu_check_row.py memory LABEL FIT_JSON RESULT_JSON   (fit's prediction against the run's peak,
+                                                             the verdict per card, a batch search)"""
 import json
 import os
 import sys
@@ -118,6 +120,35 @@ def losses(eager_path, graph_path):
     return 0 if ok else 1
 
 
+def size(n):
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def memory(label, fit_path, result_path):
+    fit, result = load(fit_path), load(result_path)
+    parts = []
+    if fit:
+        parts.append(f"fit predicts {size(fit['predicted_peak_bytes'])}")
+    else:
+        parts.append("fit: no prediction")
+    if result and result.get("status") == "ok":
+        measured = result["metrics"]["memory"]["peak_bytes"]
+        parts.append(f"the run peaked at {size(measured)} "
+                     f"({result['metrics']['memory'].get('peak_source', '')})")
+        if fit:
+            parts.append(f"predicted / measured {fit['predicted_peak_bytes'] / measured:.3f}")
+    else:
+        parts.append(status_of("run", result) or "run: no result")
+    search = (result or {}).get("batch_search")
+    if search:
+        parts.append(f"batch max: predicted {search.get('predicted_batch')}, found "
+                     f"{search.get('found_batch')} under {size(search.get('memory_limit_bytes', 0))}")
+    for card in (fit or {}).get("cards", []):
+        verdict = "fits" if card["fits"] else "does not fit"
+        parts.append(f"{card['name']}: {verdict}, largest batch {card['max_batch']}")
+    return f"{label}: " + "; ".join(parts)
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["header"]:
         print(COLUMNS)
@@ -127,6 +158,8 @@ if __name__ == "__main__":
         if unknown:
             sys.exit(f"unknown kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
         print(row(sys.argv[2], paths))
+    elif sys.argv[1:2] == ["memory"] and len(sys.argv) == 5:
+        print(memory(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif sys.argv[1:2] == ["losses"] and len(sys.argv) == 4:
         sys.exit(losses(sys.argv[2], sys.argv[3]))
     else:

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -181,17 +182,42 @@ TEST(MemoryBlock, ARunThatRunsOutRecordsTheBytesAtTheFailure) {
   EXPECT_NO_THROW(torch::ones({int64_t{4} << 20}));
 }
 
+std::vector<BatchSeqFit::Point> probes_of(const std::function<double(int64_t, int64_t)>& truth,
+                                          int64_t l1) {
+  return {{1, l1, truth(1, l1)},
+          {2, l1, truth(2, l1)},
+          {1, 2 * l1, truth(1, 2 * l1)},
+          {2, 2 * l1, truth(2, 2 * l1)},
+          {1, 4 * l1, truth(1, 4 * l1)}};
+}
+
 TEST(BatchSeqFit, RecoversAFixedPartAndPerItemTermsThatGrowWithTheLength) {
-  auto truth = [](int64_t b, int64_t s) { return 1000.0 + b * (30.0 * s + 0.5 * s * s); };
-  const BatchSeqFit fit = BatchSeqFit::from(truth(1, 16), truth(2, 16), 16, truth(1, 32), 32);
+  auto truth = [](int64_t b, int64_t s) {
+    return 1000.0 + 7.0 * s + 2.0 * s * s + b * (30.0 * s + 0.5 * s * s);
+  };
+  const BatchSeqFit fit = BatchSeqFit::from(probes_of(truth, 1));
   EXPECT_NEAR(fit.fixed, 1000, 1e-6);
-  EXPECT_NEAR(fit.linear, 30, 1e-9);
-  EXPECT_NEAR(fit.quadratic, 0.5, 1e-9);
-  EXPECT_NEAR(fit.at(8, 2048), truth(8, 2048), 1e-3);
+  EXPECT_NEAR(fit.fixed_linear, 7, 1e-6);
+  EXPECT_NEAR(fit.fixed_quadratic, 2, 1e-6);
+  EXPECT_NEAR(fit.linear, 30, 1e-6);
+  EXPECT_NEAR(fit.quadratic, 0.5, 1e-6);
+  EXPECT_NEAR(fit.at(8, 2048), truth(8, 2048), 1e-2);
+  // Without a length: fixed + batch * linear.
+  const BatchSeqFit flat = BatchSeqFit::from({{1, 0, 300}, {2, 0, 500}});
+  EXPECT_DOUBLE_EQ(flat.fixed, 100);
+  EXPECT_DOUBLE_EQ(flat.linear, 200);
+  // A part that curves down with the length is never extrapolated down: the steeper line.
+  auto bending = [](int64_t b, int64_t s) { return 900.0 + 40.0 * s - 1.0 * s * s + b * 10.0 * s; };
+  const BatchSeqFit held = BatchSeqFit::from(probes_of(bending, 2));
+  EXPECT_DOUBLE_EQ(held.fixed_quadratic, 0);
+  EXPECT_GE(held.at(1, 64), bending(1, 8));
+  EXPECT_GE(held.at(1, 8), bending(1, 8));
   // Per block: one block's fit and two blocks' give the fit of 32.
-  const BatchSeqFit one{10, 1, 0}, two{12, 3, 0.5};
+  const BatchSeqFit one{10, 0, 0, 1, 0}, two{12, 2, 1, 3, 0.5};
   const BatchSeqFit many = BatchSeqFit::extended(one, two, 31);
   EXPECT_DOUBLE_EQ(many.fixed, 72);
+  EXPECT_DOUBLE_EQ(many.fixed_linear, 62);
+  EXPECT_DOUBLE_EQ(many.fixed_quadratic, 31);
   EXPECT_DOUBLE_EQ(many.linear, 63);
   EXPECT_DOUBLE_EQ(many.quadratic, 15.5);
 }
@@ -224,6 +250,39 @@ TEST(FitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   FitOptions by_blocks;
   by_blocks.force_blocks = true;
   expect_predicted(cpu_benchmark("test-tiny-llama", 8), 0.0, by_blocks);
+}
+
+// On the CPU a long sequence is probed at a shorter length and scaled up by the fit.
+TEST(FitPrediction, ScaledFromShortProbesToTheFullLengthIsWithinTenPercent) {
+  FitOptions short_probes;
+  short_probes.cpu_flop_budget = 1;  // as short as the probes go: lengths 4, 8 and 16
+  short_probes.shortest_probe = 16;
+  expect_predicted(cpu_benchmark("test-tiny-llama", 4), 0.0, short_probes);
+  expect_predicted(cpu_benchmark("test-tiny-llama", 4, Tuning::kLora, Precision::kBf16), 0.0,
+                   short_probes);
+  short_probes.force_blocks = true;
+  expect_predicted(cpu_benchmark("test-tiny-llama", 4, Tuning::kLora, Precision::kBf16), 0.0,
+                   short_probes);
+}
+
+// At a real width the probes' length hardly matters: Llama 3.2 1B (by blocks, as on the CPU)
+// probed up to length 3 predicts what probes up to 128 do at 256.
+TEST(FitPrediction, ShortProbesOfARealModelPredictWhatLongOnesDo) {
+  ResolvedBenchmark b = cpu_benchmark("llama-3.2-1b", 4, Tuning::kLora);
+  b.seq_len = 256;
+  FitOptions short_probes, long_probes;
+  short_probes.force_blocks = long_probes.force_blocks = true;
+  short_probes.cpu_flop_budget = long_probes.cpu_flop_budget = 1;
+  long_probes.shortest_probe = 128;
+  const MemoryFit from_short = fit_memory(b, short_probes);
+  const MemoryFit from_long = fit_memory(b, long_probes);
+  EXPECT_EQ(from_short.readings.back().seq, 3);
+  EXPECT_EQ(from_long.readings.back().seq, 128);
+  const auto predicted = static_cast<double>(from_short.peak_at(4));
+  EXPECT_NEAR(predicted, static_cast<double>(from_long.peak_at(4)), 0.02 * predicted);
+  EXPECT_NEAR(static_cast<double>(from_short.breakdown_at(4).activations),
+              static_cast<double>(from_long.breakdown_at(4).activations),
+              0.02 * static_cast<double>(from_long.breakdown_at(4).activations));
 }
 
 TEST(FitPrediction, TheLargestBatchIsTheLastWhosePeakFits) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include <torch/torch.h>
 
@@ -22,8 +23,6 @@ namespace {
 // The whole model is probed where its weights and gradients take at most this much (on the CPU;
 // on a GPU, half its memory): more and the probes use one and two blocks.
 constexpr int64_t kWholeModelCpuBytes = int64_t{2} << 30;
-// Probes shorter than this say little about how activations grow with the length.
-constexpr int64_t kShortestProbe = 16;
 
 struct Shape {
   int64_t batch, seq;
@@ -32,13 +31,17 @@ struct Shape {
 // What the probes of one model (whole, or with some blocks) give.
 struct ProbeFits {
   int64_t weights = 0, gradients = 0, optimizer_states = 0, optimizer_workspace = 0;
-  BatchSeqFit inputs, activations, activation_peak;
+  BatchSeqFit inputs, activations, backward_extra;
   int64_t gradient_peak_extra = 0;
 };
 
-BatchSeqFit fitted(const std::vector<double>& x, const std::vector<Shape>& shapes) {
-  if (shapes.size() == 2) return BatchSeqFit::from(x[0], x[1], shapes[0].seq, 0, 0);
-  return BatchSeqFit::from(x[0], x[1], shapes[0].seq, x[2], shapes[2].seq);
+std::vector<BatchSeqFit::Point> points_of(const std::vector<double>& x,
+                                          const std::vector<Shape>& shapes) {
+  std::vector<BatchSeqFit::Point> points;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    points.push_back({shapes[i].batch, shapes[i].seq, x[i]});
+  }
+  return points;
 }
 
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
@@ -60,7 +63,8 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();
   fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
-  std::vector<double> inputs, activations, activation_peak;
+  std::vector<double> inputs, activations;
+  std::vector<BatchSeqFit::Point> backward_extra;
   for (const Shape& shape : shapes) {
     if (shape.seq > 0) model->set_sequence_length(shape.seq);
     const int64_t before = tensor_memory::allocated_bytes(device);
@@ -71,25 +75,36 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     reading.seq = shape.seq;
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
     if (device.is_cuda()) step.run_forward_backward(batch);  // cuDNN's autotuning, workspaces
-    step.measure_memory_of_next_step(device);
-    step.run_forward_backward(batch);
-    reading.activations = step.last_step_memory().activations();
-    reading.peak_above_start = step.last_step_memory().peak_above_start();
-    reading.gradients = counted_training_state(model->module(), step.optimizer()).gradients;
-    step.measure_memory_of_next_step(device);
-    step.run_forward_backward(batch, /*clear_gradients=*/false);
-    reading.peak_above_start_kept = step.last_step_memory().peak_above_start();
-    fits.gradients = reading.gradients;
-    const int64_t extra = reading.peak_above_start - reading.gradients;
-    fits.gradient_peak_extra = readings.empty() ? extra : std::min(fits.gradient_peak_extra, extra);
+    // The smallest shape, the first, runs as a run does (gradients cleared first): backward's
+    // peak above the gradients is least there. The probes after it run with the gradients kept,
+    // for the activation-bound peak; the forward pass leaves the same activations. A model
+    // without a length has two probes, both needed kept.
+    const bool first = &shape == &shapes.front();
+    if (first) {
+      step.measure_memory_of_next_step(device);
+      step.run_forward_backward(batch);
+      reading.activations = step.last_step_memory().activations();
+      reading.peak_above_start = step.last_step_memory().peak_above_start();
+      fits.gradients = counted_training_state(model->module(), step.optimizer()).gradients;
+      fits.gradient_peak_extra = reading.peak_above_start - fits.gradients;
+    }
+    if (!first || shape.seq == 0) {
+      step.measure_memory_of_next_step(device);
+      step.run_forward_backward(batch, /*clear_gradients=*/false);
+      reading.activations = step.last_step_memory().activations();
+      reading.peak_above_start_kept = step.last_step_memory().peak_above_start();
+      backward_extra.push_back(
+          {shape.batch, shape.seq,
+           static_cast<double>(reading.peak_above_start_kept - reading.activations)});
+    }
+    reading.gradients = fits.gradients;
     inputs.push_back(static_cast<double>(reading.inputs));
     activations.push_back(static_cast<double>(reading.activations));
-    activation_peak.push_back(static_cast<double>(reading.peak_above_start_kept));
     readings.push_back(reading);
   }
-  fits.inputs = fitted(inputs, shapes);
-  fits.activations = fitted(activations, shapes);
-  fits.activation_peak = fitted(activation_peak, shapes);
+  fits.inputs = BatchSeqFit::from(points_of(inputs, shapes));
+  fits.activations = BatchSeqFit::from(points_of(activations, shapes));
+  fits.backward_extra = BatchSeqFit::from(backward_extra, /*for_peak=*/true);
   return fits;
 }
 
@@ -116,7 +131,9 @@ int64_t probe_length(const ModelInfo& info, const ModelOptions& options, const R
   auto cost = [&](int64_t length) {
     return 2.0 * item_flops * static_cast<double>(length) / static_cast<double>(seq);
   };
-  while (seq > kShortestProbe && cost(seq) > fit.cpu_flop_budget) seq = (seq + 1) / 2;
+  while (seq > fit.shortest_probe && cost(seq) > fit.cpu_flop_budget) {
+    seq = std::max(fit.shortest_probe, (seq + 1) / 2);
+  }
   return seq;
 }
 
@@ -134,34 +151,65 @@ std::string shapes_text(const std::vector<Shape>& shapes) {
 
 double BatchSeqFit::at(int64_t batch, int64_t seq) const {
   const double t = seq > 0 ? static_cast<double>(seq) : 1.0;
-  return fixed + static_cast<double>(batch) * (linear * t + quadratic * t * t);
+  return fixed + fixed_linear * t + fixed_quadratic * t * t +
+         static_cast<double>(batch) * (linear * t + quadratic * t * t);
 }
 
-BatchSeqFit BatchSeqFit::from(double at_1_s, double at_2_s, int64_t s, double at_1_s2, int64_t s2) {
+BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
   BatchSeqFit fit;
-  const double t = s > 0 ? static_cast<double>(s) : 1.0;
-  const double per_item = at_2_s - at_1_s;
-  fit.fixed = at_1_s - per_item;
-  if (s2 <= 0 || s2 == s) {
-    fit.linear = per_item / t;
+  // By length: X at batch 1, and what one more item adds where batch 2 was probed too.
+  std::map<int64_t, double> at_1, per_item;
+  for (const Point& point : p) {
+    if (point.batch == 1) at_1[point.seq] = point.value;
+  }
+  for (const Point& point : p) {
+    if (point.batch == 2) per_item[point.seq] = point.value - at_1.at(point.seq);
+  }
+  if (at_1.size() == 1) {  // one length (or none): fixed + batch * linear
+    const double t = std::max<int64_t>(1, per_item.begin()->first);
+    fit.linear = per_item.begin()->second / t;
+    fit.fixed = at_1.begin()->second - per_item.begin()->second;
     return fit;
   }
-  // per_item(s) = linear s + quadratic s^2 through both lengths.
-  const double t2 = static_cast<double>(s2);
-  const double per_item2 = at_1_s2 - fit.fixed;
-  fit.quadratic = (per_item2 - per_item * t2 / t) / (t2 * (t2 - t));
-  if (fit.quadratic < 0) {  // no term grows faster than the length: the steeper line
+  // Per item: linear s + quadratic s^2 through the two lengths probed at both batches.
+  const auto [t1, item1] = *per_item.begin();
+  const auto [t2, item2] = *per_item.rbegin();
+  const double per_token1 = item1 / static_cast<double>(t1);
+  const double per_token2 = item2 / static_cast<double>(t2);
+  fit.quadratic = (per_token2 - per_token1) / static_cast<double>(t2 - t1);
+  fit.linear = per_token1 - fit.quadratic * static_cast<double>(t1);
+  if (fit.quadratic < 0 || for_peak) {
     fit.quadratic = 0;
-    fit.linear = std::max(per_item / t, per_item2 / t2);
+    fit.linear = std::max(per_token1, per_token2);
+  }
+  // Fixed: a parabola through its value at the three lengths (batch 1 less one item), or for a
+  // peak its value at the longest.
+  std::vector<double> t, f;
+  for (const auto& [seq, value] : at_1) {
+    t.push_back(static_cast<double>(seq));
+    f.push_back(value - fit.linear * t.back() - fit.quadratic * t.back() * t.back());
+  }
+  if (for_peak) {
+    fit.fixed = f.back();
     return fit;
   }
-  fit.linear = (per_item - fit.quadratic * t * t) / t;
+  const double slope01 = (f[1] - f[0]) / (t[1] - t[0]), slope12 = (f[2] - f[1]) / (t[2] - t[1]);
+  fit.fixed_quadratic = (slope12 - slope01) / (t[2] - t[0]);
+  fit.fixed_linear = slope01 - fit.fixed_quadratic * (t[0] + t[1]);
+  fit.fixed = f[0] - fit.fixed_linear * t[0] - fit.fixed_quadratic * t[0] * t[0];
+  if (fit.fixed_quadratic < 0) {  // the steeper line, through the largest value at the longest
+    fit.fixed_quadratic = 0;
+    fit.fixed_linear = std::max({0.0, slope01, slope12});
+    fit.fixed = *std::max_element(f.begin(), f.end()) - fit.fixed_linear * t[2];
+  }
   return fit;
 }
 
 BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, double t) {
-  return {a.fixed + t * (b.fixed - a.fixed), a.linear + t * (b.linear - a.linear),
-          a.quadratic + t * (b.quadratic - a.quadratic)};
+  auto line = [t](double one, double two) { return one + t * (two - one); };
+  return {line(a.fixed, b.fixed), line(a.fixed_linear, b.fixed_linear),
+          line(a.fixed_quadratic, b.fixed_quadratic), line(a.linear, b.linear),
+          line(a.quadratic, b.quadratic)};
 }
 
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
@@ -176,10 +224,10 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
   // above them (every activation and backward's temporaries) and the update's temporaries.
   // Where activations and gradients do not peak together this is above the run's peak by up to
   // the gradients; never below it.
-  const double step =
-      inputs.at(batch, seq) + static_cast<double>(gradients) +
-      std::max({activation_peak.at(batch, seq), static_cast<double>(gradient_peak_extra),
-                static_cast<double>(optimizer_workspace)});
+  const double step = inputs.at(batch, seq) + static_cast<double>(gradients) +
+                      std::max({activations.at(batch, seq) + backward_extra.at(batch, seq),
+                                static_cast<double>(gradient_peak_extra),
+                                static_cast<double>(optimizer_workspace)});
   const int64_t total = weights + optimizer_states + std::llround(step);
   m.other = total - m.weights - m.gradients - m.optimizer_states - m.activations;
   return m;
@@ -222,12 +270,23 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   one_block.blocks = 1;
   two_blocks.blocks = 2;
   const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
-  // Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list here.
+  // Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3
+  // at the shortest): what grows per item and what grows once per step are told apart at every
+  // length. Built up one by one: GCC
+  // 12 warns (wrongly, -Wnonnull) on assigning a braced list here.
   std::vector<Shape> shapes;
-  const int64_t short_seq = seq > 0 ? std::max<int64_t>(1, seq / 2) : 0;
-  shapes.push_back({1, short_seq});
-  shapes.push_back({2, short_seq});
-  if (seq > 0 && short_seq != seq) shapes.push_back({1, seq});
+  if (seq > 0) {
+    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
+                  l1 = std::max<int64_t>(1, l3 / 4);
+    shapes.push_back({1, l1});
+    shapes.push_back({1, l2});
+    shapes.push_back({2, l2});
+    shapes.push_back({1, l3});
+    shapes.push_back({2, l3});
+  } else {
+    shapes.push_back({1, 0});
+    shapes.push_back({2, 0});
+  }
   const std::optional<int64_t> host = host_available_memory();
   if (host && !device.is_cuda()) {
     const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
@@ -251,7 +310,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
     fits.optimizer_workspace = extended(one.optimizer_workspace, two.optimizer_workspace, t);
     fits.inputs = one.inputs;
     fits.activations = BatchSeqFit::extended(one.activations, two.activations, t);
-    fits.activation_peak = BatchSeqFit::extended(one.activation_peak, two.activation_peak, t);
+    fits.backward_extra = BatchSeqFit::extended(one.backward_extra, two.backward_extra, t);
     fits.gradient_peak_extra = extended(one.gradient_peak_extra, two.gradient_peak_extra, t);
     fit.method = "forward and backward of the model with 1 and with 2 of its " +
                  std::to_string(info.blocks) + " blocks at " + shapes_text(shapes) + " on the " +
@@ -267,7 +326,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   fit.optimizer_workspace = fits.optimizer_workspace;
   fit.inputs = fits.inputs;
   fit.activations = fits.activations;
-  fit.activation_peak = fits.activation_peak;
+  fit.backward_extra = fits.backward_extra;
   fit.gradient_peak_extra = fits.gradient_peak_extra;
   if (seq > 0 && seq != b.seq_len) {
     fit.method += ", scaled to seq " + std::to_string(b.seq_len);

@@ -21,10 +21,22 @@ namespace gpubench {
 
 // fixed + batch x (linear x seq + quadratic x seq^2); seq is 1 for models without one.
 struct BatchSeqFit {
-  double fixed = 0, linear = 0, quadratic = 0;
+  // fixed(s) + batch (linear s + quadratic s^2), fixed(s) = fixed + fixed_linear s +
+  // fixed_quadratic s^2: what a step holds once (position tables, a causal mask) may grow with
+  // the length too; per item nothing is independent of it.
+  double fixed = 0, fixed_linear = 0, fixed_quadratic = 0, linear = 0, quadratic = 0;
   double at(int64_t batch, int64_t seq) const;
-  // From X(1, s), X(2, s) and X(1, s2) (s2 = 2 s; 0: one length only, no quadratic term).
-  static BatchSeqFit from(double at_1_s, double at_2_s, int64_t s, double at_1_s2, int64_t s2);
+
+  struct Point {
+    int64_t batch, seq;
+    double value;
+  };
+  // From X at batches 1 and 2 (seq 0: a model without a length), or at batches 1 and 2 at
+  // two lengths, and at batch 1 at a third. A term that would shrink as the length grows is
+  // left out (the steeper line instead). `for_peak`: for the largest of several moments, whose
+  // growth at small shapes is hidden by moments of fixed size, which a curve would extrapolate
+  // wildly: per item the steeper line through the origin, fixed its value at the longest.
+  static BatchSeqFit from(const std::vector<Point>& points, bool for_peak = false);
   // a + t (b - a), coefficient by coefficient: the fit of a model with more blocks.
   static BatchSeqFit extended(const BatchSeqFit& a, const BatchSeqFit& b, double t);
 };
@@ -33,13 +45,14 @@ struct BatchSeqFit {
 struct ProbeReading {
   int64_t blocks = 0;  // 0: the whole model
   int64_t batch = 0;
-  int64_t seq = 0;               // 0: a model without a sequence length
-  int64_t inputs = 0;            // the synthetic batch's bytes
-  int64_t activations = 0;       // left by the forward pass
-  int64_t peak_above_start = 0;  // gradients cleared first, as a run does
-  // Again with the gradients kept from the run before: the activation-bound peak, where every
-  // activation is alive and nothing of backward has been freed.
-  int64_t peak_above_start_kept = 0;
+  int64_t seq = 0;                // 0: a model without a sequence length
+  int64_t inputs = 0;             // the synthetic batch's bytes
+  int64_t activations = 0;        // left by the forward pass
+  int64_t peak_above_start = -1;  // gradients cleared first, as a run does (the first probe)
+  // With the gradients kept from the run before instead (every probe but the first): the
+  // activation-bound peak, where every activation is alive and nothing of backward has been
+  // freed; -1: not run.
+  int64_t peak_above_start_kept = -1;
   int64_t gradients = 0;
 };
 
@@ -51,9 +64,10 @@ struct MemoryFit {
   int64_t optimizer_workspace = 0;  // the update's temporaries (foreach: a copy of the gradients)
   BatchSeqFit inputs, activations;
   // Backward's peak above its start with the gradients kept from the step before (every
-  // activation alive, and backward's temporaries), and, with them cleared as a run does, the
-  // smallest probe's peak less the gradients (what backward holds beside them at its end).
-  BatchSeqFit activation_peak;
+  // activation alive, and backward's temporaries) is the activations and this much more; with
+  // them cleared as a run does, the smallest probe's peak less the gradients (what backward
+  // holds beside them at its end).
+  BatchSeqFit backward_extra;
   int64_t gradient_peak_extra = 0;
   std::string method;  // how it was probed, in words
   std::vector<ProbeReading> readings;
@@ -72,6 +86,13 @@ struct FitOptions {
   // On the CPU, the probes' sequence length is halved until the largest probe's forward and
   // backward is at most this many FLOPs (the fit must take seconds, not hours, there).
   double cpu_flop_budget = 2e11;
+  // ... but not below this length, the longest probe's (the others run at about a half and a
+  // quarter of it: 2 and 1 at the shortest). With batch 1 and 2 probed, the fit tells what
+  // grows per item from what grows once per step at every length, so short probes scale: for
+  // Llama 3 8B, probes up to length 4 predict its peak at 256 within 0.2 % of probes up to
+  // 128. CPU bf16 matmuls run on one core here, and short probes keep fit for Llama 3 8B under
+  // a minute.
+  int64_t shortest_probe = 3;
 };
 
 // Probes on benchmark.device (resolved: cpu or cuda). Throws UsageError for a benchmark it

@@ -82,7 +82,11 @@ std::string render_fit_markdown(const FitReport& r) {
   for (const std::vector<int64_t>& probe : r.probes) {
     std::vector<std::string> cells;
     for (size_t i = 0; i < probe.size(); ++i) {
-      cells.push_back(i == 0 && probe[i] == 0 ? "all" : std::to_string(probe[i]));
+      if (i == 0 && probe[i] == 0) {
+        cells.push_back("all");
+      } else {
+        cells.push_back(probe[i] < 0 ? "not run" : std::to_string(probe[i]));
+      }
     }
     out += "| " + join(cells, " | ") + " |\n";
   }
