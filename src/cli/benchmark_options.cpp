@@ -16,6 +16,7 @@ std::string help_of(const BenchmarkField& field) {
 
 void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options) {
   for (const BenchmarkField& field : benchmark_fields()) {
+    if (!field.command_line) continue;
     if (field.type == FieldType::kFlag) {
       const std::string key = field.key;
       options->flags[key] = std::nullopt;
@@ -39,6 +40,7 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
 BenchmarkRequest requested(const BenchmarkOptions& options) {
   BenchmarkRequest request;
   for (const BenchmarkField& field : benchmark_fields()) {
+    if (!field.command_line) continue;
     if (field.type == FieldType::kFlag) {
       if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
     } else if (options.options.at(field.key)->count() > 0) {

@@ -28,6 +28,7 @@ struct TorchCommand {
 };
 inline constexpr TorchCommand kTorchCommands[] = {
     {"train", "Train a model on synthetic data and measure throughput"},
+    {"infer", "Inference throughput and latency on synthetic data; text generation for LLMs"},
     {"run", "Run a suite file (YAML or JSON)"},
     {"allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)"},
     {"fit", "Predict a recipe's peak memory per device; does it fit each card, at what batch"},
@@ -42,6 +43,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
+void add_infer_command(CLI::App& app, int& exit_code);
 void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
     add_run_command(app, global, exit_code);
     add_allreduce_command(app, global, exit_code);
     add_fit_command(app, exit_code);
+    add_infer_command(app, exit_code);
     add_models_command(app, exit_code);
     add_env_command(app, exit_code);
   });

@@ -9,6 +9,7 @@
 
 #include "benchmark_options.h"
 #include "commands.h"
+#include "result_output.h"
 #include "common/atomic_file.h"
 #include "common/byte_size.h"
 #include "common/environment.h"
@@ -41,26 +42,6 @@ void log_plan(const ResolvedBenchmark& resolved) {
             resolved.model, to_string(resolved.precision), to_string(resolved.device),
             resolved.gpus, resolved.batch_size, resolved.warmup_steps, resolved.repeat,
             resolved.steps, resolved.threads);
-}
-
-// The figures are printed even when the result file cannot be written (that is then exit code 2,
-// an output error): a measurement is not lost to a full disk.
-int report(const Result& result, const std::string& path) {
-  std::optional<UsageError> unwritten;
-  try {
-    write_json_atomically(path, result_to_json(result));
-  } catch (const UsageError& error) {
-    unwritten = error;
-  }
-  std::fputs(render_results_table({result}).c_str(), stdout);
-  if (result.status == RunStatus::kOk) std::fputs(render_efficiency_lines(result).c_str(), stdout);
-  if (unwritten) throw *unwritten;
-  std::printf("result: %s\n", path.c_str());
-  if (result.status != RunStatus::kOk) {
-    log::error("benchmark {}: {}", to_string(result.status), result.error);
-    return kExitBenchmarkFailed;
-  }
-  return kExitOk;
 }
 
 // The host memory one of `ranks_here` processes may take: GPUBENCH_HOST_MEMORY, else its share of
@@ -123,7 +104,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
     write_json_atomically(path, result_to_json(result));
   } else if (!path.empty()) {
     try {
-      code = report(result, path);
+      code = report_result(result, path);
     } catch (const UsageError& error) {  // _Exit below, not unwinding past c10d's threads
       code = usage_error(error.what());
     }
@@ -164,7 +145,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
   std::optional<BatchSearchInfo> search;
   if (resolved.batch_size == kSearchBatchSize) {
     search = find_largest_batch(resolved, {current_executable(), "warn", resolved.timeout_s * 4.0});
-    if (search->found_batch == 0) return report(no_batch_trains(resolved, *search), path);
+    if (search->found_batch == 0) return report_result(no_batch_trains(resolved, *search), path);
     resolved.batch_size = search->found_batch;
   }
   log_plan(resolved);
@@ -180,7 +161,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     result = run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment));
   }
   if (search) result.batch_search = *search;
-  return report(result, path);
+  return report_result(result, path);
 }
 
 }  // namespace

@@ -236,6 +236,11 @@ Tensor BertModel::training_loss(const SyntheticBatch& batch) {
   return mlm + nsp;
 }
 
+Tensor BertModel::inference_output(const SyntheticBatch& batch) {
+  return forward(batch.inputs, batch.extras[0], mask_is_full_ ? Tensor() : batch.extras[1])
+      .prediction_scores;
+}
+
 int64_t BertModel::count_forward() {
   const Tensor tokens = torch::zeros({1, seq_len_}, torch::kLong);
   forward(tokens, tokens, Tensor());

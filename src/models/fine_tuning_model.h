@@ -99,6 +99,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.optimizer = OptimizerKind::kAdamW;
   info.lora_roles = std::move(entry.lora_roles);
   info.supports_activation_checkpointing = true;
+  info.inference = true;
   info.blocks = entry.shape.layers;
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;

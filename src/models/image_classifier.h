@@ -51,6 +51,11 @@ class ImageClassifier : public TrainableModel {
     return loss;
   }
 
+  bool has_inference() const override { return true; }
+  torch::Tensor inference_output(const SyntheticBatch& batch) override {
+    return net_->forward(batch.inputs).logits;
+  }
+
   int64_t count_forward() override {
     std::vector<int64_t> shape{1};
     shape.insert(shape.end(), input_shape_.begin(), input_shape_.end());
@@ -78,6 +83,7 @@ ModelInfo image_classifier_info(std::string name, std::vector<std::string> alias
   info.aliases = std::move(aliases);
   info.family = "convnet";
   info.prefers_channels_last = true;
+  info.inference = true;
   info.task = "image-classification";
   info.sample_unit = "images";
   info.input_shape = {3, image_size, image_size};

@@ -80,22 +80,45 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
 
   // extras: the rotary cos and sin tables [tokens, head_dim].
   Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
+    return run(x, extras[0], extras[1], nullptr);
+  }
+
+  // Generation: the keys and values of x's tokens written into the cache at `start`, attention
+  // over every position the cache holds up to them.
+  struct CacheSlot {
+    Tensor& keys;
+    Tensor& values;
+    int64_t start;
+  };
+  Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
+             const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
     const Tensor normed = input_layernorm(x);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
     Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
-    const Tensor cos = extras[0].to(q.scalar_type()), sin = extras[1].to(q.scalar_type());
+    const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
     q = q * cos + rotate_half(q) * sin;
     k = k * cos + rotate_half(k) * sin;
+    int64_t keys = tokens;
+    if (cache) {
+      cache->keys.narrow(2, cache->start, tokens).copy_(k);
+      cache->values.narrow(2, cache->start, tokens).copy_(v);
+      keys = cache->start + tokens;
+      k = cache->keys.narrow(2, 0, keys);
+      v = cache->values.narrow(2, 0, keys);
+    }
     if (kv_heads_ != heads_) {
       k = k.repeat_interleave(heads_ / kv_heads_, 1);
       v = v.repeat_interleave(heads_ / kv_heads_, 1);
     }
-    const Tensor attended = compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/true);
+    // A prompt (into an empty cache, or without one) attends causally; one new token attends
+    // to every position before it and itself.
+    const Tensor attended =
+        compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/tokens > 1);
     // Query x key and weights x value over the full square (what the unfused kernel computes).
-    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * tokens * head_dim_);
+    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * keys * head_dim_);
     const Tensor h =
         x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
     const Tensor m = post_attention_layernorm(h);
@@ -134,17 +157,41 @@ class LlamaNetImpl : public torch::nn::Module {
   }
 
   Tensor forward(const Tensor& tokens) {
-    const int64_t n = tokens.size(1);
     Tensor hidden = embed_tokens(tokens);
-    const Tensor positions = torch::arange(n, inv_freq_.options());
-    const Tensor freqs = torch::outer(positions, inv_freq_);
-    const Tensor angles = torch::cat({freqs, freqs}, -1);
-    const std::vector<Tensor> rotary{angles.cos(), angles.sin()};
+    const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (DecoderLayer& layer : layers) {
       hidden =
           checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
     }
-    hidden = norm(hidden);
+    return head(norm(hidden));
+  }
+
+  // Appends `tokens` to the cache; the logits of the last position only, as generation needs.
+  Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
+    const int64_t n = tokens.size(1), start = cache.length;
+    Tensor hidden = embed_tokens(tokens);
+    const std::vector<Tensor> rotary = rotary_tables(start, n);
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const DecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
+      hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
+    }
+    cache.length = start + n;
+    return head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1);
+  }
+
+  // Rotary frequencies stay float32 when the weights are cast to half precision (positions
+  // past 256 are not exact in bf16).
+  void keep_frequencies_float() { inv_freq_.set_data(inv_freq_.to(torch::kFloat)); }
+
+  // cos and sin of the rotary angles for positions start..start+n, [n, head_dim].
+  std::vector<Tensor> rotary_tables(int64_t start, int64_t n) const {
+    const Tensor positions = torch::arange(start, start + n, inv_freq_.options());
+    const Tensor freqs = torch::outer(positions, inv_freq_);
+    const Tensor angles = torch::cat({freqs, freqs}, -1);
+    return {angles.cos(), angles.sin()};
+  }
+
+  Tensor head(const Tensor& hidden) {
     if (lm_head) return lm_head(hidden);
     const Tensor& weight = embed_tokens->weight;
     FlopCounter::record_multiply_adds(hidden.numel() * c_.vocab_size, !weight.requires_grad());
@@ -208,6 +255,42 @@ Tensor LlamaModel::training_loss(const SyntheticBatch& batch) {
   const Tensor out = logits(batch.inputs);
   return torch::cross_entropy_loss(out.reshape({-1, config_.vocab_size}).to(torch::kFloat),
                                    batch.targets.reshape({-1}));
+}
+
+Tensor LlamaModel::inference_output(const SyntheticBatch& batch) {
+  return logits(batch.inputs);
+}
+
+void LlamaModel::cast_for_inference(torch::ScalarType dtype) {
+  net_->to(dtype);
+  net_->keep_frequencies_float();
+}
+
+KvCache LlamaModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
+                                   torch::ScalarType dtype) {
+  KvCache cache;
+  cache.capacity = capacity;
+  const auto options = torch::TensorOptions().device(device).dtype(dtype);
+  for (int64_t i = 0; i < config_.num_layers; ++i) {
+    for (auto* tensors : {&cache.keys, &cache.values}) {
+      tensors->push_back(
+          torch::zeros({batch, config_.num_kv_heads, capacity, config_.head_dim()}, options));
+    }
+  }
+  return cache;
+}
+
+Tensor LlamaModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
+  if (cache.length + tokens.size(1) > cache.capacity) {
+    throw std::logic_error("the key/value cache holds " + std::to_string(cache.capacity) +
+                           " positions; " + std::to_string(cache.length + tokens.size(1)) +
+                           " asked");
+  }
+  return net_->forward_cached(tokens, cache);
+}
+
+Tensor LlamaModel::last_logits_without_cache(const Tensor& tokens) {
+  return logits(tokens).select(1, -1);
 }
 
 int64_t LlamaModel::count_forward() {
@@ -279,7 +362,7 @@ namespace {
 
 ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
                      bool hidden = false) {
-  return fine_tuning_info(
+  ModelInfo info = fine_tuning_info(
       {std::move(name),
        "causal-language-modeling",
        "tokens",
@@ -296,6 +379,8 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
+  info.generates_text = true;
+  return info;
 }
 
 const ModelRegistration k32_1b{llama_info(

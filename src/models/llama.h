@@ -45,7 +45,7 @@ const std::vector<std::string>& llama_lora_roles();
 
 class LlamaNetImpl;
 
-class LlamaModel : public TrainableModel {
+class LlamaModel : public TrainableModel, public TextGenerator {
  public:
   LlamaModel(const LlamaConfig& config, const ModelOptions& options);
   ~LlamaModel() override;
@@ -62,6 +62,18 @@ class LlamaModel : public TrainableModel {
     seq_len_ = tokens;
     return true;
   }
+
+  bool has_inference() const override { return true; }
+  torch::Tensor inference_output(const SyntheticBatch& batch) override;
+  TextGenerator* text_generator() override { return this; }
+  void cast_for_inference(torch::ScalarType dtype) override;
+
+  KvCache allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
+                         torch::ScalarType dtype) override;
+  torch::Tensor next_token_logits(const torch::Tensor& tokens, KvCache& cache) override;
+  torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) override;
+  int64_t vocab_size() const override { return config_.vocab_size; }
+  int64_t context_length() const override { return config_.max_positions; }
 
   // Logits [batch, tokens, vocab] for token ids [batch, tokens].
   torch::Tensor logits(const torch::Tensor& tokens);

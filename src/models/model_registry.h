@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "models/text_generation.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {
@@ -45,6 +46,20 @@ class TrainableModel {
     (void)tokens;
     return false;
   }
+
+  // gpubench infer (README, Inference). The forward pass as served, its main output (logits);
+  // called in evaluation mode under inference mode. Undefined (the default): the model has no
+  // inference path.
+  virtual torch::Tensor inference_output(const SyntheticBatch& batch) {
+    (void)batch;
+    return {};
+  }
+  virtual bool has_inference() const { return false; }
+  // Models that generate text: their generation with a key/value cache; null for the others.
+  virtual TextGenerator* text_generator() { return nullptr; }
+  // Weights (and buffers) in `dtype` for half-precision inference, as inference engines hold
+  // them; a model may keep some in float32 (rotary frequencies).
+  virtual void cast_for_inference(torch::ScalarType dtype) { module().to(dtype); }
 };
 
 struct LoraSettings {
@@ -114,6 +129,10 @@ struct ModelInfo {
   std::vector<std::string> lora_roles;
   // Its transformer blocks can recompute their activations in backward.
   bool supports_activation_checkpointing = false;
+  // gpubench infer: it has an inference path (README, Inference), and generates text with a
+  // key/value cache (TrainableModel::text_generator).
+  bool inference = false;
+  bool generates_text = false;
   // A test model: found by name, but left out of every listing.
   bool hidden = false;
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;

@@ -19,7 +19,30 @@ std::string setup_of(const ResolvedBenchmark& b) {
   return setup.empty() ? "-" : setup;
 }
 
+std::string latency_text(const LatencySummary& s) {
+  return "p50 " + format_fixed(s.p50, 2) + " ms, p90 " + format_fixed(s.p90, 2) + ", p99 " +
+         format_fixed(s.p99, 2) + ", max " + format_fixed(s.max, 2) + " (" +
+         std::to_string(s.count) + ")";
+}
+
 }  // namespace
+
+std::string render_inference_lines(const Result& r) {
+  const InferenceMetrics& m = r.metrics.inference;
+  if (!m.present || r.status != RunStatus::kOk) return "";
+  std::string lines = "latency per request: " + latency_text(m.request_latency_ms) + "\n";
+  if (m.kv_cache_bytes > 0) {
+    lines += "prefill " + format_fixed(m.prefill_tokens_per_second, 1) + " tokens/sec, decode " +
+             format_fixed(m.decode_tokens_per_second, 1) + " tokens/sec\n";
+    lines += "time to first token: " + latency_text(m.time_to_first_token_ms) + "\n";
+    lines += "time per output token: " + latency_text(m.time_per_output_token_ms) + "\n";
+    lines += "key/value cache: " + std::to_string(m.kv_cache_bytes) + " bytes (" +
+             std::to_string(m.kv_cache_bytes_per_token) + " per token of a sequence)" +
+             (m.kv_cache_reallocated ? ", REALLOCATED during decode" : ", never reallocated") +
+             "\n";
+  }
+  return lines;
+}
 
 std::string render_results_table(const std::vector<Result>& results) {
   TextTable table({"model", "precision", "device", "gpus", "batch", "setup", "throughput", "unit",

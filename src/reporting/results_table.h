@@ -15,4 +15,8 @@ std::string render_results_table(const std::vector<Result>& results);
 // and its datasheet entry with the share of peak ("datasheet: ..."), or why there is none.
 std::string render_efficiency_lines(const Result& result);
 
+// An inference run's latency (and generation's rates, time to first token, time per output
+// token, key/value cache) under its table; empty for a training run.
+std::string render_inference_lines(const Result& result);
+
 }  // namespace gpubench

@@ -120,6 +120,9 @@ nlohmann::json result_to_json(const Result& r) {
     document["metrics"]["achieved_fraction_of_peak"] = r.metrics.achieved_fraction_of_peak;
   }
   if (r.metrics.memory.present()) document["metrics"]["memory"] = memory_to_json(r.metrics.memory);
+  if (r.metrics.inference.present) {
+    document["metrics"]["inference"] = inference_to_json(r.metrics.inference);
+  }
   if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
   if (r.status != RunStatus::kPublished) {
     document["telemetry"] = telemetry_to_json(r.telemetry);
@@ -200,6 +203,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.metrics.graph_capture_ms = m.number("graph_capture_ms");
   r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
   r.metrics.memory = memory_from_json(m.raw("memory"));
+  r.metrics.inference = inference_from_json(m.raw("inference"));
   r.batch_search = batch_search_from_json(top.raw("batch_search"));
   const JsonFields d = top.object("distributed");
   r.distributed.world_size =

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/inference_info.h"
 #include "results/memory_info.h"
 #include "results/statistics.h"
 #include "results/system_info.h"
@@ -45,6 +46,7 @@ struct Metrics {
   // achieved_tflops over the datasheet's dense peak of the precision that ran, times the
   // devices; 0 when the GPU matched no datasheet entry.
   double achieved_fraction_of_peak = 0;
+  InferenceMetrics inference;  // task infer: latency, and generation's figures
 };
 
 // The datasheet entry the run's GPU matched (datasheets/), with the figures efficiency and

@@ -53,7 +53,7 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
   }
   ensure_writable_directory(output);
   const std::string stem =
-      spec.model + "_" + to_string(spec.precision) + "_" + to_string(spec.device) + "x" +
+      spec.model + (spec.task == Task::kInfer ? "_infer" : "") + "_" + to_string(spec.precision) + "_" + to_string(spec.device) + "x" +
       std::to_string(spec.gpus) + "_bs" +
       (spec.batch_size == kSearchBatchSize ? std::string("max") : std::to_string(spec.batch_size)) +
       "_" + utc_time_text("%Y%m%dT%H%M%SZ");

@@ -19,12 +19,15 @@ const EnumNames<Mode> kModes = {{Mode::kEager, "eager"}, {Mode::kGraph, "graph"}
 
 const EnumNames<Tuning> kTunings = {{Tuning::kFull, "full"}, {Tuning::kLora, "lora"}};
 
+const EnumNames<Task> kTasks = {{Task::kTrain, "train"}, {Task::kInfer, "infer"}};
+
 template <typename T>
 auto fields_of(const T& b) {
   return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
                   b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
                   b.timeout_s, b.mode, b.telemetry_interval_ms, b.seq_len, b.tuning, b.lora_rank,
-                  b.lora_alpha, b.lora_targets, b.activation_checkpointing, b.memory_limit);
+                  b.lora_alpha, b.lora_targets, b.activation_checkpointing, b.memory_limit,
+                  b.task, b.prompt_len, b.gen_len);
 }
 
 }  // namespace
@@ -40,6 +43,15 @@ std::string to_string(Mode mode) {
 }
 std::string to_string(Tuning tuning) {
   return name_of(kTunings, tuning);
+}
+std::string to_string(Task task) {
+  return name_of(kTasks, task);
+}
+Task parse_task(const std::string& text) {
+  return parse_name(kTasks, text, "task");
+}
+std::vector<std::string> task_names() {
+  return names_of(kTasks);
 }
 Tuning parse_tuning(const std::string& text) {
   return parse_name(kTunings, text, "tuning");

@@ -19,19 +19,25 @@ enum class Mode { kEager, kGraph };
 // Which parameters train (README, Fine-tuning): every one, or low-rank adapters (LoRA) on a
 // frozen model.
 enum class Tuning { kFull, kLora };
+// What is measured: a training step, or inference (README, Inference): forward passes as served,
+// and text generation for the models that generate.
+enum class Task { kTrain, kInfer };
 
 std::string to_string(Precision precision);
 std::string to_string(DeviceKind device);
 std::string to_string(Mode mode);
 std::string to_string(Tuning tuning);
+std::string to_string(Task task);
 Precision parse_precision(const std::string& text);  // throws UsageError
 DeviceKind parse_device(const std::string& text);    // throws UsageError
 Mode parse_mode(const std::string& text);            // throws UsageError
 Tuning parse_tuning(const std::string& text);        // throws UsageError
+Task parse_task(const std::string& text);            // throws UsageError
 std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16
 std::vector<std::string> device_names();
 std::vector<std::string> mode_names();
 std::vector<std::string> tuning_names();
+std::vector<std::string> task_names();
 
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
@@ -64,6 +70,9 @@ struct BenchmarkRequest {
   std::optional<std::string> lora_targets;
   std::optional<bool> activation_checkpointing;
   std::optional<int64_t> memory_limit;
+  std::optional<Task> task;
+  std::optional<int64_t> prompt_len;
+  std::optional<int64_t> gen_len;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -95,6 +104,9 @@ struct ResolvedBenchmark {
   std::string lora_targets;  // "q,k,v,o" (projection roles, the model's order) or "all-linear"
   bool activation_checkpointing = false;
   int64_t memory_limit = 0;  // bytes of tensors a device may hold; 0: no limit but the device's
+  Task task = Task::kTrain;
+  int64_t prompt_len = 0;  // infer, models that generate: prompt tokens; 0 for the others
+  int64_t gen_len = 0;     // and tokens generated after it
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

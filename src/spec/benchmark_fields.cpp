@@ -38,6 +38,11 @@ struct Codec<Tuning> {
   static Tuning decode(const json& value) { return parse_tuning(value.get<std::string>()); }
 };
 template <>
+struct Codec<Task> {
+  static json encode(Task value) { return to_string(value); }
+  static Task decode(const json& value) { return parse_task(value.get<std::string>()); }
+};
+template <>
 struct Codec<DeviceKind> {
   static json encode(DeviceKind value) { return to_string(value); }
   static DeviceKind decode(const json& value) { return parse_device(value.get<std::string>()); }
@@ -187,13 +192,31 @@ std::vector<BenchmarkField> make_table() {
             "of memory. What --batch-size max searches under; on the CPU it makes memory limits "
             "testable",
             false, &R::memory_limit, &B::memory_limit),
+      field("task", {FieldType::kChoice, "train", "", 0, 0, task_names()},
+            "train, or infer: forward passes as served (and text generation for the models "
+            "that generate); `gpubench infer` sets it",
+            true, &R::task, &B::task,
+            [](const B& b) { return b.task == Task::kInfer ? std::string("inference") : ""; }),
+      field("prompt_len", integer(nullptr, 1, 1 << 20, "512 for the models that generate"),
+            "infer, models that generate text: prompt tokens (the prefill)", true, &R::prompt_len,
+            &B::prompt_len,
+            [](const B& b) {
+              return b.prompt_len > 0 ? "prompt " + std::to_string(b.prompt_len) : "";
+            }),
+      field("gen_len", integer(nullptr, 1, 1 << 20, "128 for the models that generate"),
+            "infer, models that generate text: tokens generated after the prompt, one at a time "
+            "(the decode)",
+            true, &R::gen_len, &B::gen_len,
+            [](const B& b) { return b.gen_len > 0 ? "gen " + std::to_string(b.gen_len) : ""; }),
   };
   for (BenchmarkField& f : table) {
     // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.
-    if (f.key == "tgt_len" || f.key == "seq_len" || f.key.rfind("lora_", 0) == 0) {
+    if (f.key == "tgt_len" || f.key == "seq_len" || f.key.rfind("lora_", 0) == 0 ||
+        f.key == "prompt_len" || f.key == "gen_len") {
       f.zero_means_none = true;
     }
     if (f.key == "model") f.short_flag = "-m";
+    if (f.key == "task") f.command_line = false;
     if (f.key == "precision") f.short_flag = "-p";
     if (f.key == "batch_size") {
       f.short_flag = "-b";

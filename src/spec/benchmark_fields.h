@@ -37,6 +37,7 @@ struct BenchmarkField {
   std::vector<std::string> choices;  // kChoice
   bool identity = false;             // a different value is a different benchmark
   bool suite = true;                 // a suite entry may set it
+  bool command_line = true;          // an option of train and fit (task: the command says it)
   // A recorded benchmark may hold 0 (text: empty) for "none": the batch of a published figure
   // whose source does not give it, the tokens per segment of a model that is not a language
   // model, the LoRA settings of a full fine-tune.

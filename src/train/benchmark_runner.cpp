@@ -18,11 +18,13 @@
 #include "system/system_probe.h"
 #include "train/compat.h"
 #include "train/device_timers.h"
+#include "infer/inference_runner.h"
 #include "train/graphed_step.h"
 #include "train/memory_plan.h"
 #include "train/model_setup.h"
 #include "train/precision_policy.h"
 #include "train/resolve_benchmark.h"
+#include "train/run_memory.h"
 #include "train/run_telemetry.h"
 #include "train/training_step.h"
 
@@ -37,31 +39,6 @@ torch::Device device_for(const ResolvedBenchmark& spec, const RankContext& rank)
 
 int world_size_of(const RankContext& rank) {
   return rank.collectives ? rank.collectives->world_size() : 1;
-}
-
-void record_peak_memory(torch::Device device, Metrics& metrics) {
-  if (device.is_cuda()) {
-    metrics.peak_memory_bytes = tensor_memory::peak_allocated_bytes(device);
-    metrics.peak_memory_source = tensor_memory::peak_source(device);
-    return;
-  }
-  metrics.peak_memory_bytes = tensor_memory::process_peak_rss_bytes();
-  metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
-}
-
-// A report of `basis` whose breakdown adds up to `peak`: `other` is what the parts leave.
-MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak,
-                           const MemoryBreakdown& parts) {
-  MemoryReport report;
-  report.basis = basis;
-  report.peak_bytes = peak;
-  report.breakdown = parts;
-  report.breakdown.other = 0;
-  report.breakdown.other = peak - report.breakdown.total();
-  report.peak_source = tensor_memory::peak_source(device);
-  report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
-  if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
-  return report;
 }
 
 // The peak of the timed steps and where it went (README, Memory): weights, gradients and
@@ -167,6 +144,7 @@ Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& e
 }
 
 Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
+  if (spec.task == Task::kInfer) return run_inference(spec, context);
   const auto wall_start = std::chrono::steady_clock::now();
   const RankContext& rank = context.rank;
   const ModelInfo& info = ModelRegistry::instance().get(spec.model);

@@ -33,8 +33,11 @@ void to_channels_last(torch::nn::Module& module) {
 std::unique_ptr<TrainableModel> build_model(const ModelInfo& info, const ModelOptions& options,
                                             const ResolvedBenchmark& benchmark,
                                             const PrecisionPolicy& policy) {
-  const DefaultDtypeScope scope(benchmark.tuning == Tuning::kLora ? policy.autocast_dtype()
-                                                                  : std::nullopt);
+  // Frozen weights (LoRA's base model) and inference weights of the models counted from their
+  // configuration are born in the compute dtype: an 8B model never exists in float32.
+  const bool low_precision_weights =
+      benchmark.tuning == Tuning::kLora || (benchmark.task == Task::kInfer && info.count);
+  const DefaultDtypeScope scope(low_precision_weights ? policy.autocast_dtype() : std::nullopt);
   return info.instantiate(options);
 }
 

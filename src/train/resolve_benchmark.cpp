@@ -78,6 +78,78 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
   }
 }
 
+std::string models_where(bool (*holds)(const ModelInfo&)) {
+  std::vector<std::string> names;
+  for (const ModelInfo* model : ModelRegistry::instance().all()) {
+    if (holds(*model)) names.push_back(model->name);
+  }
+  return join(names);
+}
+
+// task infer: what the model serves, checked; prompt and generation lengths for the models
+// that generate text (their requests are those, not a sequence length).
+void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
+                       ResolvedBenchmark& out) {
+  auto generating = [](const ModelInfo& m) { return m.generates_text; };
+  const bool lengths_given = request.prompt_len || request.gen_len;
+  if (out.task == Task::kTrain) {
+    if (lengths_given) {
+      throw UsageError(
+          "prompt_len and gen_len apply to inference (gpubench infer) of the models "
+          "that generate text (" +
+          models_where(generating) + ")");
+    }
+    return;
+  }
+  if (!info.inference) {
+    throw UsageError("'" + info.name + "' has no inference path in gpubench; infer runs " +
+                     models_where([](const ModelInfo& m) { return m.inference; }));
+  }
+  if (out.batch_size == kSearchBatchSize) {
+    throw UsageError(
+        "batch_size max searches for the largest batch that trains; infer takes "
+        "batch sizes (a list such as 1,8,32)");
+  }
+  if (out.gpus > 1) {
+    throw UsageError("infer runs on one device, not " + std::to_string(out.gpus) +
+                     " (--gpus 1); data parallelism is for training");
+  }
+  if (out.tuning == Tuning::kLora || out.activation_checkpointing) {
+    throw UsageError(
+        "infer runs the model's own weights: tuning 'lora' and "
+        "activation_checkpointing are training settings");
+  }
+  if (out.mode == Mode::kGraph) {
+    throw UsageError("mode 'graph' for infer is not built yet: infer runs eager only");
+  }
+  if (!info.generates_text) {
+    if (lengths_given) {
+      throw UsageError("prompt_len and gen_len apply to the models that generate text (" +
+                       models_where(generating) + "), not to '" + info.name + "'");
+    }
+    return;
+  }
+  if (request.seq_len) {
+    throw UsageError("seq_len does not apply to infer with " + info.name +
+                     ": its requests are a prompt (prompt_len) and generated tokens (gen_len)");
+  }
+  out.seq_len = 0;
+  out.prompt_len = request.prompt_len.value_or(kDefaultPromptLength);
+  out.gen_len = request.gen_len.value_or(kDefaultGenerationLength);
+  if (out.gen_len < 2) {
+    throw UsageError("gen_len must be at least 2, got " + std::to_string(out.gen_len) +
+                     ": the prompt's pass gives the first token, the decode the rest");
+  }
+  if (info.max_seq_len > 0 && out.prompt_len + out.gen_len > info.max_seq_len) {
+    throw UsageError("prompt_len " + std::to_string(out.prompt_len) + " + gen_len " +
+                     std::to_string(out.gen_len) + " is more than " + info.name + "'s " +
+                     std::to_string(info.max_seq_len) + " positions");
+  }
+  // A generation is a request of gen_len steps: a few make a trial.
+  if (!request.warmup_steps) out.warmup_steps = 1;
+  if (!request.steps) out.steps = 2;
+}
+
 }  // namespace
 
 ModelOptions model_options_for(const ResolvedBenchmark& b) {
@@ -141,6 +213,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
   }
   resolve_fine_tuning(request, info, out);
+  resolve_inference(request, info, out);
   if (info.minimum_warmup_steps) {
     const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);
     if (out.warmup_steps < needed) {

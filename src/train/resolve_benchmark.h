@@ -8,6 +8,10 @@
 
 namespace gpubench {
 
+// infer, the models that generate text: the lengths when none are given.
+inline constexpr int64_t kDefaultPromptLength = 512;
+inline constexpr int64_t kDefaultGenerationLength = 128;
+
 // kAuto becomes CUDA when present. Throws UsageError for CUDA without a device, or more ranks
 // here than devices.
 DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine);

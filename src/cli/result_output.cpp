@@ -1,0 +1,35 @@
+#include "result_output.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "reporting/results_table.h"
+
+namespace gpubench::cli {
+
+int report_result(const Result& result, const std::string& path) {
+  std::optional<UsageError> unwritten;
+  try {
+    write_json_atomically(path, result_to_json(result));
+  } catch (const UsageError& error) {
+    unwritten = error;
+  }
+  std::fputs(render_results_table({result}).c_str(), stdout);
+  if (result.status == RunStatus::kOk) {
+    std::fputs(render_inference_lines(result).c_str(), stdout);
+    std::fputs(render_efficiency_lines(result).c_str(), stdout);
+  }
+  if (unwritten) throw *unwritten;
+  std::printf("result: %s\n", path.c_str());
+  if (result.status != RunStatus::kOk) {
+    log::error("benchmark {}: {}", to_string(result.status), result.error);
+    return kExitBenchmarkFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,34 @@
+// Greedy generation with a key/value cache, timed token by token (README, Inference): the
+// prompt in one forward pass (the prefill, which gives the first token), then one token at a
+// time (the decode), each step synchronised so that its time is its own.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "models/text_generation.h"
+
+namespace gpubench {
+
+struct Generation {
+  torch::Tensor tokens;  // [batch, gen_len]: the first from the prefill, the rest decoded
+  double time_to_first_token_ms = 0;
+  std::vector<double> decode_step_ms;  // gen_len - 1 steps
+  double total_ms = 0;
+  // Any of the cache's tensors moved (the cache was reallocated) during the generation.
+  bool cache_reallocated = false;
+};
+
+// Starts from an empty cache (its length reset, its tensors kept) of at least prompt + gen_len
+// positions.
+Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Tensor& prompt,
+                           int64_t gen_len, torch::Device device);
+
+// The same tokens by recomputing the whole sequence at every step, with no cache: the reference
+// the cached generation must reproduce.
+torch::Tensor generate_greedy_without_cache(TextGenerator& model, const torch::Tensor& prompt,
+                                            int64_t gen_len);
+
+}  // namespace gpubench

@@ -1,0 +1,41 @@
+// Autoregressive generation for `gpubench infer`: a key/value cache preallocated for the whole
+// generation, and the model's forward pass that appends to it (README, Inference).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+// Per layer, keys and values [batch, kv_heads, capacity, head_dim]; positions below `length`
+// hold the tokens seen so far. Allocated once: appending writes into it, never reallocates.
+struct KvCache {
+  std::vector<torch::Tensor> keys, values;
+  int64_t capacity = 0;
+  int64_t length = 0;
+
+  int64_t bytes() const;
+  // Bytes one token of one sequence takes, over every layer's keys and values.
+  int64_t bytes_per_token() const;
+};
+
+class TextGenerator {
+ public:
+  virtual ~TextGenerator() = default;
+  virtual KvCache allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
+                                 torch::ScalarType dtype) = 0;
+  // Runs `tokens` [batch, n] at positions cache.length.. (appending their keys and values) and
+  // returns the logits of the last position [batch, vocab]. n > 1 only for the prompt, into an
+  // empty cache.
+  virtual torch::Tensor next_token_logits(const torch::Tensor& tokens, KvCache& cache) = 0;
+  // Logits of the last position recomputed from the whole sequence, without a cache (the
+  // reference the cached path must agree with).
+  virtual torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) = 0;
+  virtual int64_t vocab_size() const = 0;
+  // The longest sequence (prompt and generated tokens) the model has positions for.
+  virtual int64_t context_length() const = 0;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,38 @@
+// An inference run's figures beside its throughput: the result's metrics.inference block
+// (README, Inference). Measuring them is infer/'s job.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+// Milliseconds per request over the timed requests; percentiles interpolate linearly between
+// order statistics (numpy's default), as results/statistics.h does.
+struct LatencySummary {
+  int64_t count = 0;
+  double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;
+};
+LatencySummary summarize_latency(const std::vector<double>& milliseconds);
+
+struct InferenceMetrics {
+  bool present = false;
+  // One request: a forward pass of the batch, or a whole generation (prompt and every generated
+  // token), synchronised at both ends.
+  LatencySummary request_latency_ms;
+  // Generation only (0 and empty for the other models).
+  double prefill_tokens_per_second = 0;  // prompt tokens of the batch over time to first token
+  double decode_tokens_per_second = 0;   // tokens generated one at a time over their time
+  LatencySummary time_to_first_token_ms;
+  LatencySummary time_per_output_token_ms;  // each decode step, synchronised
+  int64_t kv_cache_bytes = 0;               // preallocated for prompt + generated tokens
+  int64_t kv_cache_bytes_per_token = 0;     // per token of one sequence, every layer
+  bool kv_cache_reallocated = false;        // checked after every generation
+};
+
+nlohmann::json inference_to_json(const InferenceMetrics& metrics);
+InferenceMetrics inference_from_json(const nlohmann::json& block);  // null: absent; UsageError
+
+}  // namespace gpubench

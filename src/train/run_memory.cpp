@@ -1,0 +1,31 @@
+#include "train/run_memory.h"
+
+#include "memory/tensor_memory.h"
+
+namespace gpubench {
+
+void record_peak_memory(torch::Device device, Metrics& metrics) {
+  if (device.is_cuda()) {
+    metrics.peak_memory_bytes = tensor_memory::peak_allocated_bytes(device);
+    metrics.peak_memory_source = tensor_memory::peak_source(device);
+    return;
+  }
+  metrics.peak_memory_bytes = tensor_memory::process_peak_rss_bytes();
+  metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
+}
+
+MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak,
+                           const MemoryBreakdown& parts) {
+  MemoryReport report;
+  report.basis = basis;
+  report.peak_bytes = peak;
+  report.breakdown = parts;
+  report.breakdown.other = 0;
+  report.breakdown.other = peak - report.breakdown.total();
+  report.peak_source = tensor_memory::peak_source(device);
+  report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
+  if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
+  return report;
+}
+
+}  // namespace gpubench
