@@ -323,7 +323,8 @@ void add_figure_table(const Layout& layout, Report& report, std::string id, std:
 
 void add_tflops_table(const Layout& layout, Report& report) {
   add_figure_table(
-      layout, report, "tflops", "Achieved TFLOP/s (3 x forward FLOPs per sample)",
+      layout, report, "tflops",
+      "Achieved TFLOP/s (3 x forward FLOPs per sample; inference: 1 x, generation: none)",
       [](const Result& r) -> std::optional<ReportCell> {
         if (r.metrics.achieved_tflops <= 0) return std::nullopt;
         return ReportCell{r.metrics.achieved_tflops, format_fixed(r.metrics.achieved_tflops, 2)};
@@ -388,6 +389,33 @@ void add_memory_table(const Layout& layout, Report& report) {
         return ReportCell{static_cast<double>(m.peak_bytes), text};
       },
       /*failed_too=*/true);
+}
+
+// Inference: latency per request, and for generation its time to first token, time per output
+// token, rates and key/value cache (results/inference_info.h).
+void add_inference_tables(const Layout& layout, Report& report) {
+  add_figure_table(layout, report, "latency", "Inference latency per request: p50 / p99 ms",
+                   [](const Result& r) -> std::optional<ReportCell> {
+                     const InferenceMetrics& m = r.metrics.inference;
+                     if (!m.present || m.request_latency_ms.count == 0) return std::nullopt;
+                     return ReportCell{m.request_latency_ms.p50,
+                                       format_fixed(m.request_latency_ms.p50, 2) + " / " +
+                                           format_fixed(m.request_latency_ms.p99, 2)};
+                   });
+  add_figure_table(
+      layout, report, "generation",
+      "Generation: time to first token p50 ms / time per output token p50 / p99 ms / prefill "
+      "tokens/sec / key/value cache",
+      [](const Result& r) -> std::optional<ReportCell> {
+        const InferenceMetrics& m = r.metrics.inference;
+        if (!m.present || m.kv_cache_bytes == 0) return std::nullopt;
+        return ReportCell{m.time_per_output_token_ms.p50,
+                          format_fixed(m.time_to_first_token_ms.p50, 2) + " / " +
+                              format_fixed(m.time_per_output_token_ms.p50, 2) + " / " +
+                              format_fixed(m.time_per_output_token_ms.p99, 2) + " / " +
+                              format_fixed(m.prefill_tokens_per_second, 0) + " / " +
+                              bytes_text(m.kv_cache_bytes)};
+      });
 }
 
 // With results from several systems: does each recipe fit each card, with the headroom its
@@ -459,6 +487,7 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   add_peak_table(layout, report);
   add_energy_table(layout, report);
   add_memory_table(layout, report);
+  add_inference_tables(layout, report);
   add_fit_table(layout, report);
   return report;
 }
@@ -518,6 +547,50 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
     }
     table.rows.push_back(std::move(row));
   }
+  // Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster).
+  ReportTable latency;
+  latency.id = "latency";
+  latency.title = "Inference latency, " + b_name + " vs " + a_name +
+                  " (ms; B/A below 1: B answers sooner)";
+  latency.label_columns = table.label_columns;
+  latency.columns = {a_name + " p50", b_name + " p50", "B/A p50", a_name + " p99",
+                     b_name + " p99", a_name + " TTFT p50", b_name + " TTFT p50",
+                     a_name + " TPOT p50", b_name + " TPOT p50"};
+  for (const auto& [key, sides] : rows) {
+    const auto& [family, model, order, precision, gpus, setup] = key;
+    (void)family;
+    (void)order;
+    const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
+    const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
+    auto inference = [](const Result* r) -> const InferenceMetrics* {
+      return r != nullptr && r->status == RunStatus::kOk && r->metrics.inference.present
+                 ? &r->metrics.inference
+                 : nullptr;
+    };
+    const InferenceMetrics *ia = inference(ra), *ib = inference(rb);
+    if (ia == nullptr && ib == nullptr) continue;
+    auto ms = [](const InferenceMetrics* m, const LatencySummary InferenceMetrics::*which,
+                 double LatencySummary::*figure) {
+      if (m == nullptr || (m->*which).count == 0) return ReportCell{std::nullopt, "-"};
+      return ReportCell{(m->*which).*figure, format_fixed((m->*which).*figure, 2)};
+    };
+    ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
+    row.cells.push_back(ms(ia, &InferenceMetrics::request_latency_ms, &LatencySummary::p50));
+    row.cells.push_back(ms(ib, &InferenceMetrics::request_latency_ms, &LatencySummary::p50));
+    if (ia && ib && ia->request_latency_ms.p50 > 0) {
+      const double ratio = ib->request_latency_ms.p50 / ia->request_latency_ms.p50;
+      row.cells.push_back({ratio, format_fixed(ratio, 3)});
+    } else {
+      row.cells.push_back({std::nullopt, "-"});
+    }
+    row.cells.push_back(ms(ia, &InferenceMetrics::request_latency_ms, &LatencySummary::p99));
+    row.cells.push_back(ms(ib, &InferenceMetrics::request_latency_ms, &LatencySummary::p99));
+    row.cells.push_back(ms(ia, &InferenceMetrics::time_to_first_token_ms, &LatencySummary::p50));
+    row.cells.push_back(ms(ib, &InferenceMetrics::time_to_first_token_ms, &LatencySummary::p50));
+    row.cells.push_back(ms(ia, &InferenceMetrics::time_per_output_token_ms, &LatencySummary::p50));
+    row.cells.push_back(ms(ib, &InferenceMetrics::time_per_output_token_ms, &LatencySummary::p50));
+    latency.rows.push_back(std::move(row));
+  }
   ReportTable family;
   family.id = "family";
   family.title = "Geometric-mean B/A per family";
@@ -533,6 +606,7 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   report.charts.back().series.resize(2);  // bars for A and B; the ratio columns are not throughputs
   report.charts.back().values.resize(2);
   report.tables.push_back(std::move(table));
+  if (!latency.rows.empty()) report.tables.push_back(std::move(latency));
   report.tables.push_back(std::move(family));
   return report;
 }

@@ -1,0 +1,119 @@
+// gpubench infer through the binary: a batch list gives one result per batch, generation's
+// figures in the file, a suite entry with task infer, inference results in report and compare,
+// and the bad inputs (exit 2, one line).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::expect_usage_error;
+using testing::read_json;
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+const char* kShort = " --device cpu --warmup-steps 1 --steps 2 --repeat 2";
+
+TEST(InferCli, ABatchListGivesOneResultPerBatch) {
+  ScratchDirectory dir("infer-batches");
+  const auto run =
+      run_gpubench("infer --model test-tiny-cnn --batch-size 1,3" + std::string(kShort) +
+                   " --output " + dir.path());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto files = dir.files_with_extension(".json");
+  ASSERT_EQ(files.size(), 2u) << run.output;
+  std::set<int64_t> batches;
+  for (const std::string& file : files) {
+    const auto r = read_json(file);
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["benchmark"]["task"], "infer");
+    EXPECT_EQ(r["metrics"]["inference"]["request_latency_ms"]["count"], 4);
+    batches.insert(r["benchmark"]["batch_size_per_device"].get<int64_t>());
+  }
+  EXPECT_EQ(batches, (std::set<int64_t>{1, 3}));
+  EXPECT_NE(run.output.find("latency per request: p50"), std::string::npos) << run.output;
+}
+
+TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
+  ScratchDirectory dir("infer-generate");
+  const auto run = run_gpubench("infer --model test-tiny-llama --batch-size 2 --prompt-len 8 "
+                                "--gen-len 4" +
+                                std::string(kShort) + " --output " + dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto r = read_json(dir.file("r.json"));
+  const auto& m = r["metrics"]["inference"];
+  EXPECT_EQ(r["metrics"]["throughput_unit"], "tokens/sec");
+  EXPECT_DOUBLE_EQ(r["metrics"]["throughput"].get<double>(),
+                   m["decode_tokens_per_second"].get<double>());
+  EXPECT_GT(m["prefill_tokens_per_second"].get<double>(), 0);
+  EXPECT_EQ(m["time_per_output_token_ms"]["count"], 2 * 2 * 3);
+  EXPECT_GT(m["kv_cache_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(m["kv_cache_reallocated"], false);
+  EXPECT_EQ(r["benchmark"]["prompt_len"], 8);
+  EXPECT_EQ(r["benchmark"]["gen_len"], 4);
+  EXPECT_NE(run.output.find("time per output token: p50"), std::string::npos) << run.output;
+}
+
+TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
+  ScratchDirectory dir("infer-suite");
+  std::ofstream(dir.file("suite.yaml"))
+      << "defaults: {device: cpu, batch_size: 2, warmup_steps: 0, steps: 1, repeat: 1}\n"
+         "benchmarks:\n  - model: test-tiny-cnn\n    task: [train, infer]\n";
+  const auto run =
+      run_gpubench("run " + dir.file("suite.yaml") + " --output " + dir.file("out"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::set<std::string> tasks;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    const auto r = read_json(entry.path().string());
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    tasks.insert(r["benchmark"]["task"].get<std::string>());
+    EXPECT_EQ(r["metrics"].contains("inference"), r["benchmark"]["task"] == "infer");
+  }
+  EXPECT_EQ(tasks, (std::set<std::string>{"train", "infer"}));
+  // report: training and inference of one model are two rows; the latency table is there.
+  const auto report = run_gpubench("report " + dir.file("out"));
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("Inference latency per request"), std::string::npos)
+      << report.output;
+  EXPECT_NE(report.output.find("inference"), std::string::npos) << report.output;
+  // compare against itself: the latency table beside the throughput one.
+  const auto compare =
+      run_gpubench("compare " + dir.file("out") + " " + dir.file("out") + " --format markdown");
+  ASSERT_EQ(compare.exit_code, 0) << compare.output;
+  EXPECT_NE(compare.output.find("Inference latency"), std::string::npos) << compare.output;
+  // regress: each task against its own baseline.
+  const auto regress = run_gpubench("regress --baseline " + dir.file("out") + " --current " + dir.file("out"));
+  EXPECT_EQ(regress.exit_code, 0) << regress.output;
+}
+
+TEST(InferCli, BadInputIsOneLineAndExitTwo) {
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size 1,0,8",
+                     "batch_size must be an integer from 1 to 1048576");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size 1,,8",
+                     "has an empty entry");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size max",
+                     "infer takes batch sizes");
+  expect_usage_error("infer --model test-tiny-llama --device cpu --prompt-len 60 --gen-len 8",
+                     "prompt_len 60 + gen_len 8 is more than test-tiny-llama's 64 positions");
+  expect_usage_error("infer --model test-tiny-llama --device cpu --gen-len 1",
+                     "gen_len must be at least 2");
+  expect_usage_error("infer --model transformerxl-base --device cpu",
+                     "'transformerxl-base' has no inference path in gpubench");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --gen-len 8",
+                     "prompt_len and gen_len apply to the models that generate text");
+  expect_usage_error("infer --model test-tiny-llama --device cpu --seq-len 16",
+                     "seq_len does not apply to infer");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --gpus 2", "infer runs on one");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --mode graph",
+                     "mode 'graph' for infer is not built yet");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size 1,2 -o x.json",
+                     "names one file");
+  expect_usage_error("train --model test-tiny-llama --device cpu --gen-len 8",
+                     "prompt_len and gen_len apply to inference");
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,143 @@
+// gpubench infer in process: greedy generation with the key/value cache against recomputing the
+// whole sequence, the cache never reallocated, request timing on a fake clock, a whole run's
+// figures.
+#include <gtest/gtest.h>
+
+#include "cpu_benchmark.h"
+#include "infer/greedy_generation.h"
+#include "infer/request_timing.h"
+#include "models/model_registry.h"
+#include "train/benchmark_runner.h"
+
+namespace gpubench {
+namespace {
+
+using testing::cpu_benchmark;
+
+std::unique_ptr<TrainableModel> tiny_llama() {
+  torch::manual_seed(7);
+  ModelOptions options;
+  options.seq_len = 32;
+  auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
+  model->module().eval();
+  return model;
+}
+
+TEST(GreedyGeneration, WithTheCacheGivesTheTokensOfRecomputingEverySequence) {
+  const auto model = tiny_llama();
+  TextGenerator& generator = *model->text_generator();
+  const c10::InferenceMode inference_mode;
+  const torch::Tensor prompt = torch::randint(generator.vocab_size(), {3, 9}, torch::kLong);
+  KvCache cache = generator.allocate_cache(3, 9 + 12, torch::kCPU, torch::kFloat);
+  const Generation cached = generate_greedy(generator, cache, prompt, 12, torch::kCPU);
+  const torch::Tensor recomputed = generate_greedy_without_cache(generator, prompt, 12);
+  ASSERT_EQ(cached.tokens.sizes(), recomputed.sizes());
+  EXPECT_TRUE(torch::equal(cached.tokens, recomputed))
+      << cached.tokens << "\n"
+      << recomputed;
+  // Not a constant sequence: the test would pass for a model that ignores its input.
+  EXPECT_GT(std::get<0>(at::_unique(cached.tokens)).numel(), 1);
+  EXPECT_EQ(cached.decode_step_ms.size(), 11u);
+  EXPECT_EQ(cache.length, 9 + 11);  // the last token is generated, never fed back
+}
+
+TEST(GreedyGeneration, TheCacheIsAllocatedOnceAndWrittenInPlace) {
+  const auto model = tiny_llama();
+  TextGenerator& generator = *model->text_generator();
+  const c10::InferenceMode inference_mode;
+  KvCache cache = generator.allocate_cache(2, 24, torch::kCPU, torch::kFloat);
+  std::vector<const void*> before;
+  for (const auto& t : cache.keys) before.push_back(t.data_ptr());
+  const torch::Tensor prompt = torch::randint(generator.vocab_size(), {2, 8}, torch::kLong);
+  const Generation first = generate_greedy(generator, cache, prompt, 16, torch::kCPU);
+  const Generation second = generate_greedy(generator, cache, prompt, 16, torch::kCPU);
+  EXPECT_FALSE(first.cache_reallocated);
+  EXPECT_FALSE(second.cache_reallocated);
+  for (size_t i = 0; i < cache.keys.size(); ++i) EXPECT_EQ(cache.keys[i].data_ptr(), before[i]);
+  // The same prompt from an emptied cache gives the same tokens.
+  EXPECT_TRUE(torch::equal(first.tokens, second.tokens));
+  // Layers x (keys, values) x batch x kv heads x positions x head dim, float32.
+  EXPECT_EQ(cache.bytes(), 2 * 2 * 2 * 2 * 24 * 8 * 4);
+  EXPECT_EQ(cache.bytes_per_token(), 2 * 2 * 2 * 8 * 4);
+  // A cache too short for the generation is an error, not a reallocation.
+  KvCache short_cache = generator.allocate_cache(2, 10, torch::kCPU, torch::kFloat);
+  EXPECT_THROW(generate_greedy(generator, short_cache, prompt, 16, torch::kCPU), std::exception);
+}
+
+// Each request its own synchronised window.
+class ScriptedTimer : public StepTimer {
+ public:
+  explicit ScriptedTimer(std::vector<double> seconds) : seconds_(std::move(seconds)) {}
+  void start_window() override { ++windows; }
+  void mark_step() override { ++marks; }
+  WindowTiming stop_window() override { return {seconds_.at(next_++), {}}; }
+  double elapsed_seconds() const override { return 0; }
+  int windows = 0, marks = 0;
+
+ private:
+  std::vector<double> seconds_;
+  size_t next_ = 0;
+};
+
+TEST(RequestTiming, EveryRequestIsItsOwnWindow) {
+  ScriptedTimer timer({0.010, 0.012, 0.5});
+  int requests = 0;
+  const std::vector<double> ms = time_requests(timer, 3, [&] { ++requests; });
+  EXPECT_EQ(requests, 3);
+  EXPECT_EQ(timer.windows, 3);
+  EXPECT_EQ(timer.marks, 3);
+  ASSERT_EQ(ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(ms[0], 10);
+  EXPECT_DOUBLE_EQ(ms[2], 500);
+}
+
+TEST(InferenceRun, ForwardPassesGiveThroughputAndLatency) {
+  ResolvedBenchmark b = cpu_benchmark("test-tiny-cnn", 4);
+  b.task = Task::kInfer;
+  b.steps = 3;
+  b.repeat = 2;
+  const Result r = run_benchmark(b);
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  EXPECT_GT(r.metrics.throughput, 0);
+  EXPECT_EQ(r.metrics.throughput_unit, "images/sec");
+  EXPECT_EQ(r.metrics.trials.size(), 2u);
+  const InferenceMetrics& m = r.metrics.inference;
+  ASSERT_TRUE(m.present);
+  EXPECT_EQ(m.request_latency_ms.count, 6);
+  EXPECT_GT(m.request_latency_ms.p50, 0);
+  EXPECT_LE(m.request_latency_ms.p50, m.request_latency_ms.p99);
+  EXPECT_LE(m.request_latency_ms.p99, m.request_latency_ms.max);
+  EXPECT_EQ(m.kv_cache_bytes, 0);
+  EXPECT_EQ(r.metrics.memory.basis, kMemoryMeasured);
+  EXPECT_GT(r.metrics.memory.breakdown.weights, 0);
+  EXPECT_EQ(r.metrics.memory.breakdown.gradients, 0);  // no autograd in inference mode
+  EXPECT_TRUE(r.optimizer.empty());
+}
+
+TEST(InferenceRun, GenerationGivesPrefillDecodeAndTheCache) {
+  ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 2);
+  b.task = Task::kInfer;
+  b.seq_len = 0;
+  b.prompt_len = 8;
+  b.gen_len = 6;
+  b.warmup_steps = 1;
+  b.steps = 2;
+  b.repeat = 2;
+  const Result r = run_benchmark(b);
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  EXPECT_EQ(r.metrics.throughput_unit, "tokens/sec");
+  const InferenceMetrics& m = r.metrics.inference;
+  EXPECT_DOUBLE_EQ(r.metrics.throughput, m.decode_tokens_per_second);
+  EXPECT_GT(m.prefill_tokens_per_second, 0);
+  EXPECT_EQ(m.request_latency_ms.count, 4);               // steps x repeat generations
+  EXPECT_EQ(m.time_to_first_token_ms.count, 4);
+  EXPECT_EQ(m.time_per_output_token_ms.count, 4 * 5);     // gen_len - 1 decode steps each
+  EXPECT_EQ(m.kv_cache_bytes, 2 * 2 * 2 * 2 * (8 + 6) * 8 * 4);
+  EXPECT_EQ(m.kv_cache_bytes_per_token, 2 * 2 * 2 * 8 * 4);
+  EXPECT_FALSE(m.kv_cache_reallocated);
+  EXPECT_GE(r.metrics.memory.peak_bytes,
+            r.metrics.memory.breakdown.weights + m.kv_cache_bytes);
+}
+
+}  // namespace
+}  // namespace gpubench
