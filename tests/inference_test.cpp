@@ -36,7 +36,7 @@ TEST(GreedyGeneration, WithTheCacheGivesTheTokensOfRecomputingEverySequence) {
       << cached.tokens << "\n"
       << recomputed;
   // Not a constant sequence: the test would pass for a model that ignores its input.
-  EXPECT_GT(std::get<0>(at::_unique(cached.tokens)).numel(), 1);
+  EXPECT_NE(cached.tokens.min().item<int64_t>(), cached.tokens.max().item<int64_t>());
   EXPECT_EQ(cached.decode_step_ms.size(), 11u);
   EXPECT_EQ(cache.length, 9 + 11);  // the last token is generated, never fed back
 }
