@@ -19,9 +19,8 @@ const char* kShort = " --device cpu --warmup-steps 1 --steps 2 --repeat 2";
 
 TEST(InferCli, ABatchListGivesOneResultPerBatch) {
   ScratchDirectory dir("infer-batches");
-  const auto run =
-      run_gpubench("infer --model test-tiny-cnn --batch-size 1,3" + std::string(kShort) +
-                   " --output " + dir.path());
+  const auto run = run_gpubench("infer --model test-tiny-cnn --batch-size 1,3" +
+                                std::string(kShort) + " --output " + dir.path());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto files = dir.files_with_extension(".json");
   ASSERT_EQ(files.size(), 2u) << run.output;
@@ -39,9 +38,10 @@ TEST(InferCli, ABatchListGivesOneResultPerBatch) {
 
 TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
   ScratchDirectory dir("infer-generate");
-  const auto run = run_gpubench("infer --model test-tiny-llama --batch-size 2 --prompt-len 8 "
-                                "--gen-len 4" +
-                                std::string(kShort) + " --output " + dir.file("r.json"));
+  const auto run = run_gpubench(
+      "infer --model test-tiny-llama --batch-size 2 --prompt-len 8 "
+      "--gen-len 4" +
+      std::string(kShort) + " --output " + dir.file("r.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto r = read_json(dir.file("r.json"));
   const auto& m = r["metrics"]["inference"];
@@ -62,8 +62,7 @@ TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
   std::ofstream(dir.file("suite.yaml"))
       << "defaults: {device: cpu, batch_size: 2, warmup_steps: 0, steps: 1, repeat: 1}\n"
          "benchmarks:\n  - model: test-tiny-cnn\n    task: [train, infer]\n";
-  const auto run =
-      run_gpubench("run " + dir.file("suite.yaml") + " --output " + dir.file("out"));
+  const auto run = run_gpubench("run " + dir.file("suite.yaml") + " --output " + dir.file("out"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::set<std::string> tasks;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
@@ -85,7 +84,8 @@ TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
   ASSERT_EQ(compare.exit_code, 0) << compare.output;
   EXPECT_NE(compare.output.find("Inference latency"), std::string::npos) << compare.output;
   // regress: each task against its own baseline.
-  const auto regress = run_gpubench("regress --baseline " + dir.file("out") + " --current " + dir.file("out"));
+  const auto regress =
+      run_gpubench("regress --baseline " + dir.file("out") + " --current " + dir.file("out"));
   EXPECT_EQ(regress.exit_code, 0) << regress.output;
 }
 

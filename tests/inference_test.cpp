@@ -32,9 +32,7 @@ TEST(GreedyGeneration, WithTheCacheGivesTheTokensOfRecomputingEverySequence) {
   const Generation cached = generate_greedy(generator, cache, prompt, 12, torch::kCPU);
   const torch::Tensor recomputed = generate_greedy_without_cache(generator, prompt, 12);
   ASSERT_EQ(cached.tokens.sizes(), recomputed.sizes());
-  EXPECT_TRUE(torch::equal(cached.tokens, recomputed))
-      << cached.tokens << "\n"
-      << recomputed;
+  EXPECT_TRUE(torch::equal(cached.tokens, recomputed)) << cached.tokens << "\n" << recomputed;
   // Not a constant sequence: the test would pass for a model that ignores its input.
   EXPECT_NE(cached.tokens.min().item<int64_t>(), cached.tokens.max().item<int64_t>());
   EXPECT_EQ(cached.decode_step_ms.size(), 11u);
@@ -129,14 +127,13 @@ TEST(InferenceRun, GenerationGivesPrefillDecodeAndTheCache) {
   const InferenceMetrics& m = r.metrics.inference;
   EXPECT_DOUBLE_EQ(r.metrics.throughput, m.decode_tokens_per_second);
   EXPECT_GT(m.prefill_tokens_per_second, 0);
-  EXPECT_EQ(m.request_latency_ms.count, 4);               // steps x repeat generations
+  EXPECT_EQ(m.request_latency_ms.count, 4);  // steps x repeat generations
   EXPECT_EQ(m.time_to_first_token_ms.count, 4);
-  EXPECT_EQ(m.time_per_output_token_ms.count, 4 * 5);     // gen_len - 1 decode steps each
+  EXPECT_EQ(m.time_per_output_token_ms.count, 4 * 5);  // gen_len - 1 decode steps each
   EXPECT_EQ(m.kv_cache_bytes, 2 * 2 * 2 * 2 * (8 + 6) * 8 * 4);
   EXPECT_EQ(m.kv_cache_bytes_per_token, 2 * 2 * 2 * 8 * 4);
   EXPECT_FALSE(m.kv_cache_reallocated);
-  EXPECT_GE(r.metrics.memory.peak_bytes,
-            r.metrics.memory.breakdown.weights + m.kv_cache_bytes);
+  EXPECT_GE(r.metrics.memory.peak_bytes, r.metrics.memory.breakdown.weights + m.kv_cache_bytes);
 }
 
 }  // namespace

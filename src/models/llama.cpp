@@ -109,20 +109,35 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
       k = cache->keys.narrow(2, 0, keys);
       v = cache->values.narrow(2, 0, keys);
     }
-    if (kv_heads_ != heads_) {
-      k = k.repeat_interleave(heads_ / kv_heads_, 1);
-      v = v.repeat_interleave(heads_ / kv_heads_, 1);
+    Tensor attended;
+    if (cache && tokens == 1) {
+      attended = decode_attention(q, k, v);
+    } else {
+      if (kv_heads_ != heads_) {
+        k = k.repeat_interleave(heads_ / kv_heads_, 1);
+        v = v.repeat_interleave(heads_ / kv_heads_, 1);
+      }
+      // A prompt (into an empty cache, or without one) attends causally.
+      attended = compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/true);
     }
-    // A prompt (into an empty cache, or without one) attends causally; one new token attends
-    // to every position before it and itself.
-    const Tensor attended =
-        compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/tokens > 1);
     // Query x key and weights x value over the full square (what the unfused kernel computes).
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * keys * head_dim_);
     const Tensor h =
         x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
     const Tensor m = post_attention_layernorm(h);
     return h + down_proj(torch::silu(gate_proj(m)) * up_proj(m));
+  }
+
+  // One new token [batch, heads, 1, head_dim] against every cached position: each group of
+  // query heads reads its shared key/value head as it lies in the cache (no copy of the cache
+  // per step, as repeating the heads would make); softmax in float32.
+  Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v) const {
+    const int64_t batch = q.size(0), group = heads_ / kv_heads_;
+    const Tensor grouped = q.reshape({batch, kv_heads_, group, head_dim_});
+    const Tensor scores =
+        torch::matmul(grouped, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
+    const Tensor weights = torch::softmax(scores, -1, torch::kFloat).to(q.scalar_type());
+    return torch::matmul(weights, v).reshape({batch, heads_, 1, head_dim_});
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};

@@ -550,12 +550,12 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   // Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster).
   ReportTable latency;
   latency.id = "latency";
-  latency.title = "Inference latency, " + b_name + " vs " + a_name +
-                  " (ms; B/A below 1: B answers sooner)";
+  latency.title =
+      "Inference latency, " + b_name + " vs " + a_name + " (ms; B/A below 1: B answers sooner)";
   latency.label_columns = table.label_columns;
-  latency.columns = {a_name + " p50", b_name + " p50", "B/A p50", a_name + " p99",
-                     b_name + " p99", a_name + " TTFT p50", b_name + " TTFT p50",
-                     a_name + " TPOT p50", b_name + " TPOT p50"};
+  latency.columns = {a_name + " p50",      b_name + " p50",      "B/A p50",
+                     a_name + " p99",      b_name + " p99",      a_name + " TTFT p50",
+                     b_name + " TTFT p50", a_name + " TPOT p50", b_name + " TPOT p50"};
   for (const auto& [key, sides] : rows) {
     const auto& [family, model, order, precision, gpus, setup] = key;
     (void)family;

@@ -12,8 +12,8 @@ namespace {
 TEST(LatencySummary, PercentilesInterpolateBetweenOrderStatistics) {
   // 20 requests of 1..20 ms, shuffled: p50 at rank 9.5 (0-based) = 10.5, p90 at 17.1 = 18.1,
   // p99 at 18.81 = 19.81, max 20, mean 10.5 (numpy.percentile gives the same).
-  const std::vector<double> ms = {7, 3, 20, 1, 14, 9, 12, 5, 18, 2,
-                                  16, 11, 4, 19, 6, 13, 8, 17, 10, 15};
+  const std::vector<double> ms = {7,  3,  20, 1,  14, 9,  12, 5,  18, 2,
+                                  16, 11, 4,  19, 6,  13, 8,  17, 10, 15};
   const LatencySummary s = summarize_latency(ms);
   EXPECT_EQ(s.count, 20);
   EXPECT_DOUBLE_EQ(s.p50, 10.5);
