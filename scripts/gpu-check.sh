@@ -20,6 +20,9 @@
 #             bf16 at seq 2048 batch 4 and BERT-large bf16 at seq 512 batch 16, predicted against
 #             measured peak; ResNet-50 fp16 --batch-size max (the batch fit predicted, the one the
 #             probes found)
+#   infer     gpubench infer: ResNet-50 fp16 at batches 1 and 256, Llama 3 8B bf16 generating 128
+#             tokens after a 512-token prompt at batches 1 and 16: throughput, latency, prefill and
+#             decode tokens/sec, time to first token, time per output token, the KV cache
 # Each benchmark prints its table row as soon as it ends, so a stage stopped at its time limit
 # still shows what it measured; GPUBENCH_CHECK_BUDGET_S (default 420) skips a stage's remaining
 # benchmarks once it has run that long. gpubench's result files go to results/gpu/<gpu>/ (for
@@ -39,8 +42,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for stage in "$@"; do
-  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune|memory) ;;
-    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune, memory" >&2; exit 2 ;;
+  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune|memory|infer) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune, memory, infer" >&2; exit 2 ;;
   esac
 done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
@@ -56,6 +59,7 @@ if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few s
   : "${GPUBENCH_CHECK_FINETUNE:=test-tiny-bert:16:2:full test-tiny-llama:32:1:lora}"
   : "${GPUBENCH_CHECK_MEMORY:=test-tiny-llama:32:4:lora test-tiny-bert:16:8:full}"
   : "${GPUBENCH_CHECK_MAX_MODEL:=test-tiny-llama}" "${GPUBENCH_CHECK_MAX_LIMIT:=8M}"
+  : "${GPUBENCH_CHECK_INFER_IMAGE:=test-tiny-cnn:1,8}" "${GPUBENCH_CHECK_INFER_LLM:=test-tiny-llama:16:8:1,4}"
 fi
 GRAPH_MODE="${GPUBENCH_CHECK_GRAPH_MODE:-1}"  # 0: no gpubench graph-mode runs (the CPU has none)
 # PyTorch's torch.compile modes for the graph stage (the others run PyTorch eager only).
@@ -273,6 +277,35 @@ for stage in "$@"; do
           "${limit[@]}" --warmup-steps 3 --steps 5 --repeat 1
         python3 scripts/gpu_check_row.py memory "${max_model}_${max_precision}_batch_max" none "$result" \
           | tee -a "$table"
+      } ;;
+    infer)
+      infer_precision=fp16
+      [ "$DEVICE" = cpu ] && infer_precision=bf16
+      IFS=: read -r model batches <<< "${GPUBENCH_CHECK_INFER_IMAGE:-resnet50:1,256}"
+      over_budget "${model}_infer" || {
+        out="$scratch/infer-image"
+        mkdir -p "$out"
+        "$build/gpubench" --log-level warn infer --device "$DEVICE" --model "$model" \
+          --precision "$infer_precision" --batch-size "$batches" --warmup-steps "$WARMUP" \
+          --steps "$STEPS" --repeat 3 --output "$out" >> "$log" 2>&1 || true
+        for result in "$out"/*.json; do
+          [ -e "$result" ] || continue
+          cp "$result" "$folder/"
+          python3 scripts/gpu_check_row.py inference "$(basename "$result" .json)" "$result" | tee -a "$table"
+        done
+      }
+      IFS=: read -r model prompt generated batches <<< "${GPUBENCH_CHECK_INFER_LLM:-llama-3-8b:512:128:1,16}"
+      over_budget "${model}_generate" || {
+        out="$scratch/infer-llm"
+        mkdir -p "$out"
+        "$build/gpubench" --log-level warn infer --device "$DEVICE" --model "$model" --precision bf16 \
+          --prompt-len "$prompt" --gen-len "$generated" --batch-size "$batches" --warmup-steps 1 \
+          --steps 2 --repeat 3 --output "$out" >> "$log" 2>&1 || true
+        for result in "$out"/*.json; do
+          [ -e "$result" ] || continue
+          cp "$result" "$folder/"
+          python3 scripts/gpu_check_row.py inference "$(basename "$result" .json)" "$result" | tee -a "$table"
+        done
       } ;;
   esac
   [ -z "$smi_sampler" ] || kill "$smi_sampler" 2> /dev/null || true

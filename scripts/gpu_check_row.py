@@ -6,6 +6,7 @@ and the ratios gpubench eager / PyTorch eager and gpubench graph / best PyTorch.
 Usage: gpu_check_row.py header
        gpu_check_row.py row LABEL KIND=PATH...   (KIND: eager, graph, pt, pt-compile, pt-reduce-overhead)
        gpu_check_row.py losses EAGER_JSON GRAPH_JSON   (exit 1 unless final losses agree within 1e-3)
+       gpu_check_row.py inference LABEL RESULT_JSON   (throughput, latency, generation's figures)
        gpu_check_row.py memory LABEL FIT_JSON RESULT_JSON   (fit's prediction against the run's peak,
                                                              the verdict per card, a batch search)"""
 import json
@@ -124,6 +125,28 @@ def size(n):
     return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
+def inference(label, result_path):
+    result = load(result_path)
+    if not result or result.get("status") != "ok":
+        return f"{label}: " + (status_of("infer", result) or "no result")
+    m = result["metrics"]
+    i = m.get("inference", {})
+    lat = i.get("request_latency_ms", {})
+    parts = [f"{m['throughput']:.1f} {m['throughput_unit']}",
+             f"latency p50 {lat.get('p50', 0):.2f} ms p90 {lat.get('p90', 0):.2f} "
+             f"p99 {lat.get('p99', 0):.2f} max {lat.get('max', 0):.2f}"]
+    if i.get("kv_cache_bytes"):
+        ttft, tpot = i["time_to_first_token_ms"], i["time_per_output_token_ms"]
+        parts.append(f"prefill {i['prefill_tokens_per_second']:.0f} tokens/sec, decode "
+                     f"{i['decode_tokens_per_second']:.1f} tokens/sec")
+        parts.append(f"TTFT p50 {ttft['p50']:.2f} ms, TPOT p50 {tpot['p50']:.2f} p99 {tpot['p99']:.2f} ms")
+        parts.append(f"KV cache {size(i['kv_cache_bytes'])} "
+                     f"({i['kv_cache_bytes_per_token']} B/token), "
+                     f"{'REALLOCATED' if i.get('kv_cache_reallocated') else 'never reallocated'}")
+    parts.append(f"peak {size(m.get('memory', {}).get('peak_bytes', 0))}")
+    return f"{label}: " + "; ".join(parts)
+
+
 def memory(label, fit_path, result_path):
     fit, result = load(fit_path), load(result_path)
     parts = []
@@ -158,6 +181,8 @@ if __name__ == "__main__":
         if unknown:
             sys.exit(f"unknown kind(s) {sorted(unknown)}; known: {', '.join(KINDS)}")
         print(row(sys.argv[2], paths))
+    elif sys.argv[1:2] == ["inference"] and len(sys.argv) == 4:
+        print(inference(sys.argv[2], sys.argv[3]))
     elif sys.argv[1:2] == ["memory"] and len(sys.argv) == 5:
         print(memory(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif sys.argv[1:2] == ["losses"] and len(sys.argv) == 4:
