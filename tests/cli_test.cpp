@@ -50,7 +50,7 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("train --benchmark-file " + dir.file("b.json") + " --steps 3" + out,
                      "--benchmark-file holds every setting; give no other benchmark options");
   expect_usage_error("train --no-such-flag", "--no-such-flag");
-  expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, run");
+  expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, infer, run");
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
 }
 

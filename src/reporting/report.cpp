@@ -324,7 +324,7 @@ void add_figure_table(const Layout& layout, Report& report, std::string id, std:
 void add_tflops_table(const Layout& layout, Report& report) {
   add_figure_table(
       layout, report, "tflops",
-      "Achieved TFLOP/s (3 x forward FLOPs per sample; inference: 1 x, generation: none)",
+      "Achieved TFLOP/s (training: 3 x forward FLOPs per sample; serving: 1 x; generation: none)",
       [](const Result& r) -> std::optional<ReportCell> {
         if (r.metrics.achieved_tflops <= 0) return std::nullopt;
         return ReportCell{r.metrics.achieved_tflops, format_fixed(r.metrics.achieved_tflops, 2)};

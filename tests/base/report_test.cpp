@@ -69,7 +69,7 @@ const char* kExpectedMarkdown = R"md(# gpubench report (8 result files)
 | vgg16 | fp16 | batch 64 | - | - | - | - |
 | transformerxl-base | fp16 | batch 64 | - | - | - | - |
 
-## Achieved TFLOP/s (3 x forward FLOPs per sample; inference: 1 x, generation: none)
+## Achieved TFLOP/s (training: 3 x forward FLOPs per sample; serving: 1 x; generation: none)
 
 | model | precision | setup | NVIDIA A40 x1 | NVIDIA A40 x4 (bucket 25 MiB) | NVIDIA L40S x1 | NVIDIA L40S x4 (bucket 25 MiB) |
 | --- | --- | --- | --- | --- | --- | --- |
