@@ -108,7 +108,7 @@ TEST(InferCli, BadInputIsOneLineAndExitTwo) {
                      "seq_len does not apply to infer");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --gpus 2", "infer runs on one");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --mode graph",
-                     "mode 'graph' for infer is not built yet");
+                     "graph mode needs a CUDA device");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size 1,2 -o x.json",
                      "names one file");
   expect_usage_error("train --model test-tiny-llama --device cpu --gen-len 8",

@@ -39,6 +39,25 @@ TEST(GreedyGeneration, WithTheCacheGivesTheTokensOfRecomputingEverySequence) {
   EXPECT_EQ(cache.length, 9 + 11);  // the last token is generated, never fed back
 }
 
+// Graph mode's decode step (shapes independent of the position, run eagerly here) gives the
+// tokens of the step at the cache's length.
+TEST(GreedyGeneration, TheStaticDecodeStepGivesTheSameTokens) {
+  const auto model = tiny_llama();
+  TextGenerator& generator = *model->text_generator();
+  const c10::InferenceMode inference_mode;
+  const torch::Tensor prompt = torch::randint(generator.vocab_size(), {2, 7}, torch::kLong);
+  KvCache cache = generator.allocate_cache(2, 7 + 10, torch::kCPU, torch::kFloat);
+  const Generation dynamic = generate_greedy(generator, cache, prompt, 10, torch::kCPU);
+  StaticDecode decode(generator, cache, 2, torch::kCPU, /*capture=*/false);
+  const Generation fixed = generate_greedy(generator, cache, prompt, 10, torch::kCPU, &decode);
+  EXPECT_TRUE(torch::equal(dynamic.tokens, fixed.tokens)) << dynamic.tokens << "\n" << fixed.tokens;
+  EXPECT_FALSE(fixed.cache_reallocated);
+  EXPECT_EQ(cache.length, 7 + 9);
+  // Capturing needs CUDA.
+  EXPECT_THROW(StaticDecode(generator, cache, 2, torch::kCPU, /*capture=*/true),
+               std::runtime_error);
+}
+
 TEST(GreedyGeneration, TheCacheIsAllocatedOnceAndWrittenInPlace) {
   const auto model = tiny_llama();
   TextGenerator& generator = *model->text_generator();

@@ -23,7 +23,7 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Tensor& prompt,
-                           int64_t gen_len, torch::Device device) {
+                           int64_t gen_len, torch::Device device, StaticDecode* decode) {
   Generation out;
   cache.length = 0;
   const std::vector<const void*> storages = storages_of(cache);
@@ -37,7 +37,8 @@ Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Te
   out.time_to_first_token_ms = milliseconds_since(start);
   for (int64_t i = 1; i < gen_len; ++i) {
     const auto step_start = std::chrono::steady_clock::now();
-    next = model.next_token_logits(next, cache).argmax(-1, /*keepdim=*/true);
+    next = decode ? decode->step(next).clone()
+                  : model.next_token_logits(next, cache).argmax(-1, /*keepdim=*/true);
     tokens.push_back(next);
     synchronize_device(device);
     out.decode_step_ms.push_back(milliseconds_since(step_start));

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "infer/static_decode.h"
 #include "models/text_generation.h"
 
 namespace gpubench {
@@ -22,9 +23,10 @@ struct Generation {
 };
 
 // Starts from an empty cache (its length reset, its tensors kept) of at least prompt + gen_len
-// positions.
+// positions. With `decode`, the decode steps run through it (the static form, or its CUDA
+// graph) instead of at the cache's length.
 Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Tensor& prompt,
-                           int64_t gen_len, torch::Device device);
+                           int64_t gen_len, torch::Device device, StaticDecode* decode = nullptr);
 
 // The same tokens by recomputing the whole sequence at every step, with no cache: the reference
 // the cached generation must reproduce.

@@ -7,8 +7,10 @@
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
+#include "infer/captured_graph.h"
 #include "infer/greedy_generation.h"
 #include "infer/request_timing.h"
+#include "infer/static_decode.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "models/model_registry.h"
@@ -60,13 +62,20 @@ void measure_forward(const ResolvedBenchmark& spec, TrainableModel& model, torch
                      Result& result) {
   SyntheticBatch batch = model.synthetic_batch(spec.batch_size, device, spec.channels_last);
   if (dtype && batch.inputs.is_floating_point()) batch.inputs = batch.inputs.to(*dtype);
-  const std::function<void()> forward = Forward{model, batch};
+  std::function<void()> forward = Forward{model, batch};
+  Metrics& metrics = result.metrics;
+  int warmup = spec.warmup_steps;
+  std::unique_ptr<CapturedGraph> graph;
+  if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
+    graph = std::make_unique<CapturedGraph>(forward, device, std::max(1, warmup));
+    metrics.graph_capture_ms = graph->capture_ms();
+    forward = [&graph] { graph->replay(); };
+    warmup = 0;
+  }
   const int64_t samples = spec.batch_size * model.samples_per_item();
   auto timer = make_step_timer(device);
-  const Measurement measured =
-      measure_trials({spec.warmup_steps, spec.steps, spec.repeat, static_cast<double>(samples)},
-                     *timer, forward, hooks);
-  Metrics& metrics = result.metrics;
+  const Measurement measured = measure_trials(
+      {warmup, spec.steps, spec.repeat, static_cast<double>(samples)}, *timer, forward, hooks);
   metrics.trials = measured.trials;
   metrics.step_time_ms = measured.step_time_ms;
   metrics.throughput = measured.throughput;
@@ -93,8 +102,14 @@ void measure_generation(const ResolvedBenchmark& spec, TextGenerator& model, tor
   const torch::Tensor prompt =
       torch::randint(model.vocab_size(), {spec.batch_size, spec.prompt_len},
                      torch::TensorOptions().device(device).dtype(torch::kLong));
+  // Graph mode: each decode step a replay of one captured step.
+  std::unique_ptr<StaticDecode> graphed;
+  if (spec.mode == Mode::kGraph) {
+    graphed = std::make_unique<StaticDecode>(model, cache, spec.batch_size, device, true);
+    result.metrics.graph_capture_ms = graphed->capture_ms();
+  }
   for (int i = 0; i < spec.warmup_steps; ++i) {
-    generate_greedy(model, cache, prompt, spec.gen_len, device);
+    generate_greedy(model, cache, prompt, spec.gen_len, device, graphed.get());
     if (hooks.progress) hooks.progress({true, 0, spec.repeat, i + 1, spec.warmup_steps, 0});
   }
   const double batch = static_cast<double>(spec.batch_size);
@@ -104,7 +119,8 @@ void measure_generation(const ResolvedBenchmark& spec, TextGenerator& model, tor
     if (hooks.window_opened) hooks.window_opened();
     double decode_ms = 0;
     for (int i = 1; i <= spec.steps; ++i) {
-      const Generation g = generate_greedy(model, cache, prompt, spec.gen_len, device);
+      const Generation g =
+          generate_greedy(model, cache, prompt, spec.gen_len, device, graphed.get());
       inference.kv_cache_reallocated |= g.cache_reallocated;
       requests.push_back(g.total_ms);
       first_tokens.push_back(g.time_to_first_token_ms);

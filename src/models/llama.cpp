@@ -85,10 +85,15 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
 
   // Generation: the keys and values of x's tokens written into the cache at `start`, attention
   // over every position the cache holds up to them.
+  // With `position` (a device tensor [1]), the static form a CUDA graph can capture: the token
+  // written at that position, attention over the whole cache with `mask` (0 up to the
+  // position, -inf after it) added to the scores, no shape depending on the position.
   struct CacheSlot {
     Tensor& keys;
     Tensor& values;
     int64_t start;
+    const Tensor* position = nullptr;
+    const Tensor* mask = nullptr;
   };
   Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
              const CacheSlot* cache) {
@@ -102,7 +107,13 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
     q = q * cos + rotate_half(q) * sin;
     k = k * cos + rotate_half(k) * sin;
     int64_t keys = tokens;
-    if (cache) {
+    if (cache && cache->position) {
+      cache->keys.index_copy_(2, *cache->position, k);
+      cache->values.index_copy_(2, *cache->position, v);
+      keys = cache->keys.size(2);
+      k = cache->keys;
+      v = cache->values;
+    } else if (cache) {
       cache->keys.narrow(2, cache->start, tokens).copy_(k);
       cache->values.narrow(2, cache->start, tokens).copy_(v);
       keys = cache->start + tokens;
@@ -111,7 +122,7 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
     }
     Tensor attended;
     if (cache && tokens == 1) {
-      attended = decode_attention(q, k, v);
+      attended = decode_attention(q, k, v, cache->mask);
     } else {
       if (kv_heads_ != heads_) {
         k = k.repeat_interleave(heads_ / kv_heads_, 1);
@@ -131,11 +142,13 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of
   // query heads reads its shared key/value head as it lies in the cache (no copy of the cache
   // per step, as repeating the heads would make); softmax in float32.
-  Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v) const {
+  Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                          const Tensor* mask) const {
     const int64_t batch = q.size(0), group = heads_ / kv_heads_;
     const Tensor grouped = q.reshape({batch, kv_heads_, group, head_dim_});
-    const Tensor scores =
+    Tensor scores =
         torch::matmul(grouped, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
+    if (mask) scores = scores.to(torch::kFloat) + *mask;
     const Tensor weights = torch::softmax(scores, -1, torch::kFloat).to(q.scalar_type());
     return torch::matmul(weights, v).reshape({batch, heads_, 1, head_dim_});
   }
@@ -192,6 +205,23 @@ class LlamaNetImpl : public torch::nn::Module {
     }
     cache.length = start + n;
     return head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1);
+  }
+
+  // One token per sequence at `position` (a device tensor [1]) in the static form
+  // (DecoderLayerImpl::CacheSlot); the caller keeps cache.length.
+  Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
+    Tensor hidden = embed_tokens(tokens);
+    const Tensor angles_half = torch::outer(position.to(inv_freq_.scalar_type()), inv_freq_);
+    const Tensor angles = torch::cat({angles_half, angles_half}, -1);
+    const Tensor cos = angles.cos(), sin = angles.sin();
+    const Tensor slots = torch::arange(cache.capacity, position.options());
+    const Tensor mask = torch::zeros({cache.capacity}, inv_freq_.options())
+                            .masked_fill(slots > position, -INFINITY);
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const DecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position, &mask};
+      hidden = layers[i]->run(hidden, cos, sin, &slot);
+    }
+    return head(norm(hidden)).squeeze(1);
   }
 
   // Rotary frequencies stay float32 when the weights are cast to half precision (positions
@@ -302,6 +332,11 @@ Tensor LlamaModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
                            " asked");
   }
   return net_->forward_cached(tokens, cache);
+}
+
+Tensor LlamaModel::next_token_logits_at(const Tensor& token, const Tensor& position,
+                                        KvCache& cache) {
+  return net_->forward_static(token, position, cache);
 }
 
 Tensor LlamaModel::last_logits_without_cache(const Tensor& tokens) {

@@ -71,6 +71,8 @@ class LlamaModel : public TrainableModel, public TextGenerator {
   KvCache allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                          torch::ScalarType dtype) override;
   torch::Tensor next_token_logits(const torch::Tensor& tokens, KvCache& cache) override;
+  torch::Tensor next_token_logits_at(const torch::Tensor& token, const torch::Tensor& position,
+                                     KvCache& cache) override;
   torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) override;
   int64_t vocab_size() const override { return config_.vocab_size; }
   int64_t context_length() const override { return config_.max_positions; }

@@ -30,6 +30,12 @@ class TextGenerator {
   // returns the logits of the last position [batch, vocab]. n > 1 only for the prompt, into an
   // empty cache.
   virtual torch::Tensor next_token_logits(const torch::Tensor& tokens, KvCache& cache) = 0;
+  // One token per sequence [batch, 1] at `position` (a long device tensor [1]) with shapes that
+  // do not depend on it (attention over the whole cache, masked past the position), so that a
+  // CUDA graph can capture the step and replay it for every position; leaves cache.length to the
+  // caller. Gives what next_token_logits gives for a token at cache.length.
+  virtual torch::Tensor next_token_logits_at(const torch::Tensor& token,
+                                             const torch::Tensor& position, KvCache& cache) = 0;
   // Logits of the last position recomputed from the whole sequence, without a cache (the
   // reference the cached path must agree with).
   virtual torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) = 0;

@@ -119,9 +119,6 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
         "infer runs the model's own weights: tuning 'lora' and "
         "activation_checkpointing are training settings");
   }
-  if (out.mode == Mode::kGraph) {
-    throw UsageError("mode 'graph' for infer is not built yet: infer runs eager only");
-  }
   if (!info.generates_text) {
     if (lengths_given) {
       throw UsageError("prompt_len and gen_len apply to the models that generate text (" +

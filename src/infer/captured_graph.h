@@ -1,0 +1,31 @@
+// Graph mode for inference: a piece of device work captured once in a CUDA graph after warm-up
+// calls on a side stream, then replayed on the current stream (README, Inference). CUDA only.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <torch/torch.h>
+
+namespace gpubench {
+
+class CapturedGraph {
+ public:
+  // Calls `work` `warmups` times on a side stream (cuBLAS and cuDNN handles, workspaces, the
+  // allocator settle), then captures one call. Throws std::runtime_error on a device other than
+  // CUDA or in a gpubench built without CUDA.
+  CapturedGraph(const std::function<void()>& work, torch::Device device, int warmups);
+  ~CapturedGraph();
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+
+  void replay();
+  double capture_ms() const { return capture_ms_; }
+
+ private:
+  struct Graph;
+  std::unique_ptr<Graph> graph_;
+  double capture_ms_ = 0;
+};
+
+}  // namespace gpubench
