@@ -18,9 +18,10 @@ struct CapturedGraph::Graph {
   at::cuda::CUDAGraph graph;
 };
 
-CapturedGraph::CapturedGraph(const std::function<void()>& work, torch::Device device, int warmups)
-    : graph_(std::make_unique<Graph>()) {
+CapturedGraph::CapturedGraph(const std::function<void()>& work, torch::Device device, int warmups) {
+  // Before the graph object: constructing one starts CUDA.
   if (!device.is_cuda()) throw std::runtime_error("graph mode needs a CUDA device");
+  graph_ = std::make_unique<Graph>();
   const auto index = static_cast<c10::DeviceIndex>(device.index());
   const c10::cuda::CUDAStream main = c10::cuda::getCurrentCUDAStream(index);
   const c10::cuda::CUDAStream side = c10::cuda::getStreamFromPool(false, index);
