@@ -109,6 +109,10 @@ void add_infer_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InferOptions>();
   CLI::App* cmd = app.add_subcommand("infer", torch_command_description("infer"));
   add_benchmark_options(*cmd, options->settings);
+  options->settings->options.at("batch_size")
+      ->description(
+          "Per-device batch size, or a list such as 1,8,32: one result per batch "
+          "(default: the model's)");
   cmd->add_option("--output,-o", options->output,
                   "Result file (.json, one batch size) or directory")
       ->capture_default_str();
