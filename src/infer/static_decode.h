@@ -8,8 +8,8 @@
 
 #include <torch/torch.h>
 
-#include "infer/captured_graph.h"
 #include "models/text_generation.h"
+#include "train/captured_graph.h"
 
 namespace gpubench {
 

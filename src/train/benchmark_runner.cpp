@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
+#include "infer/inference_runner.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "models/model_registry.h"
@@ -18,7 +19,6 @@
 #include "system/system_probe.h"
 #include "train/compat.h"
 #include "train/device_timers.h"
-#include "infer/inference_runner.h"
 #include "train/graphed_step.h"
 #include "train/memory_plan.h"
 #include "train/model_setup.h"

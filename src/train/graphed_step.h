@@ -14,6 +14,7 @@
 
 #include "models/model_registry.h"
 #include "spec/benchmark.h"
+#include "train/captured_graph.h"
 #include "train/training_step.h"
 
 namespace gpubench {
@@ -31,13 +32,11 @@ class GraphedStep {
   // Replays the captured step on the current stream; returns the loss of the step (the graph's
   // static output, overwritten by the next replay).
   torch::Tensor run();
-  double capture_ms() const { return capture_ms_; }
+  double capture_ms() const { return graph_->capture_ms(); }
 
  private:
-  struct Graph;
-  std::unique_ptr<Graph> graph_;
+  std::unique_ptr<CapturedGraph> graph_;
   torch::Tensor loss_;
-  double capture_ms_ = 0;
 };
 
 }  // namespace gpubench

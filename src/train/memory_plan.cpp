@@ -28,15 +28,15 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
       b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
   if (plan.host_build > host_available) {
     return "out of memory before the run: " + recipe + " is built on the host, " +
-           bytes_text(plan.host_build) + " of weights, and the host has " + bytes_text(host_available) +
-           " available";
+           bytes_text(plan.host_build) + " of weights, and the host has " +
+           bytes_text(host_available) + " available";
   }
   const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
   if (plan.device_total() > device) {
     return "out of memory before the run: " + recipe + " needs " + bytes_text(plan.device_total()) +
-           " for weights (" + bytes_text(plan.weights) + "), gradients (" + bytes_text(plan.gradients) +
-           ") and optimiser state (" + bytes_text(plan.optimizer_state) +
-           ") before any activation, and the " +
+           " for weights (" + bytes_text(plan.weights) + "), gradients (" +
+           bytes_text(plan.gradients) + ") and optimiser state (" +
+           bytes_text(plan.optimizer_state) + ") before any activation, and the " +
            (b.device == DeviceKind::kCpu
                 ? std::string("host has ") + bytes_text(device) + " available"
                 : "GPU has " + bytes_text(device));

@@ -32,12 +32,16 @@ void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machin
   }
 }
 
-std::string fine_tuning_models() {
+std::string models_where(bool (*holds)(const ModelInfo&)) {
   std::vector<std::string> names;
   for (const ModelInfo* model : ModelRegistry::instance().all()) {
-    if (model->default_seq_len > 0) names.push_back(model->name);
+    if (holds(*model)) names.push_back(model->name);
   }
   return join(names);
+}
+
+std::string fine_tuning_models() {
+  return models_where([](const ModelInfo& m) { return m.default_seq_len > 0; });
 }
 
 // seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
@@ -76,14 +80,6 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
     throw UsageError("activation_checkpointing applies to the transformer models (" +
                      fine_tuning_models() + "), not to '" + info.name + "'");
   }
-}
-
-std::string models_where(bool (*holds)(const ModelInfo&)) {
-  std::vector<std::string> names;
-  for (const ModelInfo* model : ModelRegistry::instance().all()) {
-    if (holds(*model)) names.push_back(model->name);
-  }
-  return join(names);
 }
 
 // task infer: what the model serves, checked; prompt and generation lengths for the models

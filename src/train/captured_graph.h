@@ -1,5 +1,6 @@
-// Graph mode for inference: a piece of device work captured once in a CUDA graph after warm-up
-// calls on a side stream, then replayed on the current stream (README, Inference). CUDA only.
+// Graph mode: a piece of device work captured once in a CUDA graph after warm-up
+// calls on a side stream, then replayed on the current stream (README, Method and Inference). CUDA
+// only: training's GraphedStep and inference's forward pass and decode step capture through it.
 #pragma once
 
 #include <functional>

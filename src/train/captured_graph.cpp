@@ -1,4 +1,4 @@
-#include "infer/captured_graph.h"
+#include "train/captured_graph.h"
 
 #include <chrono>
 #include <stdexcept>
