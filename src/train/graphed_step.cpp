@@ -10,7 +10,7 @@ namespace gpubench {
 std::string GraphedStep::unsupported_reason(const ResolvedBenchmark& benchmark) {
   if (benchmark.mode != Mode::kGraph) return "";
   if (benchmark.device != DeviceKind::kCuda) return "graph mode needs a CUDA device";
-  // Inference captures a forward pass or a decode step instead (infer/captured_graph.h).
+  // Inference captures a forward pass or a decode step instead (infer/static_decode.h, train/captured_graph.h).
   if (benchmark.task == Task::kInfer) return "";
   if (!compat::kHasFusedSgd) {
     return "graph mode needs LibTorch 2.4 or newer with CUDA (its fused SGD keeps the step free "
