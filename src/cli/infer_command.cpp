@@ -74,8 +74,7 @@ int run_infer(InferOptions& options) {
       throw UsageError("--benchmark-file holds a training benchmark; run it with gpubench train");
     }
   }
-  if (benchmarks.size() > 1 && options.output.size() > 5 &&
-      options.output.compare(options.output.size() - 5, 5, ".json") == 0) {
+  if (benchmarks.size() > 1 && names_result_file(options.output)) {
     throw UsageError("--output '" + echoed(options.output) + "' names one file; with " +
                      std::to_string(benchmarks.size()) + " batch sizes give a directory");
   }

@@ -14,13 +14,9 @@
 namespace gpubench {
 namespace fs = std::filesystem;
 
-namespace {
-
-bool ends_with_json(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+bool names_result_file(const std::string& output) {
+  return output.size() > 5 && output.compare(output.size() - 5, 5, ".json") == 0;
 }
-
-}  // namespace
 
 void ensure_writable_directory(const std::string& directory) {
   std::error_code error;
@@ -42,7 +38,7 @@ void ensure_writable_directory(const std::string& directory) {
 
 std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {
   if (output.empty()) throw UsageError("--output must not be empty");
-  if (ends_with_json(output)) {
+  if (names_result_file(output)) {
     const fs::path parent = fs::path(output).parent_path();
     ensure_writable_directory(parent.empty() ? "." : parent.string());
     std::error_code error;
@@ -53,8 +49,8 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
   }
   ensure_writable_directory(output);
   const std::string stem =
-      spec.model + (spec.task == Task::kInfer ? "_infer" : "") + "_" + to_string(spec.precision) + "_" + to_string(spec.device) + "x" +
-      std::to_string(spec.gpus) + "_bs" +
+      spec.model + (spec.task == Task::kInfer ? "_infer" : "") + "_" + to_string(spec.precision) +
+      "_" + to_string(spec.device) + "x" + std::to_string(spec.gpus) + "_bs" +
       (spec.batch_size == kSearchBatchSize ? std::string("max") : std::to_string(spec.batch_size)) +
       "_" + utc_time_text("%Y%m%dT%H%M%SZ");
   fs::path path = fs::path(output) / (stem + ".json");
