@@ -48,6 +48,7 @@ void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
+void add_trend_command(CLI::App& app, int& exit_code);
 void add_specs_command(CLI::App& app, int& exit_code);
 
 // A numeric option's check: a finite number (no nan, no inf) from min to max, integral when

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     add_report_command(app, exit_code);
     add_compare_command(app, exit_code);
     add_regress_command(app, exit_code);
+    add_trend_command(app, exit_code);
     add_specs_command(app, exit_code);
   });
 }

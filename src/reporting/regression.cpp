@@ -1,8 +1,10 @@
 #include "reporting/regression.h"
 
+#include <cmath>
 #include <map>
 
 #include "common/enum_names.h"
+#include "common/errors.h"
 #include "reporting/text_table.h"
 #include "results/statistics.h"
 
@@ -28,6 +30,16 @@ std::string percent(double fraction) {
   return (fraction >= 0 ? "+" : "") + format_fixed(100.0 * fraction, 1) + "%";
 }
 
+// A slowdown (a fraction, >= 0) as a change: "-3.2%".
+std::string as_drop(double slowdown) {
+  return "-" + format_fixed(100.0 * std::fabs(slowdown), 1) + "%";
+}
+
+double mean_of(const std::vector<double>& values) {
+  return summarize(values).mean;
+}
+
+// The verdict of the trials; the note says why.
 RegressionRow judge(const Result& base, const Result& cur, const RegressOptions& options) {
   RegressionRow row;
   row.baseline = base.metrics.throughput;
@@ -37,6 +49,9 @@ RegressionRow judge(const Result& base, const Result& cur, const RegressOptions&
     return row;
   }
   row.current = cur.metrics.throughput;
+  const DetectableSlowdown detectable =
+      detectable_slowdown(base.metrics.trials, cur.metrics.trials, options);
+  if (detectable.known()) row.detectable = detectable;
   const double change = cur.metrics.throughput / base.metrics.throughput - 1.0;
   row.change = change;
   const auto& bt = base.metrics.trials;
@@ -63,7 +78,53 @@ RegressionRow judge(const Result& base, const Result& cur, const RegressOptions&
   return row;
 }
 
+// The verdict's note, then what the noise lets the trials see when that is less than asked.
+RegressionRow judged(const Result& base, const Result& cur, const RegressOptions& options) {
+  RegressionRow row = judge(base, cur, options);
+  if (row.detectable && row.detectable->too_noisy(options.threshold)) {
+    row.note += "; " + row.detectable->note(options.threshold);
+  }
+  return row;
+}
+
 }  // namespace
+
+bool DetectableSlowdown::known() const {
+  return std::isfinite(slowdown);
+}
+
+bool DetectableSlowdown::too_noisy(double threshold) const {
+  return known() && slowdown > threshold;
+}
+
+std::string DetectableSlowdown::note(double threshold) const {
+  const std::string asked = format_fixed(100.0 * threshold, 1) + "%";
+  return "noise too high for the " + asked + " threshold: sees " + as_drop(slowdown) +
+         " at best; " +
+         (trials_needed > 0 ? std::to_string(trials_needed) + " trials a side would see " + asked
+                            : "not even 1000 trials a side would see " + asked);
+}
+
+DetectableSlowdown detectable_slowdown(const Sample& baseline, const Sample& current,
+                                       const RegressOptions& options) {
+  DetectableSlowdown d;
+  d.slowdown = detectable_difference(baseline, current, options.alpha, options.power);
+  if (d.known()) {
+    d.trials_needed = trials_to_detect(options.threshold, baseline.stdev, current.stdev,
+                                       options.alpha, options.power);
+  }
+  return d;
+}
+
+DetectableSlowdown detectable_slowdown(const std::vector<double>& baseline_trials,
+                                       const std::vector<double>& current_trials,
+                                       const RegressOptions& options) {
+  const double mean = mean_of(baseline_trials);
+  if (baseline_trials.size() < 2 || current_trials.size() < 2 || mean <= 0) return {NAN, 0};
+  const Sample baseline{summarize(baseline_trials).stdev / mean, baseline_trials.size()};
+  const Sample current{summarize(current_trials).stdev / mean, current_trials.size()};
+  return detectable_slowdown(baseline, current, options);
+}
 
 std::string to_string(Verdict verdict) {
   return name_of(kVerdicts, verdict);
@@ -82,6 +143,7 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
   const auto base = by_identity(baseline);
   const auto cur = by_identity(current);
   RegressionReport report;
+  report.options = options;
   for (const auto& [key, b] : base) {
     const auto it = cur.find(key);
     RegressionRow row;
@@ -97,7 +159,7 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
                           : "fails in both (" + to_string(it->second->status) + ")";
       if (runs_now) row.current = it->second->metrics.throughput;
     } else {
-      row = judge(*b, *it->second, options);
+      row = judged(*b, *it->second, options);
     }
     row.benchmark = key;
     report.rows.push_back(std::move(row));
@@ -115,13 +177,27 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
 }
 
 std::string render_regression_table(const RegressionReport& report) {
-  TextTable table({"verdict", "benchmark", "baseline", "current", "change", "note"});
+  TextTable table({"verdict", "benchmark", "baseline", "current", "change", "detectable", "note"});
   const auto number = [](const std::optional<double>& v) { return v ? format_fixed(*v, 1) : "-"; };
+  std::vector<std::string> too_noisy;
   for (const RegressionRow& row : report.rows) {
     table.add_row({to_string(row.verdict), row.benchmark, number(row.baseline), number(row.current),
-                   row.change ? percent(*row.change) : "-", row.note});
+                   row.change ? percent(*row.change) : "-",
+                   row.detectable ? as_drop(row.detectable->slowdown) : "-", row.note});
+    if (row.detectable && row.detectable->too_noisy(report.options.threshold)) {
+      too_noisy.push_back(row.benchmark);
+    }
   }
-  return table.render();
+  std::string out = table.render();
+  out += "\ndetectable: the smallest slowdown the trials flag " +
+         format_fixed(100.0 * report.options.power, 0) + "% of the time (one-sided Welch, alpha " +
+         format_fixed(report.options.alpha, 3) + ")\n";
+  if (!too_noisy.empty()) {
+    out += std::to_string(too_noisy.size()) + " of " + std::to_string(report.rows.size()) +
+           " benchmarks are too noisy for the " + format_fixed(100.0 * report.options.threshold, 1) +
+           "% threshold to mean anything: " + join(too_noisy, "; ") + "\n";
+  }
+  return out;
 }
 
 std::string render_junit(const RegressionReport& report) {
@@ -135,7 +211,8 @@ std::string render_junit(const RegressionReport& report) {
   for (const RegressionRow& row : report.rows) {
     xml += "  <testcase classname=\"gpubench\" name=\"" + escape_markup(row.benchmark) + "\">";
     const std::string detail =
-        to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note;
+        to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note +
+        (row.detectable ? " (detectable " + as_drop(row.detectable->slowdown) + ")" : "");
     if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) {
       xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
     } else {

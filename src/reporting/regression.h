@@ -6,13 +6,36 @@
 #include <vector>
 
 #include "results/result_set.h"
+#include "results/statistics.h"
 
 namespace gpubench {
 
 struct RegressOptions {
   double threshold = 0.05;  // a change smaller than this fraction is never flagged
   double alpha = 0.05;      // significance level of the one-sided Welch t-test on trials
+  double power = 0.8;       // for what the trials can detect (DetectableSlowdown)
 };
+
+// What a comparison of two sides' trials can see: the smallest slowdown (a fraction of the
+// baseline) the Welch test at alpha flags with probability `power` (detectable_difference in
+// statistics.h, on spreads relative to the baseline's mean), and the trials a side, at the same
+// spreads, that would bring it down to the threshold.
+struct DetectableSlowdown {
+  double slowdown = 0;       // NaN when a side has fewer than two trials
+  size_t trials_needed = 0;  // 0: more than 1000
+  bool known() const;
+  // The threshold means nothing: a slowdown of its size would mostly go unflagged.
+  bool too_noisy(double threshold) const;
+  // "noise too high for the 5.0% threshold: sees -7.2% at best; 9 trials a side would see 5.0%"
+  std::string note(double threshold) const;
+};
+// Spreads as fractions of the baseline's mean (a coefficient of variation), with trial counts.
+DetectableSlowdown detectable_slowdown(const Sample& baseline, const Sample& current,
+                                       const RegressOptions& options);
+// The same for two sets of trial throughputs.
+DetectableSlowdown detectable_slowdown(const std::vector<double>& baseline_trials,
+                                       const std::vector<double>& current_trials,
+                                       const RegressOptions& options);
 
 enum class Verdict { kRegression, kFailed, kImprovement, kUnchanged, kNew, kMissing };
 std::string to_string(Verdict verdict);
@@ -24,10 +47,12 @@ struct RegressionRow {
   std::optional<double> current;
   std::optional<double> change;   // current / baseline - 1
   std::optional<double> p_value;  // of the test in the direction of the change
+  std::optional<DetectableSlowdown> detectable;  // with two or more trials on both sides
   std::string note;
 };
 
 struct RegressionReport {
+  RegressOptions options;
   std::vector<RegressionRow> rows;
   bool failed() const;  // any regression or failed benchmark
 };
@@ -37,6 +62,7 @@ struct RegressionReport {
 // A slowdown is a regression only when it exceeds the threshold AND the trials of both sides
 // show it is larger than their run-to-run noise (Welch's t-test, one-sided, at alpha). With
 // fewer than two trials on a side the noise cannot be judged and the threshold alone decides.
+// Every row with two or more trials on both sides says what slowdown its trials could detect.
 RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
                                    const std::vector<LoadedResult>& current,
                                    const RegressOptions& options);

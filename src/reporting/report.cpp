@@ -489,6 +489,9 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   add_memory_table(layout, report);
   add_inference_tables(layout, report);
   add_fit_table(layout, report);
+  if (Trend history = with_history(build_trend(results, {}, {}), 2); !history.benchmarks.empty()) {
+    report.history = std::move(history);
+  }
   return report;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "reporting/trend.h"
 #include "results/result_set.h"
 
 namespace gpubench {
@@ -42,6 +43,8 @@ struct Report {
   std::string title;
   std::vector<ReportTable> tables;
   std::vector<ReportChart> charts;
+  // Benchmarks with several runs among the results: HTML adds their trend charts ("History").
+  std::optional<Trend> history;
 };
 
 struct ReportOptions {
@@ -51,7 +54,8 @@ struct ReportOptions {
 };
 
 // Rows: model and precision; columns: system x GPU count. Adds normalised, scaling-efficiency,
-// per-family and TFLOP/s tables where the results allow. Throws UsageError for a bad selector
+// per-family and TFLOP/s tables where the results allow, and the history of every benchmark
+// with several runs. Throws UsageError for a bad selector
 // or a baseline that matches no result.
 Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options);
 

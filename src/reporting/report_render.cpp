@@ -195,6 +195,9 @@ std::string render_html(const Report& report) {
     }
     html << "</table>\n";
   }
+  if (report.history && !report.history->benchmarks.empty()) {
+    html << "<h2>History</h2>\n" << render_trend_charts(*report.history);
+  }
   html << "</body></html>\n";
   return html.str();
 }

@@ -113,6 +113,52 @@ WelchTest welch_t_test_greater(const std::vector<double>& a, const std::vector<d
   return test;
 }
 
+double welch_t_test_two_sided(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 2 || b.size() < 2) return 1;
+  const double smaller = std::min(welch_t_test_greater(a, b).p_value,
+                                  welch_t_test_greater(b, a).p_value);
+  return std::min(1.0, 2.0 * smaller);
+}
+
+double student_t_quantile(double p, double dof) {
+  // student_t_cdf is increasing in t: bisect, after widening the bracket until it holds p.
+  double low = -1, high = 1;
+  while (student_t_cdf(low, dof) > p && low > -1e12) low *= 2;
+  while (student_t_cdf(high, dof) < p && high < 1e12) high *= 2;
+  for (int i = 0; i < 200 && high - low > 1e-12 * std::max(1.0, std::fabs(high)); ++i) {
+    const double middle = 0.5 * (low + high);
+    (student_t_cdf(middle, dof) < p ? low : high) = middle;
+  }
+  return 0.5 * (low + high);
+}
+
+double detectable_difference(const Sample& a, const Sample& b, double alpha, double power) {
+  if (a.count < 2 || b.count < 2) return std::nan("");
+  const double va = a.stdev * a.stdev / static_cast<double>(a.count);
+  const double vb = b.stdev * b.stdev / static_cast<double>(b.count);
+  if (va + vb == 0) return 0;
+  const double dof = (va + vb) * (va + vb) /
+                     (va * va / static_cast<double>(a.count - 1) +
+                      vb * vb / static_cast<double>(b.count - 1));
+  return (student_t_quantile(1.0 - alpha, dof) + student_t_quantile(power, dof)) *
+         std::sqrt(va + vb);
+}
+
+size_t trials_to_detect(double difference, double stdev_a, double stdev_b, double alpha,
+                        double power, size_t max_count) {
+  // The detectable difference shrinks as n grows: bisect for the first n that is enough.
+  const auto enough = [&](size_t n) {
+    return detectable_difference({stdev_a, n}, {stdev_b, n}, alpha, power) <= difference;
+  };
+  if (max_count < 2 || !enough(max_count)) return 0;
+  size_t low = 1, high = max_count;  // enough(high) holds; low = 1 stands for "not enough"
+  while (high - low > 1) {
+    const size_t middle = low + (high - low) / 2;
+    (enough(middle) ? high : low) = middle;
+  }
+  return high;
+}
+
 double geometric_mean(const std::vector<double>& values) {
   if (values.empty()) return 0;
   double log_sum = 0;

@@ -1,0 +1,55 @@
+// gpubench trend: the history of each benchmark over many runs, with its change points.
+#include "commands.h"
+#include "reporting/report.h"
+#include "reporting/trend.h"
+#include "results/result_set.h"
+
+namespace gpubench::cli {
+
+void add_trend_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::vector<std::string> inputs, baseline;
+    std::string format = "markdown";
+    std::string output;
+    TrendOptions trend;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "trend", "Each benchmark's history over many runs: change points, and what its noise hides");
+  cmd->add_option("results", o->inputs, "Result files or directories (e.g. results/nightly)")
+      ->required();
+  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->add_option("--baseline", o->baseline,
+                  "Baseline result files or directories: drawn as the band regress accepts");
+  cmd->add_option("--threshold", o->trend.gate.threshold,
+                  "regress's threshold: the baseline band, and the slowdown to detect (fraction)")
+      ->check(number_in_range(0.0, 1.0, false))
+      ->capture_default_str();
+  cmd->add_option("--alpha", o->trend.gate.alpha,
+                  "regress's significance level, for what one night against another detects")
+      ->check(number_in_range(1e-9, 0.5, false))
+      ->capture_default_str();
+  cmd->add_option("--change-alpha", o->trend.change_points.alpha,
+                  "Significance of a change point (Bonferroni-adjusted Welch test)")
+      ->check(number_in_range(1e-9, 0.5, false))
+      ->capture_default_str();
+  cmd->add_option("--min-change", o->trend.change_points.min_change,
+                  "Smallest step reported as a change point (fraction)")
+      ->check(number_in_range(0.0, 1.0, false))
+      ->capture_default_str();
+  cmd->add_option("--min-runs", o->trend.change_points.min_segment,
+                  "Runs each side of a change point must have")
+      ->check(number_in_range(2, 1000))
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] {
+    check_report_format(o->format);
+    const std::vector<LoadedResult> baseline =
+        o->baseline.empty() ? std::vector<LoadedResult>{} : load_results(o->baseline);
+    write_output(o->output, render_trend(build_trend(load_results(o->inputs), baseline, o->trend),
+                                         o->format));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,352 @@
+// trend's renderings: tables (Markdown, CSV), JSON for scripts and dashboards, and HTML with one
+// inline-SVG line chart per benchmark (also report's history section).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+
+#include "common/errors.h"
+#include "reporting/report.h"
+#include "reporting/text_table.h"
+#include "reporting/trend.h"
+
+namespace gpubench {
+namespace {
+
+std::string number(double value) {
+  return std::isfinite(value) ? format_fixed(value, 1) : "-";
+}
+
+std::string percent(double fraction, bool sign = false) {
+  if (!std::isfinite(fraction)) return "-";
+  return (sign && fraction >= 0 ? "+" : "") + format_fixed(100.0 * fraction, 1) + "%";
+}
+
+nlohmann::json finite_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+std::string day_of(const std::string& started_at) {
+  return started_at.substr(0, std::min<size_t>(10, started_at.size()));
+}
+
+std::string detectable_text(const TrendNoise& noise) {
+  if (!noise.detectable.known()) return "- (fewer than 2 trials)";
+  return "-" + format_fixed(100.0 * noise.detectable.slowdown, 1) + "% (" +
+         std::to_string(noise.trials) + " vs " + std::to_string(noise.trials) + " trials)";
+}
+
+std::string trials_needed_text(const TrendNoise& noise) {
+  if (!noise.detectable.known()) return "-";
+  return noise.detectable.trials_needed > 0 ? std::to_string(noise.detectable.trials_needed)
+                                            : "> 1000";
+}
+
+Report trend_tables(const Trend& trend) {
+  size_t runs = 0;
+  for (const BenchmarkTrend& b : trend.benchmarks) runs += b.points.size() + b.failures.size();
+  Report report;
+  report.title = "gpubench trend (" + std::to_string(trend.benchmarks.size()) + " benchmarks, " +
+                 std::to_string(runs) + " runs)";
+  const std::string threshold = percent(trend.options.gate.threshold);
+  ReportTable history{
+      "history",
+      "History per benchmark: median-trial throughput per run; what one night against another "
+      "can detect (one-sided Welch, alpha " +
+          format_fixed(trend.options.gate.alpha, 3) + ", power " +
+          format_fixed(100.0 * trend.options.gate.power, 0) + "%)",
+      {"benchmark", "unit"},
+      {"runs", "failed", "first", "last", "latest", "baseline", "change points", "trial CV",
+       "night-to-night CV", "detectable", "trials a side for " + threshold},
+      {}};
+  ReportTable changes{"change_points",
+                      "Change points (binary segmentation, Welch test; p Bonferroni-adjusted)",
+                      {"benchmark", "night"},
+                      {"before", "after", "change", "p"},
+                      {}};
+  const auto cell = [](const std::string& text) { return ReportCell{std::nullopt, text}; };
+  for (const BenchmarkTrend& b : trend.benchmarks) {
+    const std::string label = b.identity.text();
+    const bool any = !b.points.empty();
+    history.rows.push_back(
+        {{label, b.unit},
+         {cell(std::to_string(b.points.size())), cell(std::to_string(b.failures.size())),
+          cell(any ? b.points.front().started_at : "-"), cell(any ? b.points.back().started_at : "-"),
+          cell(any ? number(b.points.back().throughput) : "-"),
+          cell(b.baseline ? number(b.baseline->throughput) : "-"),
+          cell(std::to_string(b.change_points.size())), cell(percent(b.noise.trial_cv)),
+          cell(percent(b.noise.night_cv)), cell(detectable_text(b.noise)),
+          cell(trials_needed_text(b.noise))}});
+    for (const TrendChange& c : b.change_points) {
+      changes.rows.push_back({{label, c.started_at},
+                              {cell(number(c.before)), cell(number(c.after)),
+                               cell(percent(c.change, true)), cell(format_fixed(c.p_value, 6))}});
+    }
+  }
+  report.tables.push_back(std::move(history));
+  if (!changes.rows.empty()) report.tables.push_back(std::move(changes));
+  return report;
+}
+
+std::string render_trend_json(const Trend& trend) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const BenchmarkTrend& b : trend.benchmarks) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const TrendPoint& p : b.points) {
+      points.push_back({{"started_at", p.started_at}, {"throughput", p.throughput},
+                        {"trials", p.trials}});
+    }
+    nlohmann::json changes = nlohmann::json::array();
+    for (const TrendChange& c : b.change_points) {
+      changes.push_back({{"started_at", c.started_at}, {"before", c.before}, {"after", c.after},
+                         {"change", c.change}, {"p_value", c.p_value}});
+    }
+    nlohmann::json failures = nlohmann::json::array();
+    for (const TrendFailure& f : b.failures) {
+      failures.push_back({{"started_at", f.started_at}, {"status", f.status}, {"error", f.error}});
+    }
+    nlohmann::json entry = {
+        {"identity", b.identity_json},
+        {"benchmark", b.identity.text()},
+        {"unit", b.unit},
+        {"points", points},
+        {"change_points", changes},
+        {"failures", failures},
+        {"noise",
+         {{"trials", b.noise.trials},
+          {"trial_cv", finite_or_null(b.noise.trial_cv)},
+          {"night_cv", finite_or_null(b.noise.night_cv)},
+          {"detectable_slowdown", finite_or_null(b.noise.detectable.slowdown)},
+          {"trials_needed", b.noise.detectable.known()
+                                ? nlohmann::json(b.noise.detectable.trials_needed)
+                                : nlohmann::json(nullptr)}}}};
+    entry["baseline"] = b.baseline ? nlohmann::json{{"started_at", b.baseline->started_at},
+                                                    {"throughput", b.baseline->throughput},
+                                                    {"trials", b.baseline->trials}}
+                                   : nlohmann::json(nullptr);
+    benchmarks.push_back(std::move(entry));
+  }
+  const TrendOptions& o = trend.options;
+  return nlohmann::json{{"benchmarks", benchmarks},
+                        {"rule",
+                         {{"method", "binary segmentation, two-sided Welch t-test"},
+                          {"alpha", o.change_points.alpha},
+                          {"min_segment", o.change_points.min_segment},
+                          {"min_change", o.change_points.min_change},
+                          {"threshold", o.gate.threshold},
+                          {"detect_alpha", o.gate.alpha},
+                          {"power", o.gate.power}}}}
+             .dump(2) +
+         "\n";
+}
+
+// One row per run: the series a spreadsheet plots.
+std::string render_trend_csv(const Trend& trend) {
+  std::string out = "benchmark,unit,started_at,status,throughput,trials,trial_cv,change\n";
+  const auto field = [](const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  for (const BenchmarkTrend& b : trend.benchmarks) {
+    const std::string label = field(b.identity.text());
+    std::vector<std::string> changes(b.points.size());
+    for (const TrendChange& c : b.change_points) changes[c.index] = format_fixed(c.change, 4);
+    for (size_t i = 0; i < b.points.size(); ++i) {
+      const TrendPoint& p = b.points[i];
+      const Summary s = summarize(p.trials);
+      const std::string cv = p.trials.size() > 1 && s.mean > 0 ? format_fixed(s.stdev / s.mean, 4) : "";
+      out += label + "," + field(b.unit) + "," + p.started_at + ",ok," +
+             format_fixed(p.throughput, 3) + "," + std::to_string(p.trials.size()) + "," + cv +
+             "," + changes[i] + "\n";
+    }
+    for (const TrendFailure& f : b.failures) {
+      out += label + "," + field(b.unit) + "," + f.started_at + "," + f.status + ",,,,\n";
+    }
+  }
+  return out;
+}
+
+// Seconds since the epoch of "2026-11-29T16:40:21Z"; NaN when it is not in that form.
+double epoch_seconds(const std::string& text) {
+  std::tm tm{};
+  char zone = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &zone) != 7 ||
+      zone != 'Z') {
+    return NAN;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm));
+}
+
+// x positions by time, or by order when a time cannot be read.
+std::vector<double> time_axis(const std::vector<std::string>& times) {
+  std::vector<double> x;
+  for (const std::string& t : times) x.push_back(epoch_seconds(t));
+  if (std::any_of(x.begin(), x.end(), [](double v) { return !std::isfinite(v); })) {
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);
+  }
+  return x;
+}
+
+std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
+  const double width = 900, height = 260, left = 80, right = 20, top = 16, bottom = 44;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  std::vector<std::string> times;
+  for (const TrendPoint& p : b.points) times.push_back(p.started_at);
+  for (const TrendFailure& f : b.failures) times.push_back(f.started_at);
+  const std::vector<double> t = time_axis(times);
+  double t_min = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
+  double t_max = t.empty() ? 1 : *std::max_element(t.begin(), t.end());
+  if (t_max <= t_min) t_max = t_min + 1;
+  double y_min = INFINITY, y_max = -INFINITY;
+  const auto widen = [&](double v) {
+    y_min = std::min(y_min, v);
+    y_max = std::max(y_max, v);
+  };
+  for (const TrendPoint& p : b.points) {
+    widen(p.throughput);
+    for (double v : p.trials) widen(v);
+  }
+  if (b.baseline) {
+    widen(b.baseline->throughput * (1 - threshold));
+    widen(b.baseline->throughput * (1 + threshold));
+  }
+  if (!std::isfinite(y_min)) y_min = 0, y_max = 1;
+  const double pad = std::max((y_max - y_min) * 0.08, std::fabs(y_max) * 0.01 + 1e-9);
+  y_min -= pad;
+  y_max += pad;
+  const auto x_of = [&](double v) { return left + plot_w * (v - t_min) / (t_max - t_min); };
+  const auto y_of = [&](double v) { return top + plot_h - plot_h * (v - y_min) / (y_max - y_min); };
+  const auto f = [](double v) { return format_fixed(v, 1); };
+  std::ostringstream svg;
+  svg << "<svg class=\"trend\" width=\"" << width << "\" height=\"" << height
+      << "\" role=\"img\">\n<title>" << escape_markup(b.identity.text()) << "</title>\n";
+  for (int tick = 0; tick <= 4; ++tick) {
+    const double value = y_min + (y_max - y_min) * tick / 4;
+    const double y = y_of(value);
+    svg << "<line x1=\"" << left << "\" y1=\"" << f(y) << "\" x2=\"" << left + plot_w
+        << "\" y2=\"" << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\""
+        << f(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
+        << format_fixed(value, y_max - y_min < 10 ? 2 : 0) << "</text>\n";
+  }
+  svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
+      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
+      << escape_markup(b.unit) << "</text>\n";
+  if (b.baseline) {
+    const double high = y_of(b.baseline->throughput * (1 + threshold));
+    const double low = y_of(b.baseline->throughput * (1 - threshold));
+    svg << "<rect class=\"baseline-band\" x=\"" << left << "\" y=\"" << f(high) << "\" width=\""
+        << plot_w << "\" height=\"" << f(low - high) << "\" fill=\"#59a14f\" fill-opacity=\"0.18\">"
+        << "<title>baseline " << number(b.baseline->throughput) << " +- "
+        << percent(threshold) << "</title></rect>\n<line class=\"baseline\" x1=\"" << left
+        << "\" y1=\"" << f(y_of(b.baseline->throughput)) << "\" x2=\"" << left + plot_w
+        << "\" y2=\"" << f(y_of(b.baseline->throughput))
+        << "\" stroke=\"#59a14f\" stroke-dasharray=\"6 4\"/>\n";
+  }
+  // The level of each segment between change points, and the change points themselves.
+  std::vector<size_t> starts = {0};
+  for (const TrendChange& c : b.change_points) starts.push_back(c.index);
+  starts.push_back(b.points.size());
+  for (size_t s = 0; s + 1 < starts.size() && !b.points.empty(); ++s) {
+    const size_t first = starts[s], last = starts[s + 1] - 1;
+    if (last < first || last >= b.points.size()) continue;
+    std::vector<double> level;
+    for (size_t i = first; i <= last; ++i) level.push_back(b.points[i].throughput);
+    const double y = y_of(median(level));
+    svg << "<line class=\"level\" x1=\"" << f(x_of(t[first])) << "\" y1=\"" << f(y) << "\" x2=\""
+        << f(x_of(t[last])) << "\" y2=\"" << f(y)
+        << "\" stroke=\"#f28e2b\" stroke-width=\"3\" stroke-opacity=\"0.9\"/>\n";
+  }
+  for (size_t c = 0; c < b.change_points.size(); ++c) {
+    const size_t i = starts[c + 1];
+    const double x = 0.5 * (x_of(t[i - 1]) + x_of(t[i]));
+    const TrendChange& change = b.change_points[c];
+    svg << "<line class=\"change-point\" x1=\"" << f(x) << "\" y1=\"" << top << "\" x2=\"" << f(x)
+        << "\" y2=\"" << top + plot_h << "\" stroke=\"#e15759\" stroke-width=\"3\"><title>"
+        << escape_markup(change.started_at + ": " + number(change.before) + " -> " +
+                         number(change.after) + " (" + percent(change.change, true) +
+                         ", p=" + format_fixed(change.p_value, 6) + ")")
+        << "</title></line>\n<text x=\"" << f(x + 4) << "\" y=\"" << top + 12
+        << "\" font-size=\"11\" fill=\"#e15759\">" << percent(change.change, true) << "</text>\n";
+  }
+  std::string line;
+  for (size_t i = 0; i < b.points.size(); ++i) {
+    const TrendPoint& p = b.points[i];
+    const double x = x_of(t[i]);
+    if (p.trials.size() > 1) {
+      const auto [lo, hi] = std::minmax_element(p.trials.begin(), p.trials.end());
+      svg << "<line class=\"spread\" x1=\"" << f(x) << "\" y1=\"" << f(y_of(*hi)) << "\" x2=\""
+          << f(x) << "\" y2=\"" << f(y_of(*lo)) << "\" stroke=\"#9c755f\"/>\n";
+    }
+    line += f(x) + "," + f(y_of(p.throughput)) + " ";
+  }
+  svg << "<polyline class=\"series\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\""
+      << line << "\"/>\n";
+  for (size_t i = 0; i < b.points.size(); ++i) {
+    svg << "<circle cx=\"" << f(x_of(t[i])) << "\" cy=\"" << f(y_of(b.points[i].throughput))
+        << "\" r=\"3\" fill=\"#4e79a7\"><title>" << escape_markup(b.points[i].started_at) << ": "
+        << number(b.points[i].throughput) << "</title></circle>\n";
+  }
+  for (size_t j = 0; j < b.failures.size(); ++j) {
+    const double x = x_of(t[b.points.size() + j]), y = top + plot_h - 6;
+    svg << "<path class=\"failure\" d=\"M" << f(x - 5) << " " << f(y - 5) << " l10 10 m0 -10 l-10 10\""
+        << " stroke=\"#e15759\" stroke-width=\"2\"><title>"
+        << escape_markup(b.failures[j].started_at + ": " + b.failures[j].status + " " +
+                         b.failures[j].error)
+        << "</title></path>\n";
+  }
+  // Dates: the first and last run, and every change point.
+  struct DateLabel {
+    double at;
+    std::string text, anchor;
+  };
+  std::vector<DateLabel> labels;
+  if (!t.empty()) {
+    const auto first = std::min_element(t.begin(), t.end()) - t.begin();
+    const auto last = std::max_element(t.begin(), t.end()) - t.begin();
+    labels.push_back({t_min, day_of(times[static_cast<size_t>(first)]), "start"});
+    labels.push_back({t_max, day_of(times[static_cast<size_t>(last)]), "end"});
+  }
+  for (size_t c = 0; c < b.change_points.size(); ++c) {
+    labels.push_back({t[starts[c + 1]], day_of(b.change_points[c].started_at), "middle"});
+  }
+  for (const DateLabel& label : labels) {
+    svg << "<text x=\"" << f(x_of(label.at)) << "\" y=\"" << top + plot_h + 16
+        << "\" text-anchor=\"" << label.anchor << "\" font-size=\"11\">"
+        << escape_markup(label.text) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace
+
+std::string render_trend_charts(const Trend& trend) {
+  std::string html;
+  for (const BenchmarkTrend& b : trend.benchmarks) {
+    html += "<h3>" + escape_markup(b.identity.text()) + "</h3>\n<p>" +
+            std::to_string(b.points.size()) + " runs, " + std::to_string(b.failures.size()) +
+            " failed, " + std::to_string(b.change_points.size()) +
+            " change points; trial CV " + percent(b.noise.trial_cv) + ", detectable " +
+            escape_markup(detectable_text(b.noise)) + "</p>\n" +
+            svg_trend_chart(b, trend.options.gate.threshold);
+  }
+  return html;
+}
+
+std::string render_trend(const Trend& trend, const std::string& format) {
+  check_report_format(format);
+  if (format == "json") return render_trend_json(trend);
+  if (format == "csv") return render_trend_csv(trend);
+  Report report = trend_tables(trend);
+  if (format != "html") return render_markdown(report);
+  report.history = trend;
+  return render_html(report);
+}
+
+}  // namespace gpubench
