@@ -334,6 +334,41 @@ TEST(Regress, FlagsATightTenPercentDropOnly) {
   EXPECT_NE(junit.find("<failure message=\"REGRESSION -10.0%"), std::string::npos) << junit;
 }
 
+// Five trials a side with a stdev of exactly 10 around 1000 (CV 1 %): the smallest slowdown the
+// gate can flag 80 % of the time is 17.382 / 1000 = 1.74 % (worked by hand in statistics_test).
+TEST(Regress, SaysTheSmallestSlowdownItsTrialsCouldFlag) {
+  const double a = 12.649110640673518, b = 6.324555320336759;  // sqrt(160), sqrt(40)
+  const std::vector<double> tight = {1000 - a, 1000 - b, 1000, 1000 + b, 1000 + a};
+  const RegressionReport report = check_regressions(
+      {measured("resnet50", tight), measured("googlenet", {1000, 1200, 800})},
+      {measured("resnet50", tight), measured("googlenet", {1000, 1150, 850})}, {});
+  const RegressionRow& resnet = row_for(report, "resnet50");
+  ASSERT_TRUE(resnet.detectable.has_value());
+  EXPECT_NEAR(resnet.detectable->slowdown, 0.017382, 2e-6);
+  EXPECT_FALSE(resnet.detectable->too_noisy(0.05));
+  EXPECT_EQ(resnet.note, "within the 5.0% threshold");
+  // googlenet's trials (CV 20 % and 15 %) cannot see 5 %: the note says so and what would.
+  const RegressionRow& googlenet = row_for(report, "googlenet");
+  ASSERT_TRUE(googlenet.detectable.has_value());
+  EXPECT_TRUE(googlenet.detectable->too_noisy(0.05));
+  EXPECT_NE(googlenet.note.find("noise too high for the 5.0% threshold: sees -"), std::string::npos)
+      << googlenet.note;
+  EXPECT_NE(googlenet.note.find(std::to_string(googlenet.detectable->trials_needed) +
+                                " trials a side would see 5.0%"),
+            std::string::npos)
+      << googlenet.note;
+  const std::string table = render_regression_table(report);
+  EXPECT_NE(table.find("-1.7%"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 of 2 benchmarks are too noisy for the 5.0% threshold to mean anything: "
+                       "googlenet"),
+            std::string::npos)
+      << table;
+  // One trial: nothing to judge the noise by.
+  const RegressionReport single =
+      check_regressions({measured("resnet50", {1000})}, {measured("resnet50", {1000})}, {});
+  EXPECT_FALSE(single.rows[0].detectable.has_value());
+}
+
 TEST(Regress, ImprovementsAndFailures) {
   LoadedResult failed = measured("resnet50", {1});
   failed.result.status = RunStatus::kOom;

@@ -1,0 +1,257 @@
+// trend: change points on generated series, the history of the fixtures (tests/fixtures/history,
+// made by scripts/make-history-fixtures.py), what a history's noise lets regress see, and
+// report's history section.
+#include "reporting/trend.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reporting/change_points.h"
+#include "reporting/report.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+const std::string kHistory = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/history";
+
+// The CV of ResNet-50's trials on this project's CPU machine (README, Measured here: 3.0 % fp32).
+constexpr double kCpuTrialCv = 0.03;
+
+// Normal noise from mt19937_64's raw output (its sequence is fixed by the standard; the
+// library's distributions are not), through Box-Muller.
+class Noise {
+ public:
+  explicit Noise(uint64_t seed) : engine_(seed) {}
+  double normal() {
+    const auto uniform = [this] {
+      return (static_cast<double>(engine_() >> 11) + 0.5) / 9007199254740992.0;  // (0, 1)
+    };
+    const double u = uniform(), v = uniform();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * M_PI * v);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+std::vector<double> noisy_series(size_t nights, double level, double cv, uint64_t seed) {
+  Noise noise(seed);
+  std::vector<double> series;
+  for (size_t i = 0; i < nights; ++i) series.push_back(level * (1.0 + cv * noise.normal()));
+  return series;
+}
+
+// At a night-to-night CV of 3 % a 10 % step is 3.3 sigma: a night beside it is on the wrong
+// side of the midpoint about one time in twenty, and then no method can place the step exactly.
+TEST(ChangePoints, ATenPercentStepIsFoundAtItsNight) {
+  size_t exact = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<double> series = noisy_series(60, 1000, kCpuTrialCv, seed);
+    for (size_t i = 37; i < series.size(); ++i) series[i] *= 0.9;
+    const auto points = find_change_points(series, {});
+    ASSERT_EQ(points.size(), 1u) << "seed " << seed;
+    EXPECT_LE(std::abs(static_cast<int>(points[0].index) - 37), 1) << "seed " << seed;
+    exact += points[0].index == 37 ? 1 : 0;
+    EXPECT_NEAR(points[0].change, -0.10, 0.03) << "seed " << seed;  // 3 sigma of two medians
+    EXPECT_LT(points[0].p_value, 0.01);
+  }
+  EXPECT_GE(exact, 18u);
+  // With the noise of a GPU run (0.5 %) the night is always exact.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<double> series = noisy_series(60, 1000, 0.005, seed);
+    for (size_t i = 37; i < series.size(); ++i) series[i] *= 0.9;
+    const auto points = find_change_points(series, {});
+    ASSERT_EQ(points.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(points[0].index, 37u) << "seed " << seed;
+  }
+}
+
+TEST(ChangePoints, PureNoiseAtTheCpuRunsCvHasNone) {
+  // Bonferroni over the candidate splits keeps the false-alarm rate of a series under alpha
+  // (0.01): over 200 series of 60 nights none or a few may alarm, not more.
+  size_t alarms = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    alarms += find_change_points(noisy_series(60, 1000, kCpuTrialCv, seed), {}).empty() ? 0 : 1;
+  }
+  EXPECT_LE(alarms, 2u);
+  EXPECT_TRUE(find_change_points(noisy_series(365, 1000, kCpuTrialCv, 7), {}).empty());
+}
+
+TEST(ChangePoints, ASingleOutlierNightIsNotAChangePoint) {
+  for (size_t at : {0u, 1u, 2u, 20u, 37u, 57u, 58u, 59u}) {
+    for (double outlier : {0.6, 1.5}) {  // a night at -40 % or +50 %
+      std::vector<double> series = noisy_series(60, 1000, kCpuTrialCv, at + 1);
+      series[at] *= outlier;
+      EXPECT_TRUE(find_change_points(series, {}).empty()) << "outlier x" << outlier << " at " << at;
+    }
+  }
+}
+
+TEST(ChangePoints, TwoStepsAreBothFound) {
+  // Down 10 % on night 30, back up 8 % on night 70 (a driver bug, then its fix).
+  std::vector<double> series = noisy_series(100, 1000, kCpuTrialCv, 11);
+  for (size_t i = 30; i < 70; ++i) series[i] *= 0.90;
+  for (size_t i = 70; i < 100; ++i) series[i] *= 0.97;
+  const auto points = find_change_points(series, {});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_LE(std::abs(static_cast<int>(points[0].index) - 30), 1);  // as above: 3 % noise
+  EXPECT_LE(std::abs(static_cast<int>(points[1].index) - 70), 1);
+  EXPECT_LT(points[0].change, -0.07);
+  EXPECT_GT(points[1].change, 0.05);
+}
+
+TEST(ChangePoints, ShortSeriesAndSmallStepsAreLeftAlone) {
+  EXPECT_TRUE(find_change_points({}, {}).empty());
+  EXPECT_TRUE(find_change_points({1000, 900}, {}).empty());
+  EXPECT_TRUE(find_change_points({1000, 1000, 1000, 900, 900}, {}).empty());  // < 3 a side
+  // A clean 1 % step is significant but under min_change (2 %); with min_change 0 it is found.
+  std::vector<double> series(20, 1000.0);
+  for (size_t i = 0; i < series.size(); ++i) series[i] += (i % 2 == 0 ? 1 : -1) + (i >= 10 ? -10 : 0);
+  EXPECT_TRUE(find_change_points(series, {}).empty());
+  ChangePointOptions sensitive;
+  sensitive.min_change = 0;
+  ASSERT_EQ(find_change_points(series, sensitive).size(), 1u);
+  EXPECT_EQ(find_change_points(series, sensitive)[0].index, 10u);
+}
+
+TEST(Trend, FixtureHistoryHasItsStepItsFailureAndItsBaselineBand) {
+  const Trend trend = build_trend(load_results({kHistory}),
+                                  load_results({kHistory + "/2026-11-01"}), {});
+  ASSERT_EQ(trend.benchmarks.size(), 2u);
+  const BenchmarkTrend& resnet = trend.benchmarks[0];
+  EXPECT_EQ(resnet.identity.text(), "resnet50 fp16 x1 batch 64 on NVIDIA A40");
+  ASSERT_EQ(resnet.points.size(), 15u);
+  EXPECT_EQ(resnet.points.front().started_at, "2026-11-01T02:00:00Z");
+  ASSERT_EQ(resnet.failures.size(), 1u);
+  EXPECT_EQ(resnet.failures[0].status, "oom");
+  EXPECT_EQ(resnet.failures[0].started_at, "2026-11-14T02:00:00Z");
+  ASSERT_EQ(resnet.change_points.size(), 1u);
+  EXPECT_EQ(resnet.change_points[0].started_at, "2026-11-11T02:00:00Z");
+  EXPECT_NEAR(resnet.change_points[0].change, -0.10, 0.01);
+  ASSERT_TRUE(resnet.baseline.has_value());
+  EXPECT_DOUBLE_EQ(resnet.baseline->throughput, 1262.0);
+  EXPECT_TRUE(trend.benchmarks[1].change_points.empty());  // vgg16 stays level
+  // Trials at -1 %, 0, +1 %: CV 1.0 %; 3 trials against 3 at that CV detect 2.5 %
+  // ((t[0.95, 4] + t[0.8, 4]) x sqrt(2 x 0.01^2 / 3) = (2.1318 + 0.9410) x 0.008165).
+  EXPECT_EQ(resnet.noise.trials, 3u);
+  EXPECT_NEAR(resnet.noise.trial_cv, 0.01, 1e-4);
+  EXPECT_NEAR(resnet.noise.detectable.slowdown, 0.02509, 2e-4);
+  EXPECT_EQ(resnet.noise.detectable.trials_needed, 2u);
+}
+
+TEST(Trend, JsonHasTheDocumentedShape) {
+  const auto doc = nlohmann::json::parse(render_trend(build_trend(load_results({kHistory}), {}, {}), "json"));
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  const auto& resnet = doc["benchmarks"][0];
+  EXPECT_EQ(resnet["identity"]["model"], "resnet50");
+  EXPECT_EQ(resnet["identity"]["precision"], "fp16");
+  EXPECT_EQ(resnet["identity"]["system"], "NVIDIA A40");
+  EXPECT_EQ(resnet["points"].size(), 15u);
+  EXPECT_EQ(resnet["points"][0]["started_at"], "2026-11-01T02:00:00Z");
+  EXPECT_TRUE(resnet["points"][0]["throughput"].is_number());
+  EXPECT_EQ(resnet["points"][0]["trials"].size(), 3u);
+  ASSERT_EQ(resnet["change_points"].size(), 1u);
+  for (const char* key : {"started_at", "before", "after", "change", "p_value"}) {
+    EXPECT_TRUE(resnet["change_points"][0].contains(key)) << key;
+  }
+  EXPECT_LT(resnet["change_points"][0]["change"].get<double>(), -0.09);
+  EXPECT_EQ(doc["rule"]["min_segment"], 3);
+}
+
+TEST(Trend, CsvHasARowPerRunAndHtmlAChartPerBenchmark) {
+  const Trend trend = build_trend(load_results({kHistory}), load_results({kHistory + "/2026-11-01"}), {});
+  const std::string csv = render_trend(trend, "csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 32);
+  EXPECT_NE(csv.find("2026-11-14T02:00:00Z,oom"), std::string::npos) << csv;
+  const std::string html = render_trend(trend, "html");
+  EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 2u);
+  EXPECT_EQ(count_of(html, "class=\"change-point\""), 1u);
+  EXPECT_EQ(count_of(html, "class=\"baseline-band\""), 2u);
+  EXPECT_EQ(count_of(html, "class=\"failure\""), 1u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("href"), std::string::npos);
+  EXPECT_NE(render_trend(trend, "markdown").find("| resnet50 fp16 x1 batch 64 on NVIDIA A40 | "
+                                                 "2026-11-11T02:00:00Z | 1263.2 | 1133.5 | -10.3% |"),
+            std::string::npos);
+}
+
+TEST(Report, HtmlHasAHistorySectionOnlyWhenABenchmarkRanSeveralTimes) {
+  const std::string once = render_html(build_report(load_results({kHistory + "/2026-11-01"}), {}));
+  EXPECT_EQ(once.find("<h2>History</h2>"), std::string::npos);
+  const Report report = build_report(load_results({kHistory}), {});
+  const std::string html = render_html(report);
+  EXPECT_NE(html.find("<h2>History</h2>"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<svg class=\"trend\""), 2u);
+  EXPECT_EQ(html.find("href"), std::string::npos);
+  // Markdown keeps today's tables only.
+  EXPECT_EQ(render_markdown(report).find("History"), std::string::npos);
+}
+
+// A year of nights of a 28-benchmark suite (10,220 result files) through the binary: the scale
+// a lab reaches. Each series has a 5 % step on day 200; trend must find every one.
+TEST(Trend, AYearOfNightsOfTheNightlySuite) {
+  ScratchDirectory dir("trend-year");
+  const char* models[] = {"resnet50", "resnet101", "resnet152", "inception3", "inception4",
+                          "vgg16",    "googlenet"};
+  const char* precisions[] = {"fp32", "tf32", "fp16", "bf16"};
+  Noise noise(3);
+  for (int day = 0; day < 365; ++day) {
+    char date[16];
+    std::snprintf(date, sizeof(date), "2027-%03d", day + 1);
+    const std::string night = dir.file(date);
+    std::filesystem::create_directories(night);
+    const std::time_t at = 1798761600 + 7200 + day * 86400;  // 2027-01-01T02:00:00Z onwards
+    char started[32];
+    std::strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&at));
+    for (const char* model : models) {
+      for (const char* precision : precisions) {
+        const double level = 1000.0 * (day >= 200 ? 0.95 : 1.0) * (1 + 0.005 * noise.normal());
+        const std::vector<double> trials = {level * 0.995, level, level * 1.005};
+        const nlohmann::json doc = {
+            {"schema", "gpubench.result/1"},
+            {"status", "ok"},
+            {"benchmark",
+             {{"model", model}, {"precision", precision}, {"device", "cuda"}, {"gpus", 1},
+              {"batch_size_per_device", 256}}},
+            {"metrics",
+             {{"throughput", level}, {"throughput_unit", "images/sec"}, {"trials", trials}}},
+            {"system", {{"gpu_name", "NVIDIA H200"}, {"gpu_count", 1}}},
+            {"started_at", started}};
+        std::ofstream(night + "/" + model + "_" + precision + ".json") << doc.dump();
+      }
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto run = run_gpubench("trend " + dir.path() + " --format json -o " + dir.file("t.json"));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::printf("trend over %d result files: %.2f s\n", 365 * 28, seconds);
+  const auto doc = nlohmann::json::parse(std::ifstream(dir.file("t.json")));
+  ASSERT_EQ(doc["benchmarks"].size(), 28u);
+  for (const auto& b : doc["benchmarks"]) {
+    EXPECT_EQ(b["points"].size(), 365u);
+    ASSERT_EQ(b["change_points"].size(), 1u) << b["benchmark"];
+    EXPECT_EQ(b["change_points"][0]["started_at"], "2027-07-20T02:00:00Z") << b["benchmark"];
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
