@@ -1,0 +1,219 @@
+// The CI templates in ci/ (GitHub Actions, GitLab CI, Slurm): their YAML parses and has the
+// steps a nightly job needs, and their commands, run as written but for scripts/setup.sh (which
+// CI has just run) and with the CPU suite, run a night end to end: suite, regress with JUnit,
+// trend and report, and exit 1 on a regression.
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::read_json;
+using testing::run_command;
+using testing::ScratchDirectory;
+
+const std::string kSource = GPUBENCH_SOURCE_DIR;
+const std::string kGithub = kSource + "/ci/github-actions/gpubench-nightly.yml";
+const std::string kGitlab = kSource + "/ci/gitlab/gpubench-nightly.gitlab-ci.yml";
+const std::string kSlurm = kSource + "/ci/slurm/gpubench-nightly.sbatch";
+const std::string kSetup = "bash scripts/setup.sh";
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A template's commands and the environment it sets.
+struct Job {
+  std::map<std::string, std::string> environment;
+  std::vector<std::string> commands;
+};
+
+Job github_job() {
+  const YAML::Node job = YAML::LoadFile(kGithub)["jobs"]["nightly"];
+  Job out;
+  for (const auto& entry : job["env"]) {
+    out.environment[entry.first.as<std::string>()] = entry.second.as<std::string>();
+  }
+  for (const YAML::Node& step : job["steps"]) {
+    if (step["run"]) out.commands.push_back(step["run"].as<std::string>());
+  }
+  return out;
+}
+
+Job gitlab_job() {
+  const YAML::Node job = YAML::LoadFile(kGitlab)["gpubench-nightly"];
+  Job out;
+  for (const auto& entry : job["variables"]) {
+    out.environment[entry.first.as<std::string>()] = entry.second.as<std::string>();
+  }
+  for (const YAML::Node& line : job["script"]) out.commands.push_back(line.as<std::string>());
+  return out;
+}
+
+TEST(CiTemplates, GithubWorkflowIsValidAndHasTheNightlySteps) {
+  const YAML::Node workflow = YAML::LoadFile(kGithub);
+  ASSERT_TRUE(workflow["on"]["schedule"]) << "a nightly trigger";
+  const YAML::Node job = workflow["jobs"]["nightly"];
+  ASSERT_TRUE(job.IsMap());
+  bool self_hosted = false;
+  for (const YAML::Node& label : job["runs-on"]) self_hosted |= label.as<std::string>() == "self-hosted";
+  EXPECT_TRUE(self_hosted);
+  std::vector<std::string> uses;
+  bool junit_always = false, upload_always = false;
+  for (const YAML::Node& step : job["steps"]) {
+    ASSERT_TRUE(step.IsMap());
+    EXPECT_TRUE(step["run"] || step["uses"]) << "a step runs or uses something";
+    if (!step["uses"]) continue;
+    const std::string action = step["uses"].as<std::string>();
+    uses.push_back(action);
+    const bool always = step["if"] && step["if"].as<std::string>() == "always()";
+    if (action.rfind("mikepenz/action-junit-report@", 0) == 0) {
+      junit_always = always;
+      EXPECT_EQ(step["with"]["report_paths"].as<std::string>(),
+                job["env"]["GPUBENCH_NIGHTLY_OUT"].as<std::string>() + "/junit.xml");
+    }
+    if (action.rfind("actions/upload-artifact@", 0) == 0) {
+      upload_always = always;
+      EXPECT_EQ(step["with"]["path"].as<std::string>(),
+                job["env"]["GPUBENCH_NIGHTLY_OUT"].as<std::string>() + "/");
+    }
+  }
+  ASSERT_FALSE(uses.empty());
+  EXPECT_EQ(uses.front().rfind("actions/checkout@", 0), 0u);
+  EXPECT_TRUE(junit_always) << "the JUnit report is published even when the gate fails";
+  EXPECT_TRUE(upload_always) << "trend and report are uploaded even when the gate fails";
+  const Job commands = github_job();
+  EXPECT_EQ(commands.commands, (std::vector<std::string>{kSetup, "bash scripts/nightly.sh"}));
+}
+
+TEST(CiTemplates, GitlabJobIsValidAndPublishesJunitAndArtifacts) {
+  const YAML::Node job = YAML::LoadFile(kGitlab)["gpubench-nightly"];
+  ASSERT_TRUE(job.IsMap());
+  EXPECT_EQ(job["artifacts"]["when"].as<std::string>(), "always");
+  EXPECT_EQ(job["artifacts"]["reports"]["junit"].as<std::string>(),
+            job["variables"]["GPUBENCH_NIGHTLY_OUT"].as<std::string>() + "/junit.xml");
+  EXPECT_TRUE(job["tags"].IsSequence());
+  EXPECT_EQ(gitlab_job().commands, (std::vector<std::string>{kSetup, "bash scripts/nightly.sh"}));
+}
+
+TEST(CiTemplates, SlurmScriptAsksForAGpuAndIsValidBash) {
+  const std::string script = text_of(kSlurm);
+  EXPECT_NE(script.find("#SBATCH --gres=gpu:"), std::string::npos);
+  EXPECT_NE(script.find("#SBATCH --exclusive"), std::string::npos);
+  EXPECT_NE(script.find(kSetup + "\n"), std::string::npos);
+  const auto syntax = run_command("bash -n " + kSlurm);
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.output;
+}
+
+// A baseline from one run of the CPU suite, every throughput scaled: x0.25 makes tonight look
+// four times as fast (nothing to fail), x4 a quarter as fast (a regression far beyond the tiny
+// models' run-to-run noise, even on a loaded machine).
+void write_baseline(const std::string& from, const std::string& to, double scale) {
+  std::filesystem::create_directories(to);
+  for (const auto& entry : std::filesystem::directory_iterator(from)) {
+    if (entry.path().extension() != ".json") continue;
+    nlohmann::json doc = read_json(entry.path().string());
+    doc["metrics"]["throughput"] = doc["metrics"]["throughput"].get<double>() * scale;
+    for (auto& trial : doc["metrics"]["trials"]) trial = trial.get<double>() * scale;
+    std::ofstream(to + "/" + entry.path().filename().string()) << doc.dump(2);
+  }
+}
+
+class NightOnTheCpu : public ::testing::Test {
+ protected:
+  NightOnTheCpu() : dir_("ci-templates") {}
+
+  // Runs the commands as CI would (in order, stopping at the first that fails), from the
+  // repository root, with the template's environment and then the test's on top.
+  testing::CommandResult run_job(const Job& job, const std::string& night,
+                                 const std::string& baseline) {
+    std::map<std::string, std::string> environment = job.environment;
+    environment["GPUBENCH_NIGHTLY_SUITE"] = "configs/nightly-cpu.yaml";
+    environment["GPUBENCH_HISTORY"] = dir_.file("history");
+    environment["GPUBENCH_BASELINE"] = baseline;
+    environment["GPUBENCH_NIGHTLY_OUT"] = out();
+    environment["GPUBENCH_NIGHT"] = night;
+    environment["GPUBENCH"] = GPUBENCH_BINARY;
+    environment["SLURM_SUBMIT_DIR"] = kSource;
+    std::string script = "set -e\ncd " + quoted(kSource) + "\n";
+    for (const auto& [key, value] : environment) script += "export " + key + "=" + quoted(value) + "\n";
+    bool skipped_setup = false;
+    for (const std::string& command : job.commands) {
+      if (command == kSetup) {
+        skipped_setup = true;
+        continue;
+      }
+      script += command + "\n";
+    }
+    EXPECT_TRUE(skipped_setup) << "every template sets up first";
+    std::ofstream(dir_.file("job.sh")) << script;
+    return run_command("bash " + dir_.file("job.sh"));
+  }
+
+  std::string out() const { return dir_.file("out"); }
+  ScratchDirectory dir_;
+};
+
+TEST_F(NightOnTheCpu, EveryTemplateRunsANightAndFailsOnARegression) {
+  const auto first =
+      run_command(std::string(GPUBENCH_BINARY) + " run " + kSource +
+                  "/configs/nightly-cpu.yaml --output " + dir_.file("first"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  write_baseline(dir_.file("first"), dir_.file("baseline-slower"), 0.25);
+  write_baseline(dir_.file("first"), dir_.file("baseline-faster"), 4.0);
+
+  // GitHub Actions: a clean night.
+  const auto github = run_job(github_job(), "2026-12-01", dir_.file("baseline-slower"));
+  EXPECT_EQ(github.exit_code, 0) << github.output;
+  const std::string junit = text_of(out() + "/junit.xml");
+  EXPECT_NE(junit.find("tests=\"2\" failures=\"0\""), std::string::npos) << junit;
+  for (const char* artifact : {"trend.html", "trend.json", "report.html", "regress.txt"}) {
+    EXPECT_TRUE(std::filesystem::exists(out() + "/" + artifact)) << artifact;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_.file("history/2026-12-01")));
+
+  // GitLab CI: tonight is a quarter of the baseline's speed: regress fails the job, and still publishes.
+  const auto gitlab = run_job(gitlab_job(), "2026-12-02", dir_.file("baseline-faster"));
+  EXPECT_EQ(gitlab.exit_code, 1) << gitlab.output;
+  EXPECT_NE(gitlab.output.find("REGRESSION"), std::string::npos) << gitlab.output;
+  EXPECT_NE(text_of(out() + "/junit.xml").find("failures=\"2\""), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(out() + "/trend.html"));
+
+  // Slurm, with no baseline yet: the night runs, regress is skipped and says how to start one.
+  // Its lines are its commands (the script has no multi-line construct).
+  Job slurm;
+  std::istringstream lines(text_of(kSlurm));
+  for (std::string line; std::getline(lines, line);) slurm.commands.push_back(line);
+  const auto sbatch = run_job(slurm, "2026-12-03", dir_.file("no-baseline"));
+  EXPECT_EQ(sbatch.exit_code, 0) << sbatch.output;
+  EXPECT_NE(sbatch.output.find("no baseline results"), std::string::npos) << sbatch.output;
+  EXPECT_FALSE(std::filesystem::exists(out() + "/junit.xml"));
+
+  // Three nights of history, two benchmarks: trend has them all.
+  const nlohmann::json trend = read_json(out() + "/trend.json");
+  ASSERT_EQ(trend["benchmarks"].size(), 2u);
+  for (const auto& b : trend["benchmarks"]) EXPECT_EQ(b["points"].size(), 3u) << b["benchmark"];
+  EXPECT_NE(text_of(out() + "/report.html").find("<h2>History</h2>"), std::string::npos);
+
+  // A night is run once.
+  const auto again = run_job(github_job(), "2026-12-01", dir_.file("baseline-slower"));
+  EXPECT_EQ(again.exit_code, 2) << again.output;
+}
+
+}  // namespace
+}  // namespace gpubench
