@@ -62,7 +62,7 @@ TEST(Cli, OneCommandLineForBothExecutables) {
   const auto help = run_gpubench("--help");
   EXPECT_EQ(help.exit_code, 0) << help.output;
   for (const char* name :
-       {"train", "run", "allreduce", "models", "env", "report", "compare", "regress"}) {
+       {"train", "run", "allreduce", "models", "env", "report", "compare", "regress", "trend"}) {
     EXPECT_NE(help.output.find(name), std::string::npos) << name;
   }
   const auto train_help = run_gpubench("train --help");

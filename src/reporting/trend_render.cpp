@@ -260,14 +260,14 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
     const double y = y_of(median(level));
     svg << "<line class=\"level\" x1=\"" << f(x_of(t[first])) << "\" y1=\"" << f(y) << "\" x2=\""
         << f(x_of(t[last])) << "\" y2=\"" << f(y)
-        << "\" stroke=\"#f28e2b\" stroke-width=\"3\" stroke-opacity=\"0.9\"/>\n";
+        << "\" stroke=\"#f28e2b\" stroke-width=\"4\"/>\n";
   }
   for (size_t c = 0; c < b.change_points.size(); ++c) {
     const size_t i = starts[c + 1];
-    const double x = 0.5 * (x_of(t[i - 1]) + x_of(t[i]));
+    const double x = std::round(0.5 * (x_of(t[i - 1]) + x_of(t[i])));  // crisp on pixels
     const TrendChange& change = b.change_points[c];
     svg << "<line class=\"change-point\" x1=\"" << f(x) << "\" y1=\"" << top << "\" x2=\"" << f(x)
-        << "\" y2=\"" << top + plot_h << "\" stroke=\"#e15759\" stroke-width=\"3\"><title>"
+        << "\" y2=\"" << top + plot_h << "\" stroke=\"#e15759\" stroke-width=\"4\"><title>"
         << escape_markup(change.started_at + ": " + number(change.before) + " -> " +
                          number(change.after) + " (" + percent(change.change, true) +
                          ", p=" + format_fixed(change.p_value, 6) + ")")
