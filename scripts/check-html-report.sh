@@ -11,8 +11,8 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "check-html-report: chromium is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-screenshot() {  # screenshot PAGE.html IMAGE.png
-  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1400 \
+screenshot() {  # screenshot PAGE.html IMAGE.png [HEIGHT]
+  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,"${3:-1400}" \
     --user-data-dir="$work/profile" --screenshot="$2" "file://$1" \
     >"$work/browser.log" 2>&1 || { cat "$work/browser.log" >&2; exit 1; }
 }
@@ -31,6 +31,10 @@ expect_pixels "$work/report.png" 400 '#4e79a7' '#f28e2b'
   --format html --output "$work/trend.html"
 screenshot "$work/trend.html" "$work/trend.png"
 expect_pixels "$work/trend.png" 400 '#4e79a7' '#f28e2b' '#e15759'
-# GPUBENCH_KEEP_SCREENSHOT=DIR keeps both screenshots there.
-[ -z "${GPUBENCH_KEEP_SCREENSHOT:-}" ] || cp "$work/report.png" "$work/trend.png" "$GPUBENCH_KEEP_SCREENSHOT/"
+# The report over several nights ends with their history: the same charts, below today's tables.
+"$gpubench" report tests/fixtures/history --format html --output "$work/history.html"
+screenshot "$work/history.html" "$work/history.png" 4000
+expect_pixels "$work/history.png" 400 '#e15759'
+# GPUBENCH_KEEP_SCREENSHOT=DIR keeps the screenshots there.
+[ -z "${GPUBENCH_KEEP_SCREENSHOT:-}" ] || cp "$work"/*.png "$GPUBENCH_KEEP_SCREENSHOT/"
 echo "check-html-report: charts drew"
