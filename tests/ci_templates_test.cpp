@@ -71,7 +71,8 @@ TEST(CiTemplates, GithubWorkflowIsValidAndHasTheNightlySteps) {
   const YAML::Node job = workflow["jobs"]["nightly"];
   ASSERT_TRUE(job.IsMap());
   bool self_hosted = false;
-  for (const YAML::Node& label : job["runs-on"]) self_hosted |= label.as<std::string>() == "self-hosted";
+  for (const YAML::Node& label : job["runs-on"])
+    self_hosted |= label.as<std::string>() == "self-hosted";
   EXPECT_TRUE(self_hosted);
   std::vector<std::string> uses;
   bool junit_always = false, upload_always = false;
@@ -151,7 +152,8 @@ class NightOnTheCpu : public ::testing::Test {
     environment["GPUBENCH"] = GPUBENCH_BINARY;
     environment["SLURM_SUBMIT_DIR"] = kSource;
     std::string script = "set -e\ncd " + quoted(kSource) + "\n";
-    for (const auto& [key, value] : environment) script += "export " + key + "=" + quoted(value) + "\n";
+    for (const auto& [key, value] : environment)
+      script += "export " + key + "=" + quoted(value) + "\n";
     bool skipped_setup = false;
     for (const std::string& command : job.commands) {
       if (command == kSetup) {
@@ -170,9 +172,8 @@ class NightOnTheCpu : public ::testing::Test {
 };
 
 TEST_F(NightOnTheCpu, EveryTemplateRunsANightAndFailsOnARegression) {
-  const auto first =
-      run_command(std::string(GPUBENCH_BINARY) + " run " + kSource +
-                  "/configs/nightly-cpu.yaml --output " + dir_.file("first"));
+  const auto first = run_command(std::string(GPUBENCH_BINARY) + " run " + kSource +
+                                 "/configs/nightly-cpu.yaml --output " + dir_.file("first"));
   ASSERT_EQ(first.exit_code, 0) << first.output;
   write_baseline(dir_.file("first"), dir_.file("baseline-slower"), 0.25);
   write_baseline(dir_.file("first"), dir_.file("baseline-faster"), 4.0);
@@ -187,7 +188,8 @@ TEST_F(NightOnTheCpu, EveryTemplateRunsANightAndFailsOnARegression) {
   }
   EXPECT_TRUE(std::filesystem::exists(dir_.file("history/2026-12-01")));
 
-  // GitLab CI: tonight is a quarter of the baseline's speed: regress fails the job, and still publishes.
+  // GitLab CI: tonight is a quarter of the baseline's speed: regress fails the job, and still
+  // publishes.
   const auto gitlab = run_job(gitlab_job(), "2026-12-02", dir_.file("baseline-faster"));
   EXPECT_EQ(gitlab.exit_code, 1) << gitlab.output;
   EXPECT_NE(gitlab.output.find("REGRESSION"), std::string::npos) << gitlab.output;

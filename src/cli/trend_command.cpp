@@ -46,8 +46,8 @@ void add_trend_command(CLI::App& app, int& exit_code) {
     check_report_format(o->format);
     const std::vector<LoadedResult> baseline =
         o->baseline.empty() ? std::vector<LoadedResult>{} : load_results(o->baseline);
-    write_output(o->output, render_trend(build_trend(load_results(o->inputs), baseline, o->trend),
-                                         o->format));
+    write_output(o->output,
+                 render_trend(build_trend(load_results(o->inputs), baseline, o->trend), o->format));
     exit_code = kExitOk;
   });
 }

@@ -112,13 +112,13 @@ Split best_split(const std::vector<double>& series, size_t begin, size_t end,
   Split best;
   double best_cost = 0;
   for (size_t k = begin + m; k + m <= end; ++k) {
-    const double cost = absolute_deviation(part(series, begin, k)) +
-                        absolute_deviation(part(series, k, end));
+    const double cost =
+        absolute_deviation(part(series, begin, k)) + absolute_deviation(part(series, k, end));
     if (best.index == 0 || cost < best_cost) best = {k, 1}, best_cost = cost;
   }
   const Ranks ranks = ranks_of(series, begin, end);
-  best.p_value = std::min(
-      1.0, rank_sum_p(ranks, best.index - begin, end - best.index) * static_cast<double>(candidates));
+  best.p_value = std::min(1.0, rank_sum_p(ranks, best.index - begin, end - best.index) *
+                                   static_cast<double>(candidates));
   const double before = median(part(series, begin, best.index));
   const double after = median(part(series, best.index, end));
   const bool large_enough = before > 0 && std::fabs(after / before - 1.0) >= options.min_change;

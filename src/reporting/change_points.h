@@ -17,10 +17,10 @@ struct ChangePointOptions {
 };
 
 struct ChangePoint {
-  size_t index = 0;   // the first point after the step
-  double before = 0;  // median of the segment before (back to the previous change point)
-  double after = 0;   // median of the segment after (up to the next change point)
-  double change = 0;  // after / before - 1
+  size_t index = 0;    // the first point after the step
+  double before = 0;   // median of the segment before (back to the previous change point)
+  double after = 0;    // median of the segment after (up to the next change point)
+  double change = 0;   // after / before - 1
   double p_value = 1;  // the split's Bonferroni-adjusted two-sided Welch p
 };
 

@@ -194,7 +194,8 @@ std::string render_regression_table(const RegressionReport& report) {
          format_fixed(report.options.alpha, 3) + ")\n";
   if (!too_noisy.empty()) {
     out += std::to_string(too_noisy.size()) + " of " + std::to_string(report.rows.size()) +
-           " benchmarks are too noisy for the " + format_fixed(100.0 * report.options.threshold, 1) +
+           " benchmarks are too noisy for the " +
+           format_fixed(100.0 * report.options.threshold, 1) +
            "% threshold to mean anything: " + join(too_noisy, "; ") + "\n";
   }
   return out;

@@ -45,8 +45,8 @@ struct RegressionRow {
   Verdict verdict = Verdict::kUnchanged;
   std::optional<double> baseline;
   std::optional<double> current;
-  std::optional<double> change;   // current / baseline - 1
-  std::optional<double> p_value;  // of the test in the direction of the change
+  std::optional<double> change;                  // current / baseline - 1
+  std::optional<double> p_value;                 // of the test in the direction of the change
   std::optional<DetectableSlowdown> detectable;  // with two or more trials on both sides
   std::string note;
 };

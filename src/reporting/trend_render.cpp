@@ -72,7 +72,8 @@ Report trend_tables(const Trend& trend) {
     history.rows.push_back(
         {{label, b.unit},
          {cell(std::to_string(b.points.size())), cell(std::to_string(b.failures.size())),
-          cell(any ? b.points.front().started_at : "-"), cell(any ? b.points.back().started_at : "-"),
+          cell(any ? b.points.front().started_at : "-"),
+          cell(any ? b.points.back().started_at : "-"),
           cell(any ? number(b.points.back().throughput) : "-"),
           cell(b.baseline ? number(b.baseline->throughput) : "-"),
           cell(std::to_string(b.change_points.size())), cell(percent(b.noise.trial_cv)),
@@ -94,13 +95,16 @@ std::string render_trend_json(const Trend& trend) {
   for (const BenchmarkTrend& b : trend.benchmarks) {
     nlohmann::json points = nlohmann::json::array();
     for (const TrendPoint& p : b.points) {
-      points.push_back({{"started_at", p.started_at}, {"throughput", p.throughput},
-                        {"trials", p.trials}});
+      points.push_back(
+          {{"started_at", p.started_at}, {"throughput", p.throughput}, {"trials", p.trials}});
     }
     nlohmann::json changes = nlohmann::json::array();
     for (const TrendChange& c : b.change_points) {
-      changes.push_back({{"started_at", c.started_at}, {"before", c.before}, {"after", c.after},
-                         {"change", c.change}, {"p_value", c.p_value}});
+      changes.push_back({{"started_at", c.started_at},
+                         {"before", c.before},
+                         {"after", c.after},
+                         {"change", c.change},
+                         {"p_value", c.p_value}});
     }
     nlohmann::json failures = nlohmann::json::array();
     for (const TrendFailure& f : b.failures) {
@@ -157,7 +161,8 @@ std::string render_trend_csv(const Trend& trend) {
     for (size_t i = 0; i < b.points.size(); ++i) {
       const TrendPoint& p = b.points[i];
       const Summary s = summarize(p.trials);
-      const std::string cv = p.trials.size() > 1 && s.mean > 0 ? format_fixed(s.stdev / s.mean, 4) : "";
+      const std::string cv =
+          p.trials.size() > 1 && s.mean > 0 ? format_fixed(s.stdev / s.mean, 4) : "";
       out += label + "," + field(b.unit) + "," + p.started_at + ",ok," +
              format_fixed(p.throughput, 3) + "," + std::to_string(p.trials.size()) + "," + cv +
              "," + changes[i] + "\n";
@@ -229,24 +234,23 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
   for (int tick = 0; tick <= 4; ++tick) {
     const double value = y_min + (y_max - y_min) * tick / 4;
     const double y = y_of(value);
-    svg << "<line x1=\"" << left << "\" y1=\"" << f(y) << "\" x2=\"" << left + plot_w
-        << "\" y2=\"" << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\""
-        << f(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
+    svg << "<line x1=\"" << left << "\" y1=\"" << f(y) << "\" x2=\"" << left + plot_w << "\" y2=\""
+        << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << f(y + 4)
+        << "\" text-anchor=\"end\" font-size=\"11\">"
         << format_fixed(value, y_max - y_min < 10 ? 2 : 0) << "</text>\n";
   }
   svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
-      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
-      << escape_markup(b.unit) << "</text>\n";
+      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">" << escape_markup(b.unit)
+      << "</text>\n";
   if (b.baseline) {
     const double high = y_of(b.baseline->throughput * (1 + threshold));
     const double low = y_of(b.baseline->throughput * (1 - threshold));
     svg << "<rect class=\"baseline-band\" x=\"" << left << "\" y=\"" << f(high) << "\" width=\""
         << plot_w << "\" height=\"" << f(low - high) << "\" fill=\"#59a14f\" fill-opacity=\"0.18\">"
-        << "<title>baseline " << number(b.baseline->throughput) << " +- "
-        << percent(threshold) << "</title></rect>\n<line class=\"baseline\" x1=\"" << left
-        << "\" y1=\"" << f(y_of(b.baseline->throughput)) << "\" x2=\"" << left + plot_w
-        << "\" y2=\"" << f(y_of(b.baseline->throughput))
-        << "\" stroke=\"#59a14f\" stroke-dasharray=\"6 4\"/>\n";
+        << "<title>baseline " << number(b.baseline->throughput) << " +- " << percent(threshold)
+        << "</title></rect>\n<line class=\"baseline\" x1=\"" << left << "\" y1=\""
+        << f(y_of(b.baseline->throughput)) << "\" x2=\"" << left + plot_w << "\" y2=\""
+        << f(y_of(b.baseline->throughput)) << "\" stroke=\"#59a14f\" stroke-dasharray=\"6 4\"/>\n";
   }
   // The level of each segment between change points, and the change points themselves.
   std::vector<size_t> starts = {0};
@@ -259,8 +263,7 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
     for (size_t i = first; i <= last; ++i) level.push_back(b.points[i].throughput);
     const double y = y_of(median(level));
     svg << "<line class=\"level\" x1=\"" << f(x_of(t[first])) << "\" y1=\"" << f(y) << "\" x2=\""
-        << f(x_of(t[last])) << "\" y2=\"" << f(y)
-        << "\" stroke=\"#f28e2b\" stroke-width=\"4\"/>\n";
+        << f(x_of(t[last])) << "\" y2=\"" << f(y) << "\" stroke=\"#f28e2b\" stroke-width=\"4\"/>\n";
   }
   for (size_t c = 0; c < b.change_points.size(); ++c) {
     const size_t i = starts[c + 1];
@@ -294,7 +297,8 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
   }
   for (size_t j = 0; j < b.failures.size(); ++j) {
     const double x = x_of(t[b.points.size() + j]), y = top + plot_h - 6;
-    svg << "<path class=\"failure\" d=\"M" << f(x - 5) << " " << f(y - 5) << " l10 10 m0 -10 l-10 10\""
+    svg << "<path class=\"failure\" d=\"M" << f(x - 5) << " " << f(y - 5)
+        << " l10 10 m0 -10 l-10 10\""
         << " stroke=\"#e15759\" stroke-width=\"2\"><title>"
         << escape_markup(b.failures[j].started_at + ": " + b.failures[j].status + " " +
                          b.failures[j].error)
@@ -331,10 +335,9 @@ std::string render_trend_charts(const Trend& trend) {
   for (const BenchmarkTrend& b : trend.benchmarks) {
     html += "<h3>" + escape_markup(b.identity.text()) + "</h3>\n<p>" +
             std::to_string(b.points.size()) + " runs, " + std::to_string(b.failures.size()) +
-            " failed, " + std::to_string(b.change_points.size()) +
-            " change points; trial CV " + percent(b.noise.trial_cv) + ", detectable " +
-            escape_markup(detectable_text(b.noise)) + "</p>\n" +
-            svg_trend_chart(b, trend.options.gate.threshold);
+            " failed, " + std::to_string(b.change_points.size()) + " change points; trial CV " +
+            percent(b.noise.trial_cv) + ", detectable " + escape_markup(detectable_text(b.noise)) +
+            "</p>\n" + svg_trend_chart(b, trend.options.gate.threshold);
   }
   return html;
 }

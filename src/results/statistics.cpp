@@ -115,8 +115,8 @@ WelchTest welch_t_test_greater(const std::vector<double>& a, const std::vector<d
 
 double welch_t_test_two_sided(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() < 2 || b.size() < 2) return 1;
-  const double smaller = std::min(welch_t_test_greater(a, b).p_value,
-                                  welch_t_test_greater(b, a).p_value);
+  const double smaller =
+      std::min(welch_t_test_greater(a, b).p_value, welch_t_test_greater(b, a).p_value);
   return std::min(1.0, 2.0 * smaller);
 }
 
@@ -137,9 +137,9 @@ double detectable_difference(const Sample& a, const Sample& b, double alpha, dou
   const double va = a.stdev * a.stdev / static_cast<double>(a.count);
   const double vb = b.stdev * b.stdev / static_cast<double>(b.count);
   if (va + vb == 0) return 0;
-  const double dof = (va + vb) * (va + vb) /
-                     (va * va / static_cast<double>(a.count - 1) +
-                      vb * vb / static_cast<double>(b.count - 1));
+  const double dof =
+      (va + vb) * (va + vb) /
+      (va * va / static_cast<double>(a.count - 1) + vb * vb / static_cast<double>(b.count - 1));
   return (student_t_quantile(1.0 - alpha, dof) + student_t_quantile(power, dof)) *
          std::sqrt(va + vb);
 }

@@ -125,7 +125,8 @@ TEST(ChangePoints, ShortSeriesAndSmallStepsAreLeftAlone) {
   EXPECT_TRUE(find_change_points({1000, 1000, 1000, 900, 900}, {}).empty());  // < 3 a side
   // A clean 1 % step is significant but under min_change (2 %); with min_change 0 it is found.
   std::vector<double> series(20, 1000.0);
-  for (size_t i = 0; i < series.size(); ++i) series[i] += (i % 2 == 0 ? 1 : -1) + (i >= 10 ? -10 : 0);
+  for (size_t i = 0; i < series.size(); ++i)
+    series[i] += (i % 2 == 0 ? 1 : -1) + (i >= 10 ? -10 : 0);
   EXPECT_TRUE(find_change_points(series, {}).empty());
   ChangePointOptions sensitive;
   sensitive.min_change = 0;
@@ -134,8 +135,8 @@ TEST(ChangePoints, ShortSeriesAndSmallStepsAreLeftAlone) {
 }
 
 TEST(Trend, FixtureHistoryHasItsStepItsFailureAndItsBaselineBand) {
-  const Trend trend = build_trend(load_results({kHistory}),
-                                  load_results({kHistory + "/2026-11-01"}), {});
+  const Trend trend =
+      build_trend(load_results({kHistory}), load_results({kHistory + "/2026-11-01"}), {});
   ASSERT_EQ(trend.benchmarks.size(), 2u);
   const BenchmarkTrend& resnet = trend.benchmarks[0];
   EXPECT_EQ(resnet.identity.text(), "resnet50 fp16 x1 batch 64 on NVIDIA A40");
@@ -159,7 +160,8 @@ TEST(Trend, FixtureHistoryHasItsStepItsFailureAndItsBaselineBand) {
 }
 
 TEST(Trend, JsonHasTheDocumentedShape) {
-  const auto doc = nlohmann::json::parse(render_trend(build_trend(load_results({kHistory}), {}, {}), "json"));
+  const auto doc =
+      nlohmann::json::parse(render_trend(build_trend(load_results({kHistory}), {}, {}), "json"));
   ASSERT_EQ(doc["benchmarks"].size(), 2u);
   const auto& resnet = doc["benchmarks"][0];
   EXPECT_EQ(resnet["identity"]["model"], "resnet50");
@@ -178,7 +180,8 @@ TEST(Trend, JsonHasTheDocumentedShape) {
 }
 
 TEST(Trend, CsvHasARowPerRunAndHtmlAChartPerBenchmark) {
-  const Trend trend = build_trend(load_results({kHistory}), load_results({kHistory + "/2026-11-01"}), {});
+  const Trend trend =
+      build_trend(load_results({kHistory}), load_results({kHistory + "/2026-11-01"}), {});
   const std::string csv = render_trend(trend, "csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 32);
   EXPECT_NE(csv.find("2026-11-14T02:00:00Z,oom"), std::string::npos) << csv;
@@ -189,8 +192,9 @@ TEST(Trend, CsvHasARowPerRunAndHtmlAChartPerBenchmark) {
   EXPECT_EQ(count_of(html, "class=\"failure\""), 1u);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("href"), std::string::npos);
-  EXPECT_NE(render_trend(trend, "markdown").find("| resnet50 fp16 x1 batch 64 on NVIDIA A40 | "
-                                                 "2026-11-11T02:00:00Z | 1263.2 | 1133.5 | -10.3% |"),
+  EXPECT_NE(render_trend(trend, "markdown")
+                .find("| resnet50 fp16 x1 batch 64 on NVIDIA A40 | "
+                      "2026-11-11T02:00:00Z | 1263.2 | 1133.5 | -10.3% |"),
             std::string::npos);
 }
 
@@ -210,8 +214,8 @@ TEST(Report, HtmlHasAHistorySectionOnlyWhenABenchmarkRanSeveralTimes) {
 // a lab reaches. Each series has a 5 % step on day 200; trend must find every one.
 TEST(Trend, AYearOfNightsOfTheNightlySuite) {
   ScratchDirectory dir("trend-year");
-  const char* models[] = {"resnet50", "resnet101", "resnet152", "inception3", "inception4",
-                          "vgg16",    "googlenet"};
+  const char* models[] = {"resnet50",   "resnet101", "resnet152", "inception3",
+                          "inception4", "vgg16",     "googlenet"};
   const char* precisions[] = {"fp32", "tf32", "fp16", "bf16"};
   Noise noise(3);
   for (int day = 0; day < 365; ++day) {
@@ -230,7 +234,10 @@ TEST(Trend, AYearOfNightsOfTheNightlySuite) {
             {"schema", "gpubench.result/1"},
             {"status", "ok"},
             {"benchmark",
-             {{"model", model}, {"precision", precision}, {"device", "cuda"}, {"gpus", 1},
+             {{"model", model},
+              {"precision", precision},
+              {"device", "cuda"},
+              {"gpus", 1},
               {"batch_size_per_device", 256}}},
             {"metrics",
              {{"throughput", level}, {"throughput_unit", "images/sec"}, {"trials", trials}}},
