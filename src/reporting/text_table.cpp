@@ -34,6 +34,13 @@ std::string TextTable::render() const {
   return out;
 }
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string escape_markup(const std::string& text) {
   std::string out;
   for (char c : text) {

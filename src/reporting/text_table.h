@@ -20,6 +20,9 @@ class TextTable {
 // &, <, >, " as entities: text safe inside HTML or XML elements and attributes.
 std::string escape_markup(const std::string& text);
 
+// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
+
 // "%.*f" without locale surprises.
 std::string format_fixed(double value, int decimals);
 

@@ -148,14 +148,8 @@ std::string render_trend_json(const Trend& trend) {
 // One row per run: the series a spreadsheet plots.
 std::string render_trend_csv(const Trend& trend) {
   std::string out = "benchmark,unit,started_at,status,throughput,trials,trial_cv,change\n";
-  const auto field = [](const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-  };
   for (const BenchmarkTrend& b : trend.benchmarks) {
-    const std::string label = field(b.identity.text());
+    const std::string label = csv_field(b.identity.text());
     std::vector<std::string> changes(b.points.size());
     for (const TrendChange& c : b.change_points) changes[c.index] = format_fixed(c.change, 4);
     for (size_t i = 0; i < b.points.size(); ++i) {
@@ -163,12 +157,12 @@ std::string render_trend_csv(const Trend& trend) {
       const Summary s = summarize(p.trials);
       const std::string cv =
           p.trials.size() > 1 && s.mean > 0 ? format_fixed(s.stdev / s.mean, 4) : "";
-      out += label + "," + field(b.unit) + "," + p.started_at + ",ok," +
+      out += label + "," + csv_field(b.unit) + "," + csv_field(p.started_at) + ",ok," +
              format_fixed(p.throughput, 3) + "," + std::to_string(p.trials.size()) + "," + cv +
              "," + changes[i] + "\n";
     }
     for (const TrendFailure& f : b.failures) {
-      out += label + "," + field(b.unit) + "," + f.started_at + "," + f.status + ",,,,\n";
+      out += label + "," + csv_field(b.unit) + "," + csv_field(f.started_at) + "," + f.status + ",,,,\n";
     }
   }
   return out;
