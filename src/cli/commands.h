@@ -11,6 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
+namespace gpubench {
+struct RegressOptions;  // reporting/regression.h
+}  // namespace gpubench
+
 namespace gpubench::cli {
 
 inline constexpr int kExitOk = 0;
@@ -49,6 +53,8 @@ void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
 void add_trend_command(CLI::App& app, int& exit_code);
+// regress's --threshold and --alpha, which trend takes too.
+void add_gate_options(CLI::App& cmd, RegressOptions& gate);
 void add_specs_command(CLI::App& app, int& exit_code);
 
 // A numeric option's check: a finite number (no nan, no inf) from min to max, integral when

@@ -33,6 +33,17 @@ void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
 
 }  // namespace
 
+void add_gate_options(CLI::App& cmd, RegressOptions& gate) {
+  cmd.add_option("--threshold", gate.threshold,
+                 "Smallest slowdown flagged (fraction); trend: also the baseline band")
+      ->check(number_in_range(0.0, 1.0, false))
+      ->capture_default_str();
+  cmd.add_option("--alpha", gate.alpha,
+                 "Significance level of the noise test; also what the trials can detect")
+      ->check(number_in_range(1e-9, 0.5, false))
+      ->capture_default_str();
+}
+
 void add_report_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> inputs;
@@ -98,12 +109,7 @@ void add_regress_command(CLI::App& app, int& exit_code) {
       "regress", "Exit 1 when the current results are slower than the baseline beyond noise");
   cmd->add_option("--baseline", o->baseline, "Baseline result files or directories")->required();
   cmd->add_option("--current", o->current, "Current result files or directories")->required();
-  cmd->add_option("--threshold", o->check.threshold, "Smallest slowdown flagged (fraction)")
-      ->check(number_in_range(0.0, 1.0, false))
-      ->capture_default_str();
-  cmd->add_option("--alpha", o->check.alpha, "Significance level of the noise test")
-      ->check(number_in_range(1e-9, 0.5, false))
-      ->capture_default_str();
+  add_gate_options(*cmd, o->check);
   cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
   cmd->callback([o, &exit_code] {
     const RegressionReport report =

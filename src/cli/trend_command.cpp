@@ -22,16 +22,9 @@ void add_trend_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->add_option("--baseline", o->baseline,
                   "Baseline result files or directories: drawn as the band regress accepts");
-  cmd->add_option("--threshold", o->trend.gate.threshold,
-                  "regress's threshold: the baseline band, and the slowdown to detect (fraction)")
-      ->check(number_in_range(0.0, 1.0, false))
-      ->capture_default_str();
-  cmd->add_option("--alpha", o->trend.gate.alpha,
-                  "regress's significance level, for what one night against another detects")
-      ->check(number_in_range(1e-9, 0.5, false))
-      ->capture_default_str();
+  add_gate_options(*cmd, o->trend.gate);
   cmd->add_option("--change-alpha", o->trend.change_points.alpha,
-                  "Significance of a change point (Bonferroni-adjusted Welch test)")
+                  "Significance of a change point (Bonferroni-adjusted rank-sum test)")
       ->check(number_in_range(1e-9, 0.5, false))
       ->capture_default_str();
   cmd->add_option("--min-change", o->trend.change_points.min_change,

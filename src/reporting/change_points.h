@@ -1,4 +1,4 @@
-// Where a series of nightly throughputs steps up or down: binary segmentation with Welch's test.
+// Where a series of nightly throughputs steps up or down: binary segmentation with a rank test.
 #pragma once
 
 #include <cstddef>
@@ -7,8 +7,8 @@
 namespace gpubench {
 
 struct ChangePointOptions {
-  // A split is kept when its Welch test, Bonferroni-adjusted over the candidate splits of the
-  // segment it divides, is below this.
+  // A split is kept when its rank-sum test, Bonferroni-adjusted over the candidate splits of
+  // the segment it divides, is below this.
   double alpha = 0.01;
   // Points each side of a split must have: a shorter run (one outlier night) is never a step.
   size_t min_segment = 3;
@@ -21,13 +21,14 @@ struct ChangePoint {
   double before = 0;   // median of the segment before (back to the previous change point)
   double after = 0;    // median of the segment after (up to the next change point)
   double change = 0;   // after / before - 1
-  double p_value = 1;  // the split's Bonferroni-adjusted two-sided Welch p
+  double p_value = 1;  // the split's Bonferroni-adjusted two-sided rank-sum p
 };
 
 // Binary segmentation: in a segment of at least 2 x min_segment points, every split leaving
-// min_segment points on each side is a candidate; the one whose two sides' Welch t-test has the
-// smallest p is kept when p x candidates < alpha and the sides' medians differ by at least
-// min_change; then both sides are searched the same way. In the order of the series.
+// min_segment points on each side is a candidate; the one leaving the least absolute deviation
+// from the two sides' medians is kept when the two-sided Mann-Whitney rank-sum test of its
+// sides, times the candidates, is below alpha and the medians differ by at least min_change;
+// then both sides are searched the same way. In the order of the series.
 std::vector<ChangePoint> find_change_points(const std::vector<double>& series,
                                             const ChangePointOptions& options);
 

@@ -61,7 +61,7 @@ Report trend_tables(const Trend& trend) {
        "night-to-night CV", "detectable", "trials a side for " + threshold},
       {}};
   ReportTable changes{"change_points",
-                      "Change points (binary segmentation, Welch test; p Bonferroni-adjusted)",
+                      "Change points (binary segmentation, rank-sum test; p Bonferroni-adjusted)",
                       {"benchmark", "night"},
                       {"before", "after", "change", "p"},
                       {}};
@@ -132,15 +132,16 @@ std::string render_trend_json(const Trend& trend) {
     benchmarks.push_back(std::move(entry));
   }
   const TrendOptions& o = trend.options;
-  return nlohmann::json{{"benchmarks", benchmarks},
-                        {"rule",
-                         {{"method", "binary segmentation, two-sided Welch t-test"},
-                          {"alpha", o.change_points.alpha},
-                          {"min_segment", o.change_points.min_segment},
-                          {"min_change", o.change_points.min_change},
-                          {"threshold", o.gate.threshold},
-                          {"detect_alpha", o.gate.alpha},
-                          {"power", o.gate.power}}}}
+  return nlohmann::json{
+             {"benchmarks", benchmarks},
+             {"rule",
+              {{"method", "binary segmentation, least absolute deviation, two-sided rank-sum test"},
+               {"alpha", o.change_points.alpha},
+               {"min_segment", o.change_points.min_segment},
+               {"min_change", o.change_points.min_change},
+               {"threshold", o.gate.threshold},
+               {"detect_alpha", o.gate.alpha},
+               {"power", o.gate.power}}}}
              .dump(2) +
          "\n";
 }
@@ -162,7 +163,8 @@ std::string render_trend_csv(const Trend& trend) {
              "," + changes[i] + "\n";
     }
     for (const TrendFailure& f : b.failures) {
-      out += label + "," + csv_field(b.unit) + "," + csv_field(f.started_at) + "," + f.status + ",,,,\n";
+      out += label + "," + csv_field(b.unit) + "," + csv_field(f.started_at) + "," + f.status +
+             ",,,,\n";
     }
   }
   return out;
