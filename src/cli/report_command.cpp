@@ -65,6 +65,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
     options.across = o->across;
+    options.history = o->format == "html";  // the only rendering that draws it
     check_report_format(o->format);
     write_output(o->output,
                  render_report(build_report(load_results(o->inputs), options), o->format));

@@ -30,15 +30,6 @@ std::string percent(double fraction) {
   return (fraction >= 0 ? "+" : "") + format_fixed(100.0 * fraction, 1) + "%";
 }
 
-// A slowdown (a fraction, >= 0) as a change: "-3.2%".
-std::string as_drop(double slowdown) {
-  return "-" + format_fixed(100.0 * std::fabs(slowdown), 1) + "%";
-}
-
-double mean_of(const std::vector<double>& values) {
-  return summarize(values).mean;
-}
-
 // The verdict of the trials; the note says why.
 RegressionRow judge(const Result& base, const Result& cur, const RegressOptions& options) {
   RegressionRow row;
@@ -93,14 +84,17 @@ bool DetectableSlowdown::known() const {
   return std::isfinite(slowdown);
 }
 
+std::string DetectableSlowdown::text() const {
+  return "-" + format_fixed(100.0 * std::fabs(slowdown), 1) + "%";
+}
+
 bool DetectableSlowdown::too_noisy(double threshold) const {
   return known() && slowdown > threshold;
 }
 
 std::string DetectableSlowdown::note(double threshold) const {
   const std::string asked = format_fixed(100.0 * threshold, 1) + "%";
-  return "noise too high for the " + asked + " threshold: sees " + as_drop(slowdown) +
-         " at best; " +
+  return "noise too high for the " + asked + " threshold: sees " + text() + " at best; " +
          (trials_needed > 0 ? std::to_string(trials_needed) + " trials a side would see " + asked
                             : "not even 1000 trials a side would see " + asked);
 }
@@ -119,10 +113,10 @@ DetectableSlowdown detectable_slowdown(const Sample& baseline, const Sample& cur
 DetectableSlowdown detectable_slowdown(const std::vector<double>& baseline_trials,
                                        const std::vector<double>& current_trials,
                                        const RegressOptions& options) {
-  const double mean = mean_of(baseline_trials);
-  if (baseline_trials.size() < 2 || current_trials.size() < 2 || mean <= 0) return {NAN, 0};
-  const Sample baseline{summarize(baseline_trials).stdev / mean, baseline_trials.size()};
-  const Sample current{summarize(current_trials).stdev / mean, current_trials.size()};
+  const Summary b = summarize(baseline_trials), c = summarize(current_trials);
+  if (baseline_trials.size() < 2 || current_trials.size() < 2 || b.mean <= 0) return {NAN, 0};
+  const Sample baseline{b.stdev / b.mean, baseline_trials.size()};
+  const Sample current{c.stdev / b.mean, current_trials.size()};
   return detectable_slowdown(baseline, current, options);
 }
 
@@ -183,7 +177,7 @@ std::string render_regression_table(const RegressionReport& report) {
   for (const RegressionRow& row : report.rows) {
     table.add_row({to_string(row.verdict), row.benchmark, number(row.baseline), number(row.current),
                    row.change ? percent(*row.change) : "-",
-                   row.detectable ? as_drop(row.detectable->slowdown) : "-", row.note});
+                   row.detectable ? row.detectable->text() : "-", row.note});
     if (row.detectable && row.detectable->too_noisy(report.options.threshold)) {
       too_noisy.push_back(row.benchmark);
     }
@@ -213,7 +207,7 @@ std::string render_junit(const RegressionReport& report) {
     xml += "  <testcase classname=\"gpubench\" name=\"" + escape_markup(row.benchmark) + "\">";
     const std::string detail =
         to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note +
-        (row.detectable ? " (detectable " + as_drop(row.detectable->slowdown) + ")" : "");
+        (row.detectable ? " (detectable " + row.detectable->text() + ")" : "");
     if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) {
       xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
     } else {

@@ -24,6 +24,7 @@ struct DetectableSlowdown {
   double slowdown = 0;       // NaN when a side has fewer than two trials
   size_t trials_needed = 0;  // 0: more than 1000
   bool known() const;
+  std::string text() const;  // as a change: "-3.2%"
   // The threshold means nothing: a slowdown of its size would mostly go unflagged.
   bool too_noisy(double threshold) const;
   // "noise too high for the 5.0% threshold: sees -7.2% at best; 9 trials a side would see 5.0%"

@@ -1,6 +1,7 @@
 #include "reporting/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -102,9 +103,8 @@ ReportCell throughput_cell(const Result* r) {
   const auto& trials = r->metrics.trials;
   if (r->status == RunStatus::kPublished) {
     text += " (published)";
-  } else if (trials.size() >= 2) {
-    const Summary s = summarize(trials);
-    if (s.mean > 0) text += " ±" + format_fixed(100.0 * s.stdev / s.mean, 1) + "%";
+  } else if (const double cv = coefficient_of_variation(trials); std::isfinite(cv)) {
+    text += " ±" + format_fixed(100.0 * cv, 1) + "%";
   }
   return {r->metrics.throughput, text};
 }
@@ -489,6 +489,7 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   add_memory_table(layout, report);
   add_inference_tables(layout, report);
   add_fit_table(layout, report);
+  if (!options.history) return report;
   if (Trend history = with_history(build_trend(results, {}, {}), 2); !history.benchmarks.empty()) {
     report.history = std::move(history);
   }

@@ -51,6 +51,8 @@ struct ReportOptions {
   std::optional<std::string> normalize_to;  // a ResultSelector
   // Identity settings rows may join across (as compare's): each cell then names its own.
   std::vector<std::string> across;
+  // The history of benchmarks with several runs; only HTML draws it, so others may skip it.
+  bool history = true;
 };
 
 // Rows: model and precision; columns: system x GPU count. Adds normalised, scaling-efficiency,

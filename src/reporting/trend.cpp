@@ -26,18 +26,13 @@ nlohmann::json identity_json(const Result& result) {
   return identity;
 }
 
-double cv_of(const std::vector<double>& values) {
-  if (values.size() < 2) return NAN;
-  const Summary s = summarize(values);
-  return s.mean > 0 ? s.stdev / s.mean : NAN;
-}
-
 TrendNoise noise_of(const BenchmarkTrend& trend, const RegressOptions& gate) {
   TrendNoise noise;
   std::vector<double> counts, cvs;
   for (const TrendPoint& point : trend.points) {
     counts.push_back(static_cast<double>(point.trials.size()));
-    if (const double cv = cv_of(point.trials); std::isfinite(cv)) cvs.push_back(cv);
+    if (const double cv = coefficient_of_variation(point.trials); std::isfinite(cv))
+      cvs.push_back(cv);
   }
   noise.trials = static_cast<size_t>(median(counts));
   noise.trial_cv = cvs.empty() ? NAN : median(cvs);
@@ -47,7 +42,7 @@ TrendNoise noise_of(const BenchmarkTrend& trend, const RegressOptions& gate) {
       since_last_change.push_back(point.throughput);
     }
   }
-  noise.night_cv = cv_of(since_last_change);
+  noise.night_cv = coefficient_of_variation(since_last_change);
   if (cvs.empty() || noise.trials < 2) {
     noise.detectable = {NAN, 0};
   } else {

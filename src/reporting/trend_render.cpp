@@ -33,8 +33,8 @@ std::string day_of(const std::string& started_at) {
 
 std::string detectable_text(const TrendNoise& noise) {
   if (!noise.detectable.known()) return "- (fewer than 2 trials)";
-  return "-" + format_fixed(100.0 * noise.detectable.slowdown, 1) + "% (" +
-         std::to_string(noise.trials) + " vs " + std::to_string(noise.trials) + " trials)";
+  return noise.detectable.text() + " (" + std::to_string(noise.trials) + " vs " +
+         std::to_string(noise.trials) + " trials)";
 }
 
 std::string trials_needed_text(const TrendNoise& noise) {
@@ -155,9 +155,8 @@ std::string render_trend_csv(const Trend& trend) {
     for (const TrendChange& c : b.change_points) changes[c.index] = format_fixed(c.change, 4);
     for (size_t i = 0; i < b.points.size(); ++i) {
       const TrendPoint& p = b.points[i];
-      const Summary s = summarize(p.trials);
-      const std::string cv =
-          p.trials.size() > 1 && s.mean > 0 ? format_fixed(s.stdev / s.mean, 4) : "";
+      const double trial_cv = coefficient_of_variation(p.trials);
+      const std::string cv = std::isfinite(trial_cv) ? format_fixed(trial_cv, 4) : "";
       out += label + "," + csv_field(b.unit) + "," + csv_field(p.started_at) + ",ok," +
              format_fixed(p.throughput, 3) + "," + std::to_string(p.trials.size()) + "," + cv +
              "," + changes[i] + "\n";

@@ -159,6 +159,12 @@ size_t trials_to_detect(double difference, double stdev_a, double stdev_b, doubl
   return high;
 }
 
+double coefficient_of_variation(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nan("");
+  const Summary s = summarize(values);
+  return s.mean > 0 ? s.stdev / s.mean : std::nan("");
+}
+
 double geometric_mean(const std::vector<double>& values) {
   if (values.empty()) return 0;
   double log_sum = 0;

@@ -54,6 +54,10 @@ double detectable_difference(const Sample& a, const Sample& b, double alpha, dou
 size_t trials_to_detect(double difference, double stdev_a, double stdev_b, double alpha,
                         double power, size_t max_count = 1000);
 
+// stdev / mean: the trials' spread as a fraction; NaN for fewer than two values or a mean that
+// is not positive.
+double coefficient_of_variation(const std::vector<double>& values);
+
 // exp(mean(log x)); 0 for an empty input.
 double geometric_mean(const std::vector<double>& values);
 
