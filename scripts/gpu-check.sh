@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The GPU check, in stages that each fit a short GPU slot (one stage per call, the build
 # included: about 75 s on an H200 with 16 cores). Usage: scripts/gpu-check.sh STAGE...
+#   smoke     every CUDA path once, with few steps, in at most 480 s with the build (run it first,
+#             with a timeout_s of 580): ResNet-50 fp16 eager, graph and PyTorch; an NCCL group of
+#             one; graph mode at batch 32, GoogLeNet and BERT-large; the graph-vs-eager losses;
+#             Llama LoRA fp16 and checkpointed; infer eager and graph; fit then the run; batch max;
+#             Transformer-XL; a suite; NVML against nvidia-smi; Llama 3 8B LoRA beside Hugging
+#             Face (scripts/gpu_smoke.py). One summary table, results/gpu/<gpu>/check-smoke.txt
 #   quick     ResNet-50 at batch 256 in fp32, tf32, fp16 and bf16: gpubench eager and graph mode,
 #             PyTorch eager (scripts/torch_reference.py) side by side; ResNet-50 fp16 as an NCCL
 #             process group of one rank (NCCL cannot put two ranks on one GPU)
 #   graph     the launch-bound cases (ResNet-50 fp16 at batch 32, GoogLeNet fp16 at 128) in all
 #             four modes: gpubench eager and graph, PyTorch eager and torch.compile (default and
-#             reduce-overhead); then 20 fp32 steps from one seed in eager and in graph mode,
-#             whose final losses must agree within 1e-3 relative (the stage fails otherwise)
+#             reduce-overhead); then 20 deterministic fp32 steps from one seed in eager and in
+#             graph mode, whose final losses must agree within 1e-3 relative (else the stage fails)
 #   zoo       the other convnets in fp16 at batch 128, gpubench and PyTorch
 #   zoo-fp32  the same in fp32 (TF32 off)
 #   lm        Transformer-XL base and large in fp16 (gpubench only: NVIDIA's model code is not on
@@ -42,12 +48,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 for stage in "$@"; do
-  case "$stage" in quick|graph|zoo|zoo-fp32|lm|finetune|memory|infer) ;;
-    *) echo "gpu-check: unknown stage '$stage'; stages: quick, graph, zoo, zoo-fp32, lm, finetune, memory, infer" >&2; exit 2 ;;
+  case "$stage" in smoke|quick|graph|zoo|zoo-fp32|lm|finetune|memory|infer) ;;
+    *) echo "gpu-check: unknown stage '$stage'; stages: smoke, quick, graph, zoo, zoo-fp32, lm, finetune, memory, infer" >&2; exit 2 ;;
   esac
 done
 OUT="${OUT:-/tmp/gpubench-gpu-check}"
 mkdir -p "$OUT"
+script_start=$(date +%s)
+SMOKE_BUDGET_S="${GPUBENCH_CHECK_SMOKE_BUDGET_S:-480}"  # the smoke stage's whole call, build included
 DEVICE="${GPUBENCH_CHECK_DEVICE:-cuda}"
 if [ "$DEVICE" = cpu ]; then  # the rehearsal's defaults: each benchmark a few seconds
   : "${GPUBENCH_CHECK_WARMUP:=1}" "${GPUBENCH_CHECK_STEPS:=1}" "${GPUBENCH_CHECK_BATCH:=2}"
@@ -73,9 +81,7 @@ scratch=$(mktemp -d)  # PyTorch's results and the group-of-one run: at most 8 fi
 trap 'rm -rf "$scratch"' EXIT
 
 # The README's plain GPU build; the Debian libraries from .deps/gpu-root where there is no apt.
-prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
 if [ -d .deps/gpu-root/usr ]; then
-  prefix="$prefix;$PWD/.deps/gpu-root/usr"
   export LD_LIBRARY_PATH="$PWD/.deps/gpu-root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi
 start=$(date +%s)
@@ -83,6 +89,8 @@ echo "== build" | tee -a "$log"
 # GPUBENCH_CHECK_BUILD_DIR: an existing build (configured already) to reuse, as a rehearsal may.
 build="${GPUBENCH_CHECK_BUILD_DIR:-build-gpu}"
 { if [ ! -f "$build/CMakeCache.txt" ]; then
+    prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+    [ -d .deps/gpu-root/usr ] && prefix="$prefix;$PWD/.deps/gpu-root/usr"
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF \
       -DCMAKE_PREFIX_PATH="$prefix"
   fi && cmake --build "$build" --target gpubench --parallel "$(nproc)"; } \
@@ -94,7 +102,8 @@ gpu=cpu-rehearsal
 print(re.sub(r"[^a-z0-9]+", "-", json.load(open(sys.argv[1]))["gpu_name"].lower()).strip("-"))' \
   "$OUT/env.json")
 [ -n "$gpu" ] || { echo "gpu-check: no CUDA device visible to gpubench" >&2; exit 1; }
-folder="results/gpu/$gpu"
+# GPUBENCH_CHECK_RESULTS: where results/gpu/ is (a rehearsal in a test writes to a scratch folder).
+folder="${GPUBENCH_CHECK_RESULTS:-results/gpu}/$gpu"
 mkdir -p "$folder"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu \
   --format=csv >> "$log" 2>&1 || true
@@ -186,10 +195,12 @@ memory_bench() {
     "$folder/${stamp}_${label}.json" | tee -a "$table"
 }
 # Graph mode computes what eager computes: the same 20 fp32 steps from one seed, final losses.
+# Deterministic: with cuDNN's autotuning the two processes could pick different algorithms.
 same_losses() {
   local model=$1 batch=$2
   over_budget "graph-vs-eager losses" && return 0
-  local runs=(--model "$model" --precision fp32 --batch-size "$batch" --warmup-steps 10 --steps 10 --repeat 1)
+  local runs=(--model "$model" --precision fp32 --batch-size "$batch" --warmup-steps 10 --steps 10 --repeat 1
+              --deterministic)
   gpubench_run "$scratch/losses_eager.json" eager "${runs[@]}"
   gpubench_run "$scratch/losses_graph.json" graph "${runs[@]}"
   python3 scripts/gpu_check_row.py losses "$scratch/losses_eager.json" "$scratch/losses_graph.json" \
@@ -203,7 +214,7 @@ for stage in "$@"; do
     echo "# $(python3 -c 'import json, sys; e = json.load(open(sys.argv[1])); print(e["gpu_name"], "| driver", e["driver"], "| libtorch", e["libtorch"], "| CUDA", e["cuda"], "| cuDNN", e["cudnn"], "| NCCL", e["nccl"])' "$OUT/env.json")"
     echo "# warm-up $WARMUP steps, trials of $STEPS steps; PyTorch: scripts/torch_reference.py, same settings"
   } > "$table"
-  python3 scripts/gpu_check_row.py header | tee -a "$table"
+  [ "$stage" = smoke ] || python3 scripts/gpu_check_row.py header | tee -a "$table"
   # nvidia-smi's own view, every 500 ms, to check the results' NVML telemetry against.
   smi_sampler=""
   if [ "$DEVICE" != cpu ] && command -v nvidia-smi > /dev/null; then
@@ -212,6 +223,10 @@ for stage in "$@"; do
     smi_sampler=$!
   fi
   case "$stage" in
+    smoke)
+      python3 scripts/gpu_smoke.py --gpubench "$build/gpubench" --device "$DEVICE" --folder "$folder" \
+        --out "$OUT" --scratch "$scratch" --table "$table" --deadline $((script_start + SMOKE_BUDGET_S)) \
+        ${GPUBENCH_CHECK_SMOKE_ONLY:+--only "$GPUBENCH_CHECK_SMOKE_ONLY"} || failed_checks=$((failed_checks + 1)) ;;
     quick)
       batch="${GPUBENCH_CHECK_BATCH:-256}"
       for precision in ${GPUBENCH_CHECK_PRECISIONS:-fp32 tf32 fp16 bf16}; do

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build git
+  build-essential cmake ninja-build git ccache
   libtorch-dev libgloo-dev
   libopenblas0-pthread  # without it LibTorch's CPU matmuls fall back to the reference BLAS (~15x slower)
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev libgtest-dev

@@ -28,7 +28,7 @@ TEST(BatchSearch, FindsTheLargestBatchFromAnyStart) {
       std::vector<int64_t> tried;
       const BatchSearchInfo search = search_largest_batch(start, [&](int64_t batch) {
         tried.push_back(batch);
-        return BatchProbe{batch, batch <= threshold ? "ok" : "oom", 0, ""};
+        return BatchProbe{batch, batch <= threshold ? "ok" : "oom", 0, "", ""};
       });
       EXPECT_EQ(search.found_batch, threshold) << "start " << start;
       EXPECT_EQ(search.predicted_batch, start);
@@ -41,12 +41,12 @@ TEST(BatchSearch, FindsTheLargestBatchFromAnyStart) {
 
 TEST(BatchSearch, NoBatchAndAFailedProbe) {
   const BatchSearchInfo none = search_largest_batch(8, [](int64_t batch) {
-    return BatchProbe{batch, "oom", 0, ""};
+    return BatchProbe{batch, "oom", 0, "", ""};
   });
   EXPECT_EQ(none.found_batch, 0);
   EXPECT_EQ(none.probes.back().batch, 1);
   const BatchSearchInfo failed = search_largest_batch(8, [](int64_t batch) {
-    return BatchProbe{batch, batch > 8 ? "failed" : "ok", 0, "boom"};
+    return BatchProbe{batch, batch > 8 ? "failed" : "ok", 0, "boom", ""};
   });
   EXPECT_EQ(failed.found_batch, 0);
   EXPECT_EQ(failed.probes.back().outcome, "failed");

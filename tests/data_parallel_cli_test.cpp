@@ -39,25 +39,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Two ranks started by hand with torchrun's variables; returns each rank's exit code.
-std::vector<int> run_as_torchrun(const std::string& arguments,
-                                 const EnvironmentOverrides& extra = {}) {
-  // A free port: the kernel's pick for a socket that is closed again at once.
+// A free port: the kernel's pick for a socket that is closed again at once.
+std::string free_port() {
   const auto port = run_command(
       "python3 -c \"import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); "
       "print(s.getsockname()[1])\"");
+  return port.output.substr(0, port.output.find('\n'));
+}
+
+// Two ranks started by hand with torchrun's variables; returns each rank's exit code.
+std::vector<int> run_as_torchrun(const std::string& arguments,
+                                 const EnvironmentOverrides& extra = {}) {
+  const std::string port = free_port();
   std::vector<std::string> argv{GPUBENCH_BINARY, "--log-level", "warn"};
   std::istringstream words(arguments);
   for (std::string word; words >> word;) argv.push_back(word);
   std::vector<ChildProcess> ranks;
   for (int rank = 0; rank < 2; ++rank) {
     EnvironmentOverrides environment = {
-        {"RANK", std::to_string(rank)},
-        {"WORLD_SIZE", "2"},
-        {"LOCAL_RANK", std::to_string(rank)},
-        {"LOCAL_WORLD_SIZE", "2"},
-        {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", port.output.substr(0, port.output.find('\n'))}};
+        {"RANK", std::to_string(rank)},       {"WORLD_SIZE", "2"},
+        {"LOCAL_RANK", std::to_string(rank)}, {"LOCAL_WORLD_SIZE", "2"},
+        {"MASTER_ADDR", "127.0.0.1"},         {"MASTER_PORT", port}};
     environment.insert(environment.end(), extra.begin(), extra.end());
     ranks.emplace_back(argv, environment, false);
   }
@@ -106,6 +108,50 @@ TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
   EXPECT_EQ(result["benchmark"]["gpus"], 2);
   EXPECT_EQ(result["distributed"]["world_size"], 2);
   EXPECT_EQ(result["distributed"]["launcher"], "torchrun");
+}
+
+// One process as a launcher's world of one (torchrun's variables), with its output.
+testing::CommandResult run_as_group_of_one(const std::string& arguments) {
+  return run_command(
+      "RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+      free_port() + " " + std::string(GPUBENCH_BINARY) + " --log-level warn " + arguments);
+}
+
+// A launcher's world of one joins a process group and all-reduces, as the NCCL group of one
+// does on a GPU. The exposed communication of its timed steps is read once the device has been
+// synchronised past them (on the CPU too: train/device_timers.h), and not the untimed step
+// that measures memory after them: read after that step, the run was recorded as failed.
+TEST(DataParallelCli, AGroupOfOneReadsItsTimedStepsCommunicationAndSucceeds) {
+  ScratchDirectory dir("dp-group-of-one");
+  const std::string path = dir.file("r.json");
+  const auto run = run_as_group_of_one(
+      "train --model test-tiny-cnn --device cpu --batch-size 1 --warmup-steps 1 --steps 3 "
+      "--repeat 2 --threads 1 --output " +
+      path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto result = read_json(path);
+  ASSERT_EQ(result["status"], "ok") << result.value("error", "");
+  const auto& distributed = result["distributed"];
+  EXPECT_EQ(distributed["world_size"], 1);
+  EXPECT_EQ(distributed["backend"], "gloo");
+  EXPECT_EQ(distributed["launcher"], "torchrun");
+  EXPECT_GE(distributed["buckets"].get<int>(), 1);
+  EXPECT_GT(distributed["exposed_communication_ms"].get<double>(), 0.0);
+  EXPECT_EQ(result["metrics"]["trials"].size(), 2u);
+}
+
+// Graph mode is decided from the process group, not from --gpus: a world of one still joins
+// one and all-reduces from autograd hooks, which a capture cannot hold.
+TEST(DataParallelCli, GraphModeUnderALauncherIsRefusedEvenForAWorldOfOne) {
+  ScratchDirectory dir("dp-graph-group");
+  const auto run = run_as_group_of_one("train --model test-tiny-cnn --mode graph" + kTinyRun +
+                                       " --output " + dir.path());
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("graph mode runs without a process group, but torchrun started this "
+                            "process as one of 1 rank(s)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_TRUE(dir.files_with_extension(".json").empty());
 }
 
 // Two ranks under gpubench's launcher with `fault` injected into rank 1: the run must fail

@@ -6,6 +6,7 @@
 #include "cpu_benchmark.h"
 #include "infer/greedy_generation.h"
 #include "infer/request_timing.h"
+#include "models/llama.h"
 #include "models/model_registry.h"
 #include "train/benchmark_runner.h"
 
@@ -95,6 +96,44 @@ class ScriptedTimer : public StepTimer {
   std::vector<double> seconds_;
   size_t next_ = 0;
 };
+
+// The rotary frequencies stay float32 through the cast to half precision: rounded to bf16, the
+// angle at position 600 is off by about a radian and the generated tokens are wrong.
+TEST(LlamaRotary, ABf16ModelsTablesAreTheFloat32OnesUpToItsLastPosition) {
+  models::LlamaConfig config;
+  config.vocab_size = 64;
+  config.hidden_size = 256;  // head_dim 64, as every real Llama
+  config.intermediate_size = 64;
+  config.num_layers = 1;
+  config.num_heads = 4;
+  config.num_kv_heads = 2;
+  config.rope_theta = 500000;  // Llama 3's
+  config.max_positions = 8192;
+  ModelOptions options;
+  options.seq_len = 8;
+  models::LlamaModel float32(config, options), bf16(config, options);
+  bf16.cast_for_inference(torch::kBFloat16);
+  const int64_t n = config.max_positions;
+  const std::vector<torch::Tensor> wide = float32.rotary_tables(0, n);
+  const std::vector<torch::Tensor> cast = bf16.rotary_tables(0, n);
+  // The same float32 arithmetic on the same float32 frequencies.
+  ASSERT_EQ(cast[0].scalar_type(), torch::kFloat);
+  EXPECT_TRUE(torch::equal(cast[0], wide[0]));
+  EXPECT_TRUE(torch::equal(cast[1], wide[1]));
+  // Against float64: float32's angle at position 8191 is within 8191 x 2^-24 rad (5e-4); the
+  // layers then round cos and sin to bf16 (2^-9 relative, 2^-8 absolute at most).
+  const int64_t d = config.head_dim();
+  const torch::Tensor inv_freq =
+      1.0 / torch::pow(config.rope_theta, torch::arange(0, d, 2, torch::kDouble) / double(d));
+  const torch::Tensor half = torch::outer(torch::arange(0, n, torch::kDouble), inv_freq);
+  const torch::Tensor angles = torch::cat({half, half}, -1);
+  for (const auto& [table, exact] :
+       {std::pair{cast[0], angles.cos()}, std::pair{cast[1], angles.sin()}}) {
+    EXPECT_LE((table.to(torch::kDouble) - exact).abs().max().item<double>(), 1e-3);
+    const torch::Tensor rounded = table.to(torch::kBFloat16).to(torch::kDouble);
+    EXPECT_LE((rounded - exact).abs().max().item<double>(), 1e-3 + 1.0 / 256);
+  }
+}
 
 TEST(RequestTiming, EveryRequestIsItsOwnWindow) {
   ScriptedTimer timer({0.010, 0.012, 0.5});

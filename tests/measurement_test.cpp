@@ -1,7 +1,11 @@
 // The measurement's arithmetic on a fake clock: no real time, every figure exact.
 #include "train/measurement.h"
 
+#include <stdexcept>
+
 #include <gtest/gtest.h>
+
+#include "train/device_timers.h"
 
 namespace gpubench {
 namespace {
@@ -100,6 +104,45 @@ TEST(Measurement, PercentilesOfTheStepTimes) {
   EXPECT_NEAR(m.step_time_ms.p5, 5.95, 1e-9);  // linear interpolation, as numpy's default
   EXPECT_NEAR(m.step_time_ms.p95, 95.05, 1e-9);
   EXPECT_NEAR(m.step_time_ms.median, 50.5, 1e-9);
+}
+
+// CUDA's rule for events holds on the CPU too: an interval cannot be read until the device has
+// been synchronised past its end, so code that reads too early fails in the CPU tests.
+TEST(DeviceIntervals, AnIntervalIsReadableOnlyAfterTheDeviceIsSynchronisedPastItsEnd) {
+  const torch::Device cpu(torch::kCPU);
+  DeviceIntervals intervals(cpu);
+  intervals.begin();
+  intervals.end();
+  EXPECT_THROW(intervals.take_ms(), std::logic_error);
+  EXPECT_TRUE(intervals.take_ms().empty()) << "the failed read drops what it could not read";
+
+  intervals.begin();
+  intervals.end();
+  synchronize_device(cpu);
+  const std::vector<double> first = intervals.take_ms();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_GE(first[0], 0.0);
+
+  // One interval synchronised past, then one more recorded after the synchronisation.
+  intervals.begin();
+  intervals.end();
+  synchronize_device(cpu);
+  intervals.begin();
+  intervals.end();
+  EXPECT_THROW(intervals.take_ms(), std::logic_error);
+}
+
+TEST(DeviceIntervals, TheCpuStepTimerSynchronisesAtBothEndsOfItsWindow) {
+  const torch::Device cpu(torch::kCPU);
+  DeviceIntervals intervals(cpu);
+  auto timer = make_step_timer(cpu);
+  timer->start_window();
+  intervals.begin();
+  intervals.end();
+  timer->mark_step();
+  const WindowTiming timing = timer->stop_window();
+  EXPECT_EQ(timing.step_times_ms.size(), 1u);
+  EXPECT_EQ(intervals.take_ms().size(), 1u);
 }
 
 }  // namespace

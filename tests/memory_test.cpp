@@ -81,6 +81,65 @@ TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
   EXPECT_NO_THROW(torch::ones({1 << 21}));
 }
 
+// Near the memory limit cuDNN and cuBLAS fail with their own status names rather than "out of
+// memory"; a search that took them for failures would stop at batch 0 on a GPU.
+TEST(OutOfMemoryCause, AllocationFailuresAreToldByTheirCauses) {
+  auto cause = [](const std::string& what, bool near_limit = false) {
+    return compat::out_of_memory_cause_of_message(what, near_limit);
+  };
+  EXPECT_EQ(cause("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 79.11 GiB total)"),
+            "out of memory");
+  EXPECT_EQ(cause("DefaultCPUAllocator: not enough memory: you tried to allocate 8 bytes"),
+            "not enough memory");
+  EXPECT_EQ(cause("cuDNN error: CUDNN_STATUS_ALLOC_FAILED"), "CUDNN_STATUS_ALLOC_FAILED");
+  EXPECT_EQ(cause("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"),
+            "CUBLAS_STATUS_ALLOC_FAILED");
+  EXPECT_EQ(cause("cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate`"),
+            "CUSOLVER_STATUS_ALLOC_FAILED");
+  // What a failed workspace allocation also looks like: memory only at the limit.
+  for (const std::string what : {"cuDNN error: CUDNN_STATUS_INTERNAL_ERROR",
+                                 "FIND was unable to find an engine to execute this computation"}) {
+    EXPECT_EQ(cause(what), "") << what;
+    EXPECT_NE(cause(what, true).find("at the memory limit (a workspace allocation failed)"),
+              std::string::npos)
+        << what;
+  }
+  for (const std::string what :
+       {"cuDNN error: CUDNN_STATUS_BAD_PARAM", "Expected all tensors to be on the same device",
+        "CUDA error: an illegal memory access was encountered"}) {
+    EXPECT_EQ(cause(what, true), "") << what;
+  }
+  // The allocators' own error types, whatever their words.
+  try {
+    TORCH_CHECK_WITH(OutOfMemoryError, false, "no words of memory here");
+  } catch (const std::exception& error) {
+    EXPECT_EQ(compat::out_of_memory_cause(error), "the caching allocator (c10::OutOfMemoryError)");
+  }
+  EXPECT_EQ(compat::out_of_memory_cause(std::bad_alloc()), "operator new (std::bad_alloc)");
+  EXPECT_FALSE(compat::is_out_of_memory(std::runtime_error("CUDNN_STATUS_INTERNAL_ERROR")));
+  EXPECT_TRUE(compat::is_out_of_memory(std::runtime_error("CUDNN_STATUS_INTERNAL_ERROR"), true));
+}
+
+TEST(OutOfMemoryCause, NearTheLimitIsTheLastTenPercentOfIt) {
+  tensor_memory::track_cpu_tensors();
+  tensor_memory::reset_peak(kCpu);
+  const int64_t base = tensor_memory::allocated_bytes(kCpu);
+  const torch::Tensor held = torch::empty({int64_t{1} << 20});  // 4 MiB
+  EXPECT_TRUE(tensor_memory::near_limit(kCpu, base + (4 << 20) + (256 << 10)));
+  EXPECT_FALSE(tensor_memory::near_limit(kCpu, base + (8 << 20)));
+  EXPECT_FALSE(tensor_memory::near_limit(kCpu, 0)) << "the CPU has no device total";
+}
+
+// A run that runs out records what ran out, for the batch search's probe records.
+TEST(OutOfMemoryCause, AnOomResultNamesItsCause) {
+  ResolvedBenchmark b = cpu_benchmark("test-tiny-llama", 8);
+  b.memory_limit = 64 << 10;
+  const Result run = run_benchmark(b);
+  ASSERT_EQ(run.status, RunStatus::kOom) << run.error;
+  EXPECT_EQ(run.oom_cause, "out of memory");
+  EXPECT_EQ(result_from_json(result_to_json(run)).oom_cause, "out of memory");
+}
+
 // The activations the allocator measures across a forward pass are what the kernel sees the
 // process grow by. Every allocation above 4 KiB is made its own mapping and the free heap is
 // given back first, so that memory freed before cannot hide growth.
@@ -263,6 +322,8 @@ TEST(FitPrediction, ScaledFromShortProbesToTheFullLengthIsWithinTenPercent) {
   short_probes.force_blocks = true;
   expect_predicted(cpu_benchmark("test-tiny-llama", 4, Tuning::kLora, Precision::kBf16), 0.0,
                    short_probes);
+  // The probes ran LibTorch's own CPU matmuls (fit_prediction.cpp); the switch is back for runs.
+  EXPECT_TRUE(at::globalContext().userEnabledMkldnn());
 }
 
 // At a real width the probes' length hardly matters: Llama 3.2 1B (by blocks, as on the CPU)

@@ -1,7 +1,11 @@
 #include "train/precision_policy.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
+#include "cpu_benchmark.h"
+#include "train/benchmark_runner.h"
 #include "train/compat.h"
 
 namespace gpubench {
@@ -18,6 +22,31 @@ TEST(PrecisionPolicy, Fp32TurnsTf32OffAndTf32TurnsItOn) {
     PrecisionPolicy(mixed, torch::kCPU).apply_global_flags();
     EXPECT_FALSE(compat::tf32_matmul_enabled());
   }
+}
+
+// --deterministic: the graph-vs-eager loss check compares two processes, which cuDNN's
+// autotuning would let pick different algorithms.
+TEST(PrecisionPolicy, DeterministicRunsTurnAutotuningOffAndAreRecorded) {
+  PrecisionPolicy(Precision::kFp32, torch::Device(torch::kCUDA, 0)).apply_global_flags(true);
+  EXPECT_FALSE(at::globalContext().benchmarkCuDNN());
+  EXPECT_TRUE(at::globalContext().deterministicCuDNN());
+  EXPECT_TRUE(at::globalContext().deterministicAlgorithms());
+  ASSERT_NE(std::getenv("CUBLAS_WORKSPACE_CONFIG"), nullptr);
+  EXPECT_STREQ(std::getenv("CUBLAS_WORKSPACE_CONFIG"), ":4096:8");
+  PrecisionPolicy(Precision::kFp32, torch::Device(torch::kCUDA, 0)).apply_global_flags(false);
+  EXPECT_TRUE(at::globalContext().benchmarkCuDNN());
+  EXPECT_FALSE(at::globalContext().deterministicCuDNN());
+  EXPECT_FALSE(at::globalContext().deterministicAlgorithms());
+
+  ResolvedBenchmark b = testing::cpu_benchmark("test-tiny-cnn", 2);
+  b.deterministic = true;
+  const Result run = run_benchmark(b);
+  ASSERT_EQ(run.status, RunStatus::kOk) << run.error;
+  EXPECT_TRUE(run.system.cudnn_deterministic);
+  EXPECT_FALSE(run.system.cudnn_benchmark);
+  EXPECT_TRUE(result_to_json(run)["system"]["cudnn_deterministic"].get<bool>());
+  b.deterministic = false;
+  EXPECT_FALSE(run_benchmark(b).system.cudnn_deterministic);
 }
 
 TEST(PrecisionPolicy, AutocastDtypeAndLossScaling) {

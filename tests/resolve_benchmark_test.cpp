@@ -124,6 +124,21 @@ TEST(Resolve, GraphModeNeedsCudaAndSaysWhatItCannotCapture) {
   }
 }
 
+// A capture without its warm-up would hold cuDNN's autotuning and the optimiser's first step.
+TEST(Resolve, GraphModeNeedsTheWarmUpItsCaptureNeeds) {
+  BenchmarkRequest request;
+  request.mode = Mode::kGraph;
+  request.warmup_steps = kGraphCaptureWarmupSteps - 1;
+  EXPECT_NE(error_of(request, gpu_machine()).find("graph mode needs warmup_steps >= 3, got 2"),
+            std::string::npos);
+  request.warmup_steps = 0;
+  request.task = Task::kInfer;
+  EXPECT_NE(error_of(request, gpu_machine()).find("graph mode needs warmup_steps >= 1, got 0"),
+            std::string::npos);
+  request.warmup_steps = 1;
+  EXPECT_EQ(resolve(request, gpu_machine()).mode, Mode::kGraph);
+}
+
 TEST(Resolve, TheFineTuningModelsOwnTheirSequenceLengthAndItsBound) {
   BenchmarkRequest request;
   request.model = "bert-large";

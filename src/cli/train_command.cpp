@@ -9,7 +9,6 @@
 
 #include "benchmark_options.h"
 #include "commands.h"
-#include "result_output.h"
 #include "common/atomic_file.h"
 #include "common/byte_size.h"
 #include "common/environment.h"
@@ -21,10 +20,12 @@
 #include "process/batch_probes.h"
 #include "process/child_process.h"
 #include "reporting/results_table.h"
+#include "result_output.h"
 #include "results/result_path.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "train/benchmark_runner.h"
+#include "train/graphed_step.h"
 #include "train/memory_plan.h"
 #include "train/progress_printer.h"
 #include "train/resolve_benchmark.h"
@@ -78,6 +79,10 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
               launch.world_size);
   }
   request.gpus = launch.world_size;
+  const bool ours = launch.launcher == "gpubench";
+  if (!ours && request.mode == Mode::kGraph) {
+    throw UsageError(GraphedStep::unsupported_in_process_group(launch.launcher, launch.world_size));
+  }
   if (request.batch_size == kSearchBatchSize) {
     throw UsageError(
         "--batch-size max searches with probes of one process; find the batch with "
@@ -90,7 +95,9 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
     throw UsageError("the benchmark file is for " + std::to_string(resolved.gpus) + " ranks but " +
                      launch.launcher + " started " + std::to_string(launch.world_size));
   }
-  const bool ours = launch.launcher == "gpubench";
+  if (resolved.mode == Mode::kGraph) {
+    throw UsageError(GraphedStep::unsupported_in_process_group(launch.launcher, launch.world_size));
+  }
   const std::string path = rank_result_path(
       launch,
       launch.rank == 0 && !ours ? prepare_result_path(options.output, resolved) : options.output);

@@ -155,7 +155,7 @@ Result run_inference(const ResolvedBenchmark& spec, const RunContext& context) {
           ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(context.rank.device_index))
           : torch::Device(torch::kCPU);
   const PrecisionPolicy policy(spec.precision, device);
-  policy.apply_global_flags();
+  policy.apply_global_flags(spec.deterministic);
   Result result = result_for(spec);
   result.optimizer.clear();
   if (info.generates_text) result.metrics.throughput_unit = "tokens/sec";
@@ -204,7 +204,9 @@ Result run_inference(const ResolvedBenchmark& spec, const RunContext& context) {
         inference_memory(device, weights, result.metrics.inference.kv_cache_bytes);
     result.telemetry = telemetry.report(timed_samples);
   } catch (const std::exception& error) {
-    const bool oom = compat::is_out_of_memory(error);
+    result.oom_cause =
+        compat::out_of_memory_cause(error, tensor_memory::near_limit(device, spec.memory_limit));
+    const bool oom = !result.oom_cause.empty();
     result.status = oom ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());
     if (oom) {

@@ -162,6 +162,14 @@ int64_t device_total_bytes([[maybe_unused]] torch::Device device) {
   return 0;
 }
 
+bool near_limit(torch::Device device, int64_t limit) {
+  const int64_t bound = limit > 0 ? limit : device_total_bytes(device);
+  if (bound <= 0) return false;
+  const int64_t held =
+      device.is_cuda() ? peak_reserved_bytes(device) : peak_allocated_bytes(device);
+  return static_cast<double>(held) >= 0.9 * static_cast<double>(bound);
+}
+
 int64_t process_peak_rss_bytes() {
   struct rusage usage {};
   ::getrusage(RUSAGE_SELF, &usage);

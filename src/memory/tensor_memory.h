@@ -29,6 +29,11 @@ std::string peak_source(torch::Device device);
 // out of memory (0: no limit). CUDA: the caching allocator's memory fraction.
 void set_limit(torch::Device device, int64_t bytes);
 
+// Whether the device's memory came within 10 % of `limit` (0: the device's total) since the last
+// reset: reserved bytes on CUDA, tensor bytes on the CPU. Decides whether a library error that a
+// failed workspace allocation also causes counts as out of memory (train/compat.h).
+bool near_limit(torch::Device device, int64_t limit);
+
 // A CUDA device's total memory; 0 on the CPU.
 int64_t device_total_bytes(torch::Device device);
 

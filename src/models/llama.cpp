@@ -180,7 +180,7 @@ class LlamaNetImpl : public torch::nn::Module {
     if (!c.tie_embeddings) {
       lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
     }
-    inv_freq_ = register_buffer("inv_freq", inverse_frequencies(c));
+    inv_freq_ = inverse_frequencies(c);
     if (!defer_initialization) initialize();
   }
 
@@ -211,12 +211,13 @@ class LlamaNetImpl : public torch::nn::Module {
   // (DecoderLayerImpl::CacheSlot); the caller keeps cache.length.
   Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
     Tensor hidden = embed_tokens(tokens);
-    const Tensor angles_half = torch::outer(position.to(inv_freq_.scalar_type()), inv_freq_);
+    const Tensor& inv_freq = frequencies_on(tokens.device());
+    const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
     const Tensor cos = angles.cos(), sin = angles.sin();
     const Tensor slots = torch::arange(cache.capacity, position.options());
-    const Tensor mask = torch::zeros({cache.capacity}, inv_freq_.options())
-                            .masked_fill(slots > position, -INFINITY);
+    const Tensor mask =
+        torch::zeros({cache.capacity}, inv_freq.options()).masked_fill(slots > position, -INFINITY);
     for (size_t i = 0; i < layers.size(); ++i) {
       const DecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position, &mask};
       hidden = layers[i]->run(hidden, cos, sin, &slot);
@@ -224,14 +225,12 @@ class LlamaNetImpl : public torch::nn::Module {
     return head(norm(hidden)).squeeze(1);
   }
 
-  // Rotary frequencies stay float32 when the weights are cast to half precision (positions
-  // past 256 are not exact in bf16).
-  void keep_frequencies_float() { inv_freq_.set_data(inv_freq_.to(torch::kFloat)); }
-
-  // cos and sin of the rotary angles for positions start..start+n, [n, head_dim].
-  std::vector<Tensor> rotary_tables(int64_t start, int64_t n) const {
-    const Tensor positions = torch::arange(start, start + n, inv_freq_.options());
-    const Tensor freqs = torch::outer(positions, inv_freq_);
+  // cos and sin of the rotary angles for positions start..start+n, [n, head_dim], float32 on
+  // the model's device whatever the weights' dtype (the layers round them to theirs).
+  std::vector<Tensor> rotary_tables(int64_t start, int64_t n) {
+    const Tensor& inv_freq = frequencies_on(embed_tokens->weight.device());
+    const Tensor positions = torch::arange(start, start + n, inv_freq.options());
+    const Tensor freqs = positions.unsqueeze(1) * inv_freq.unsqueeze(0);  // float32, no autocast
     const Tensor angles = torch::cat({freqs, freqs}, -1);
     return {angles.cos(), angles.sin()};
   }
@@ -260,9 +259,21 @@ class LlamaNetImpl : public torch::nn::Module {
   }
 
  private:
+  // The rotary frequencies on `device`, copied once per device (before any graph capture: the
+  // capture's warm-up calls this first).
+  const Tensor& frequencies_on(torch::Device device) {
+    if (!inv_freq_on_device_.defined() || inv_freq_on_device_.device() != device) {
+      inv_freq_on_device_ = inv_freq_.to(device);
+    }
+    return inv_freq_on_device_;
+  }
+
   LlamaConfig c_;
   bool checkpointing_;
+  // float32 from construction on and not a buffer, so that no cast of the module reaches it:
+  // rounded to bf16 the angle at position 600 is off by about a radian.
   Tensor inv_freq_;
+  Tensor inv_freq_on_device_;
 };
 
 LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
@@ -306,9 +317,8 @@ Tensor LlamaModel::inference_output(const SyntheticBatch& batch) {
   return logits(batch.inputs);
 }
 
-void LlamaModel::cast_for_inference(torch::ScalarType dtype) {
-  net_->to(dtype);
-  net_->keep_frequencies_float();
+std::vector<Tensor> LlamaModel::rotary_tables(int64_t start, int64_t n) {
+  return net_->rotary_tables(start, n);
 }
 
 KvCache LlamaModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,

@@ -66,7 +66,6 @@ class LlamaModel : public TrainableModel, public TextGenerator {
   bool has_inference() const override { return true; }
   torch::Tensor inference_output(const SyntheticBatch& batch) override;
   TextGenerator* text_generator() override { return this; }
-  void cast_for_inference(torch::ScalarType dtype) override;
 
   KvCache allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                          torch::ScalarType dtype) override;
@@ -79,6 +78,8 @@ class LlamaModel : public TrainableModel, public TextGenerator {
 
   // Logits [batch, tokens, vocab] for token ids [batch, tokens].
   torch::Tensor logits(const torch::Tensor& tokens);
+  // cos and sin [n, head_dim] of the rotary angles at positions start..start+n, float32.
+  std::vector<torch::Tensor> rotary_tables(int64_t start, int64_t n);
 
  private:
   LlamaConfig config_;

@@ -58,7 +58,7 @@ class TrainableModel {
   // Models that generate text: their generation with a key/value cache; null for the others.
   virtual TextGenerator* text_generator() { return nullptr; }
   // Weights (and buffers) in `dtype` for half-precision inference, as inference engines hold
-  // them; a model may keep some in float32 (rotary frequencies).
+  // them; what must stay float32 (Llama's rotary frequencies) is kept outside the buffers.
   virtual void cast_for_inference(torch::ScalarType dtype) { module().to(dtype); }
 };
 

@@ -85,10 +85,12 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
                                                           : "failed";
     result.peak_bytes = written->metrics.memory.peak_bytes;
     result.error = written->error;
+    result.oom_cause = written->oom_cause;
   } else {
     // SIGKILL without a result: the kernel's OOM killer, the one way a probe is killed so.
     const bool killed = !outcome.timed_out && outcome.signal == SIGKILL;
     result.outcome = killed ? "oom" : "failed";
+    if (killed) result.oom_cause = "killed by SIGKILL (the kernel's OOM killer)";
     result.error = "probe process " + outcome.describe() + " without writing a result";
   }
   log::info("batch {}: {}", batch, result.outcome);

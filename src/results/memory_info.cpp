@@ -64,6 +64,7 @@ json batch_search_to_json(const BatchSearchInfo& s) {
   for (const BatchProbe& p : s.probes) {
     json probe = {{"batch", p.batch}, {"outcome", p.outcome}, {"peak_bytes", p.peak_bytes}};
     if (!p.error.empty()) probe["error"] = p.error;
+    if (!p.oom_cause.empty()) probe["oom_cause"] = p.oom_cause;
     probes.push_back(probe);
   }
   return {{"memory_limit_bytes", s.memory_limit_bytes},
@@ -84,7 +85,7 @@ BatchSearchInfo batch_search_from_json(const json& block) {
   s.found_batch = fields.integer("found_batch");
   for (const JsonFields& probe : fields.objects("probes")) {
     s.probes.push_back({probe.integer("batch"), probe.text("outcome"), probe.integer("peak_bytes"),
-                        probe.text("error")});
+                        probe.text("error"), probe.text("oom_cause")});
   }
   return s;
 }

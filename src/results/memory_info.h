@@ -53,6 +53,7 @@ struct BatchProbe {
   std::string outcome;  // "ok", "oom" or "failed"
   int64_t peak_bytes = 0;
   std::string error;
+  std::string oom_cause;  // outcome "oom": what failed to allocate
 };
 
 struct BatchSearchInfo {

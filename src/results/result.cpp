@@ -138,6 +138,7 @@ nlohmann::json result_to_json(const Result& r) {
     }
   }
   if (!has_throughput(r.status)) document["error"] = r.error;
+  if (r.status == RunStatus::kOom && !r.oom_cause.empty()) document["oom_cause"] = r.oom_cause;
   if (!r.source.empty()) document["source"] = r.source;
   return document;
 }
@@ -168,6 +169,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.schema = schema;
   r.status = parse_run_status(top.text("status"));
   r.error = top.text("error");
+  r.oom_cause = top.text("oom_cause");
   r.source = top.text("source");
   const JsonFields b = top.object("benchmark");
   if (!b.has("model") || !b.has("precision")) {

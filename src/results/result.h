@@ -80,7 +80,8 @@ struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
   std::string error;
-  std::string source;  // where a published figure comes from
+  std::string oom_cause;  // status oom: what failed to allocate (train/compat.h)
+  std::string source;     // where a published figure comes from
   ResolvedBenchmark benchmark;
   std::string model_reference;
   std::string optimizer;       // the recipe in words ("AdamW betas (0.9, 0.999), ...")

@@ -60,6 +60,7 @@ void to_json(nlohmann::json& j, const SystemInfo& i) {
        {"tf32_matmul", i.tf32_matmul},
        {"tf32_cudnn", i.tf32_cudnn},
        {"cudnn_benchmark", i.cudnn_benchmark},
+       {"cudnn_deterministic", i.cudnn_deterministic},
        {"gpubench_version", i.gpubench_version},
        {"git_commit", i.git_commit}};
 }
@@ -86,6 +87,7 @@ void from_json(const nlohmann::json& j, SystemInfo& i) {
   i.tf32_matmul = fields.flag("tf32_matmul");
   i.tf32_cudnn = fields.flag("tf32_cudnn");
   i.cudnn_benchmark = fields.flag("cudnn_benchmark");
+  i.cudnn_deterministic = fields.flag("cudnn_deterministic");
   i.gpubench_version = fields.text("gpubench_version");
   i.git_commit = fields.text("git_commit");
 }

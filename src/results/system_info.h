@@ -47,6 +47,7 @@ struct SystemInfo {
   bool tf32_matmul = false;
   bool tf32_cudnn = false;
   bool cudnn_benchmark = false;  // cuDNN algorithm autotuning
+  bool cudnn_deterministic = false;
   std::string gpubench_version;
   std::string git_commit;
 };

@@ -26,8 +26,8 @@ auto fields_of(const T& b) {
   return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
                   b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
                   b.timeout_s, b.mode, b.telemetry_interval_ms, b.seq_len, b.tuning, b.lora_rank,
-                  b.lora_alpha, b.lora_targets, b.activation_checkpointing, b.memory_limit,
-                  b.task, b.prompt_len, b.gen_len);
+                  b.lora_alpha, b.lora_targets, b.activation_checkpointing, b.memory_limit, b.task,
+                  b.prompt_len, b.gen_len, b.deterministic);
 }
 
 }  // namespace

@@ -73,6 +73,7 @@ struct BenchmarkRequest {
   std::optional<Task> task;
   std::optional<int64_t> prompt_len;
   std::optional<int64_t> gen_len;
+  std::optional<bool> deterministic;
 
   bool operator==(const BenchmarkRequest& other) const;
 };
@@ -105,8 +106,9 @@ struct ResolvedBenchmark {
   bool activation_checkpointing = false;
   int64_t memory_limit = 0;  // bytes of tensors a device may hold; 0: no limit but the device's
   Task task = Task::kTrain;
-  int64_t prompt_len = 0;  // infer, models that generate: prompt tokens; 0 for the others
-  int64_t gen_len = 0;     // and tokens generated after it
+  int64_t prompt_len = 0;      // infer, models that generate: prompt tokens; 0 for the others
+  int64_t gen_len = 0;         // and tokens generated after it
+  bool deterministic = false;  // cuDNN's deterministic algorithms, no autotuning
 
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

@@ -208,6 +208,11 @@ std::vector<BenchmarkField> make_table() {
             "(the decode)",
             true, &R::gen_len, &B::gen_len,
             [](const B& b) { return b.gen_len > 0 ? "gen " + std::to_string(b.gen_len) : ""; }),
+      field("deterministic", {FieldType::kFlag, false, "", 0, 0, {}},
+            "Deterministic algorithms: cuDNN's deterministic convolutions without autotuning, "
+            "cuBLAS's fixed workspace; slower, for comparing two runs' losses",
+            true, &R::deterministic, &B::deterministic,
+            [](const B& b) { return b.deterministic ? std::string("deterministic") : ""; }),
   };
   for (BenchmarkField& f : table) {
     // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.

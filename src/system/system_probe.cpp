@@ -118,6 +118,7 @@ SystemInfo collect_system_info() {
   info.tf32_matmul = compat::tf32_matmul_enabled();
   info.tf32_cudnn = compat::tf32_cudnn_enabled();
   info.cudnn_benchmark = at::globalContext().benchmarkCuDNN();
+  info.cudnn_deterministic = at::globalContext().deterministicCuDNN();
   info.gpubench_version = GPUBENCH_VERSION;
   info.git_commit = GPUBENCH_GIT_COMMIT;
 #if GPUBENCH_WITH_CUDA

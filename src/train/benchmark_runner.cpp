@@ -83,19 +83,26 @@ void describe_placement(const RankContext& rank, DistributedInfo& info) {
 }
 
 // Communication the backward pass left exposed, averaged over the timed steps, on the slowest
-// rank; the gradient sync's shape; the largest peak memory of any rank.
-void record_distributed(const RankContext& rank, GradientSynchronizer* synchronizer,
-                        Result& result) {
+// rank, and the gradient sync's shape. Read right after the timed windows: their intervals are
+// the last ones recorded, and the device is synchronised past them before they are read.
+void record_exposed_communication(const RankContext& rank, GradientSynchronizer* synchronizer,
+                                  torch::Device device, Result& result) {
   if (!rank.collectives) return;
   DistributedInfo& info = result.distributed;
   info.buckets = synchronizer->bucket_count();
   info.gradient_bytes = synchronizer->gradient_bytes();
+  synchronize_device(device);
   auto exposed = synchronizer->take_exposed_communication_ms();
   const size_t timed = static_cast<size_t>(result.benchmark.steps) * result.benchmark.repeat;
   if (exposed.size() > timed) exposed.erase(exposed.begin(), exposed.end() - timed);
   info.exposed_communication_ms = rank.collectives->max_over_ranks(summarize(exposed).mean);
   const double step_ms = result.metrics.step_time_ms.median;
   info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
+}
+
+// The largest peak memory of any rank.
+void record_peak_over_ranks(const RankContext& rank, Result& result) {
+  if (!rank.collectives) return;
   result.metrics.peak_memory_bytes = static_cast<int64_t>(
       rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
 }
@@ -151,7 +158,7 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
   const torch::Device device = device_for(spec, rank);
   const int world_size = world_size_of(rank);
   const PrecisionPolicy policy(spec.precision, device);
-  policy.apply_global_flags();  // first, so the system block records the TF32 flags in force
+  policy.apply_global_flags(spec.deterministic);  // first: the system block records the flags
   Result result = result_for(spec);
   describe_placement(rank, result.distributed);
   tensor_memory::track_cpu_tensors();
@@ -209,6 +216,9 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     std::function<void()> one_step = [&] { loss = step->run(batch); };
     std::unique_ptr<GraphedStep> graphed;
     if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
+      if (rank.collectives) {
+        throw UsageError(GraphedStep::unsupported_in_process_group(rank.launcher, world_size));
+      }
       graphed = std::make_unique<GraphedStep>(*step, batch, device, spec.warmup_steps);
       result.metrics.graph_capture_ms = graphed->capture_ms();
       plan.warmup_steps = 0;
@@ -240,18 +250,25 @@ Result run_benchmark(const ResolvedBenchmark& spec, const RunContext& context) {
     metrics.skipped_steps = step->skipped_steps();
     metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
                               metrics.throughput / static_cast<double>(samples_per_step) / 1e12;
+    record_exposed_communication(rank, synchronizer.get(), device, result);
     record_peak_memory(device, metrics);
     const int64_t run_peak = tensor_memory::peak_allocated_bytes(device);
-    step->measure_memory_of_next_step(device);
-    step->run(batch);
+    if (!graphed) {
+      step->measure_memory_of_next_step(device);
+      step->run(batch);
+    }  // a graph's step was measured in its last eager warm-up, before the graph's pool existed
     metrics.memory = measured_memory(device, run_peak, step->last_step_memory(),
                                      counted_training_state(model->module(), step->optimizer()));
-    record_distributed(rank, synchronizer.get(), result);
+    record_peak_over_ranks(rank, result);
     result.telemetry =
         telemetry.report(static_cast<double>(samples_per_step) * spec.steps * spec.repeat);
   } catch (const std::exception& error) {
     const auto* refused = dynamic_cast<const OutOfMemoryBeforeRun*>(&error);
-    const bool oom = compat::is_out_of_memory(error) || refused != nullptr;
+    result.oom_cause = refused != nullptr
+                           ? "planned before the run"
+                           : compat::out_of_memory_cause(
+                                 error, tensor_memory::near_limit(device, spec.memory_limit));
+    const bool oom = !result.oom_cause.empty();
     result.status = oom ? RunStatus::kOom : RunStatus::kFailed;
     result.error = first_line(error.what());
     if (refused != nullptr) {

@@ -1,5 +1,8 @@
 #include "train/compat.h"
 
+#include <cctype>
+#include <cstring>
+
 #include <ATen/autocast_mode.h>
 #include <c10/util/Exception.h>
 
@@ -89,14 +92,47 @@ bool tf32_cudnn_enabled() {
   return at::globalContext().allowTF32CuDNN();
 }
 
-bool is_out_of_memory(const std::exception& error) {
-  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) return true;
-  const std::string what = error.what();
-  // The CPU allocator's words ("DefaultCPUAllocator: not enough memory"), and operator new's.
-  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return true;
-  return what.find("out of memory") != std::string::npos ||
-         what.find("not enough memory") != std::string::npos ||
-         what.find("CUBLAS_STATUS_ALLOC_FAILED") != std::string::npos;
+std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit) {
+  // The allocators' own words: c10's caching allocator and CUDA ("CUDA out of memory", "CUDA
+  // error: out of memory"), LibTorch's CPU allocator ("DefaultCPUAllocator: not enough memory").
+  for (const char* words : {"out of memory", "not enough memory"}) {
+    if (what.find(words) != std::string::npos) return words;
+  }
+  // A library that could not allocate its workspace says so in its status name:
+  // CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_ALLOC_FAILED, CUSOLVER_STATUS_ALLOC_FAILED,
+  // CUSPARSE_STATUS_ALLOC_FAILED, CUFFT_ALLOC_FAILED.
+  const size_t failed = what.find("_ALLOC_FAILED");
+  if (failed != std::string::npos) {
+    size_t start = failed;
+    while (start > 0 && (std::isupper(static_cast<unsigned char>(what[start - 1])) != 0 ||
+                         what[start - 1] == '_')) {
+      --start;
+    }
+    return what.substr(start, failed + std::strlen("_ALLOC_FAILED") - start);
+  }
+  // cuDNN reports a workspace it could not allocate as an internal error, or as no engine that
+  // can run the convolution: an allocation failure only when memory was at its limit.
+  if (near_limit) {
+    for (const char* words : {"CUDNN_STATUS_INTERNAL_ERROR", "unable to find an engine"}) {
+      if (what.find(words) != std::string::npos) {
+        return std::string(words) + " at the memory limit (a workspace allocation failed)";
+      }
+    }
+  }
+  return "";
+}
+
+std::string out_of_memory_cause(const std::exception& error, bool near_limit) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) {
+    return "the caching allocator (c10::OutOfMemoryError)";
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+    return "operator new (std::bad_alloc)";
+  return out_of_memory_cause_of_message(error.what(), near_limit);
+}
+
+bool is_out_of_memory(const std::exception& error, bool near_limit) {
+  return !out_of_memory_cause(error, near_limit).empty();
 }
 
 void shutdown_collective_backend([[maybe_unused]] CollectiveBackend& backend) {

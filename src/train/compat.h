@@ -85,8 +85,13 @@ void set_tf32(bool matmul, bool cudnn);
 bool tf32_matmul_enabled();
 bool tf32_cudnn_enabled();
 
-// True for a device allocator's out-of-memory error, whichever LibTorch threw it.
-bool is_out_of_memory(const std::exception& error);
+// Why `error` is an allocation failure, whichever LibTorch or library threw it: the allocator's
+// error type, its words, or a library's *_ALLOC_FAILED status; empty when it is not one. With
+// `near_limit` (memory was within reach of its limit when it failed), cuDNN's internal error and
+// "unable to find an engine" count too: that is how cuDNN reports a workspace it could not get.
+std::string out_of_memory_cause(const std::exception& error, bool near_limit = false);
+std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit);
+bool is_out_of_memory(const std::exception& error, bool near_limit = false);
 
 // "1.13.0" or "2.11.0".
 std::string libtorch_version();

@@ -1,6 +1,8 @@
 #include "train/device_timers.h"
 
+#include <atomic>
 #include <chrono>
+#include <stdexcept>
 
 #if GPUBENCH_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -12,6 +14,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How many times the CPU "device" has been synchronised. Host marks carry the count at their
+// recording, so that reading an interval on the CPU obeys CUDA's rule for events: an interval
+// whose end the device has not been synchronised past cannot be read (cudaEventElapsedTime
+// raises cudaErrorNotReady). A run that reads too early then fails on the CPU as on a GPU.
+std::atomic<uint64_t> host_synchronisations{0};
+
 double seconds_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
@@ -20,6 +28,7 @@ class HostStepTimer : public StepTimer {
  public:
   void start_window() override {
     marks_.clear();
+    synchronize_device(torch::kCPU);
     wait_for_all_ranks();
     start_ = Clock::now();
     marks_.push_back(start_);
@@ -27,6 +36,7 @@ class HostStepTimer : public StepTimer {
   void mark_step() override { marks_.push_back(Clock::now()); }
   double elapsed_seconds() const override { return seconds_between(start_, Clock::now()); }
   WindowTiming stop_window() override {
+    synchronize_device(torch::kCPU);
     wait_for_all_ranks();
     WindowTiming timing;
     timing.seconds = seconds_between(start_, Clock::now());
@@ -79,9 +89,14 @@ class CudaStepTimer : public StepTimer {
 
 }  // namespace
 
+struct HostMark {
+  Clock::time_point time;
+  uint64_t synchronisations = 0;  // host_synchronisations when it was recorded
+};
+
 struct DeviceIntervals::Marks {
   torch::Device device = torch::kCPU;
-  std::vector<Clock::time_point> host;
+  std::vector<HostMark> host;
 #if GPUBENCH_WITH_CUDA
   std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events;
 #endif
@@ -101,7 +116,7 @@ void DeviceIntervals::begin() {
     return;
   }
 #endif
-  marks_->host.push_back(Clock::now());
+  marks_->host.push_back({Clock::now(), host_synchronisations.load()});
 }
 
 void DeviceIntervals::end() {
@@ -119,7 +134,13 @@ std::vector<double> DeviceIntervals::take_ms() {
 #endif
   auto& host = marks_->host;
   for (size_t i = 1; i < host.size(); i += 2) {
-    out.push_back(1000.0 * seconds_between(host[i - 1], host[i]));
+    if (host[i].synchronisations == host_synchronisations.load()) {
+      host.clear();
+      throw std::logic_error(
+          "a device interval was read before the device was synchronised past its end (CUDA "
+          "raises cudaErrorNotReady here)");
+    }
+    out.push_back(1000.0 * seconds_between(host[i - 1].time, host[i].time));
   }
   host.clear();
   return out;
@@ -127,10 +148,12 @@ std::vector<double> DeviceIntervals::take_ms() {
 
 void synchronize_device(torch::Device device) {
 #if GPUBENCH_WITH_CUDA
-  if (device.is_cuda()) torch::cuda::synchronize(device.index());
-#else
-  (void)device;
+  if (device.is_cuda()) {
+    torch::cuda::synchronize(device.index());
+    return;
+  }
 #endif
+  if (device.is_cpu()) ++host_synchronisations;
 }
 
 std::unique_ptr<StepTimer> make_step_timer(torch::Device device) {

@@ -14,21 +14,24 @@ namespace gpubench {
 std::unique_ptr<StepTimer> make_step_timer(torch::Device device);
 
 // Durations of marked intervals on the device's timeline (CUDA events on the current stream, the
-// steady clock on the CPU), read without synchronising inside the timed window.
+// steady clock on the CPU), recorded without synchronising inside the timed window. As with CUDA
+// events, an interval can be read only after synchronize_device has run past its end: take_ms
+// throws otherwise, on the CPU too, so that reading too early fails in the CPU tests.
 class DeviceIntervals {
  public:
   explicit DeviceIntervals(torch::Device device);
   ~DeviceIntervals();
   void begin();
   void end();
-  std::vector<double> take_ms();  // every completed interval since the last call; device idle
+  std::vector<double> take_ms();  // every completed interval since the last call
 
  private:
   struct Marks;
   std::unique_ptr<Marks> marks_;
 };
 
-// Waits until all work queued on the device has finished (a no-op on the CPU).
+// Waits until all work queued on the device has finished (on the CPU: marks what came before as
+// readable, see DeviceIntervals).
 void synchronize_device(torch::Device device);
 
 }  // namespace gpubench

@@ -10,7 +10,15 @@ namespace gpubench {
 std::string GraphedStep::unsupported_reason(const ResolvedBenchmark& benchmark) {
   if (benchmark.mode != Mode::kGraph) return "";
   if (benchmark.device != DeviceKind::kCuda) return "graph mode needs a CUDA device";
-  // Inference captures a forward pass or a decode step instead (infer/static_decode.h, train/captured_graph.h).
+  // Inference captures a forward pass or a decode step instead (infer/static_decode.h,
+  // train/captured_graph.h).
+  const int needed = benchmark.task == Task::kInfer ? 1 : kGraphCaptureWarmupSteps;
+  if (benchmark.warmup_steps < needed) {
+    return "graph mode needs warmup_steps >= " + std::to_string(needed) + ", got " +
+           std::to_string(benchmark.warmup_steps) +
+           ": the warm-up runs before the capture, so that cuDNN's autotuning, the optimiser's "
+           "first-step state and the allocator settle outside the graph";
+  }
   if (benchmark.task == Task::kInfer) return "";
   if (!compat::kHasFusedSgd) {
     return "graph mode needs LibTorch 2.4 or newer with CUDA (its fused SGD keeps the step free "
@@ -34,6 +42,16 @@ std::string GraphedStep::unsupported_reason(const ResolvedBenchmark& benchmark) 
   return "";
 }
 
+std::string GraphedStep::unsupported_in_process_group(const std::string& launcher, int world_size) {
+  return "graph mode runs without a process group, but " + launcher +
+         " started this process as "
+         "one of " +
+         std::to_string(world_size) +
+         " rank(s): capturing the gradient all-reduce "
+         "(NCCL inside a CUDA graph, started from autograd hooks) is not implemented; run it "
+         "without the launcher, or with --mode eager";
+}
+
 GraphedStep::GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch::Device device,
                          int warmup_steps) {
 #if !GPUBENCH_WITH_CUDA
@@ -41,7 +59,15 @@ GraphedStep::GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch:
 #endif
   // Cached casts of the weights would be made during capture and then stand stale in the graph.
   at::autocast::set_autocast_cache_enabled(false);
-  graph_ = std::make_unique<CapturedGraph>([&] { loss_ = step.run(batch); }, device, warmup_steps);
+  // The last warm-up step records the step's memory: it runs eagerly before the graph's private
+  // pool exists, so measuring it does not add a second step's worth to the graph's footprint.
+  int calls = 0;
+  graph_ = std::make_unique<CapturedGraph>(
+      [&] {
+        if (++calls == warmup_steps) step.measure_memory_of_next_step(device);
+        loss_ = step.run(batch);
+      },
+      device, warmup_steps);
 }
 
 GraphedStep::~GraphedStep() = default;

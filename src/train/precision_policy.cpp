@@ -3,6 +3,8 @@
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 
+#include <cstdlib>
+
 #include "train/compat.h"
 
 namespace gpubench {
@@ -25,12 +27,17 @@ bool PrecisionPolicy::favours_channels_last(Precision precision, DeviceKind devi
 PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device)
     : precision_(precision), device_(device) {}
 
-void PrecisionPolicy::apply_global_flags() const {
+void PrecisionPolicy::apply_global_flags(bool deterministic) const {
   const bool tf32 = precision_ == Precision::kTf32;
   compat::set_tf32(tf32, tf32);
   // cuDNN picks the fastest convolution algorithm during warm-up, as the reference
-  // harnesses do (torch.backends.cudnn.benchmark = True).
-  at::globalContext().setBenchmarkCuDNN(device_.is_cuda());
+  // harnesses do (torch.backends.cudnn.benchmark = True), unless two runs must compute alike.
+  at::globalContext().setBenchmarkCuDNN(device_.is_cuda() && !deterministic);
+  at::globalContext().setDeterministicCuDNN(deterministic);
+  // Operators without a deterministic kernel warn instead of failing the run.
+  at::globalContext().setDeterministicAlgorithms(deterministic, /*warn_only=*/true);
+  // cuBLAS reads it when its first handle is made: before any CUDA work of the run.
+  if (deterministic) ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
 }
 
 std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {

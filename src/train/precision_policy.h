@@ -21,9 +21,9 @@ class PrecisionPolicy {
 
   PrecisionPolicy(Precision precision, torch::Device device);
 
-  // TF32 on for tf32, off for every other precision (fp32 means true IEEE fp32);
-  // cuDNN autotuning on for CUDA devices.
-  void apply_global_flags() const;
+  // TF32 on for tf32, off for every other precision (fp32 means true IEEE fp32); cuDNN
+  // autotuning on for CUDA devices, or deterministic algorithms without it.
+  void apply_global_flags(bool deterministic = false) const;
   // The dtype autocast computes in, or nullopt when the forward pass runs in float32.
   std::optional<torch::ScalarType> autocast_dtype() const;
   bool uses_loss_scaling() const { return precision_ == Precision::kFp16; }

@@ -40,6 +40,12 @@ ResolvedBenchmark unusual() {
   b.lora_alpha = 16;
   b.lora_targets = "q,v";
   b.activation_checkpointing = true;
+  b.telemetry_interval_ms = 250;
+  b.memory_limit = int64_t{3} << 30;
+  b.task = Task::kInfer;
+  b.prompt_len = 96;
+  b.gen_len = 24;
+  b.deterministic = true;
   return b;
 }
 
