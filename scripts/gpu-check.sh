@@ -86,15 +86,25 @@ if [ -d .deps/gpu-root/usr ]; then
 fi
 start=$(date +%s)
 echo "== build" | tee -a "$log"
-# GPUBENCH_CHECK_BUILD_DIR: an existing build (configured already) to reuse, as a rehearsal may.
+# GPUBENCH_CHECK_BUILD_DIR: an existing build (configured already) to reuse, as a rehearsal may;
+# GPUBENCH_CHECK_SKIP_BUILD=1 uses its binaries as they are (a test must not rebuild the tree
+# that other tests are running from).
 build="${GPUBENCH_CHECK_BUILD_DIR:-build-gpu}"
-{ if [ ! -f "$build/CMakeCache.txt" ]; then
-    prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
-    [ -d .deps/gpu-root/usr ] && prefix="$prefix;$PWD/.deps/gpu-root/usr"
+build_gpubench() {
+  if [ "${GPUBENCH_CHECK_SKIP_BUILD:-0}" = 1 ]; then
+    [ -x "$build/gpubench" ] || { echo "gpu-check: no $build/gpubench to use"; return 1; }
+    return 0
+  fi
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    local prefix
+    prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)') || return 1
+    [ ! -d .deps/gpu-root/usr ] || prefix="$prefix;$PWD/.deps/gpu-root/usr"
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF \
-      -DCMAKE_PREFIX_PATH="$prefix"
-  fi && cmake --build "$build" --target gpubench --parallel "$(nproc)"; } \
-  > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+      -DCMAKE_PREFIX_PATH="$prefix" || return 1
+  fi
+  cmake --build "$build" --target gpubench --parallel "$(nproc)"
+}
+build_gpubench > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build: $(($(date +%s) - start)) s" | tee -a "$log"
 "$build/gpubench" env > "$OUT/env.json"
 gpu=cpu-rehearsal

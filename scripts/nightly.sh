@@ -13,7 +13,9 @@
 #   GPUBENCH_NIGHT          tonight's folder name [today's UTC date, YYYY-MM-DD]
 #   GPUBENCH                the gpubench binary [build/gpubench]
 #
-# Exit: 0 clean, 1 a regression or a failed benchmark (the job fails), 2 bad input or setup.
+# Exit: 0 clean, 1 a regression or a failed benchmark (the job fails), 2 bad input or setup
+# (an output folder that is /, $HOME, the repository, or holds the history, the baseline or
+# earlier nights is refused before anything is deleted).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,16 +33,38 @@ if [ -e "$tonight" ]; then
   echo "nightly: $tonight exists already; a night is run once (set GPUBENCH_NIGHT)" >&2
   exit 2
 fi
+# The output folder is emptied of last night's files, so it must never be one whose contents
+# matter: not /, $HOME, the repository, the history or the baseline, nor a folder holding or
+# inside either, nor one holding earlier nights. Only what this job made is ever deleted.
+refuse() { echo "nightly: GPUBENCH_NIGHTLY_OUT=$out $1; give the job a folder of its own" >&2; exit 2; }
+real() { realpath -m -- "$1"; }
+out_real=$(real "$out")
+for place in / "${HOME:-/root}" "$PWD"; do
+  [ "$out_real" != "$(real "$place")" ] || refuse "is $place"
+done
+for kept in "$history" "$baseline"; do
+  case "$(real "$kept")/" in "$out_real"/*) refuse "holds $kept" ;; esac
+  case "$out_real/" in "$(real "$kept")"/*) refuse "is inside $kept" ;; esac
+done
+if [ -d "$out" ] && [ -n "$(find "$out" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' -print -quit)" ]; then
+  refuse "holds earlier nights"
+fi
+copy_mark=.gpubench-nightly-copy  # in the results folder this job copies, and only there
+if [ -e "$out/results" ] && [ ! -f "$out/results/$copy_mark" ]; then
+  refuse "has a results folder that this job did not make"
+fi
 mkdir -p "$history" "$out" || exit 2
-rm -rf "$out/results" "$out/junit.xml" "$out/regress.txt" "$out/trend.html" "$out/trend.json" \
-  "$out/report.html"
+rm -rf "$out/results"
+for made in junit.xml regress.txt trend.html trend.json report.html; do
+  if [ -f "$out/$made" ] || [ -L "$out/$made" ]; then rm -f "$out/$made"; fi
+done
 
 # A benchmark that fails is recorded as a failed result and the suite goes on (exit 1): regress
 # then reports it as FAILED, so the gate still runs.
 "$gpubench" run "$suite" --output "$tonight"
 run_status=$?
 [ "$run_status" -le 1 ] || { echo "nightly: the suite could not run (exit $run_status)" >&2; exit "$run_status"; }
-cp -r "$tonight" "$out/results"
+cp -r "$tonight" "$out/results" && touch "$out/results/$copy_mark"
 
 gate_status=0
 if [ -d "$baseline" ] && [ -n "$(find "$baseline" -name '*.json' -print -quit)" ]; then

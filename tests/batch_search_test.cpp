@@ -103,8 +103,16 @@ TEST(BatchSearch, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   for (const auto& probe : search["probes"]) {
     ran_out |= probe["outcome"] == "oom";
     trained_at_found |= probe["batch"] == brute_force && probe["outcome"] == "ok";
+    // What ran out is named: the counting allocator's "out of memory".
+    if (probe["outcome"] == "oom") {
+      EXPECT_EQ(probe.value("oom_cause", ""), "out of memory");
+    }
   }
   EXPECT_TRUE(ran_out);
+  // The search is one table and one result line, not a table per probe.
+  EXPECT_NE(run.output.find("batch search under 8.0 MiB (--memory-limit)"), std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("result: "), run.output.rfind("result: ")) << run.output;
   EXPECT_TRUE(trained_at_found);
   const Result read = result_from_json(r);
   EXPECT_EQ(read.batch_search.found_batch, brute_force);

@@ -219,5 +219,55 @@ TEST_F(NightOnTheCpu, EveryTemplateRunsANightAndFailsOnARegression) {
   EXPECT_EQ(again.exit_code, 2) << again.output;
 }
 
+// The output folder is emptied of last night's files: one whose contents matter is refused
+// before anything is deleted. Each case runs on a scratch copy of the repository with a history
+// and reference results, and checks that they are all still there.
+TEST(NightlyOutput, DangerousOutputFoldersAreRefusedAndNothingIsDeleted) {
+  ScratchDirectory dir("nightly-out");
+  const std::string repo = dir.file("repo");
+  for (const char* folder :
+       {"scripts", "configs", "results/reference", "results/nightly/2026-11-01", "results/baseline",
+        "home", "old-out/2026-10-31"}) {
+    std::filesystem::create_directories(repo + "/" + folder);
+  }
+  std::filesystem::copy_file(kSource + "/scripts/nightly.sh", repo + "/scripts/nightly.sh");
+  std::filesystem::copy_file(kSource + "/configs/nightly-cpu.yaml",
+                             repo + "/configs/nightly-cpu.yaml");
+  const std::vector<std::string> kept = {
+      "results/reference/a.json", "results/nightly/2026-11-01/b.json", "results/baseline/c.json",
+      "home/d.json", "old-out/2026-10-31/e.json"};
+  for (const std::string& file : kept) std::ofstream(repo + "/" + file) << "{}";
+  const std::string environment =
+      "cd " + quoted(repo) + " && HOME=" + quoted(repo + "/home") +
+      " GPUBENCH=" + quoted(GPUBENCH_BINARY) +
+      " GPUBENCH_NIGHTLY_SUITE=configs/nightly-cpu.yaml GPUBENCH_HISTORY=results/nightly "
+      "GPUBENCH_BASELINE=results/baseline GPUBENCH_NIGHT=2026-12-01 GPUBENCH_NIGHTLY_OUT=";
+  for (const auto& [out, why] : std::vector<std::pair<std::string, std::string>>{
+           {".", "is " + repo},
+           {"/", "is /"},
+           {repo + "/home", "is " + repo + "/home"},
+           {"results", "holds results/nightly"},
+           {"results/nightly", "holds results/nightly"},
+           {"results/nightly/2026-11-01", "is inside results/nightly"},
+           {"results/baseline", "holds results/baseline"},
+           {"old-out", "holds earlier nights"},
+           {"results/reference/..", "holds results/nightly"}}) {
+    const auto run = run_command(environment + quoted(out) + " bash scripts/nightly.sh");
+    EXPECT_EQ(run.exit_code, 2) << out << ": " << run.output;
+    EXPECT_NE(run.output.find("GPUBENCH_NIGHTLY_OUT=" + out + " " + why), std::string::npos)
+        << out << ": " << run.output;
+    for (const std::string& file : kept) {
+      EXPECT_TRUE(std::filesystem::exists(repo + "/" + file)) << out << " deleted " << file;
+    }
+    EXPECT_FALSE(std::filesystem::exists(repo + "/results/nightly/2026-12-01")) << out;
+  }
+  // A results folder the job did not make is not deleted either.
+  std::filesystem::create_directories(repo + "/mine/results");
+  std::ofstream(repo + "/mine/results/f.json") << "{}";
+  const auto foreign = run_command(environment + "mine bash scripts/nightly.sh");
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
+  EXPECT_TRUE(std::filesystem::exists(repo + "/mine/results/f.json"));
+}
+
 }  // namespace
 }  // namespace gpubench

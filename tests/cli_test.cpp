@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "process/child_process.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -219,9 +220,13 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   std::ofstream(dir.file("suite.json"))
       << R"({"benchmarks": [{"model": "test-tiny-cnn", "device": "cpu", "batch_size": 1,
              "warmup_steps": 0, "steps": 1, "repeat": 1}]})";
-  const auto result = testing::run_command(
-      "GPUBENCH_FAULT_INJECTION=hang " + std::string(GPUBENCH_BINARY) + " run " +
-      dir.file("suite.json") + " --timeout 5 --output " + dir.file("out"));
+  // The child's files are in the suite's private folder under TMPDIR: inside the scratch folder,
+  // so that the pattern below finds a child left behind.
+  std::filesystem::create_directories(dir.file("tmp"));
+  const auto result =
+      testing::run_command("TMPDIR=" + dir.file("tmp") + " GPUBENCH_FAULT_INJECTION=hang " +
+                           std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.json") +
+                           " --timeout 2.5 --output " + dir.file("out"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
@@ -230,7 +235,9 @@ TEST(Cli, SuiteKillsAHungBenchmarkAtTheTimeout) {
   ASSERT_EQ(files.size(), 1u);
   const auto r = read_json(files[0]);
   EXPECT_EQ(r["status"], "failed");
-  EXPECT_NE(r["error"].get<std::string>().find("timed out"), std::string::npos);
+  EXPECT_NE(r["error"].get<std::string>().find("timed out and was killed after 2.5 s"),
+            std::string::npos)
+      << r["error"];
   const auto leftover =
       testing::run_command("pgrep -f '[g]pubench-train --log-level.*" + dir.path() + "'");
   EXPECT_EQ(leftover.exit_code, 1) << "left behind: " << leftover.output;
@@ -242,10 +249,12 @@ TEST(Cli, TerminatingASuiteEndsItsRunningBenchmark) {
       << "benchmarks:\n  - {model: test-tiny-cnn, device: cpu, batch_size: 1, warmup_steps: 0, "
          "steps: 1, repeat: 1}\n";
   const std::string pattern = "'[g]pubench-train --log-level.*" + dir.path() + "'";
+  std::filesystem::create_directories(dir.file("tmp"));  // the child's files, where pgrep looks
   const auto result = testing::run_command(
-      "GPUBENCH_FAULT_INJECTION=hang " + std::string(GPUBENCH_BINARY) + " run " +
-      dir.file("suite.yaml") + " --output " + dir.file("out") + " & parent=$!; " +
-      "for i in $(seq 100); do pgrep -f " + pattern + " >/dev/null && break; sleep 0.1; done; " +
+      "TMPDIR=" + dir.file("tmp") + " GPUBENCH_FAULT_INJECTION=hang " +
+      std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.yaml") + " --output " +
+      dir.file("out") + " & parent=$!; " + "for i in $(seq 100); do pgrep -f " + pattern +
+      " >/dev/null && break; sleep 0.1; done; " +
       "kill -TERM $parent; wait $parent; echo exit=$?; sleep 0.5; pgrep -f " + pattern +
       " || echo none-left");
   EXPECT_NE(result.output.find("exit=143"), std::string::npos) << result.output;
@@ -264,6 +273,10 @@ TEST(Cli, ASuiteRunsEveryEntryWithTheSettingsItResolved) {
                                    dir.file("out"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("4 benchmark(s), 0 failed"), std::string::npos) << result.output;
+  // Children were told their device: none of them warns that it found no CUDA device, and their
+  // own tables (with a result: line for a private file) are not printed: the suite's table is.
+  EXPECT_EQ(result.output.find("no CUDA device found"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("result: "), std::string::npos) << result.output;
   std::set<std::string> runs;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
     const auto r = read_json(entry.path().string());
@@ -370,6 +383,57 @@ TEST(Cli, ALanguageModelReportsTokensAndItsSequenceLengths) {
       "train --model test-tiny-transformerxl --device cpu --warmup-steps 3 --mem-len 16 --output " +
           dir.path(),
       "warmup_steps 3 are too few for test-tiny-transformerxl: it needs at least 4");
+}
+
+// Runs and suites writing into one folder at once each keep their result: names are taken with
+// link(), which fails rather than replaces, and a suite's child writes into its private folder.
+TEST(Cli, ConcurrentRunsAndSuitesIntoOneFolderKeepEveryResult) {
+  ScratchDirectory dir("cli-concurrent");
+  const std::string out = dir.file("results");
+  std::ofstream(dir.file("suite.yaml"))
+      << "defaults: {device: cpu, model: test-tiny-cnn, batch_size: 1, warmup_steps: 0, steps: 1, "
+         "repeat: 1, threads: 1, telemetry_interval_ms: 0}\nbenchmarks:\n  - seed: 1\n  - seed: "
+         "2\n";
+  std::vector<ChildProcess> writers;
+  for (int i = 0; i < 4; ++i) {
+    writers.emplace_back(std::vector<std::string>{GPUBENCH_BINARY,
+                                                  "--log-level",
+                                                  "error",
+                                                  "train",
+                                                  "--model",
+                                                  "test-tiny-cnn",
+                                                  "--device",
+                                                  "cpu",
+                                                  "--batch-size",
+                                                  "1",
+                                                  "--warmup-steps",
+                                                  "0",
+                                                  "--steps",
+                                                  "1",
+                                                  "--repeat",
+                                                  "1",
+                                                  "--threads",
+                                                  "1",
+                                                  "--telemetry-interval-ms",
+                                                  "0",
+                                                  "--output",
+                                                  out},
+                         EnvironmentOverrides{}, false, true);
+  }
+  for (int i = 0; i < 2; ++i) {
+    writers.emplace_back(std::vector<std::string>{GPUBENCH_BINARY, "--log-level", "error", "run",
+                                                  dir.file("suite.yaml"), "--output", out},
+                         EnvironmentOverrides{}, false, true);
+  }
+  for (auto& writer : writers) EXPECT_TRUE(writer.wait().succeeded());
+  std::set<std::string> names;
+  size_t whole = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    names.insert(entry.path().filename().string());
+    whole += read_json(entry.path().string())["status"] == "ok" ? 1 : 0;
+  }
+  EXPECT_EQ(names.size(), 8u) << "4 runs and 2 suites of 2";
+  EXPECT_EQ(whole, 8u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -207,9 +208,13 @@ TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
       << "defaults: {model: test-tiny-cnn, device: cpu, gpus: 2, batch_size: 1, warmup_steps: 1, "
          "steps: 2, repeat: 1, threads: 1}\nbenchmarks:\n  - precision: [bf16, fp32]\n";
   // The healthy benchmark is tiny, so that a loaded machine cannot push it past the timeout.
+  // The private folders (the suite's, the ranks') under TMPDIR inside the scratch folder, so
+  // that every process of the run carries its path.
+  std::filesystem::create_directories(dir.file("tmp"));
   const auto run =
-      run_command("GPUBENCH_FAULT_INJECTION=hang:bf16 " + std::string(GPUBENCH_BINARY) + " run " +
-                  dir.file("suite.yaml") + " --timeout 10 --output " + dir.file("out"));
+      run_command("TMPDIR=" + dir.file("tmp") + " GPUBENCH_FAULT_INJECTION=hang:bf16 " +
+                  std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.yaml") +
+                  " --timeout 10 --output " + dir.file("out"));
   EXPECT_EQ(run.exit_code, 1) << run.output;
   std::map<std::string, nlohmann::json> results;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
@@ -228,25 +233,32 @@ TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
   EXPECT_FALSE(processes_left(dir.path()));
 }
 
-TEST(DataParallelCli, SigtermToTheLauncherStopsEveryRank) {
-  ScratchDirectory dir("dp-sigterm");
-  ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model",
-                         "test-tiny-cnn", "--gpus", "2", "--device", "cpu", "--batch-size", "1",
-                         "--steps", "100000", "--threads", "1", "--output", dir.file("r.json")},
-                        {}, false);
-  // Wait until both ranks are up (three processes carry the scratch path).
-  const std::string pattern = "[" + dir.path().substr(0, 1) + "]" + dir.path().substr(1);
-  const auto start = std::chrono::steady_clock::now();
-  while (run_command("test $(pgrep -f '" + pattern + "' | wc -l) -ge 3").exit_code != 0 &&
-         seconds_since(start) < 30) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+// SIGTERM, and an SSH session's SIGHUP alike: every rank stops, the private folder under TMPDIR
+// is removed and the launcher ends by the same signal.
+TEST(DataParallelCli, SigtermOrSighupToTheLauncherStopsEveryRankAndLeavesNoFolder) {
+  for (const int signal_number : {SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(strsignal(signal_number));
+    ScratchDirectory dir("dp-signal");
+    std::filesystem::create_directories(dir.file("tmp"));
+    ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model",
+                           "test-tiny-cnn", "--gpus", "2", "--device", "cpu", "--batch-size", "1",
+                           "--steps", "100000", "--threads", "1", "--output", dir.file("r.json")},
+                          {{"TMPDIR", dir.file("tmp")}}, false);
+    // Wait until both ranks are up (three processes carry the scratch path).
+    const std::string pattern = "[" + dir.path().substr(0, 1) + "]" + dir.path().substr(1);
+    const auto start = std::chrono::steady_clock::now();
+    while (run_command("test $(pgrep -f '" + pattern + "' | wc -l) -ge 3").exit_code != 0 &&
+           seconds_since(start) < 30) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(launcher.pid(), signal_number);
+    const auto outcome = launcher.wait();
+    EXPECT_EQ(outcome.signal, signal_number) << outcome.describe();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_FALSE(processes_left(dir.path()));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("r.json"))) << "no half-made result";
+    EXPECT_TRUE(std::filesystem::is_empty(dir.file("tmp"))) << "the ranks' folder is removed";
   }
-  ::kill(launcher.pid(), SIGTERM);
-  const auto outcome = launcher.wait();
-  EXPECT_EQ(outcome.signal, SIGTERM) << outcome.describe();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_FALSE(processes_left(dir.path()));
-  EXPECT_FALSE(std::filesystem::exists(dir.file("r.json"))) << "no half-made result";
 }
 
 TEST(DataParallelCli, AllreduceReportsBandwidthForTwoGlooRanks) {

@@ -49,6 +49,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gpubench-smoke-") as scratch:
         out = os.path.join(scratch, "out")
         env = dict(os.environ, GPUBENCH_CHECK_DEVICE="cpu", GPUBENCH_CHECK_BUILD_DIR=build, OUT=out,
+                   GPUBENCH_CHECK_SKIP_BUILD="1",
                    GPUBENCH_CHECK_RESULTS=os.path.join(scratch, "results"))
         started = time.time()
         run = subprocess.run(["bash", "scripts/gpu-check.sh", "smoke"], cwd=source, env=env,

@@ -449,12 +449,32 @@ TEST(HostileInput, ResultFilesAreValidatedLikeUserInput) {
        {{"r.json", with("/metrics/throughput", -5)}},
        "report r.json",
        2,
-       "metrics.throughput must be a finite number from 0, got -5"},
+       "metrics.throughput must be a finite number from 0 to 1000000000000000, got -5"},
+      {"throughput-overflowing",
+       {{"r.json", with("/metrics/throughput", 1e300)}},
+       "report r.json",
+       2,
+       "metrics.throughput must be a finite number from 0 to 1000000000000000, got 1e+300"},
+      {"throughput-not-the-median-trial",
+       {{"r.json", with("/metrics/trials", {1.0, 1.0, 1.0})}},
+       "report r.json",
+       2,
+       "is not the median of metrics.trials (1): the figures of this result do not hold together"},
+      {"ok-without-trials",
+       {{"r.json", with("/metrics/trials", nlohmann::json::array())}},
+       "report r.json",
+       2,
+       "metrics.trials is empty in a result with status 'ok'"},
+      {"started-at-impossible",
+       {{"r.json", with("/started_at", "2026-13-45T99:99:99Z")}},
+       "report r.json",
+       2,
+       "started_at '2026-13-45T99:99:99Z' is not an RFC 3339 date-time"},
       {"throughput-text",
        {{"r.json", with("/metrics/throughput", "fast")}},
        "report r.json",
        2,
-       "metrics.throughput must be a finite number from 0, got \"fast\""},
+       "metrics.throughput must be a finite number from 0 to 1000000000000000, got \"fast\""},
       {"throughput-overflows",
        {{"r.json", R"({"schema": "gpubench.result/1", "metrics": {"throughput": 1e400}})"}},
        "report r.json",
@@ -469,7 +489,7 @@ TEST(HostileInput, ResultFilesAreValidatedLikeUserInput) {
        {{"r.json", with("/metrics/trials", {1.0, "a"})}},
        "report r.json",
        2,
-       "metrics.trials must be a finite number from 0, got \"a\""},
+       "metrics.trials must be a finite number from 0 to 1000000000000000, got \"a\""},
       {"status-number",
        {{"r.json", with("/status", 5)}},
        "report r.json",
@@ -510,11 +530,20 @@ TEST(HostileInput, ResultFilesAreValidatedLikeUserInput) {
 
 TEST(HostileInput, NoReportCompareOrRegressOutputShowsNanOrInf) {
   const HostileCase hostile("finite-output");
-  // Zero spread and a zero trial mean used to give "±-nan%" cells.
-  hostile.write("zero-trials.json", with("/metrics/trials", {0.0, 0.0}));
-  hostile.write("tiny.json", with("/metrics/throughput", 1e-300));
+  // Zero spread used to give "±-nan%" cells; the extremes a result may carry, in both
+  // directions (beyond 1e15 samples/sec a result is refused when read).
+  nlohmann::json flat = valid_result();
+  flat["metrics"]["throughput"] = 1e-300;
+  flat["metrics"]["trials"] = {1e-300, 1e-300};
+  hostile.write("zero-trials.json", flat.dump());
+  nlohmann::json tiny = valid_result();
+  tiny["metrics"]["throughput"] = 1e-300;
+  tiny["metrics"]["trials"] = {1e-300};
+  tiny["started_at"] = "2026-11-02T00:00:00Z";
+  hostile.write("tiny.json", tiny.dump());
   nlohmann::json huge = valid_result();
-  huge["metrics"]["throughput"] = 1e300;
+  huge["metrics"]["throughput"] = 1e15;
+  huge["metrics"]["trials"] = {1e15};
   huge["system"]["gpu_name"] = "NVIDIA L40S";
   hostile.write("huge.json", huge.dump());
   for (const std::string& command :

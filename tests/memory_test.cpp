@@ -20,6 +20,7 @@
 #include "train/memory_plan.h"
 #include "train/model_setup.h"
 #include "train/resolve_benchmark.h"
+#include "train/run_memory.h"
 #include "train/training_step.h"
 
 namespace gpubench {
@@ -79,6 +80,20 @@ TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
   }
   tensor_memory::set_limit(kCpu, 0);
   EXPECT_NO_THROW(torch::ones({1 << 21}));
+}
+
+// Parts counted at one moment can add up to more than a peak read at another: the peak is then
+// their sum and "other" is 0, never a negative amount (it was -8,308 bytes in one result).
+TEST(MemoryReport, OtherIsNeverNegative) {
+  MemoryBreakdown parts;
+  parts.weights = 1000;
+  parts.activations = 500;
+  const MemoryReport short_peak = memory_report(kCpu, kMemoryMeasured, 1200, parts);
+  EXPECT_EQ(short_peak.breakdown.other, 0);
+  EXPECT_EQ(short_peak.peak_bytes, 1500);
+  const MemoryReport room = memory_report(kCpu, kMemoryMeasured, 2000, parts);
+  EXPECT_EQ(room.breakdown.other, 500);
+  EXPECT_EQ(room.peak_bytes, 2000);
 }
 
 // Near the memory limit cuDNN and cuBLAS fail with their own status names rather than "out of

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "spec/benchmark_fields.h"
 #include "train/compat.h"
 #include "train/graphed_step.h"
 
@@ -221,14 +222,55 @@ TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   }
 }
 
-TEST(Resolve, ABenchmarkFromElsewhereIsCheckedNotResolvedAgain) {
+// An adapter's rank beyond the smaller side of its projection is no longer low-rank: refused,
+// naming the projection and the largest rank.
+TEST(Resolve, LoraRankIsCappedByTheNarrowestTargetedProjection) {
   BenchmarkRequest request;
-  request.gpus = 2;
-  ResolvedBenchmark resolved = resolve(request, gpu_machine(2));
-  EXPECT_NO_THROW(check_runnable_here(resolved, gpu_machine(2)));
-  EXPECT_THROW(check_runnable_here(resolved, gpu_machine(1)), UsageError);
-  resolved.model = "nonexistent";
-  EXPECT_THROW(check_runnable_here(resolved, gpu_machine(2)), UsageError);
+  request.model = "test-tiny-llama";  // hidden 32; k and v project to 2 heads x 8 = 16
+  request.tuning = Tuning::kLora;
+  request.lora_rank = 16;
+  EXPECT_EQ(resolve(request, gpu_machine()).lora_rank, 16);
+  request.lora_rank = 17;
+  EXPECT_NE(error_of(request, gpu_machine())
+                .find("lora_rank 17 is more than 16, the smaller side "
+                      "of test-tiny-llama's 'k' projection"),
+            std::string::npos)
+      << error_of(request, gpu_machine());
+  request.lora_targets = "q,o";
+  request.lora_rank = 32;
+  EXPECT_EQ(resolve(request, gpu_machine()).lora_rank, 32);
+  request.lora_rank = 4096;
+  EXPECT_NE(error_of(request, gpu_machine()).find("at most 32"), std::string::npos);
+}
+
+// A benchmark file (a suite's child, a rank) goes through resolve() like a command line: the
+// request it gives resolves to itself, and a rule it breaks is refused.
+TEST(Resolve, ABenchmarkFromElsewhereResolvesToItselfOrIsRefused) {
+  for (const std::string model : {"resnet50", "transformerxl-base", "bert-large", "llama-3-8b"}) {
+    BenchmarkRequest request;
+    request.model = model;
+    request.gpus = 2;
+    const ResolvedBenchmark resolved = resolve(request, gpu_machine(2));
+    EXPECT_EQ(resolve(request_from(resolved), gpu_machine(2)), resolved) << model;
+    EXPECT_THROW(resolve(request_from(resolved), gpu_machine(1)), UsageError) << model;
+  }
+  BenchmarkRequest lora;
+  lora.model = "llama-3.2-1b";
+  lora.tuning = Tuning::kLora;
+  lora.task = Task::kTrain;
+  const ResolvedBenchmark tuned = resolve(lora, gpu_machine());
+  EXPECT_EQ(resolve(request_from(tuned), gpu_machine()), tuned);
+  BenchmarkRequest served;
+  served.model = "llama-3-8b";
+  served.task = Task::kInfer;
+  const ResolvedBenchmark infer = resolve(served, gpu_machine());
+  EXPECT_EQ(resolve(request_from(infer), gpu_machine()), infer);
+  // A rule the file breaks: BERT-large has 512 positions.
+  BenchmarkRequest bert;
+  bert.model = "bert-large";
+  ResolvedBenchmark too_long = resolve(bert, gpu_machine());
+  too_long.seq_len = 1000;
+  EXPECT_THROW(resolve(request_from(too_long), gpu_machine()), UsageError);
 }
 
 }  // namespace

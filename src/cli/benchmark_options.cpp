@@ -1,6 +1,7 @@
 #include "benchmark_options.h"
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "spec/benchmark_fields.h"
 #include "train/resolve_benchmark.h"
 
@@ -71,7 +72,12 @@ ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, BenchmarkReq
     throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
   }
   const ResolvedBenchmark resolved = read_benchmark_file(options.benchmark_file);
-  check_runnable_here(resolved, machine);
+  // Through resolve() and every rule of it, as the command line and suites go.
+  const ResolvedBenchmark again = resolve(request_from(resolved), machine);
+  if (const std::string difference = first_difference(resolved, again); !difference.empty()) {
+    throw UsageError("'" + echoed(options.benchmark_file) +
+                     "' is not a resolved benchmark: " + difference);
+  }
   return resolved;
 }
 

@@ -97,7 +97,8 @@ int run_infer(InferOptions& options) {
                              info.generates_text ? "tokens/sec" : info.sample_unit + "/sec");
     RunContext context;
     context.progress = std::ref(progress);
-    code = std::max(code, report_result(run_benchmark(benchmark, context), path));
+    code = std::max(code, report_result(run_benchmark(benchmark, context), path,
+                                        !names_result_file(options.output)));
   }
   return code;
 }

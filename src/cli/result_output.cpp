@@ -11,20 +11,27 @@
 
 namespace gpubench::cli {
 
-int report_result(const Result& result, const std::string& path) {
+int report_result(const Result& result, const std::string& path, bool new_name) {
   std::optional<UsageError> unwritten;
+  std::string written = path;
   try {
-    write_json_atomically(path, result_to_json(result));
+    const std::string text = result_to_json(result).dump(2) + "\n";
+    if (new_name) {
+      written = write_new_file(path, text);
+    } else {
+      write_text_atomically(path, text);
+    }
   } catch (const UsageError& error) {
     unwritten = error;
   }
+  std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
   std::fputs(render_results_table({result}).c_str(), stdout);
   if (result.status == RunStatus::kOk) {
     std::fputs(render_inference_lines(result).c_str(), stdout);
     std::fputs(render_efficiency_lines(result).c_str(), stdout);
   }
   if (unwritten) throw *unwritten;
-  std::printf("result: %s\n", path.c_str());
+  std::printf("result: %s\n", written.c_str());
   if (result.status != RunStatus::kOk) {
     log::error("benchmark {}: {}", to_string(result.status), result.error);
     return kExitBenchmarkFailed;

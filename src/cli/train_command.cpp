@@ -111,7 +111,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
     write_json_atomically(path, result_to_json(result));
   } else if (!path.empty()) {
     try {
-      code = report_result(result, path);
+      code = report_result(result, path, !names_result_file(options.output));
     } catch (const UsageError& error) {  // _Exit below, not unwinding past c10d's threads
       code = usage_error(error.what());
     }
@@ -144,15 +144,20 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
   }
   const MachineFacts machine = read_machine_facts();
   ResolvedBenchmark resolved = benchmark_to_run(*options.settings, request, machine);
-  if (request.device.value_or(DeviceKind::kAuto) == DeviceKind::kAuto &&
+  // A child given its benchmark as a file was told its device: no warning of its own.
+  if (options.settings->benchmark_file.empty() &&
+      request.device.value_or(DeviceKind::kAuto) == DeviceKind::kAuto &&
       resolved.device == DeviceKind::kCpu) {
     log::warn("no CUDA device found: running on the CPU");
   }
   const std::string path = prepare_result_path(options.output, resolved);
+  const bool new_name = !names_result_file(options.output);
   std::optional<BatchSearchInfo> search;
   if (resolved.batch_size == kSearchBatchSize) {
     search = find_largest_batch(resolved, {current_executable(), "warn", resolved.timeout_s * 4.0});
-    if (search->found_batch == 0) return report_result(no_batch_trains(resolved, *search), path);
+    if (search->found_batch == 0) {
+      return report_result(no_batch_trains(resolved, *search), path, new_name);
+    }
     resolved.batch_size = search->found_batch;
   }
   log_plan(resolved);
@@ -168,7 +173,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     result = run_benchmark(resolved, context_for(resolved, 0, 1, &progress, environment));
   }
   if (search) result.batch_search = *search;
-  return report_result(result, path);
+  return report_result(result, path, new_name);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Files that are either whole or absent: written to a temporary file in the same directory,
-// flushed, then renamed over the target, so a reader never sees a half-written one.
+// Files that are either whole or absent: written to a temporary file created exclusively in the
+// destination's folder, flushed, then renamed over the target (or linked to a new name), so a
+// reader never sees a half-written one and no planted file or link is ever opened.
 #pragma once
 
 #include <string>
@@ -8,9 +9,20 @@
 
 namespace gpubench {
 
-// Throws UsageError "cannot write '<path>': <reason>" whatever step failed (an output that
-// cannot be written is one kind of error, exit code 2).
+// Replaces `path` atomically. A link is followed and its target replaced, in the target's folder;
+// an existing file keeps its mode (and, for root, its owner); a device, FIFO or socket is written
+// into, as a shell redirection would, not replaced. Throws UsageError "cannot write '<path>':
+// <reason>" whatever step failed (an output that cannot be written is exit code 2).
 void write_text_atomically(const std::string& path, const std::string& text);
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
+
+// Writes a new file at `path`, or, where a file of that name exists (another run's), at the first
+// free name of `stem-2.ext`, `stem-3.ext`, ...: never over an existing file, even with other
+// writers racing for the name. Returns the path written. Throws as write_text_atomically.
+std::string write_new_file(const std::string& path, const std::string& text);
+
+// Why a file cannot be created in `directory` (tried with an exclusively created, removed
+// probe file), or empty when it can.
+std::string why_not_writable(const std::string& directory);
 
 }  // namespace gpubench

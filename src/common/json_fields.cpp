@@ -107,11 +107,9 @@ const nlohmann::json& JsonFields::list(const std::string& key) const {
   return value;
 }
 
-std::vector<double> JsonFields::numbers(const std::string& key, double min) const {
+std::vector<double> JsonFields::numbers(const std::string& key, double min, double max) const {
   std::vector<double> out;
-  for (const auto& value : list(key)) {
-    out.push_back(checked_number(key, value, min, std::numeric_limits<double>::max()));
-  }
+  for (const auto& value : list(key)) out.push_back(checked_number(key, value, min, max));
   return out;
 }
 

@@ -32,7 +32,8 @@ class JsonFields {
                 double max = std::numeric_limits<double>::max()) const;
   int64_t integer(const std::string& key, int64_t fallback = 0, int64_t min = 0,
                   int64_t max = std::numeric_limits<int64_t>::max()) const;
-  std::vector<double> numbers(const std::string& key, double min = 0) const;
+  std::vector<double> numbers(const std::string& key, double min = 0,
+                              double max = std::numeric_limits<double>::max()) const;
   std::vector<int64_t> integers(const std::string& key, int64_t min = 0,
                                 int64_t max = std::numeric_limits<int64_t>::max()) const;
   std::vector<std::string> texts(const std::string& key) const;

@@ -285,7 +285,8 @@ namespace {
 
 ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len,
                     std::string reference, bool hidden = false) {
-  return fine_tuning_info(
+  const int64_t h = config.hidden_size, mlp = std::min(h, config.intermediate_size);
+  ModelInfo info = fine_tuning_info(
       {std::move(name),
        "masked-language-modeling",
        "sequences",
@@ -302,6 +303,8 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
+  info.lora_rank_limits = {{"q", h}, {"k", h}, {"v", h}, {"o", h}, {"up", mlp}, {"down", mlp}};
+  return info;
 }
 
 const ModelRegistration kLarge{bert_info(

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -127,6 +128,9 @@ struct ModelInfo {
   OptimizerKind optimizer = OptimizerKind::kSgd;
   // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
   std::vector<std::string> lora_roles;
+  // Per role, the smaller side of its projection (min of in and out features): the largest rank
+  // whose adapter is still low-rank.
+  std::map<std::string, int64_t> lora_rank_limits;
   // Its transformer blocks can recompute their activations in backward.
   bool supports_activation_checkpointing = false;
   // gpubench infer: it has an inference path (README, Inference), and generates text with a

@@ -76,7 +76,7 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
   const ProcessOutcome outcome =
       run_child_process(train_child_command(probe, folder.file(name + "-benchmark.json"),
                                             {options.executable, options.log_level, output}),
-                        options.timeout_seconds);
+                        options.timeout_seconds, /*discard_stdout=*/true);
   BatchProbe result;
   result.batch = batch;
   if (const std::optional<Result> written = read_result_if_present(output)) {

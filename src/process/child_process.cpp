@@ -1,5 +1,6 @@
 #include "process/child_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -83,6 +84,12 @@ void handle_interruptions() {
   if (installed) return;
   ::signal(SIGINT, stop_tracked_and_note);
   ::signal(SIGTERM, stop_tracked_and_note);
+  // A closed SSH session's SIGHUP ends the run the same way (its temporary folders removed),
+  // unless the run was started to outlive it (nohup: SIGHUP ignored).
+  struct sigaction hangup {};
+  if (::sigaction(SIGHUP, nullptr, &hangup) == 0 && hangup.sa_handler != SIG_IGN) {
+    ::signal(SIGHUP, stop_tracked_and_note);
+  }
   installed = true;
 }
 
@@ -94,7 +101,8 @@ std::string ProcessOutcome::describe() const {
 }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv,
-                           const EnvironmentOverrides& environment, bool own_group)
+                           const EnvironmentOverrides& environment, bool own_group,
+                           bool discard_stdout)
     : own_group_(own_group) {
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
   std::vector<char*> args;
@@ -114,6 +122,10 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv,
     // has left the child to init already.
     if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || ::getppid() != parent) ::_exit(127);
     if (own_group) ::setpgid(0, 0);
+    if (discard_stdout) {
+      const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+      if (null >= 0) ::dup2(null, 1);
+    }
     ::execve(args[0], args.data(), env.data());
     const char message[] = "gpubench: cannot start a child process\n";
     [[maybe_unused]] const auto written = ::write(2, message, sizeof(message) - 1);
@@ -176,8 +188,9 @@ ProcessOutcome ChildProcess::stop() {
   return *outcome_;
 }
 
-ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds) {
-  ChildProcess child(argv, {}, true);
+ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds,
+                                 bool discard_stdout) {
+  ChildProcess child(argv, {}, true, discard_stdout);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(timeout_seconds > 0 ? timeout_seconds : 1e12);
   for (;;) {

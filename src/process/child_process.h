@@ -26,9 +26,10 @@ using EnvironmentOverrides = std::vector<std::pair<std::string, std::string>>;
 class ChildProcess {
  public:
   // Starts argv[0] with this process's environment plus `environment`; in a process group of
-  // its own when `own_group` (so that killing the group also ends what it starts).
+  // its own when `own_group` (so that killing the group also ends what it starts); with
+  // `discard_stdout`, its standard output goes to /dev/null (its log lines still show).
   ChildProcess(const std::vector<std::string>& argv, const EnvironmentOverrides& environment,
-               bool own_group);
+               bool own_group, bool discard_stdout = false);
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;
   ~ChildProcess();  // stops (stop()) a child still running
@@ -54,7 +55,8 @@ void handle_interruptions();
 
 // timeout_seconds <= 0 waits forever. The child gets its own process group so that a timeout
 // also ends whatever it started (stop()). Throws Interrupted on SIGINT/SIGTERM.
-ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds);
+ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds,
+                                 bool discard_stdout = false);
 
 // The path of the running executable (/proc/self/exe).
 std::string current_executable();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "results/statistics.h"
 
@@ -91,6 +93,92 @@ double rank_sum_p(const Ranks& ranks, size_t m, size_t n) {
   return std::erfc(z / std::sqrt(2.0));
 }
 
+// A trial's value and the night it belongs to.
+struct Trial {
+  double value = 0;
+  size_t night = 0;
+};
+
+// Two-sided p of the rank-sum test of the trials of the nights before `split` against those
+// from it, within nights [begin, end) less `left_out` (an index outside the range: none). The
+// variance under no change is inflated by the design effect of trials clustered in nights,
+// 1 + (k - 1) x ICC, k the trials per night and ICC the correlation of ranks within a night,
+// estimated by one-way analysis of variance within each side (so the step itself is not taken
+// for night-to-night noise).
+double clustered_rank_sum_p(const std::vector<std::vector<double>>& nights, size_t begin,
+                            size_t split, size_t end, size_t left_out) {
+  std::vector<Trial> trials;
+  for (size_t night = begin; night < end; ++night) {
+    if (night == left_out) continue;
+    for (double value : nights[night]) trials.push_back({value, night});
+  }
+  const size_t n = trials.size();
+  if (n < 2) return 1;
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return trials[a].value < trials[b].value; });
+  std::vector<double> rank(n);
+  double ties = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && trials[order[j + 1]].value == trials[order[i]].value) ++j;
+    const double tied = static_cast<double>(j - i + 1);
+    for (size_t k = i; k <= j; ++k) rank[order[k]] = 0.5 * static_cast<double>(i + j) + 1.0;
+    ties += tied * tied * tied - tied;
+    i = j + 1;
+  }
+  // Rank sums per night, and the sides' sizes and rank sums.
+  std::vector<double> night_sum(end - begin, 0.0), night_count(end - begin, 0.0);
+  double left_n = 0, right_n = 0, left_sum = 0, right_sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = trials[i].night - begin;
+    night_sum[at] += rank[i];
+    night_count[at] += 1;
+    (trials[i].night < split ? left_n : right_n) += 1;
+    (trials[i].night < split ? left_sum : right_sum) += rank[i];
+  }
+  if (left_n == 0 || right_n == 0) return 1;
+  // Within each side: between-night and within-night sums of squares of the ranks.
+  double between = 0, within = 0, groups = 0;
+  for (size_t at = 0; at < night_sum.size(); ++at) {
+    if (night_count[at] == 0) continue;
+    const double side_mean = begin + at < split ? left_sum / left_n : right_sum / right_n;
+    const double night_mean = night_sum[at] / night_count[at];
+    between += night_count[at] * (night_mean - side_mean) * (night_mean - side_mean);
+    groups += 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const size_t at = trials[i].night - begin;
+    const double d = rank[i] - night_sum[at] / night_count[at];
+    within += d * d;
+  }
+  const double df_between = groups - 2, df_within = static_cast<double>(n) - groups;
+  const double per_night = static_cast<double>(n) / groups;
+  double icc = 0;
+  // Applied where the nights' ranks differ more than their trials' do (an F test at 5 %): an
+  // estimate from a few nights is noisy, and taken at face value when there is no clustering
+  // it would throw away the power of the trials at random.
+  if (df_between > 0 && df_within > 0 && per_night > 1) {
+    const double ms_between = between / df_between, ms_within = within / df_within;
+    const bool clustered =
+        ms_within <= 0 ||
+        f_distribution_upper_tail(ms_between / ms_within, df_between, df_within) < 0.05;
+    const double night_variance = std::max(0.0, (ms_between - ms_within) / per_night);
+    if (clustered && night_variance + ms_within > 0) {
+      icc = night_variance / (night_variance + ms_within);
+    }
+  }
+  const double design_effect = 1 + (per_night - 1) * icc;
+  const double total = left_n + right_n;
+  const double u = left_sum - left_n * (left_n + 1) / 2;
+  const double variance =
+      left_n * right_n / 12.0 * ((total + 1) - ties / (total * (total - 1))) * design_effect;
+  if (variance <= 0) return 1;
+  const double z = std::max(0.0, std::fabs(u - left_n * right_n / 2) - 0.5) / std::sqrt(variance);
+  return std::erfc(z / std::sqrt(2.0));
+}
+
 // Sum of absolute deviations from the median: a segment's cost, which one outlier cannot
 // dominate as it does a sum of squares.
 double absolute_deviation(std::vector<double> values) {
@@ -100,25 +188,44 @@ double absolute_deviation(std::vector<double> values) {
   return cost;
 }
 
+// The trials of the nights, when some night has more than one; empty otherwise (the nights'
+// medians are then all there is to test).
+using Nights = std::vector<std::vector<double>>;
+
 // The best split of [begin, end) when it passes the rule, else nothing (index 0). Where: the
-// split that leaves the least absolute deviation from the two sides' medians. Whether: the
-// rank-sum test of the two sides there, times the number of candidate splits (Bonferroni), is
-// below alpha, and the medians differ by min_change or more.
-Split best_split(const std::vector<double>& series, size_t begin, size_t end,
+// split that leaves the least absolute deviation from the two sides' medians (nights of one
+// value), or whose trials' clustered rank-sum test is strongest (nights of several). Whether:
+// that rank-sum test (for trials, the largest p with every one night left out in turn), times
+// the number of candidate splits (Bonferroni), is below alpha, and the medians differ by
+// min_change or more.
+Split best_split(const std::vector<double>& series, const Nights& nights, size_t begin, size_t end,
                  const ChangePointOptions& options) {
   const size_t m = std::max<size_t>(options.min_segment, 1);
   if (end - begin < 2 * m) return {};
   const size_t candidates = end - begin - 2 * m + 1;
   Split best;
-  double best_cost = 0;
-  for (size_t k = begin + m; k + m <= end; ++k) {
-    const double cost =
-        absolute_deviation(part(series, begin, k)) + absolute_deviation(part(series, k, end));
-    if (best.index == 0 || cost < best_cost) best = {k, 1}, best_cost = cost;
+  double p = 1;
+  if (nights.empty()) {
+    double best_cost = 0;
+    for (size_t k = begin + m; k + m <= end; ++k) {
+      const double cost =
+          absolute_deviation(part(series, begin, k)) + absolute_deviation(part(series, k, end));
+      if (best.index == 0 || cost < best_cost) best = {k, 1}, best_cost = cost;
+    }
+    p = rank_sum_p(ranks_of(series, begin, end), best.index - begin, end - best.index);
+  } else {
+    // Where: the split whose trials' clustered rank-sum test is strongest (Pettitt's rank
+    // statistic, on the trials); whether: that test with every one night left out in turn.
+    for (size_t k = begin + m; k + m <= end; ++k) {
+      const double at_k = clustered_rank_sum_p(nights, begin, k, end, end);
+      if (best.index == 0 || at_k < p) best = {k, 1}, p = at_k;
+    }
+    for (size_t out = begin; out < end && p * static_cast<double>(candidates) < options.alpha;
+         ++out) {
+      p = std::max(p, clustered_rank_sum_p(nights, begin, best.index, end, out));
+    }
   }
-  const Ranks ranks = ranks_of(series, begin, end);
-  best.p_value = std::min(1.0, rank_sum_p(ranks, best.index - begin, end - best.index) *
-                                   static_cast<double>(candidates));
+  best.p_value = std::min(1.0, p * static_cast<double>(candidates));
   const double before = median(part(series, begin, best.index));
   const double after = median(part(series, best.index, end));
   const bool large_enough = before > 0 && std::fabs(after / before - 1.0) >= options.min_change;
@@ -126,21 +233,19 @@ Split best_split(const std::vector<double>& series, size_t begin, size_t end,
   return best;
 }
 
-void segment(const std::vector<double>& series, size_t begin, size_t end,
+void segment(const std::vector<double>& series, const Nights& nights, size_t begin, size_t end,
              const ChangePointOptions& options, std::vector<Split>& found) {
-  const Split split = best_split(series, begin, end, options);
+  const Split split = best_split(series, nights, begin, end, options);
   if (split.index == 0) return;
   found.push_back(split);
-  segment(series, begin, split.index, options, found);
-  segment(series, split.index, end, options, found);
+  segment(series, nights, begin, split.index, options, found);
+  segment(series, nights, split.index, end, options, found);
 }
 
-}  // namespace
-
-std::vector<ChangePoint> find_change_points(const std::vector<double>& series,
-                                            const ChangePointOptions& options) {
+std::vector<ChangePoint> change_points_of(const std::vector<double>& series, const Nights& nights,
+                                          const ChangePointOptions& options) {
   std::vector<Split> splits;
-  segment(series, 0, series.size(), options, splits);
+  segment(series, nights, 0, series.size(), options, splits);
   std::sort(splits.begin(), splits.end(),
             [](const Split& a, const Split& b) { return a.index < b.index; });
   std::vector<ChangePoint> points;
@@ -156,6 +261,24 @@ std::vector<ChangePoint> find_change_points(const std::vector<double>& series,
     points.push_back(point);
   }
   return points;
+}
+
+}  // namespace
+
+std::vector<ChangePoint> find_change_points(const std::vector<double>& series,
+                                            const ChangePointOptions& options) {
+  return change_points_of(series, {}, options);
+}
+
+std::vector<ChangePoint> find_night_change_points(const std::vector<std::vector<double>>& nights,
+                                                  const ChangePointOptions& options) {
+  std::vector<double> medians;
+  bool several = false;
+  for (const std::vector<double>& trials : nights) {
+    medians.push_back(trials.empty() ? NAN : median(trials));
+    several = several || trials.size() > 1;
+  }
+  return change_points_of(medians, several ? nights : Nights{}, options);
 }
 
 }  // namespace gpubench

@@ -32,4 +32,14 @@ struct ChangePoint {
 std::vector<ChangePoint> find_change_points(const std::vector<double>& series,
                                             const ChangePointOptions& options);
 
+// The same over nights of several trials each (the nightly history: a point is a night, its
+// level the median of its trials). Where to split is decided on the nights' medians as above;
+// whether, on the trials: the rank-sum test of the two sides' trials, its variance inflated by
+// the design effect of trials clustered in nights (1 + (k - 1) x ICC, with the intra-night
+// correlation of the ranks estimated within each side), so that nights that differ more than
+// their trials do not pass for a step; and it must hold with any one night left out, so that
+// one outlier night cannot make a step. Nights with a single trial each are tested as above.
+std::vector<ChangePoint> find_night_change_points(const std::vector<std::vector<double>>& nights,
+                                                  const ChangePointOptions& options);
+
 }  // namespace gpubench

@@ -22,10 +22,14 @@ std::vector<CardMemory> datasheet_cards() {
 
 std::vector<CardMemory> cards_from_list(const std::string& list) {
   std::vector<CardMemory> cards;
-  std::stringstream items(list);
-  std::string item;
-  while (std::getline(items, item, ',')) cards.push_back({item, parse_byte_size(item, "--memory")});
-  if (cards.empty()) throw UsageError("--memory is empty; expected sizes such as 48GB,80GB");
+  // A card under 1 MiB is a typo ("48" for 48GB), not a card (the test models fit in a few).
+  const std::vector<int64_t> sizes = parse_byte_sizes(list, "--memory", int64_t{1} << 20);
+  size_t start = 0;
+  for (const int64_t size : sizes) {
+    const size_t comma = list.find(',', start);
+    cards.push_back({list.substr(start, comma - start), size});
+    start = comma + 1;
+  }
   return cards;
 }
 
@@ -94,8 +98,8 @@ std::string render_fit_markdown(const FitReport& r) {
   out += "| card | memory | fits batch " + std::to_string(r.batch) +
          " | headroom | largest batch |\n|---|---|---|---|---|\n";
   for (const CardVerdict& v : r.cards) {
-    out += "| " + v.card.name + " | " + format_fixed(v.card.memory_bytes / 1e9, 0) + " GB | " +
-           (v.fits ? "yes" : "no") + " | " + bytes_text(v.headroom_bytes) + " | " +
+    out += "| " + markdown_cell(v.card.name) + " | " + format_fixed(v.card.memory_bytes / 1e9, 0) +
+           " GB | " + (v.fits ? "yes" : "no") + " | " + bytes_text(v.headroom_bytes) + " | " +
            std::to_string(v.max_batch) + " |\n";
   }
   out += "\nEach card keeps " + bytes_text(r.reserve_bytes) +

@@ -11,12 +11,11 @@
 namespace gpubench {
 namespace {
 
-const EnumNames<Verdict> kVerdicts = {{Verdict::kRegression, "REGRESSION"},
-                                      {Verdict::kFailed, "FAILED"},
-                                      {Verdict::kImprovement, "improved"},
-                                      {Verdict::kUnchanged, "unchanged"},
-                                      {Verdict::kNew, "new"},
-                                      {Verdict::kMissing, "missing"}};
+const EnumNames<Verdict> kVerdicts = {
+    {Verdict::kRegression, "REGRESSION"},    {Verdict::kFailed, "FAILED"},
+    {Verdict::kCannotJudge, "CANNOT JUDGE"}, {Verdict::kImprovement, "improved"},
+    {Verdict::kUnchanged, "unchanged"},      {Verdict::kNew, "new"},
+    {Verdict::kMissing, "missing"}};
 
 std::map<std::string, const Result*> by_identity(const std::vector<LoadedResult>& results) {
   std::map<std::string, std::vector<const Result*>> groups;
@@ -30,6 +29,21 @@ std::string percent(double fraction) {
   return (fraction >= 0 ? "+" : "") + format_fixed(100.0 * fraction, 1) + "%";
 }
 
+// Trials divided by `scale`: the statistics are computed on values near 1, so that neither
+// throughputs of 1e300 (whose squares overflow) nor of 1e-300 change a verdict.
+std::vector<double> scaled(const std::vector<double>& trials, double scale) {
+  std::vector<double> out;
+  out.reserve(trials.size());
+  for (double trial : trials) out.push_back(trial / scale);
+  return out;
+}
+
+RegressionRow cannot_judge(RegressionRow row, const std::string& what) {
+  row.verdict = Verdict::kCannotJudge;
+  row.note = "cannot judge: " + what + " is not a finite number";
+  return row;
+}
+
 // The verdict of the trials; the note says why.
 RegressionRow judge(const Result& base, const Result& cur, const RegressOptions& options) {
   RegressionRow row;
@@ -40,13 +54,15 @@ RegressionRow judge(const Result& base, const Result& cur, const RegressOptions&
     return row;
   }
   row.current = cur.metrics.throughput;
-  const DetectableSlowdown detectable =
-      detectable_slowdown(base.metrics.trials, cur.metrics.trials, options);
+  const double scale = base.metrics.throughput;
+  if (!(std::isfinite(scale) && scale > 0)) return cannot_judge(row, "the baseline's throughput");
+  const std::vector<double> bt = scaled(base.metrics.trials, scale);
+  const std::vector<double> ct = scaled(cur.metrics.trials, scale);
+  const DetectableSlowdown detectable = detectable_slowdown(bt, ct, options);
   if (detectable.known()) row.detectable = detectable;
-  const double change = cur.metrics.throughput / base.metrics.throughput - 1.0;
+  const double change = cur.metrics.throughput / scale - 1.0;
+  if (!std::isfinite(change)) return cannot_judge(row, "the change");
   row.change = change;
-  const auto& bt = base.metrics.trials;
-  const auto& ct = cur.metrics.trials;
   const bool slower = change < 0;
   if (std::abs(change) <= options.threshold) {
     row.note = "within the " + format_fixed(100.0 * options.threshold, 1) + "% threshold";
@@ -58,6 +74,7 @@ RegressionRow judge(const Result& base, const Result& cur, const RegressOptions&
     return row;
   }
   const WelchTest test = slower ? welch_t_test_greater(bt, ct) : welch_t_test_greater(ct, bt);
+  if (!std::isfinite(test.p_value)) return cannot_judge(row, "the Welch test's p-value");
   row.p_value = test.p_value;
   if (test.p_value < options.alpha) {
     row.verdict = slower ? Verdict::kRegression : Verdict::kImprovement;
@@ -124,9 +141,14 @@ std::string to_string(Verdict verdict) {
   return name_of(kVerdicts, verdict);
 }
 
+bool fails_gate(Verdict verdict) {
+  return verdict == Verdict::kRegression || verdict == Verdict::kFailed ||
+         verdict == Verdict::kCannotJudge;
+}
+
 bool RegressionReport::failed() const {
   for (const RegressionRow& row : rows) {
-    if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) return true;
+    if (fails_gate(row.verdict)) return true;
   }
   return false;
 }
@@ -198,7 +220,7 @@ std::string render_regression_table(const RegressionReport& report) {
 std::string render_junit(const RegressionReport& report) {
   size_t failures = 0;
   for (const RegressionRow& row : report.rows) {
-    failures += row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed ? 1 : 0;
+    failures += fails_gate(row.verdict) ? 1 : 0;
   }
   std::string xml =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench.regress\" tests=\"" +
@@ -208,7 +230,7 @@ std::string render_junit(const RegressionReport& report) {
     const std::string detail =
         to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note +
         (row.detectable ? " (detectable " + row.detectable->text() + ")" : "");
-    if (row.verdict == Verdict::kRegression || row.verdict == Verdict::kFailed) {
+    if (fails_gate(row.verdict)) {
       xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
     } else {
       xml += "<system-out>" + escape_markup(detail) + "</system-out>";

@@ -38,7 +38,10 @@ DetectableSlowdown detectable_slowdown(const std::vector<double>& baseline_trial
                                        const std::vector<double>& current_trials,
                                        const RegressOptions& options);
 
-enum class Verdict { kRegression, kFailed, kImprovement, kUnchanged, kNew, kMissing };
+// kCannotJudge: a statistic came out non-finite; the gate fails closed on it, as on a regression.
+enum class Verdict { kRegression, kFailed, kCannotJudge, kImprovement, kUnchanged, kNew, kMissing };
+// Whether the verdict fails the gate (regress exits 1).
+bool fails_gate(Verdict verdict);
 std::string to_string(Verdict verdict);
 
 struct RegressionRow {

@@ -36,10 +36,10 @@ double chart_max(const ReportChart& chart) {
   double top = 0;
   for (const auto& series : chart.values) {
     for (const auto& v : series) {
-      if (v) top = std::max(top, *v);
+      if (v && std::isfinite(*v)) top = std::max(top, *v);
     }
   }
-  return top > 0 ? top * 1.1 : 1.0;
+  return top > 0 && std::isfinite(top * 1.1) ? top * 1.1 : top > 0 ? top : 1.0;
 }
 
 std::string svg_chart(const ReportChart& chart) {
@@ -68,14 +68,17 @@ std::string svg_chart(const ReportChart& chart) {
         << "\" text-anchor=\"end\" font-size=\"11\" transform=\"rotate(-30 " << x << " "
         << top + plot_h + 14 << ")\">" << escape_markup(chart.groups[g]) << "</text>\n";
   }
-  const auto y_of = [&](double v) { return top + plot_h - plot_h * v / y_max; };
+  // Charts never carry nan or inf: values are checked where results are read, and clamped here.
+  const auto y_of = [&](double v) {
+    return top + plot_h - plot_h * std::clamp(v / y_max, 0.0, 1.0);
+  };
   const size_t series = std::max<size_t>(chart.series.size(), 1);
   for (size_t s = 0; s < chart.series.size(); ++s) {
     if (chart.kind == ReportChart::Kind::kBars) {
       const double bar_w = group_w * 0.8 / static_cast<double>(series);
       for (size_t g = 0; g < chart.values[s].size(); ++g) {
         const auto& v = chart.values[s][g];
-        if (!v) continue;
+        if (!v || !std::isfinite(*v)) continue;
         const double x = left + group_w * static_cast<double>(g) + group_w * 0.1 +
                          bar_w * static_cast<double>(s);
         svg << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(*v) << "\" width=\"" << bar_w
@@ -87,7 +90,7 @@ std::string svg_chart(const ReportChart& chart) {
       std::string points;
       for (size_t g = 0; g < chart.values[s].size(); ++g) {
         const auto& v = chart.values[s][g];
-        if (!v) continue;
+        if (!v || !std::isfinite(*v)) continue;
         const double x = left + group_w * (static_cast<double>(g) + 0.5);
         points += format_fixed(x, 1) + "," + format_fixed(y_of(*v), 1) + " ";
         svg << "<circle cx=\"" << x << "\" cy=\"" << y_of(*v) << "\" r=\"4\" fill=\"" << color(s)
@@ -110,11 +113,13 @@ std::string svg_chart(const ReportChart& chart) {
 }  // namespace
 
 std::string render_markdown(const Report& report) {
-  std::string out = "# " + report.title + "\n";
+  std::string out = "# " + terminal_safe(report.title) + "\n";
   for (const ReportTable& table : report.tables) {
-    out += "\n## " + table.title + "\n\n";
+    out += "\n## " + terminal_safe(table.title) + "\n\n";
     const auto row_line = [](const std::vector<std::string>& cells) {
-      return "| " + join(cells, " | ") + " |\n";
+      std::vector<std::string> escaped;
+      for (const std::string& cell : cells) escaped.push_back(markdown_cell(cell));
+      return "| " + join(escaped, " | ") + " |\n";
     };
     const std::vector<std::string> header = header_of(table);
     out += row_line(header);
@@ -128,7 +133,7 @@ std::string render_csv(const Report& report) {
   std::string out;
   for (const ReportTable& table : report.tables) {
     if (!out.empty()) out += "\n";
-    out += "# " + table.title + "\n";
+    out += "# " + terminal_safe(table.title) + "\n";
     const auto row_line = [](const std::vector<std::string>& cells) {
       std::vector<std::string> fields;
       for (const auto& cell : cells) fields.push_back(csv_field(cell));

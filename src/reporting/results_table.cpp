@@ -99,4 +99,19 @@ std::string render_efficiency_lines(const Result& r) {
   return line + "\n";
 }
 
+std::string render_batch_search(const BatchSearchInfo& search) {
+  if (!search.searched) return "";
+  TextTable table({"batch", "outcome", "peak", "why"});
+  for (const BatchProbe& probe : search.probes) {
+    table.add_row({std::to_string(probe.batch), probe.outcome,
+                   probe.peak_bytes > 0 ? bytes_text(probe.peak_bytes) : "-",
+                   !probe.oom_cause.empty() ? probe.oom_cause
+                   : probe.error.empty()    ? "-"
+                                            : probe.error});
+  }
+  return "batch search under " + bytes_text(search.memory_limit_bytes) + " (" +
+         search.memory_limit_source + "), from fit's " + std::to_string(search.predicted_batch) +
+         ":\n" + table.render() + "found: batch " + std::to_string(search.found_batch) + "\n\n";
+}
+
 }  // namespace gpubench

@@ -15,6 +15,10 @@ std::string render_results_table(const std::vector<Result>& results);
 // and its datasheet entry with the share of peak ("datasheet: ..."), or why there is none.
 std::string render_efficiency_lines(const Result& result);
 
+// `--batch-size max`: its probes as one table (batch, outcome, peak, what ran out or failed)
+// and the batch found; empty for a run that did not search.
+std::string render_batch_search(const BatchSearchInfo& search);
+
 // An inference run's latency (and generation's rates, time to first token, time per output
 // token, key/value cache) under its table; empty for a training run.
 std::string render_inference_lines(const Result& result);

@@ -17,10 +17,26 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// &, <, >, " as entities: text safe inside HTML or XML elements and attributes.
+// Text from result files (written by many machines and people) never changes the structure of
+// an output: each format's escaping below.
+
+// &, <, >, " as entities, and the control characters XML 1.0 forbids (all below 0x20 but tab,
+// newline and carriage return) as "\xNN" text: safe inside HTML or XML elements and attributes,
+// and well-formed for CI's JUnit parsers.
 std::string escape_markup(const std::string& text);
 
-// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a newline.
+// Control characters (C0, DEL and, in UTF-8, C1) as "\xNN" / "\u00NN" text, so that no escape
+// sequence in a field reaches a terminal; newlines too, so a cell stays on its line.
+std::string terminal_safe(const std::string& text);
+
+// A Markdown table cell: terminal_safe, with \ and | escaped, so a cell cannot end itself or
+// forge a row.
+std::string markdown_cell(const std::string& text);
+
+// A CSV field: a text cell that a spreadsheet would take for a formula (= + - @ tab or CR first,
+// more than that one character, and not a number) gets a leading ' (OWASP's CSV injection advice);
+// then quoted (quotes doubled) when it holds a comma, a quote or a line break. Numbers stay
+// numbers.
 std::string csv_field(const std::string& text);
 
 // "%.*f" without locale surprises.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "results/start_time.h"
 #include "results/statistics.h"
 #include "spec/benchmark_fields.h"
 
@@ -37,10 +38,9 @@ TrendNoise noise_of(const BenchmarkTrend& trend, const RegressOptions& gate) {
   noise.trials = static_cast<size_t>(median(counts));
   noise.trial_cv = cvs.empty() ? NAN : median(cvs);
   std::vector<double> since_last_change;
-  for (const TrendPoint& point : trend.points) {
-    if (trend.change_points.empty() || point.started_at >= trend.change_points.back().started_at) {
-      since_last_change.push_back(point.throughput);
-    }
+  const size_t since = trend.change_points.empty() ? 0 : trend.change_points.back().index;
+  for (size_t i = since; i < trend.points.size(); ++i) {
+    since_last_change.push_back(trend.points[i].throughput);
   }
   noise.night_cv = coefficient_of_variation(since_last_change);
   if (cvs.empty() || noise.trials < 2) {
@@ -67,9 +67,9 @@ Trend build_trend(const std::vector<LoadedResult>& results,
   Trend trend;
   trend.options = options;
   for (auto& [key, group] : groups) {
-    std::stable_sort(group.begin(), group.end(), [](const Result* a, const Result* b) {
-      return a->started_at < b->started_at;
-    });
+    std::sort(group.begin(), group.end(),
+              [](const Result* a, const Result* b) { return started_before(*a, *b); });
+    for (size_t i = 1; i < group.size(); ++i) warn_if_tied(*group[i - 1], *group[i]);
     BenchmarkTrend benchmark;
     benchmark.identity = identity_of(*group.front());
     benchmark.identity_json = identity_json(*group.front());
@@ -81,9 +81,12 @@ Trend build_trend(const std::vector<LoadedResult>& results,
         benchmark.failures.push_back({r->started_at, to_string(r->status), r->error});
       }
     }
-    std::vector<double> series;
-    for (const TrendPoint& point : benchmark.points) series.push_back(point.throughput);
-    for (const ChangePoint& c : find_change_points(series, options.change_points)) {
+    // Each night's trials (its throughput alone where it has none): the test uses them all.
+    std::vector<std::vector<double>> nights;
+    for (const TrendPoint& point : benchmark.points) {
+      nights.push_back(point.trials.empty() ? std::vector<double>{point.throughput} : point.trials);
+    }
+    for (const ChangePoint& c : find_night_change_points(nights, options.change_points)) {
       benchmark.change_points.push_back(
           {c.index, benchmark.points[c.index].started_at, c.before, c.after, c.change, c.p_value});
     }

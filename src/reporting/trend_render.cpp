@@ -135,7 +135,9 @@ std::string render_trend_json(const Trend& trend) {
   return nlohmann::json{
              {"benchmarks", benchmarks},
              {"rule",
-              {{"method", "binary segmentation, least absolute deviation, two-sided rank-sum test"},
+              {{"method",
+                "binary segmentation; two-sided rank-sum test of the nights' trials with the "
+                "design effect of their clustering, every one night left out"},
                {"alpha", o.change_points.alpha},
                {"min_segment", o.change_points.min_segment},
                {"min_change", o.change_points.min_change},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -17,6 +18,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_fields.h"
+#include "results/start_time.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -143,6 +145,37 @@ nlohmann::json result_to_json(const Result& r) {
   return document;
 }
 
+namespace {
+
+// A measured result's figures hold together: an ok run has its trials, and its throughput is
+// their median (as measure_trials makes it), within rounding.
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+void check_trials_agree(const Result& r) {
+  if (r.status != RunStatus::kOk) return;
+  const std::vector<double>& trials = r.metrics.trials;
+  if (trials.empty()) {
+    throw UsageError(
+        "metrics.trials is empty in a result with status 'ok': a measured run has "
+        "its trials");
+  }
+  std::vector<double> sorted = trials;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double middle = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  if (std::abs(middle - r.metrics.throughput) > 1e-6 * std::max(middle, r.metrics.throughput)) {
+    throw UsageError("metrics.throughput " + shortest(r.metrics.throughput) +
+                     " is not the median of metrics.trials (" + shortest(middle) +
+                     "): the figures of this result do not hold together");
+  }
+}
+
+}  // namespace
+
 Result result_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw UsageError("a result file must hold a JSON object");
   const std::string schema = JsonFields(document, "").text("schema");
@@ -152,11 +185,14 @@ Result result_from_json(const nlohmann::json& document) {
   // Same major version: readable (a minor version only adds fields, which are ignored here).
   const std::string version = schema.substr(std::string("gpubench.result/").size());
   const std::string major = version.substr(0, version.find('.'));
-  if (major != "1") {
+  // "01" is major version 1, as "1" is.
+  const size_t first_digit = major.find_first_not_of('0');
+  const std::string trimmed = first_digit == std::string::npos ? "0" : major.substr(first_digit);
+  if (major.empty() || trimmed != "1") {
     const bool numeric = !major.empty() && std::all_of(major.begin(), major.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c)) != 0;
     });
-    const bool newer = numeric && (major.size() > 1 || major > "1");
+    const bool newer = numeric && (trimmed.size() > 1 || trimmed > "1");
     throw UsageError("result schema '" + echoed(schema) + "' is " +
                      (newer
                           ? "newer than this gpubench reads (gpubench.result/1.x); upgrade gpubench"
@@ -184,15 +220,16 @@ Result result_from_json(const nlohmann::json& document) {
   r.trainable_params = b.integer("trainable_params", r.params, 0, r.params);
   r.optimizer = b.text("optimizer");
   const JsonFields m = top.object("metrics");
-  r.metrics.throughput = m.number("throughput");
+  r.metrics.throughput = m.number("throughput", 0, 0, kMaxThroughput);
   if (has_throughput(r.status) && !(r.metrics.throughput > 0)) {
     throw UsageError("metrics.throughput must be above 0 in a result with status '" +
                      to_string(r.status) + "', got " + echoed(m.raw("throughput")));
   }
   r.metrics.throughput_unit = m.text("throughput_unit");
-  r.metrics.per_device_throughput = m.number("per_device_throughput");
+  r.metrics.per_device_throughput = m.number("per_device_throughput", 0, 0, kMaxThroughput);
   r.metrics.step_time_ms = summary_from_json(m.object("step_time_ms"));
-  r.metrics.trials = m.numbers("trials");
+  r.metrics.trials = m.numbers("trials", 0, kMaxThroughput);
+  check_trials_agree(r);
   r.metrics.peak_memory_bytes = m.integer("peak_memory_bytes");
   r.metrics.peak_memory_source = m.text("peak_memory_source");
   r.metrics.forward_flops_per_sample = m.integer("forward_flops_per_sample");
@@ -229,17 +266,32 @@ Result result_from_json(const nlohmann::json& document) {
   r.datasheet.memory_bandwidth_gbs = ds.number("memory_bandwidth_gbs");
   r.datasheet.tdp_w = ds.number("tdp_w");
   r.started_at = top.text("started_at");
+  if (!r.started_at.empty() && !parse_rfc3339_us(r.started_at)) {
+    throw UsageError("started_at '" + echoed(r.started_at) +
+                     "' is not an RFC 3339 date-time such as 2026-11-30T02:00:00Z");
+  }
   r.duration_s = top.number("duration_s");
   return r;
 }
 
 Result read_result_file(const std::string& path) {
   const nlohmann::json document = read_json_input_file(path, "result file");
+  Result result;
   try {
-    return result_from_json(document);
+    result = result_from_json(document);
   } catch (const UsageError& error) {
     throw UsageError("'" + echoed(path) + "': " + error.what());
   }
+  result.loaded_from = path;
+  const auto started = parse_rfc3339_us(result.started_at);
+  const auto now_us = static_cast<int64_t>(std::time(nullptr)) * 1000000;
+  if (started && *started > now_us + int64_t{86400} * 1000000) {
+    log::warn(
+        "'{}': started_at {} is more than a day in the future; its clock or its file is "
+        "wrong, and it sorts after every run until then",
+        echoed(path), echoed(result.started_at));
+  }
+  return result;
 }
 
 std::optional<Result> read_result_if_present(const std::string& path) {

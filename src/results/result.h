@@ -18,6 +18,9 @@
 namespace gpubench {
 
 inline constexpr const char* kResultSchema = "gpubench.result/1";
+// The largest throughput a result may carry (samples/sec): a million devices at a billion each.
+// Beyond it a figure is a forgery or a bug, and its squares would overflow the statistics.
+inline constexpr double kMaxThroughput = 1e15;
 
 // kPublished: a figure from a published source (results/reference/), not measured here.
 enum class RunStatus { kOk, kFailed, kOom, kPublished };
@@ -96,8 +99,9 @@ struct Result {
   SystemInfo system;
   TelemetryReport telemetry;
   DatasheetInfo datasheet;
-  std::string started_at;  // ISO-8601 UTC
+  std::string started_at;  // RFC 3339 (written in UTC)
   double duration_s = 0;
+  std::string loaded_from;  // the file it was read from (read_result_file); not written
 };
 
 nlohmann::json result_to_json(const Result& result);

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 
@@ -25,15 +26,10 @@ void ensure_writable_directory(const std::string& directory) {
     throw UsageError("cannot create output directory '" + echoed(directory) +
                      "': " + (error ? error.message() : "not a directory"));
   }
-  const std::string probe =
-      (fs::path(directory) / (".gpubench-probe." + std::to_string(::getpid()))).string();
-  std::FILE* file = std::fopen(probe.c_str(), "w");
-  if (file == nullptr) {
-    throw UsageError("cannot write to output directory '" + echoed(directory) +
-                     "': " + std::strerror(errno));
+  const std::string why = why_not_writable(directory);
+  if (!why.empty()) {
+    throw UsageError("cannot write to output directory '" + echoed(directory) + "': " + why);
   }
-  std::fclose(file);
-  std::remove(probe.c_str());
 }
 
 std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "results/start_time.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -89,7 +90,8 @@ const Result* newest_result(const std::vector<const Result*>& candidates) {
       continue;
     }
     const bool r_has = has_throughput(r->status), best_has = has_throughput(best->status);
-    if ((r_has && !best_has) || (r_has == best_has && r->started_at >= best->started_at)) best = r;
+    if (r_has == best_has) warn_if_tied(*r, *best);
+    if ((r_has && !best_has) || (r_has == best_has && started_before(*best, *r))) best = r;
   }
   return best;
 }
@@ -166,6 +168,17 @@ ResultSelector ResultSelector::parse(const std::string& text) {
         throw UsageError("selector '" + echoed(text) + "': expected ',' after " + key);
       }
       ++i;
+    }
+    if (selector.fields_.count(key) > 0) {
+      throw UsageError("selector '" + echoed(text) + "' gives " + key +
+                       " twice; a result has one " + key);
+    }
+    // A benchmark setting's value is checked and made canonical as the command line's is
+    // ("gpus=-1" is refused, "gpus=04" is gpus 4), not left to match nothing.
+    if (const BenchmarkField* field = find_benchmark_field(key);
+        field != nullptr && key != "model") {
+      const nlohmann::json canonical = field_value_from_text(*field, value);
+      value = canonical.is_string() ? canonical.get<std::string>() : canonical.dump();
     }
     selector.fields_[key] = value;
   }

@@ -94,6 +94,11 @@ double student_t_cdf(double t, double dof) {
   return t >= 0 ? 1.0 - tail : tail;
 }
 
+double f_distribution_upper_tail(double f, double d1, double d2) {
+  if (!(f > 0)) return 1.0;
+  return regularized_incomplete_beta(d2 / 2.0, d1 / 2.0, d2 / (d2 + d1 * f));
+}
+
 WelchTest welch_t_test_greater(const std::vector<double>& a, const std::vector<double>& b) {
   WelchTest test;
   if (a.size() < 2 || b.size() < 2) return test;

@@ -17,6 +17,8 @@ double median(std::vector<double> values);
 
 // P(T <= t) for Student's t distribution with `dof` degrees of freedom (dof > 0, not integral).
 double student_t_cdf(double t, double dof);
+// P(F > f) for the F distribution with d1 and d2 degrees of freedom (f >= 0, d1, d2 > 0).
+double f_distribution_upper_tail(double f, double d1, double d2);
 
 struct WelchTest {
   double t = 0;

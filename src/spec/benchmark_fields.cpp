@@ -433,11 +433,42 @@ ResolvedBenchmark read_benchmark_file(const std::string& path) {
       throw UsageError("'" + echoed(path) + "' has no '" + f.result_key + "'");
     }
   }
+  for (const auto& [key, value] : block->items()) {
+    const bool known =
+        std::any_of(benchmark_fields().begin(), benchmark_fields().end(),
+                    [&key = key](const BenchmarkField& f) { return f.result_key == key; });
+    if (!known) {
+      throw UsageError("'" + echoed(path) + "' has an unknown setting '" + echoed(key) +
+                       "'; a benchmark file holds exactly the settings of gpubench's field table");
+    }
+  }
   try {
     return benchmark_from_json(*block);
   } catch (const UsageError& error) {
     throw UsageError("'" + echoed(path) + "': " + error.what());
   }
+}
+
+BenchmarkRequest request_from(const ResolvedBenchmark& benchmark) {
+  BenchmarkRequest request;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    const json value = f.resolved(benchmark);
+    const bool none =
+        f.zero_means_none && ((value.is_number() && value.get<double>() == 0) ||
+                              (value.is_string() && value.get<std::string>().empty()));
+    // mem_len 0 is a memory length for a language model, and "does not apply" for the others.
+    if (none || (f.key == "mem_len" && benchmark.tgt_len == 0)) continue;
+    f.request(request, value);
+  }
+  return request;
+}
+
+std::string first_difference(const ResolvedBenchmark& a, const ResolvedBenchmark& b) {
+  for (const BenchmarkField& f : benchmark_fields()) {
+    const json va = f.resolved(a), vb = f.resolved(b);
+    if (va != vb) return f.key + ": " + echoed(va) + ", resolved: " + echoed(vb);
+  }
+  return "";
 }
 
 std::vector<std::pair<std::string, std::string>> identity_settings(const ResolvedBenchmark& b) {

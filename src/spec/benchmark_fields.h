@@ -31,7 +31,7 @@ struct BenchmarkField {
   // machine decides it (default_text then says which).
   nlohmann::json default_value;
   std::string default_text;
-  int64_t min = 0, max = 0;          // kInteger, kByteSize
+  int64_t min = 0, max = 0;  // kInteger, kByteSize
   // kInteger: words that stand for a value outside min..max (batch_size "max").
   std::vector<std::pair<std::string, int64_t>> named_values;
   std::vector<std::string> choices;  // kChoice
@@ -83,6 +83,14 @@ ResolvedBenchmark benchmark_from_json(const nlohmann::json& block);  // throws U
 inline constexpr const char* kBenchmarkSchema = "gpubench.benchmark/1";
 void write_benchmark_file(const std::string& path, const ResolvedBenchmark& benchmark);
 ResolvedBenchmark read_benchmark_file(const std::string& path);  // throws UsageError
+
+// A request that gives every setting of `benchmark` that applies to it (not those at their
+// "does not apply" value), so that a benchmark file goes through resolve() and its rules as a
+// command line does.
+BenchmarkRequest request_from(const ResolvedBenchmark& benchmark);
+
+// The first setting in which `a` and `b` differ, as "key: A, resolved: B"; empty when none.
+std::string first_difference(const ResolvedBenchmark& a, const ResolvedBenchmark& b);
 
 // The identity settings in table order, each as (key, text), without the empty ones.
 std::vector<std::pair<std::string, std::string>> identity_settings(const ResolvedBenchmark& b);

@@ -1,11 +1,15 @@
 #include "spec/suite_file.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +19,52 @@
 
 namespace gpubench {
 namespace {
+
+// Notes whether a document held anything but null, and where the second one began; parses no
+// node (a file of a million empty documents costs no memory).
+class DocumentScan : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    ++documents;
+    if (documents == 2) second_line = mark.line + 1;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { content = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    content = true;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    content = true;
+  }
+  void OnMapEnd() override {}
+
+  int documents = 0;
+  int second_line = 0;
+  bool content = false;  // in the document last handled
+};
+
+// The line where a second YAML document with content begins, or where a third begins at all
+// (an empty one after a closing --- is allowed); nullopt for a single document.
+std::optional<int> second_document_line(const std::string& text) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentScan scan;
+  for (int handled = 0; handled < 3; ++handled) {
+    scan.content = false;
+    if (!parser.HandleNextDocument(scan)) return std::nullopt;
+    if (handled == 1 && scan.content) return scan.second_line;
+    if (handled == 2) return scan.second_line;
+  }
+  return std::nullopt;
+}
 
 // A field as written in the file, with its line (0 where the parser gives none).
 struct RawField {
@@ -110,6 +160,12 @@ class SuiteParser {
   RawSuite from_yaml(const std::string& text) const {
     YAML::Node document;
     try {
+      // A second document (after ---) would be dropped silently by YAML::Load: refused.
+      if (const std::optional<int> line = second_document_line(text)) {
+        fail(*line,
+             "a suite is one YAML document; this file has another after '---': put every "
+             "benchmark under one 'benchmarks'");
+      }
       document = YAML::Load(text);
     } catch (const YAML::DeepRecursion& error) {  // yaml-cpp's own guard, at 2000 levels
       fail(error.mark.line + 1,

@@ -75,6 +75,15 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
   } else {
     const auto targets = layers::parse_lora_targets(out.lora_targets, info.lora_roles, info.name);
     out.lora_targets = targets.size() == info.lora_roles.size() ? "all-linear" : join(targets, ",");
+    for (const std::string& target : targets) {
+      const auto limit = info.lora_rank_limits.find(target);
+      if (limit != info.lora_rank_limits.end() && out.lora_rank > limit->second) {
+        throw UsageError("lora_rank " + std::to_string(out.lora_rank) + " is more than " +
+                         std::to_string(limit->second) + ", the smaller side of " + info.name +
+                         "'s '" + target + "' projection: at most " +
+                         std::to_string(limit->second) + " with these targets");
+      }
+    }
   }
   if (out.activation_checkpointing && !info.supports_activation_checkpointing) {
     throw UsageError("activation_checkpointing applies to the transformer models (" +
@@ -224,16 +233,6 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     throw UsageError(why);
   }
   return out;
-}
-
-void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine) {
-  ModelRegistry::instance().get(benchmark.model);
-  model_options_for(benchmark);  // the LoRA targets are the model's
-  resolve_device(benchmark.device, benchmark.gpus, machine);
-  check_machine_bounds(benchmark, machine);
-  if (const std::string why = GraphedStep::unsupported_reason(benchmark); !why.empty()) {
-    throw UsageError(why);
-  }
 }
 
 }  // namespace gpubench

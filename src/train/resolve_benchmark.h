@@ -23,8 +23,4 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
 // What the model's factory takes from a resolved benchmark (lengths, tuning, LoRA adapters).
 ModelOptions model_options_for(const ResolvedBenchmark& benchmark);
 
-// For a benchmark resolved elsewhere (a child's benchmark file, a launcher's rank): the model
-// exists and this machine has its devices; nothing is decided again.
-void check_runnable_here(const ResolvedBenchmark& benchmark, const MachineFacts& machine);
-
 }  // namespace gpubench

@@ -1,5 +1,7 @@
 #include "train/run_memory.h"
 
+#include <algorithm>
+
 #include "memory/tensor_memory.h"
 
 namespace gpubench {
@@ -18,10 +20,13 @@ MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak
                            const MemoryBreakdown& parts) {
   MemoryReport report;
   report.basis = basis;
-  report.peak_bytes = peak;
   report.breakdown = parts;
   report.breakdown.other = 0;
-  report.breakdown.other = peak - report.breakdown.total();
+  // The parts are counted at one moment and the peak read at another: where the parts add up
+  // to more (activations measured across a step whose peak came earlier), the peak is at least
+  // their sum and nothing is "other", never a negative amount.
+  report.peak_bytes = std::max(peak, report.breakdown.total());
+  report.breakdown.other = report.peak_bytes - report.breakdown.total();
   report.peak_source = tensor_memory::peak_source(device);
   report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
   if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();

@@ -178,7 +178,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   };
   EXPECT_EQ(text(b),
             "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB graph "
-            "seq 256 LoRA r8 alpha 16 q,v checkpointed");
+            "seq 256 LoRA r8 alpha 16 q,v checkpointed inference prompt 96 gen 24 deterministic");
   ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
   other_run.warmup_steps = 1;
   other_run.steps = 2;
@@ -194,6 +194,9 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   b.seq_len = 0;
   b.tuning = Tuning::kFull;
   b.activation_checkpointing = false;
+  b.task = Task::kTrain;
+  b.prompt_len = b.gen_len = 0;
+  b.deterministic = false;
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7");
   b.device = DeviceKind::kCpu;  // threads matter on the CPU only
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");

@@ -37,6 +37,7 @@ TEST(InferenceInfo, TravelsThroughTheResultFile) {
   r.benchmark.gen_len = 8;
   r.benchmark.threads = 1;
   r.metrics.throughput = 100;
+  r.metrics.trials = {99, 100, 101};
   r.metrics.throughput_unit = "tokens/sec";
   InferenceMetrics& m = r.metrics.inference;
   m.present = true;

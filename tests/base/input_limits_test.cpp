@@ -153,3 +153,39 @@ TEST(SuiteLimits, NestedListsAliasesAndStructuredKeysAreRefused) {
 
 }  // namespace
 }  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+std::string byte_size_error(const std::string& text, int64_t least = 1) {
+  try {
+    parse_byte_sizes(text, "--memory", least);
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// One rule for every list and size: an empty entry anywhere is refused, 0 only where it means
+// "none", terabytes are a byte count (above the limit, not malformed).
+TEST(ByteSizes, ListsAndBoundsAreOneRule) {
+  EXPECT_EQ(parse_byte_sizes("48GB,80GiB", "--memory"),
+            (std::vector<int64_t>{48000000000, int64_t{80} << 30}));
+  for (const char* empty : {"48GiB,", ",48GB", "48GB,,80GB", ""}) {
+    EXPECT_NE(byte_size_error(empty).find("--memory"), std::string::npos) << empty;
+  }
+  EXPECT_NE(byte_size_error("1", int64_t{256} << 20).find("less than 268435456 bytes"),
+            std::string::npos);
+  EXPECT_EQ(parse_byte_size("0", "--reserve", 0), 0);
+  EXPECT_THROW(parse_byte_size("0", "--memory-limit"), UsageError);
+  EXPECT_EQ(parse_byte_size("1TiB", "x"), int64_t{1} << 40);
+  try {
+    parse_byte_size("2TiB", "--reserve", 0);
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("above 1 TiB"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpubench

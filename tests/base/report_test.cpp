@@ -171,6 +171,29 @@ TEST(Report, BadSelectorsAndFormatsAreUsageErrors) {
   EXPECT_THROW(ResultSelector::parse("gpu=\"unterminated"), UsageError);
 }
 
+// A selector's value is checked as the command line's is, naming the bad value: not a silent
+// "matches no result". A key given twice is refused, not the last one kept.
+TEST(Report, SelectorValuesAreCheckedAndCanonical) {
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      ResultSelector::parse(text);
+    } catch (const UsageError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of("gpus=-1").find("gpus must be"), std::string::npos) << error_of("gpus=-1");
+  EXPECT_NE(error_of("gpus=nan").find("gpus"), std::string::npos);
+  EXPECT_NE(error_of("gpus=99999999999999999999").find("gpus"), std::string::npos);
+  EXPECT_NE(error_of("batch_size=abc").find("batch_size"), std::string::npos);
+  EXPECT_NE(error_of("precision=fp64").find("precision"), std::string::npos);
+  EXPECT_NE(error_of("gpus=1,gpus=4").find("gives gpus twice"), std::string::npos);
+  const std::vector<LoadedResult> all = fixtures();
+  const ResultSelector padded = ResultSelector::parse("gpus=04,model=resnet50");
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(),
+                          [&](const LoadedResult& l) { return padded.matches(l.result); }));
+}
+
 TEST(Compare, RatiosPerRowAndGeometricMeanPerFamily) {
   std::vector<LoadedResult> a, b;
   for (auto& l : fixtures()) (system_name(l.result) == "NVIDIA A40" ? a : b).push_back(l);
@@ -334,6 +357,39 @@ TEST(Regress, FlagsATightTenPercentDropOnly) {
   EXPECT_NE(junit.find("<failure message=\"REGRESSION -10.0%"), std::string::npos) << junit;
 }
 
+// The verdict is the same whatever the throughputs' magnitude: at 1e80 and beyond the squares
+// in the statistics overflowed, p came out NaN and real slowdowns of 50-100 % read "unchanged".
+TEST(Regress, AVerdictDoesNotDependOnTheMagnitudeOfTheThroughputs) {
+  const std::vector<double> base = {1000, 1010, 990, 1005, 995};
+  for (const double slowdown : {0.5, 0.9, 0.1, 0.0}) {
+    for (double scale = 1e-300; scale <= 1.1e300; scale *= 1e20) {
+      std::vector<double> b, c;
+      for (double t : base) {
+        b.push_back(t * scale);
+        c.push_back(t * (1 - slowdown) * scale);
+      }
+      const RegressionReport report =
+          check_regressions({measured("resnet50", b)}, {measured("resnet50", c)}, {});
+      const RegressionRow& row = row_for(report, "resnet50");
+      EXPECT_EQ(row.verdict, slowdown > 0 ? Verdict::kRegression : Verdict::kUnchanged)
+          << "slowdown " << slowdown << " at scale " << scale << ": " << row.note;
+      ASSERT_TRUE(row.change.has_value());
+      EXPECT_NEAR(*row.change, -slowdown, 1e-9);
+    }
+  }
+}
+
+// A statistic that cannot be computed fails the gate, never passes it as "unchanged".
+TEST(Regress, ANonFiniteStatisticFailsClosed) {
+  const RegressionReport report = check_regressions({measured("resnet50", {1000, 1010, NAN})},
+                                                    {measured("resnet50", {500, 505, 495})}, {});
+  const RegressionRow& row = row_for(report, "resnet50");
+  EXPECT_EQ(row.verdict, Verdict::kCannotJudge) << row.note;
+  EXPECT_EQ(row.note.rfind("cannot judge: ", 0), 0u) << row.note;
+  EXPECT_TRUE(report.failed());
+  EXPECT_NE(render_junit(report).find("<failure message=\"CANNOT JUDGE"), std::string::npos);
+}
+
 // Five trials a side with a stdev of exactly 10 around 1000 (CV 1 %): the smallest slowdown the
 // gate can flag 80 % of the time is 17.382 / 1000 = 1.74 % (worked by hand in statistics_test).
 TEST(Regress, SaysTheSmallestSlowdownItsTrialsCouldFlag) {
@@ -399,6 +455,19 @@ TEST(ResultFiles, SchemaVersionsAreReadOrRefusedClearly) {
     FAIL();
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("newer than this gpubench reads"), std::string::npos);
+  }
+  // "01" is version 1 with a leading zero, not a newer one; "00" is not newer either.
+  document["schema"] = "gpubench.result/01";
+  std::ofstream(dir.file("padded.json")) << document.dump();
+  EXPECT_NO_THROW(read_result_file(dir.file("padded.json")));
+  document["schema"] = "gpubench.result/00";
+  std::ofstream(dir.file("zero.json")) << document.dump();
+  try {
+    read_result_file(dir.file("zero.json"));
+    FAIL();
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("not one this gpubench reads"), std::string::npos)
+        << error.what();
   }
 }
 

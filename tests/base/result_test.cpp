@@ -103,6 +103,28 @@ TEST(Result, AtomicWriteLeavesOnlyTheFinalFile) {
   EXPECT_DOUBLE_EQ(read_result_file(path).metrics.throughput, 12.5);
 }
 
+// A result's figures hold together: an ok run has trials and its throughput is their median.
+TEST(Result, FiguresThatDoNotHoldTogetherAreRefused) {
+  nlohmann::json forged = result_to_json(sample_result());
+  forged["metrics"]["throughput"] = 3850;
+  forged["metrics"]["trials"] = {1, 1, 1};
+  EXPECT_THROW(result_from_json(forged), UsageError);
+  nlohmann::json untried = result_to_json(sample_result());
+  untried["metrics"]["trials"] = nlohmann::json::array();
+  EXPECT_THROW(result_from_json(untried), UsageError);
+  nlohmann::json huge = result_to_json(sample_result());
+  huge["metrics"]["throughput"] = 1.7e308;
+  huge["metrics"]["trials"] = {1.7e308};
+  try {
+    result_from_json(huge);
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("metrics.throughput"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_NO_THROW(result_from_json(result_to_json(sample_result())));
+}
+
 TEST(Result, UnwritablePathsAreUsageErrors) {
   testing::ScratchDirectory dir("unwritable");
   const std::string file = dir.file("plain-file");

@@ -75,6 +75,21 @@ TEST(SuiteFile, UnknownKeyIsAnErrorNamingKeyFileAndLine) {
   EXPECT_NE(error.find("unknown key 'batchsize'"), std::string::npos) << error;
 }
 
+// yaml-cpp's Load keeps the first document: a second one's benchmarks were dropped silently.
+TEST(SuiteFile, ASecondYamlDocumentIsRefusedNotDropped) {
+  const std::string error =
+      error_of("benchmarks:\n  - model: resnet50\n---\nbenchmarks:\n  - model: vgg16\n", false);
+  EXPECT_NE(error.find("suite.yaml:3"), std::string::npos) << error;  // where the --- is
+  EXPECT_NE(error.find("one YAML document"), std::string::npos) << error;
+  // A file of empty documents is refused at its third, without building a node for each.
+  std::string many;
+  for (int i = 0; i < 100000; ++i) many += "---\n";
+  EXPECT_NE(error_of("benchmarks:\n  - model: resnet50\n" + many, false).find("one YAML document"),
+            std::string::npos);
+  EXPECT_EQ(error_of("---\nbenchmarks:\n  - model: resnet50\n", false), "");
+  EXPECT_EQ(error_of("benchmarks:\n  - model: resnet50\n---\n", false), "");
+}
+
 TEST(SuiteFile, MalformedYamlGivesTheLine) {
   const std::string error = error_of("benchmarks:\n  - model: [resnet50\n  - steps: 3\n", false);
   EXPECT_NE(error.find("malformed YAML"), std::string::npos) << error;

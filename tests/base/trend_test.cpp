@@ -15,6 +15,7 @@
 
 #include "reporting/change_points.h"
 #include "reporting/report.h"
+#include "results/statistics.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -117,6 +118,98 @@ TEST(ChangePoints, TwoStepsAreBothFound) {
   EXPECT_LE(std::abs(static_cast<int>(points[1].index) - 70), 1);
   EXPECT_LT(points[0].change, -0.07);
   EXPECT_GT(points[1].change, 0.05);
+}
+
+// Nights of several trials: each night's trials around its level, the level with a
+// night-to-night wobble of its own.
+std::vector<std::vector<double>> noisy_nights(size_t nights, double trial_cv, double night_cv,
+                                              uint64_t seed, size_t trials = 3) {
+  Noise noise(seed);
+  std::vector<std::vector<double>> out;
+  for (size_t i = 0; i < nights; ++i) {
+    const double level = 1000.0 * (1.0 + night_cv * noise.normal());
+    std::vector<double> night;
+    for (size_t t = 0; t < trials; ++t) night.push_back(level * (1.0 + trial_cv * noise.normal()));
+    out.push_back(night);
+  }
+  return out;
+}
+
+void step_from(std::vector<std::vector<double>>& nights, size_t from, double factor) {
+  for (size_t i = from; i < nights.size(); ++i) {
+    for (double& trial : nights[i]) trial *= factor;
+  }
+}
+
+// How many nights after a step (7 nights before it) it takes to find it, within two nights of
+// its night, in at least 17 of 20 series: the smallest n from 3 (min_segment) to 20; 21 when
+// not by 20.
+size_t nights_to_find(double step, double trial_cv, double night_cv, size_t before = 7) {
+  for (size_t after = 3; after <= 20; ++after) {
+    size_t found = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      auto nights = noisy_nights(before + after, trial_cv, night_cv, seed);
+      step_from(nights, before, 1.0 - step);
+      const auto points = find_night_change_points(nights, {});
+      const int off = points.size() == 1 ? static_cast<int>(points[0].index - before) : 99;
+      found += std::abs(off) <= 2 ? 1 : 0;
+    }
+    if (found >= 17) return after;
+  }
+  return 21;
+}
+
+// The trials give the power that the nights' medians alone cannot: with 12 nights the rank test
+// of medians cannot reach alpha 0.01 after Bonferroni (2 / C(12, 5) x 7 = 0.018 at best).
+TEST(NightChangePoints, AStepIsFoundWithinAFewNightsOfIt) {
+  auto clean = noisy_nights(12, 0.01, 0.0, 3);
+  step_from(clean, 7, 0.9);
+  const auto points = find_night_change_points(clean, {});
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].index, 7u);
+  std::vector<double> medians;
+  for (const auto& night : clean) medians.push_back(median(night));
+  EXPECT_TRUE(find_change_points(medians, {}).empty()) << "the medians alone cannot";
+  // Nights after the step until it is found (README, trend): 3 trials a night, night-to-night
+  // noise half the trials'; 7 nights of history before it (30 for the faintest).
+  struct Expected {
+    double step, trial_cv;
+    size_t before, within;
+  };
+  for (const Expected& e : std::vector<Expected>{{0.05, 0.01, 7, 5},
+                                                 {0.10, 0.01, 7, 5},
+                                                 {0.20, 0.01, 7, 5},
+                                                 {0.05, 0.03, 30, 7},
+                                                 {0.10, 0.03, 7, 6},
+                                                 {0.20, 0.03, 7, 5}}) {
+    const size_t n = nights_to_find(e.step, e.trial_cv, e.trial_cv / 2, e.before);
+    std::printf("%.0f %% step at %.0f %% trial noise, %zu nights before: found %zu nights after\n",
+                100 * e.step, 100 * e.trial_cv, e.before, n);
+    EXPECT_LE(n, e.within) << e.step << " at " << e.trial_cv;
+  }
+}
+
+// Pure noise stays quiet, also when nights differ from each other more than their trials do
+// (the design effect), and one outlier night is never a step (it is left out in turn).
+TEST(NightChangePoints, PureNoiseAndOneOutlierNightGiveNone) {
+  for (const auto& [trial_cv, night_cv] : {std::pair{0.03, 0.015}, std::pair{0.01, 0.03}}) {
+    size_t alarms = 0;
+    for (uint64_t seed = 1; seed <= 200; ++seed) {
+      alarms +=
+          find_night_change_points(noisy_nights(60, trial_cv, night_cv, seed), {}).empty() ? 0 : 1;
+    }
+    std::printf("pure noise, trials %.1f %%, nights %.1f %%: %zu alarms in 200 series\n",
+                100 * trial_cv, 100 * night_cv, alarms);
+    EXPECT_LE(alarms, 4u) << trial_cv << " " << night_cv;
+  }
+  for (size_t at : {0u, 1u, 2u, 20u, 37u, 57u, 58u, 59u}) {
+    for (double outlier : {0.6, 1.5}) {
+      auto nights = noisy_nights(60, 0.01, 0.005, at + 1);
+      for (double& trial : nights[at]) trial *= outlier;
+      EXPECT_TRUE(find_night_change_points(nights, {}).empty())
+          << "outlier x" << outlier << " at " << at;
+    }
+  }
 }
 
 TEST(ChangePoints, ShortSeriesAndSmallStepsAreLeftAlone) {
