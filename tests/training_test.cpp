@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "memory/tensor_memory.h"
 #include "train/device_timers.h"
+#include "train/graphed_step.h"
 
 namespace gpubench {
 namespace {
@@ -30,6 +32,25 @@ TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInFp32) {
 TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInBf16) {
   const auto losses = losses_over_ten_steps(Precision::kBf16);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
+}
+
+// Graph mode measures its step's memory in the last eager warm-up, before the graph's private
+// pool exists; an eager step after the replays, as before, would run beside that pool and could
+// double the footprint. Rehearsed on the CPU: the calls a capture makes, without a device graph.
+TEST(GraphedStep, MeasuresTheStepsMemoryInTheLastWarmUpBeforeTheCapture) {
+  tensor_memory::track_cpu_tensors();
+  torch::manual_seed(0);
+  auto model = ModelRegistry::instance().get("test-tiny-cnn").instantiate();
+  model->module().train();
+  const SyntheticBatch batch = model->synthetic_batch(2, torch::kCPU, false);
+  TrainingStep step(*model, PrecisionPolicy(Precision::kFp32, torch::kCPU), OptimizerSettings{});
+  ASSERT_EQ(step.last_step_memory().peak, 0);
+  GraphedStep graphed(step, batch, torch::kCPU, kGraphCaptureWarmupSteps, /*rehearsal=*/true);
+  const StepMemory measured = step.last_step_memory();
+  EXPECT_GT(measured.peak, 0) << "no step measured before the capture";
+  EXPECT_GT(measured.activations(), 0);
+  graphed.run();
+  EXPECT_EQ(step.last_step_memory().peak, measured.peak) << "replays measure nothing more";
 }
 
 TEST(StepTimer, HostTimerGivesOneTimePerStepWithinTheWindow) {

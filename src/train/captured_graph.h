@@ -16,6 +16,10 @@ class CapturedGraph {
   // allocator settle), then captures one call. Throws std::runtime_error on a device other than
   // CUDA or in a gpubench built without CUDA.
   CapturedGraph(const std::function<void()>& work, torch::Device device, int warmups);
+  // The same calls in the same order without a device graph (the warm-ups, one call where the
+  // capture would be, `work` again for each replay): for tests, on the CPU, of what runs around
+  // a capture.
+  static std::unique_ptr<CapturedGraph> rehearsal(const std::function<void()>& work, int warmups);
   ~CapturedGraph();
   CapturedGraph(const CapturedGraph&) = delete;
   CapturedGraph& operator=(const CapturedGraph&) = delete;
@@ -24,8 +28,10 @@ class CapturedGraph {
   double capture_ms() const { return capture_ms_; }
 
  private:
+  CapturedGraph() = default;
   struct Graph;
   std::unique_ptr<Graph> graph_;
+  std::function<void()> rehearsed_;  // set for a rehearsal: replay calls it
   double capture_ms_ = 0;
 };
 

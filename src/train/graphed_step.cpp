@@ -53,21 +53,23 @@ std::string GraphedStep::unsupported_in_process_group(const std::string& launche
 }
 
 GraphedStep::GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch::Device device,
-                         int warmup_steps) {
+                         int warmup_steps, bool rehearsal) {
 #if !GPUBENCH_WITH_CUDA
-  throw UsageError("graph mode needs a CUDA device: this gpubench was built without CUDA");
+  if (!rehearsal) {
+    throw UsageError("graph mode needs a CUDA device: this gpubench was built without CUDA");
+  }
 #endif
   // Cached casts of the weights would be made during capture and then stand stale in the graph.
   at::autocast::set_autocast_cache_enabled(false);
   // The last warm-up step records the step's memory: it runs eagerly before the graph's private
   // pool exists, so measuring it does not add a second step's worth to the graph's footprint.
   int calls = 0;
-  graph_ = std::make_unique<CapturedGraph>(
-      [&] {
-        if (++calls == warmup_steps) step.measure_memory_of_next_step(device);
-        loss_ = step.run(batch);
-      },
-      device, warmup_steps);
+  const std::function<void()> work = [&step, &batch, device, warmup_steps, calls, this]() mutable {
+    if (++calls == warmup_steps) step.measure_memory_of_next_step(device);
+    loss_ = step.run(batch);
+  };
+  graph_ = rehearsal ? CapturedGraph::rehearsal(work, warmup_steps)
+                     : std::make_unique<CapturedGraph>(work, device, warmup_steps);
 }
 
 GraphedStep::~GraphedStep() = default;

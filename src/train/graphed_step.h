@@ -33,8 +33,9 @@ class GraphedStep {
 
   // Runs `warmup_steps` eager steps of `step` on a side stream, the last of them measuring its
   // memory (step.last_step_memory()), then captures one.
+  // With `rehearsal`, no device graph (CapturedGraph::rehearsal): for tests on the CPU.
   GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch::Device device,
-              int warmup_steps);
+              int warmup_steps, bool rehearsal = false);
   ~GraphedStep();
 
   // Replays the captured step on the current stream; returns the loss of the step (the graph's
