@@ -2,7 +2,6 @@
 // train, with --batch-size taking a list (one result per batch) and, for the models that
 // generate text, --prompt-len and --gen-len.
 #include <algorithm>
-#include <sstream>
 
 #include "benchmark_options.h"
 #include "commands.h"
@@ -34,13 +33,7 @@ std::vector<int64_t> batch_sizes(const BenchmarkOptions& options) {
   const std::string& text = options.texts.at("batch_size");
   const BenchmarkField& field = *find_benchmark_field("batch_size");
   std::vector<int64_t> sizes;
-  std::stringstream entries(text);
-  std::string entry;
-  while (std::getline(entries, entry, ',')) {
-    if (entry.empty()) {
-      throw UsageError("--batch-size '" + echoed(text) +
-                       "' has an empty entry; give sizes separated by commas, such as 1,8,32");
-    }
+  for (const std::string& entry : split_list(text, "--batch-size", "1,8,32")) {
     const int64_t size = field_value_from_text(field, entry).get<int64_t>();
     if (size == kSearchBatchSize) {
       throw UsageError(
@@ -48,10 +41,6 @@ std::vector<int64_t> batch_sizes(const BenchmarkOptions& options) {
           "takes batch sizes, such as 1,8,32");
     }
     sizes.push_back(size);
-  }
-  if (sizes.empty() || text.back() == ',') {
-    throw UsageError("--batch-size '" + echoed(text) +
-                     "' has an empty entry; give sizes separated by commas, such as 1,8,32");
   }
   return sizes;
 }

@@ -58,19 +58,10 @@ int64_t parse_byte_size(const std::string& text, const std::string& what, int64_
 std::vector<int64_t> parse_byte_sizes(const std::string& text, const std::string& what,
                                       int64_t least) {
   std::vector<int64_t> sizes;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string entry =
-        text.substr(start, comma == std::string::npos ? comma : comma - start);
-    if (entry.empty()) {
-      throw UsageError(what + " '" + echoed(text) +
-                       "' has an empty entry; give sizes separated by commas, such as 48GB,80GB");
-    }
+  for (const std::string& entry : split_list(text, what, "48GB,80GB")) {
     sizes.push_back(parse_byte_size(entry, what, least));
-    if (comma == std::string::npos) return sizes;
-    start = comma + 1;
   }
+  return sizes;
 }
 
 }  // namespace gpubench

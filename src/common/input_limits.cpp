@@ -63,6 +63,22 @@ std::string echoed(const std::string& text, size_t max_chars) {
   return out;
 }
 
+std::vector<std::string> split_list(const std::string& text, const std::string& what,
+                                    const std::string& example) {
+  std::vector<std::string> entries;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    entries.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (entries.back().empty()) {
+      throw UsageError(what + " '" + echoed(text) +
+                       "' has an empty entry; give values separated by commas, such as " + example);
+    }
+    if (comma == std::string::npos) return entries;
+    start = comma + 1;
+  }
+}
+
 std::string echoed(const nlohmann::json& value) {
   if (value.is_array()) return "a list of " + std::to_string(value.size()) + " value(s)";
   if (value.is_object()) return "a mapping of " + std::to_string(value.size()) + " key(s)";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,11 @@ inline std::string echoed(const char* text, size_t max_chars = kMaxEchoedChars) 
 // A JSON value as it goes into a message: scalars as JSON text (echoed), containers by their
 // kind and size ("a list of 3 values"), never walked (they may be huge or deep).
 std::string echoed(const nlohmann::json& value);
+
+// The entries of a comma-separated option value ("48GB,80GB", "1,8,32"); an empty entry
+// anywhere (",48GB", "48GB,", "1,,8", "") is refused, naming `what` and showing `example`.
+std::vector<std::string> split_list(const std::string& text, const std::string& what,
+                                    const std::string& example);
 
 // The whole of a regular file of at most kMaxInputFileBytes. `what` names it in messages
 // ("suite file"). Refuses a directory, a device or FIFO that never ends, and an unreadable or

@@ -1,7 +1,5 @@
 #include "reporting/fit_verdicts.h"
 
-#include <sstream>
-
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
@@ -23,12 +21,8 @@ std::vector<CardMemory> datasheet_cards() {
 std::vector<CardMemory> cards_from_list(const std::string& list) {
   std::vector<CardMemory> cards;
   // A card under 1 MiB is a typo ("48" for 48GB), not a card (the test models fit in a few).
-  const std::vector<int64_t> sizes = parse_byte_sizes(list, "--memory", int64_t{1} << 20);
-  size_t start = 0;
-  for (const int64_t size : sizes) {
-    const size_t comma = list.find(',', start);
-    cards.push_back({list.substr(start, comma - start), size});
-    start = comma + 1;
+  for (const std::string& entry : split_list(list, "--memory", "48GB,80GB")) {
+    cards.push_back({entry, parse_byte_size(entry, "--memory", int64_t{1} << 20)});
   }
   return cards;
 }
