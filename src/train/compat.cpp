@@ -131,10 +131,6 @@ std::string out_of_memory_cause(const std::exception& error, bool near_limit) {
   return out_of_memory_cause_of_message(error.what(), near_limit);
 }
 
-bool is_out_of_memory(const std::exception& error, bool near_limit) {
-  return !out_of_memory_cause(error, near_limit).empty();
-}
-
 void shutdown_collective_backend([[maybe_unused]] CollectiveBackend& backend) {
 #if GPUBENCH_TORCH_AT_LEAST(2, 7)
   backend.shutdown();

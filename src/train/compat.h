@@ -91,7 +91,6 @@ bool tf32_cudnn_enabled();
 // "unable to find an engine" count too: that is how cuDNN reports a workspace it could not get.
 std::string out_of_memory_cause(const std::exception& error, bool near_limit = false);
 std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit);
-bool is_out_of_memory(const std::exception& error, bool near_limit = false);
 
 // "1.13.0" or "2.11.0".
 std::string libtorch_version();
