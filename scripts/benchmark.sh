@@ -4,7 +4,7 @@
 # Without one: fp32 on the CPU, batch 16, sized to finish in a few minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh gpubench gpubench-train  # only what it runs: no tests
 gpubench=build/gpubench
 if "$gpubench" env | grep -q '"gpu_count": 0'; then
   exec "$gpubench" train --model resnet50 --device cpu --precision fp32 \

@@ -28,7 +28,7 @@ for side in a b; do
   ip netns exec "${tag}$side" ip link set lo up
 done
 
-run_args="--log-level warn train --device cpu --model googlenet --batch-size 1 --warmup-steps 1 \
+run_args="--log-level warn train --device cpu --model test-tiny-cnn --batch-size 1 --warmup-steps 1 \
 --steps 2 --repeat 1 --threads 1 --timeout 60"
 # launch NAME VARIABLES_FOR_RANK_0 VARIABLES_FOR_RANK_1: both ranks, each on its own "node".
 launch() {

@@ -206,7 +206,7 @@ class Sizes:
         self.llama_seq = 32 if cpu else 512
         self.timed = ["--warmup-steps", "3", "--steps", "2" if cpu else "20", "--repeat", "1" if cpu else "3"]
         self.short = ["--warmup-steps", "3", "--steps", "2" if cpu else "5", "--repeat", "1"]
-        self.memory_limit = "16M" if cpu else "8G"
+        self.memory_limit = "4M" if cpu else "8G"
         self.infer_batches = "1,4" if cpu else "1,256"
         self.prompt, self.generated = ("16", "8") if cpu else ("512", "64")
 

@@ -3,9 +3,10 @@
 # Exit 0 when libFuzzer found nothing: no crash, no sanitizer report, no broken contract
 # (fuzz_contract.h), no input slower than 10 s or using more than 2 GiB.
 #   usage: run-fuzz.sh TARGET_BINARY CORPUS_DIR [SECONDS]   (default 30)
+# GPUBENCH_FUZZ_SECONDS in the environment overrides SECONDS (CI runs each target longer).
 # A finding is written to $GPUBENCH_FUZZ_ARTIFACTS (default: the working folder, printed).
 set -euo pipefail
-binary="$1" corpus="$2" seconds="${3:-30}"
+binary="$1" corpus="$2" seconds="${GPUBENCH_FUZZ_SECONDS:-${3:-30}}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpubench-fuzz-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"

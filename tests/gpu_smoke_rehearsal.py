@@ -25,7 +25,7 @@ MUST_BE_OK = [
     "infer llama-3.2-1b eager",
     "infer llama-3-8b eager",
     "fit then the run",
-    "batch max under 16M",
+    "batch max under 4M",
     "transformer-xl base fp16",
     "suite of two (gpubench run)",
     "llama-3-8b lora bf16 s2048",

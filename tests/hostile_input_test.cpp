@@ -64,16 +64,11 @@ class HostileCase {
     return testing::run_command("bash -c '" + escaped(command) + "'");
   }
 
-  // No process of this case alive (after a moment for the kernel to deliver deaths) and nothing
-  // left in its TMPDIR.
+  // No process of this case alive (every process it started is the test's descendant, adopted
+  // when its parent dies) and nothing left in its TMPDIR.
   void expect_nothing_left() const {
-    std::vector<int> alive;
-    for (int i = 0; i < 50; ++i) {
-      alive = processes_marked(marker_);
-      if (alive.empty()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    EXPECT_TRUE(alive.empty()) << alive.size() << " process(es) left, first pid " << alive[0];
+    EXPECT_EQ(testing::processes_left(), std::vector<std::string>{});
+    EXPECT_EQ(processes_marked(marker_), std::vector<int>{});
     std::vector<std::string> left;
     for (const auto& entry : fs::directory_iterator(tmp(), ignored_)) {
       left.push_back(entry.path().string());
@@ -706,49 +701,45 @@ TEST(HostileInput, WriteFailuresAreOutputErrorsWithExitCodeTwo) {
 
 // 5. No orphans, no leftovers: children die with their parent, even one killed by SIGKILL, and
 // the run's temporary folder goes on every exit that can run code.
-void kill_while_running(const std::string& name, const std::string& arguments, int signal_number,
-                        bool folder_removed) {
+// `processes`: how many the command has once it runs (the parent, what it starts, the ranks).
+void kill_while_running(const std::string& name, const std::string& arguments, int processes,
+                        int signal_number, bool folder_removed) {
   SCOPED_TRACE(name);
   const HostileCase hostile(name);
   hostile.write("s.yaml",
                 "benchmarks:\n  - {model: test-tiny-cnn, device: cpu, gpus: 2, batch_size: 1}\n");
   const std::string signal = std::to_string(signal_number);
-  // Waits until the hung ranks are up (three marked processes and more), then signals the parent.
-  const auto result = hostile.run(
-      arguments +
-          " & parent=$!; for i in $(seq 150); do "
-          "[ $(grep -la GPUBENCH_TEST_MARKER=" +
-          hostile.marker() +
-          " /proc/[0-9]*/environ 2>/dev/null | wc -l) -ge 3 ] && break; sleep 0.1; done; "
-          "sleep 1; kill -" +
-          signal + " $parent; wait $parent; echo exit=$?",
-      "export GPUBENCH_FAULT_INJECTION=hang;");
+  // Waits until every process of the run is up (the hung ranks too), then signals the parent.
+  const auto result =
+      hostile.run(arguments +
+                      " & parent=$!; for i in $(seq 600); do "
+                      "[ $(grep -la GPUBENCH_TEST_MARKER=" +
+                      hostile.marker() + " /proc/[0-9]*/environ 2>/dev/null | wc -l) -ge " +
+                      std::to_string(processes) + " ] && break; sleep 0.1; done; kill -" + signal +
+                      " $parent; wait $parent; echo exit=$?",
+                  "export GPUBENCH_FAULT_INJECTION=hang;");
   EXPECT_NE(result.output.find("exit=" + std::to_string(128 + signal_number)), std::string::npos)
       << result.output;
-  std::vector<int> alive;
-  for (int i = 0; i < 50 && !(alive = processes_marked(hostile.marker())).empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_TRUE(alive.empty()) << alive.size() << " process(es) outlived their parent";
+  EXPECT_EQ(testing::processes_left(), std::vector<std::string>{}) << "outlived their parent";
   if (folder_removed) hostile.expect_nothing_left();
 }
 
 TEST(HostileInput, RanksDieWithAParentKilledBySigkill) {
   kill_while_running("sigkill-train",
-                     "train --model test-tiny-cnn --device cpu --gpus 2 --batch-size 1 -o out",
+                     "train --model test-tiny-cnn --device cpu --gpus 2 --batch-size 1 -o out", 3,
                      SIGKILL, false);
 }
 
 TEST(HostileInput, ASuitesBenchmarkAndItsRanksDieWithAParentKilledBySigkill) {
-  kill_while_running("sigkill-suite", "run s.yaml -o out", SIGKILL, false);
+  kill_while_running("sigkill-suite", "run s.yaml -o out", 4, SIGKILL, false);
 }
 
 TEST(HostileInput, SigtermAndSigintRemoveTheRunsTemporaryFolders) {
   kill_while_running("sigterm-train",
-                     "train --model test-tiny-cnn --device cpu --gpus 2 --batch-size 1 -o out",
+                     "train --model test-tiny-cnn --device cpu --gpus 2 --batch-size 1 -o out", 3,
                      SIGTERM, true);
-  kill_while_running("sigterm-suite", "run s.yaml -o out", SIGTERM, true);
-  kill_while_running("sigint-suite", "run s.yaml -o out", SIGINT, true);
+  kill_while_running("sigterm-suite", "run s.yaml -o out", 4, SIGTERM, true);
+  kill_while_running("sigint-suite", "run s.yaml -o out", 4, SIGINT, true);
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
     EXPECT_FALSE(compat::out_of_memory_cause(error).empty()) << error.what();
   }
   tensor_memory::set_limit(kCpu, 0);
-  EXPECT_NO_THROW(torch::ones({1 << 21}));
+  EXPECT_EQ(torch::ones({1 << 21}).sum().item<float>(), float{1 << 21}) << "no limit: allocated";
 }
 
 // Parts counted at one moment can add up to more than a peak read at another: the peak is then
@@ -254,7 +254,7 @@ TEST(MemoryBlock, ARunThatRunsOutRecordsTheBytesAtTheFailure) {
   EXPECT_LE(m.peak_bytes, b.memory_limit);
   EXPECT_EQ(m.breakdown.total(), m.peak_bytes);
   // The limit ends with the run.
-  EXPECT_NO_THROW(torch::ones({int64_t{4} << 20}));
+  EXPECT_EQ(torch::ones({int64_t{4} << 20}).numel(), int64_t{4} << 20);
 }
 
 std::vector<BatchSeqFit::Point> probes_of(const std::function<double(int64_t, int64_t)>& truth,
@@ -343,18 +343,18 @@ TEST(FitPrediction, ScaledFromShortProbesToTheFullLengthIsWithinTenPercent) {
 }
 
 // At a real width the probes' length hardly matters: Llama 3.2 1B (by blocks, as on the CPU)
-// probed up to length 3 predicts what probes up to 128 do at 256.
+// probed up to length 3 predicts what probes up to 48 do at 128.
 TEST(FitPrediction, ShortProbesOfARealModelPredictWhatLongOnesDo) {
   ResolvedBenchmark b = cpu_benchmark("llama-3.2-1b", 4, Tuning::kLora);
-  b.seq_len = 256;
+  b.seq_len = 128;
   FitOptions short_probes, long_probes;
   short_probes.force_blocks = long_probes.force_blocks = true;
   short_probes.cpu_flop_budget = long_probes.cpu_flop_budget = 1;
-  long_probes.shortest_probe = 128;
+  long_probes.shortest_probe = 48;
   const MemoryFit from_short = fit_memory(b, short_probes);
   const MemoryFit from_long = fit_memory(b, long_probes);
   EXPECT_EQ(from_short.readings.back().seq, 3);
-  EXPECT_EQ(from_long.readings.back().seq, 128);
+  EXPECT_EQ(from_long.readings.back().seq, 48);
   const auto predicted = static_cast<double>(from_short.peak_at(4));
   EXPECT_NEAR(predicted, static_cast<double>(from_long.peak_at(4)), 0.02 * predicted);
   EXPECT_NEAR(static_cast<double>(from_short.breakdown_at(4).activations),

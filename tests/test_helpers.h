@@ -1,14 +1,17 @@
 // Shared helpers for tests that run the gpubench binary or need scratch directories.
 #pragma once
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -51,9 +54,38 @@ inline CommandResult run_gpubench(const std::string& arguments) {
   return run_command(std::string(GPUBENCH_BINARY) + " " + arguments);
 }
 
+// A result file a test read, kept in GPUBENCH_TEST_RESULTS_DIR under the test's name, so that the
+// schema check that runs after the suite (tests/CMakeLists.txt, scripts/validate-results.py)
+// validates every result the tests produced against schemas/result.schema.json.
+inline void keep_for_schema_check(const std::string& path, const nlohmann::json& document) {
+#ifdef GPUBENCH_TEST_RESULTS_DIR
+  const auto schema = document.is_object() ? document.find("schema") : document.end();
+  if (schema == document.end() || !schema->is_string() ||
+      schema->get<std::string>().rfind("gpubench.result/", 0) != 0) {
+    return;
+  }
+  static int kept = 0;
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = test == nullptr ? "outside-a-test"
+                                     : std::string(test->test_suite_name()) + "." + test->name();
+  for (char& c : name) c = c == '/' ? '_' : c;
+  std::filesystem::create_directories(GPUBENCH_TEST_RESULTS_DIR);
+  std::filesystem::copy_file(path,
+                             std::string(GPUBENCH_TEST_RESULTS_DIR) + "/" + name + "." +
+                                 std::to_string(::getpid()) + "." + std::to_string(++kept) +
+                                 ".json",
+                             std::filesystem::copy_options::overwrite_existing);
+#else
+  (void)path;
+  (void)document;
+#endif
+}
+
 inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
-  return nlohmann::json::parse(in);
+  nlohmann::json document = nlohmann::json::parse(in);
+  keep_for_schema_check(path, document);
+  return document;
 }
 
 // Exit code 2 and one clear line naming the problem; no abort, no C++ exception text.
@@ -88,5 +120,70 @@ class ScratchDirectory {
  private:
   std::filesystem::path path_;
 };
+
+// --- Processes the test started ---------------------------------------------------------------
+// The test process adopts the orphans among its descendants (PR_SET_CHILD_SUBREAPER): a process
+// whose parent died is re-parented to the test instead of to init. "No process is left" is then
+// asked of the processes themselves, not of a pattern on command lines.
+inline const bool kTestAdoptsOrphans = ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+
+// The pids whose parent is `parent`, from /proc.
+inline std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t comm_end = stat.rfind(')');  // "pid (comm) state ppid ..."
+    if (comm_end == std::string::npos) continue;
+    std::istringstream fields(stat.substr(comm_end + 1));
+    std::string state;
+    pid_t ppid = 0;
+    if (fields >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+inline std::string command_line_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : text) c = c == '\0' ? ' ' : c;
+  return std::to_string(pid) + ": " + text;
+}
+
+// Waits until `pid` has `count` children (a launcher's ranks, a suite's benchmark); false if it
+// has not after `limit`, a bound for a start that went wrong, never reached by a healthy one.
+inline bool wait_for_children(pid_t pid, size_t count,
+                              std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (children_of(pid).size() < count) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// The test's child processes still alive (each as "pid: command line") once every child that
+// ends within `limit` is reaped: what a command left behind. A process that was told to stop
+// ends in milliseconds; the limit only bounds the wait for one that never will.
+inline std::vector<std::string> processes_left(
+    std::chrono::seconds limit = std::chrono::seconds(30)) {
+  EXPECT_TRUE(kTestAdoptsOrphans) << "prctl(PR_SET_CHILD_SUBREAPER) failed";
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) continue;   // one ended: reaped, look again
+    if (pid < 0) return {};  // ECHILD: no child left
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::vector<std::string> left;
+      for (const pid_t child : children_of(::getpid())) left.push_back(command_line_of(child));
+      return left;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
 
 }  // namespace gpubench::testing

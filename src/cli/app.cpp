@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -112,24 +113,31 @@ constexpr size_t kMaxParserMessageChars = 240;
 
 }  // namespace
 
+std::unique_ptr<CLI::App> new_app(GlobalOptions& global, const CommandRegistration& add_commands,
+                                  int& exit_code) {
+  auto app = std::make_unique<CLI::App>(
+      "gpubench: deep-learning training throughput on GPUs (and CPUs)", "gpubench");
+  app->set_version_flag("--version", std::string(GPUBENCH_VERSION) + " (" GPUBENCH_GIT_COMMIT ")");
+  app->require_subcommand(1);
+  app->fallthrough();
+  app->add_option("--log-level", global.log_level, "Log level")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  add_commands(*app, global, exit_code);
+  return app;
+}
+
 int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
   try {
     guard_standard_streams();
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  CLI::App app{"gpubench: deep-learning training throughput on GPUs (and CPUs)", "gpubench"};
-  app.set_version_flag("--version", std::string(GPUBENCH_VERSION) + " (" GPUBENCH_GIT_COMMIT ")");
-  app.require_subcommand(1);
-  app.fallthrough();
   GlobalOptions global;
-  app.add_option("--log-level", global.log_level, "Log level")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
-      ->capture_default_str();
-  app.parse_complete_callback([&] { log::configure(global.log_level); });
-
   int exit_code = kExitOk;
-  add_commands(app, global, exit_code);
+  const std::unique_ptr<CLI::App> app_holder = new_app(global, add_commands, exit_code);
+  CLI::App& app = *app_holder;
+  app.parse_complete_callback([&] { log::configure(global.log_level); });
   if (const std::string error = unknown_subcommand(app, named_subcommand(argc, argv));
       !error.empty()) {
     return usage_error(error);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,31 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBenchmarkFailed = 1;
 inline constexpr int kExitUsage = 2;
 
+// Every exit code gpubench gives, with its meaning: docs/reference/exit-codes.md is made from it.
+struct ExitCodeMeaning {
+  const char* code;
+  const char* meaning;
+};
+inline constexpr ExitCodeMeaning kExitCodes[] = {
+    {"0", "success"},
+    {"1",
+     "a benchmark ran and failed (its result file says why: `failed`, `oom`, a timeout), a suite "
+     "had a failed entry, or `regress`/`trend` found a regression, a failed benchmark or one it "
+     "cannot judge (a statistic that is not a finite number fails the gate closed)"},
+    {"2",
+     "bad input, with one line on standard error naming the bad value and what is allowed; or an "
+     "output error (a result, report, JUnit file or standard output that cannot be written)"},
+    {"128 + N",
+     "ended by signal N (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP) once its children are "
+     "stopped and its temporary folders removed, as a shell reports a process the signal "
+     "killed"}};
+
 struct GlobalOptions {
   std::string log_level = "info";
 };
+
+// Adds subcommands to an app; their callbacks store the process exit code.
+using CommandRegistration = std::function<void(CLI::App&, const GlobalOptions&, int&)>;
 
 // The subcommands gpubench-train runs, with their one-line help.
 struct TorchCommand {
@@ -37,7 +60,10 @@ inline constexpr TorchCommand kTorchCommands[] = {
     {"allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)"},
     {"fit", "Predict a recipe's peak memory per device; does it fit each card, at what batch"},
     {"models", "List the models with parameters and FLOPs"},
-    {"env", "Print the environment (the result files' system block)"}};
+    {"env", "Print the environment (the result files' system block)"},
+    {"help-reference",
+     "Print a reference page in Markdown, made from the code: options, models or exit-codes "
+     "(docs/reference/)"}};
 inline constexpr const char* kTorchExecutable = "gpubench-train";
 // The one-line help of a subcommand of kTorchCommands.
 std::string torch_command_description(const std::string& name);
@@ -56,6 +82,9 @@ void add_trend_command(CLI::App& app, int& exit_code);
 // regress's --threshold and --alpha, which trend takes too.
 void add_gate_options(CLI::App& cmd, RegressOptions& gate);
 void add_specs_command(CLI::App& app, int& exit_code);
+// gpubench-train's help-reference: renders the app that `add_every_command` builds.
+void add_help_reference_command(CLI::App& app, const CommandRegistration& add_every_command,
+                                int& exit_code);
 
 // A numeric option's check: a finite number (no nan, no inf) from min to max, integral when
 // `integer`; the message names the option's value and the allowed range.
@@ -75,9 +104,13 @@ void write_output(const std::string& path, const std::string& text);
 // of --log-level), or empty.
 std::string named_subcommand(int argc, char** argv);
 
+// The app with gpubench's description, --version, --log-level (into `global`) and the
+// subcommands `add_commands` registers.
+std::unique_ptr<CLI::App> new_app(GlobalOptions& global, const CommandRegistration& add_commands,
+                                  int& exit_code);
+
 // Parses and runs the command line with the subcommands `add_commands` registers; maps errors
 // to exit codes: 0 success, 1 a benchmark failed, 2 bad input (one line on stderr).
-using CommandRegistration = std::function<void(CLI::App&, const GlobalOptions&, int&)>;
 int run_app(int argc, char** argv, const CommandRegistration& add_commands);
 
 }  // namespace gpubench::cli

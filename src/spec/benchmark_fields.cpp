@@ -233,6 +233,8 @@ std::vector<BenchmarkField> make_table() {
   return table;
 }
 
+}  // namespace
+
 std::string describe_rule(const BenchmarkField& f) {
   switch (f.type) {
     case FieldType::kText:
@@ -253,6 +255,8 @@ std::string describe_rule(const BenchmarkField& f) {
   if (f.max == kNoLimit) return f.min == 1 ? "a positive integer" : "zero or more";
   return "an integer from " + std::to_string(f.min) + " to " + std::to_string(f.max);
 }
+
+namespace {
 
 [[noreturn]] void reject(const BenchmarkField& f, const std::string& shown) {
   throw UsageError(f.key + " must be " + describe_rule(f) + ", got " + shown);

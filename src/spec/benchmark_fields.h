@@ -59,6 +59,10 @@ std::vector<std::string> benchmark_field_keys();
 // Accepts "batch-size" as "batch_size"; nullptr for an unknown key.
 const BenchmarkField* find_benchmark_field(const std::string& key);
 
+// The values a field takes, as its messages and the options reference say them: "one of fp32,
+// tf32, fp16, bf16", "an integer from 1 to 1048576, or max".
+std::string describe_rule(const BenchmarkField& field);
+
 // Checks a value against the field's type and bounds and returns it in canonical form; throws
 // UsageError "batch_size must be an integer from 1 to 1048576, got 0".
 nlohmann::json check_field_value(const BenchmarkField& field, const nlohmann::json& value);

@@ -41,7 +41,9 @@ TEST(InputLimits, JsonNestingIsBoundedAndSyntaxErrorsNameTheLine) {
   std::string fine;
   for (int i = 0; i < kMaxNestingDepth; ++i) fine += "[";
   for (int i = 0; i < kMaxNestingDepth; ++i) fine += "]";
-  EXPECT_NO_THROW(parse_json_input(fine, "r.json"));
+  nlohmann::json innermost = parse_json_input(fine, "r.json");
+  for (int depth = 1; depth < kMaxNestingDepth; ++depth) innermost = innermost.at(0);
+  EXPECT_EQ(innermost, nlohmann::json::array()) << "all 64 levels read";
   EXPECT_EQ(usage_error_of([&] { parse_json_input("{\n\n  \"a\": nope}", "r.json"); }),
             "r.json:3: malformed JSON: syntax error while parsing value - invalid literal");
   EXPECT_EQ(usage_error_of([&] { parse_json_input("[1e400]", "r.json"); }),

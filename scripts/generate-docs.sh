@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Writes the reference pages of docs/reference/ from the code (`gpubench help-reference TOPIC`);
+# with --check, writes nothing and fails, showing the difference, where a committed page is not
+# what the code generates (a CTest test runs it so).
+#   usage: generate-docs.sh [--check] [BUILD_DIR]   (default $GPUBENCH_BUILD_DIR or build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+check=false
+if [ "${1:-}" = "--check" ]; then
+  check=true
+  shift
+fi
+build="${1:-${GPUBENCH_BUILD_DIR:-build}}"
+generated="$(mktemp)"
+trap 'rm -f "$generated"' EXIT
+status=0
+for topic in options models exit-codes; do
+  page="docs/reference/$topic.md"
+  "$build/gpubench" help-reference "$topic" >"$generated"
+  if ! $check; then
+    cat "$generated" >"$page"
+  elif ! diff -u "$page" "$generated"; then
+    echo "generate-docs: $page is not what \`gpubench help-reference $topic\` prints;" \
+      "run: bash scripts/generate-docs.sh" >&2
+    status=1
+  fi
+done
+exit "$status"
