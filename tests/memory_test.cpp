@@ -343,7 +343,7 @@ TEST(FitPrediction, ScaledFromShortProbesToTheFullLengthIsWithinTenPercent) {
 }
 
 // At a real width the probes' length hardly matters: Llama 3.2 1B (by blocks, as on the CPU)
-// probed up to length 3 predicts what probes up to 48 do at 128.
+// probed up to length 3 predicts what probes up to 32 do at 64.
 TEST(FitPrediction, ShortProbesOfARealModelPredictWhatLongOnesDo) {
   ResolvedBenchmark b = cpu_benchmark("llama-3.2-1b", 4, Tuning::kLora);
   b.seq_len = 64;
