@@ -80,7 +80,7 @@ log="$OUT/gpu-check.log"
 scratch=$(mktemp -d)  # PyTorch's results and the group-of-one run: at most 8 files come back
 trap 'rm -rf "$scratch"' EXIT
 
-# The README's plain GPU build; the Debian libraries from .deps/gpu-root where there is no apt.
+# The plain GPU build of docs/gpu-machines.md; the Debian libraries from .deps/gpu-root where there is no apt.
 if [ -d .deps/gpu-root/usr ]; then
   export LD_LIBRARY_PATH="$PWD/.deps/gpu-root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
 fi

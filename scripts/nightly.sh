@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nightly job of a lab node (README, Nightly), which the CI templates in ci/ run: the nightly
+# The nightly job of a lab node (docs/nightly.md), which the CI templates in ci/ run: the nightly
 # suite into the history, regress against the baseline (JUnit), then trend and report over the
 # whole history. Run from the repository root after scripts/setup.sh.
 #
@@ -73,7 +73,7 @@ if [ -d "$baseline" ] && [ -n "$(find "$baseline" -name '*.json' -print -quit)" 
   gate_status=${PIPESTATUS[0]}
   trend_baseline=(--baseline "$baseline")
 else
-  # The baseline changes only on purpose (README, Nightly): never made here from tonight.
+  # The baseline changes only on purpose (docs/nightly.md): never made here from tonight.
   echo "nightly: no baseline results in $baseline: regress skipped; after review," \
        "cp -r $tonight $baseline" | tee "$out/regress.txt"
   trend_baseline=()

@@ -1,5 +1,5 @@
 // gpubench fit: the peak memory per device of a training recipe, predicted from probes on this
-// machine, and for each card whether it fits and the largest batch that would (README, Memory).
+// machine, and for each card whether it fits and the largest batch that would (docs/memory.md).
 #include <cstdio>
 
 #include "benchmark_options.h"

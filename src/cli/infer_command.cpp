@@ -1,4 +1,4 @@
-// gpubench infer: inference throughput and latency (README, Inference). The benchmark options of
+// gpubench infer: inference throughput and latency (docs/inference.md). The benchmark options of
 // train, with --batch-size taking a list (one result per batch) and, for the models that
 // generate text, --prompt-len and --gen-len.
 #include <algorithm>

@@ -3,7 +3,7 @@
 // them; the first bucket at most 1 MiB, then `bucket_bytes` each), and each bucket's all-reduce
 // starts from a gradient hook as soon as its last gradient arrives, so communication overlaps the
 // rest of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
-// without the distributed-autograd headers it includes (see README).
+// without the distributed-autograd headers it includes (see docs/data-parallel.md).
 #pragma once
 
 #include <cstdint>

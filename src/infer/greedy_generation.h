@@ -1,4 +1,4 @@
-// Greedy generation with a key/value cache, timed token by token (README, Inference): the
+// Greedy generation with a key/value cache, timed token by token (docs/inference.md): the
 // prompt in one forward pass (the prefill, which gives the first token), then one token at a
 // time (the decode), each step synchronised so that its time is its own.
 #pragma once

@@ -1,4 +1,4 @@
-// gpubench infer: one resolved inference benchmark on this process's device (README, Inference).
+// gpubench infer: one resolved inference benchmark on this process's device (docs/inference.md).
 // Throughput from device-synchronised windows of forward passes, as training measures steps;
 // latency per request, each synchronised; for the models that generate text, greedy generation
 // with a preallocated key/value cache: prefill and decode rates, time to first token, time per

@@ -1,4 +1,4 @@
-// `gpubench fit`'s model of a training step's peak memory per device (README, Memory): the
+// `gpubench fit`'s model of a training step's peak memory per device (docs/memory.md): the
 // weights, gradients and optimiser states counted from the tensors of the model as built, and
 // the activations and the rest of the step's peak measured by running forward and backward at
 // small shapes on the device present, then scaled to the asked batch and sequence length.

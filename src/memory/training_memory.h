@@ -1,5 +1,5 @@
 // Counting a training run's memory from its tensors: the weights, gradients and optimiser state
-// alive now, and what one step allocates (README, Memory).
+// alive now, and what one step allocates (docs/memory.md).
 #pragma once
 
 #include <cstdint>

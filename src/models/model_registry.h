@@ -48,7 +48,7 @@ class TrainableModel {
     return false;
   }
 
-  // gpubench infer (README, Inference). The forward pass as served, its main output (logits);
+  // gpubench infer (docs/inference.md). The forward pass as served, its main output (logits);
   // called in evaluation mode under inference mode. Undefined (the default): the model has no
   // inference path.
   virtual torch::Tensor inference_output(const SyntheticBatch& batch) {
@@ -133,7 +133,7 @@ struct ModelInfo {
   std::map<std::string, int64_t> lora_rank_limits;
   // Its transformer blocks can recompute their activations in backward.
   bool supports_activation_checkpointing = false;
-  // gpubench infer: it has an inference path (README, Inference), and generates text with a
+  // gpubench infer: it has an inference path (docs/inference.md), and generates text with a
   // key/value cache (TrainableModel::text_generator).
   bool inference = false;
   bool generates_text = false;

@@ -1,5 +1,5 @@
 // Autoregressive generation for `gpubench infer`: a key/value cache preallocated for the whole
-// generation, and the model's forward pass that appends to it (README, Inference).
+// generation, and the model's forward pass that appends to it (docs/inference.md).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // `gpubench fit`'s answer for a set of cards: does the recipe fit, with what headroom, and the
-// largest batch that would (README, Memory). The prediction itself is memory/'s.
+// largest batch that would (docs/memory.md). The prediction itself is memory/'s.
 #pragma once
 
 #include <cstdint>

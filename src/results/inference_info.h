@@ -1,5 +1,5 @@
 // An inference run's figures beside its throughput: the result's metrics.inference block
-// (README, Inference). Measuring them is infer/'s job.
+// (docs/inference.md). Measuring them is infer/'s job.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Where a run's device memory went: the result's metrics.memory block, and the breakdown that
-// `gpubench fit` predicts (README, Memory). Measuring it is memory/'s job.
+// `gpubench fit` predicts (docs/memory.md). Measuring it is memory/'s job.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +47,7 @@ struct MemoryReport {
 nlohmann::json memory_to_json(const MemoryReport& report);
 MemoryReport memory_from_json(const nlohmann::json& block);  // null: absent; throws UsageError
 
-// `--batch-size max`: how the batch was found (README, Memory).
+// `--batch-size max`: how the batch was found (docs/memory.md).
 struct BatchProbe {
   int64_t batch = 0;
   std::string outcome;  // "ok", "oom" or "failed"

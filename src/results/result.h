@@ -1,4 +1,4 @@
-// One benchmark run's result file: schema "gpubench.result/1" (README, Result files).
+// One benchmark run's result file: schema "gpubench.result/1" (docs/results.md).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // When a run started, as an instant: results from many machines and time zones are ordered by
-// when they ran, not by the text of their started_at (README, Result files: ordering).
+// when they ran, not by the text of their started_at (docs/results.md).
 #pragma once
 
 #include <cstdint>

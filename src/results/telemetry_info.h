@@ -1,5 +1,5 @@
 // What a run's devices drew and how they clocked during the timed windows: the result's
-// "telemetry" block (README, Telemetry). Measuring it is telemetry/'s job.
+// "telemetry" block (docs/telemetry.md). Measuring it is telemetry/'s job.
 #pragma once
 
 #include <cstdint>

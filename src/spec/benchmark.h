@@ -16,10 +16,10 @@ enum class DeviceKind { kAuto, kCuda, kCpu };
 // eager: every kernel launched from the host each step; graph: the whole step captured once in
 // a CUDA graph and replayed (BIZON's "XLA" columns are the compiled-graph analogue).
 enum class Mode { kEager, kGraph };
-// Which parameters train (README, Fine-tuning): every one, or low-rank adapters (LoRA) on a
+// Which parameters train (docs/fine-tuning.md): every one, or low-rank adapters (LoRA) on a
 // frozen model.
 enum class Tuning { kFull, kLora };
-// What is measured: a training step, or inference (README, Inference): forward passes as served,
+// What is measured: a training step, or inference (docs/inference.md): forward passes as served,
 // and text generation for the models that generate.
 enum class Task { kTrain, kInfer };
 
@@ -42,7 +42,7 @@ std::vector<std::string> task_names();
 // The collective backend data parallelism uses on a device: NCCL on CUDA, Gloo on the CPU.
 std::string collective_backend_for(DeviceKind device);
 
-// batch_size `max`: the largest batch that trains, found before the run (README, Memory).
+// batch_size `max`: the largest batch that trains, found before the run (docs/memory.md).
 inline constexpr int64_t kSearchBatchSize = -1;
 
 struct BenchmarkRequest {

@@ -41,7 +41,7 @@ int world_size_of(const RankContext& rank) {
   return rank.collectives ? rank.collectives->world_size() : 1;
 }
 
-// The peak of the timed steps and where it went (README, Memory): weights, gradients and
+// The peak of the timed steps and where it went (docs/memory.md): weights, gradients and
 // optimiser states counted from the tensors after `measured` (one more step, untimed),
 // activations what its forward pass left allocated, other the rest of the peak.
 MemoryReport measured_memory(torch::Device device, int64_t run_peak, const StepMemory& measured,

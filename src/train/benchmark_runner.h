@@ -1,4 +1,4 @@
-// Runs one resolved benchmark on this process's device and measures it (README, Method).
+// Runs one resolved benchmark on this process's device and measures it (docs/method.md).
 #pragma once
 
 #include <functional>

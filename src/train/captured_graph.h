@@ -1,5 +1,5 @@
 // Graph mode: a piece of device work captured once in a CUDA graph after warm-up
-// calls on a side stream, then replayed on the current stream (README, Method and Inference). CUDA
+// calls on a side stream, then replayed on the current stream (docs/method.md, docs/inference.md). CUDA
 // only: training's GraphedStep and inference's forward pass and decode step capture through it.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The measurement's phases, apart from what is measured: warm-up steps untimed, then `repeat`
 // trial windows of `steps` steps each, bounded by the timer's synchronisation; a trial's
-// throughput is its samples over its window; the median trial is the result (README, Method).
+// throughput is its samples over its window; the median trial is the result (docs/method.md).
 // Driven by a StepTimer, so tests run it on a fake clock.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A run's memory figures, as every runner records them (README, Memory).
+// A run's memory figures, as every runner records them (docs/memory.md).
 #pragma once
 
 #include <cstdint>

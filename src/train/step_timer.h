@@ -1,4 +1,4 @@
-// Times a window of training steps, bounded by device synchronisation (README, Method).
+// Times a window of training steps, bounded by device synchronisation (docs/method.md).
 // An interface, so that the measurement (train/measurement.h) runs on a fake clock in tests;
 // train/device_timers.h has the device implementations.
 #pragma once

@@ -26,7 +26,7 @@ using testing::ScratchDirectory;
 
 const std::string kHistory = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/history";
 
-// The CV of ResNet-50's trials on this project's CPU machine (README, Measured here: 3.0 % fp32).
+// The CV of ResNet-50's trials on this project's CPU machine (docs/development.md, Measured here: 3.0 % fp32).
 constexpr double kCpuTrialCv = 0.03;
 
 // Normal noise from mt19937_64's raw output (its sequence is fixed by the standard; the
@@ -170,7 +170,7 @@ TEST(NightChangePoints, AStepIsFoundWithinAFewNightsOfIt) {
   std::vector<double> medians;
   for (const auto& night : clean) medians.push_back(median(night));
   EXPECT_TRUE(find_change_points(medians, {}).empty()) << "the medians alone cannot";
-  // Nights after the step until it is found (README, trend): 3 trials a night, night-to-night
+  // Nights after the step until it is found (docs/reports.md, trend): 3 trials a night, night-to-night
   // noise half the trials'; 7 nights of history before it (30 for the faintest).
   struct Expected {
     double step, trial_cv;
