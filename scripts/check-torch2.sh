@@ -3,8 +3,8 @@
 # torch wheel that GPU nodes use into a virtual environment, builds gpubench against it with the
 # plain GPU build command of docs/gpu-machines.md (every source compiled with CUDA and NCCL on,
 # linked against the wheel's libraries), runs the whole CPU test suite on that build, then runs
-# 2-rank jobs
-# under the wheel's own torchrun (static and c10d rendezvous) and checks their result files.
+# 2-rank jobs under the wheel's own torchrun (static and c10d rendezvous) and checks their
+# result files.
 # Needs scripts/setup.sh's packages and the CUDA toolkit (nvcc on the PATH or in /usr/local/cuda).
 # GPUBENCH_TORCH_VERSION (default 2.11.0), GPUBENCH_TORCH2_VENV and GPUBENCH_TORCH2_BUILD_DIR
 # override the defaults; extra arguments go to ctest.
