@@ -11,7 +11,7 @@ namespace gpubench {
 namespace {
 
 // Parameters of a transformer's shapes: projections, a norm, an embedding, a bias.
-std::vector<torch::Tensor> make_parameters() {
+std::vector<torch::Tensor> make_adamw_parameters() {
   torch::manual_seed(5);
   std::vector<torch::Tensor> parameters;
   for (const auto& shape :
@@ -21,19 +21,19 @@ std::vector<torch::Tensor> make_parameters() {
   return parameters;
 }
 
-std::vector<torch::Tensor> copy_of(const std::vector<torch::Tensor>& parameters) {
+std::vector<torch::Tensor> copy_of_adamw_parameters(const std::vector<torch::Tensor>& parameters) {
   std::vector<torch::Tensor> copies;
   for (const auto& p : parameters) copies.push_back(p.detach().clone().requires_grad_(true));
   return copies;
 }
 
-struct Case {
+struct AdamWCase {
   const char* name;
   OptimizerImplementation implementation;
   torch::optim::AdamWOptions options;
 };
 
-class MultiTensorAdamWMatchesTorchAdamW : public ::testing::TestWithParam<Case> {};
+class MultiTensorAdamWMatchesTorchAdamW : public ::testing::TestWithParam<AdamWCase> {};
 
 // Ten steps with the same gradients on both sides; the last parameter gets no gradient in the
 // first three steps (its moments and step count start later) and none in step 7 (it must stay).
@@ -42,8 +42,8 @@ TEST_P(MultiTensorAdamWMatchesTorchAdamW, TenStepsGiveTheSameParameters) {
       !compat::fused_adamw_available(torch::kCPU)) {
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no fused AdamW on the CPU";
   }
-  const auto reference_parameters = make_parameters();
-  const auto ours_parameters = copy_of(reference_parameters);
+  const auto reference_parameters = make_adamw_parameters();
+  const auto ours_parameters = copy_of_adamw_parameters(reference_parameters);
   torch::optim::AdamW reference(reference_parameters, GetParam().options);
   MultiTensorAdamW ours(ours_parameters, GetParam().options, GetParam().implementation);
   torch::manual_seed(9);
@@ -63,7 +63,7 @@ TEST_P(MultiTensorAdamWMatchesTorchAdamW, TenStepsGiveTheSameParameters) {
         (ours_parameters[i] - reference_parameters[i]).abs().max().item<double>();
     const auto scale = reference_parameters[i].abs().max().item<double>();
     EXPECT_LE(difference, 1e-6 * scale) << GetParam().name << ", parameter " << i;
-    EXPECT_FALSE(torch::equal(ours_parameters[i], make_parameters()[i]))
+    EXPECT_FALSE(torch::equal(ours_parameters[i], make_adamw_parameters()[i]))
         << "parameter " << i << " never moved";
   }
 }
@@ -71,16 +71,16 @@ TEST_P(MultiTensorAdamWMatchesTorchAdamW, TenStepsGiveTheSameParameters) {
 INSTANTIATE_TEST_SUITE_P(
     Options, MultiTensorAdamWMatchesTorchAdamW,
     ::testing::Values(
-        Case{"foreach_weight_decay", OptimizerImplementation::kForeach,
-             torch::optim::AdamWOptions(1e-2).weight_decay(0.01)},
-        Case{"foreach_betas_eps", OptimizerImplementation::kForeach,
-             torch::optim::AdamWOptions(3e-3).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.1)},
-        Case{"foreach_no_decay", OptimizerImplementation::kForeach,
-             torch::optim::AdamWOptions(1e-2).weight_decay(0)},
-        Case{"fused_weight_decay", OptimizerImplementation::kFused,
-             torch::optim::AdamWOptions(1e-2).weight_decay(0.01)},
-        Case{"fused_betas_eps", OptimizerImplementation::kFused,
-             torch::optim::AdamWOptions(3e-3).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.1)}),
+        AdamWCase{"foreach_weight_decay", OptimizerImplementation::kForeach,
+                  torch::optim::AdamWOptions(1e-2).weight_decay(0.01)},
+        AdamWCase{"foreach_betas_eps", OptimizerImplementation::kForeach,
+                  torch::optim::AdamWOptions(3e-3).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.1)},
+        AdamWCase{"foreach_no_decay", OptimizerImplementation::kForeach,
+                  torch::optim::AdamWOptions(1e-2).weight_decay(0)},
+        AdamWCase{"fused_weight_decay", OptimizerImplementation::kFused,
+                  torch::optim::AdamWOptions(1e-2).weight_decay(0.01)},
+        AdamWCase{"fused_betas_eps", OptimizerImplementation::kFused,
+                  torch::optim::AdamWOptions(3e-3).betas({0.8, 0.95}).eps(1e-6).weight_decay(0.1)}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The fused step skipped on the device: nothing moves, and the step count stays where it was
@@ -89,8 +89,8 @@ TEST(MultiTensorAdamW, AFusedStepWithFoundInfChangesNothing) {
   if (!compat::fused_adamw_available(torch::kCPU)) {
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no fused AdamW on the CPU";
   }
-  const auto parameters = make_parameters();
-  const auto reference_parameters = copy_of(parameters);
+  const auto parameters = make_adamw_parameters();
+  const auto reference_parameters = copy_of_adamw_parameters(parameters);
   const auto options = torch::optim::AdamWOptions(1e-2).weight_decay(0.01);
   MultiTensorAdamW ours(parameters, options, OptimizerImplementation::kFused);
   torch::optim::AdamW reference(reference_parameters, options);
@@ -112,7 +112,7 @@ TEST(MultiTensorAdamW, AFusedStepWithFoundInfChangesNothing) {
 }
 
 TEST(MultiTensorAdamW, ItsNameAndWhatItRefuses) {
-  auto parameters = make_parameters();
+  auto parameters = make_adamw_parameters();
   MultiTensorAdamW foreach_adamw(parameters, torch::optim::AdamWOptions(1e-3),
                                  OptimizerImplementation::kForeach);
   EXPECT_EQ(foreach_adamw.description(), "AdamW betas (0.9, 0.999), eps 1e-08, weight decay 0.01");

@@ -312,7 +312,7 @@ const ModelRegistration kLarge{bert_info(
     "BERT-large uncased pre-training (Hugging Face BertForPreTraining / NVIDIA "
     "DeepLearningExamples: 24 layers, hidden 1024, 16 heads, vocabulary 30522, tied MLM decoder)")};
 
-BertConfig tiny_config() {
+BertConfig tiny_bert_config() {
   BertConfig c;
   c.vocab_size = 200;
   c.hidden_size = 32;
@@ -323,8 +323,8 @@ BertConfig tiny_config() {
   return c;
 }
 
-const ModelRegistration kTiny{bert_info("test-tiny-bert", tiny_config(), 16,
-                                        "a test model: BERT, 2 layers, hidden 32", true)};
+const ModelRegistration kTinyBert{bert_info("test-tiny-bert", tiny_bert_config(), 16,
+                                            "a test model: BERT, 2 layers, hidden 32", true)};
 
 }  // namespace
 }  // namespace gpubench::models

@@ -110,9 +110,9 @@ Branches reduction_b() {
 }
 
 // The one block whose branches fork twice, so it is written out.
-class InceptionCImpl : public torch::nn::Module {
+class InceptionV4CImpl : public torch::nn::Module {
  public:
-  InceptionCImpl()
+  InceptionV4CImpl()
       : GPUBENCH_CONV(branch0, 1536, 256, 1),
         GPUBENCH_CONV(branch1_0, 1536, 384, 1),
         GPUBENCH_CONV(branch1_1a, 384, 256, {1, 3}, 1, {0, 1}),
@@ -136,7 +136,7 @@ class InceptionCImpl : public torch::nn::Module {
       branch2_3a, branch2_3b;
   Sequential branch3;
 };
-TORCH_MODULE(InceptionC);
+TORCH_MODULE(InceptionV4C);
 
 class InceptionV4Impl : public torch::nn::Module {
  public:
@@ -151,7 +151,7 @@ class InceptionV4Impl : public torch::nn::Module {
     features->push_back(reduction_a());
     for (int i = 0; i < 7; ++i) features->push_back(inception_b());
     features->push_back(reduction_b());
-    for (int i = 0; i < 3; ++i) features->push_back(InceptionC());
+    for (int i = 0; i < 3; ++i) features->push_back(InceptionV4C());
     register_module("features", features);
     last_linear = register_module("last_linear", layers::Linear(1536, classes));
   }

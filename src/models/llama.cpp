@@ -458,7 +458,7 @@ const ModelRegistration k3_8b{llama_info(
     "llama-3-8b", llama_3_8b(),
     "Meta Llama 3 8B (Hugging Face LlamaForCausalLM: 32 layers, hidden 4096, GQA 32/8 heads)")};
 
-LlamaConfig tiny_config() {
+LlamaConfig tiny_llama_config() {
   LlamaConfig c;
   c.vocab_size = 256;
   c.hidden_size = 32;
@@ -471,8 +471,8 @@ LlamaConfig tiny_config() {
 }
 
 // Hidden: for the tests (tokens, GQA, LoRA, checkpointing at a size a 2-core CPU trains at once).
-const ModelRegistration kTiny{
-    llama_info("test-tiny-llama", tiny_config(), "a test model: Llama, 2 layers, hidden 32", true)};
+const ModelRegistration kTinyLlama{llama_info("test-tiny-llama", tiny_llama_config(),
+                                              "a test model: Llama, 2 layers, hidden 32", true)};
 
 }  // namespace
 }  // namespace gpubench::models

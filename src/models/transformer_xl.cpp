@@ -436,7 +436,7 @@ const ModelRegistration kLarge{
 
 // Hidden: for the tests, which need the language-model path (tokens, memory, adaptive softmax)
 // without 151M parameters on a 2-core CPU.
-TransformerXLConfig tiny_config() {
+TransformerXLConfig tiny_transformer_xl_config() {
   TransformerXLConfig c;
   c.n_token = 1000;
   c.n_layer = 2;
@@ -456,8 +456,8 @@ ModelInfo hidden(ModelInfo info) {
   return info;
 }
 
-const ModelRegistration kTiny{
-    hidden(transformer_xl_info("test-tiny-transformerxl", tiny_config(), 2,
+const ModelRegistration kTinyTransformerXL{
+    hidden(transformer_xl_info("test-tiny-transformerxl", tiny_transformer_xl_config(), 2,
                                "a test model: Transformer-XL, 2 layers, d_model 16"))};
 
 }  // namespace
