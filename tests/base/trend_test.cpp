@@ -26,7 +26,8 @@ using testing::ScratchDirectory;
 
 const std::string kHistory = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/history";
 
-// The CV of ResNet-50's trials on this project's CPU machine (docs/development.md, Measured here: 3.0 % fp32).
+// The CV of ResNet-50's trials on this project's CPU machine (docs/development.md, Measured
+// here: 3.0 % fp32).
 constexpr double kCpuTrialCv = 0.03;
 
 // Normal noise from mt19937_64's raw output (its sequence is fixed by the standard; the
@@ -170,8 +171,8 @@ TEST(NightChangePoints, AStepIsFoundWithinAFewNightsOfIt) {
   std::vector<double> medians;
   for (const auto& night : clean) medians.push_back(median(night));
   EXPECT_TRUE(find_change_points(medians, {}).empty()) << "the medians alone cannot";
-  // Nights after the step until it is found (docs/reports.md, trend): 3 trials a night, night-to-night
-  // noise half the trials'; 7 nights of history before it (30 for the faintest).
+  // Nights after the step until it is found (docs/reports.md, trend): 3 trials a night,
+  // night-to-night noise half the trials'; 7 nights of history before it (30 for the faintest).
   struct Expected {
     double step, trial_cv;
     size_t before, within;
@@ -265,10 +266,14 @@ TEST(Trend, JsonHasTheDocumentedShape) {
   EXPECT_TRUE(resnet["points"][0]["throughput"].is_number());
   EXPECT_EQ(resnet["points"][0]["trials"].size(), 3u);
   ASSERT_EQ(resnet["change_points"].size(), 1u);
-  for (const char* key : {"started_at", "before", "after", "change", "p_value"}) {
-    EXPECT_TRUE(resnet["change_points"][0].contains(key)) << key;
-  }
-  EXPECT_LT(resnet["change_points"][0]["change"].get<double>(), -0.09);
+  // The fixture's 10 % step on the 11th night: the medians before and after it, their change,
+  // and a p-value under the rule's alpha.
+  const auto& change_point = resnet["change_points"][0];
+  EXPECT_EQ(change_point["started_at"], "2026-11-11T02:00:00Z");
+  EXPECT_DOUBLE_EQ(change_point["before"].get<double>(), 1263.25);
+  EXPECT_DOUBLE_EQ(change_point["after"].get<double>(), 1133.5);
+  EXPECT_NEAR(change_point["change"].get<double>(), 1133.5 / 1263.25 - 1, 1e-12);
+  EXPECT_LT(change_point["p_value"].get<double>(), doc["rule"]["alpha"].get<double>());
   EXPECT_EQ(doc["rule"]["min_segment"], 3);
 }
 
