@@ -1,6 +1,7 @@
 // Graph mode: a piece of device work captured once in a CUDA graph after warm-up
-// calls on a side stream, then replayed on the current stream (docs/method.md, docs/inference.md). CUDA
-// only: training's GraphedStep and inference's forward pass and decode step capture through it.
+// calls on a side stream, then replayed on the current stream (docs/method.md, docs/inference.md).
+// CUDA only: training's GraphedStep and inference's forward pass and decode step capture through
+// it.
 #pragma once
 
 #include <functional>
