@@ -30,16 +30,8 @@ std::string code(const std::string& text) {
   return text.empty() ? "" : "`" + text + "`";
 }
 
-std::string row(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const std::string& cell : cells) line += " " + markdown_cell(cell) + " |";
-  return line + "\n";
-}
-
 std::string header(const std::vector<std::string>& names) {
-  std::string rule = "|";
-  for (size_t i = 0; i < names.size(); ++i) rule += " --- |";
-  return row(names) + rule + "\n";
+  return markdown_row(names) + markdown_row(std::vector<std::string>(names.size(), "---"));
 }
 
 // The benchmark field an option of train, fit or infer stands for (benchmark_options.cpp made
@@ -60,13 +52,6 @@ const BenchmarkField* field_of(const CLI::Option& option) {
   return nullptr;
 }
 
-std::string field_default(const BenchmarkField& field) {
-  if (!field.default_text.empty()) return field.default_text;
-  if (field.default_value.is_null()) return "";
-  return field.default_value.is_string() ? field.default_value.get<std::string>()
-                                         : field.default_value.dump();
-}
-
 std::string option_names(const CLI::Option& option) {
   if (!option.nonpositional()) return option.get_name(true);
   std::string names;
@@ -84,12 +69,12 @@ std::string option_row(const CLI::Option& option) {
   if (const BenchmarkField* field = field_of(option)) {
     const bool negation = option.get_lnames().front().rfind("no-", 0) == 0;
     values = field->type == FieldType::kFlag ? "flag" : describe_rule(*field);
-    fallback = negation ? "" : field_default(*field);
+    fallback = negation ? "" : field->default_text;
     meaning = negation ? meaning : field->help;
   } else if (option.get_expected_max() == 0) {
     values = "flag";
   }
-  return row({code(option_names(option)), values, code(fallback), meaning});
+  return markdown_row({code(option_names(option)), values, code(fallback), meaning});
 }
 
 std::string subcommand_section(const CLI::App& command) {
@@ -112,8 +97,8 @@ std::string suite_keys_section() {
       header({"key", "values", "default", "identity", "result key", "meaning"});
   for (const BenchmarkField& field : benchmark_fields()) {
     if (!field.suite) continue;
-    out += row({code(field.key), describe_rule(field), code(field_default(field)),
-                field.identity ? "yes" : "no", code(field.result_key), field.help});
+    out += markdown_row({code(field.key), describe_rule(field), code(field.default_text),
+                         field.identity ? "yes" : "no", code(field.result_key), field.help});
   }
   return out + "\n";
 }
@@ -153,11 +138,11 @@ std::string models_reference() {
     }
     std::string inference = info->inference ? "yes" : "no";
     if (info->generates_text) inference += ", generates text";
-    out += row({code(info->name), join(info->aliases), info->task, input,
-                std::to_string(info->default_batch_size), info->sample_unit, sequence,
-                info->optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD",
-                join(info->lora_roles, ","), info->supports_activation_checkpointing ? "yes" : "no",
-                inference, info->reference});
+    out += markdown_row(
+        {code(info->name), join(info->aliases), info->task, input,
+         std::to_string(info->default_batch_size), info->sample_unit, sequence,
+         info->optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD", join(info->lora_roles, ","),
+         info->supports_activation_checkpointing ? "yes" : "no", inference, info->reference});
   }
   return out;
 }
@@ -167,7 +152,7 @@ std::string exit_codes_reference() {
                     "Every subcommand of `gpubench` and `gpubench-train`:\n\n" +
                     header({"exit code", "meaning"});
   for (const ExitCodeMeaning& exit_code : kExitCodes)
-    out += row({exit_code.code, exit_code.meaning});
+    out += markdown_row({exit_code.code, exit_code.meaning});
   return out;
 }
 

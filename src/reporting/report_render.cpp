@@ -116,15 +116,10 @@ std::string render_markdown(const Report& report) {
   std::string out = "# " + terminal_safe(report.title) + "\n";
   for (const ReportTable& table : report.tables) {
     out += "\n## " + terminal_safe(table.title) + "\n\n";
-    const auto row_line = [](const std::vector<std::string>& cells) {
-      std::vector<std::string> escaped;
-      for (const std::string& cell : cells) escaped.push_back(markdown_cell(cell));
-      return "| " + join(escaped, " | ") + " |\n";
-    };
     const std::vector<std::string> header = header_of(table);
-    out += row_line(header);
-    out += row_line(std::vector<std::string>(header.size(), "---"));
-    for (const ReportRow& row : table.rows) out += row_line(cells_of(row));
+    out += markdown_row(header);
+    out += markdown_row(std::vector<std::string>(header.size(), "---"));
+    for (const ReportRow& row : table.rows) out += markdown_row(cells_of(row));
   }
   return out;
 }

@@ -86,6 +86,12 @@ std::string markdown_cell(const std::string& text) {
   return out;
 }
 
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& cell : cells) line += " " + markdown_cell(cell) + " |";
+  return line + "\n";
+}
+
 std::string csv_field(const std::string& text) {
   std::string field = text;
   if (field.size() > 1 && std::string("=+-@\t\r").find(field.front()) != std::string::npos &&

@@ -32,6 +32,8 @@ std::string terminal_safe(const std::string& text);
 // A Markdown table cell: terminal_safe, with \ and | escaped, so a cell cannot end itself or
 // forge a row.
 std::string markdown_cell(const std::string& text);
+// One Markdown table row of markdown_cell()s: "| a | b |\n".
+std::string markdown_row(const std::vector<std::string>& cells);
 
 // A CSV field: a text cell that a spreadsheet would take for a formula (= + - @ tab or CR first,
 // more than that one character, and not a number) gets a leading ' (OWASP's CSV injection advice);
