@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Writes the reference pages of docs/reference/ from the code (`gpubench help-reference TOPIC`);
+# Writes the reference pages of docs/reference/ from the code (`gpubench help-reference TOPIC`,
+# and the folders' layers from scripts/folder-graph.py);
 # with --check, writes nothing and fails, showing the difference, where a committed page is not
 # what the code generates (a CTest test runs it so).
 #   usage: generate-docs.sh [--check] [BUILD_DIR]   (default $GPUBENCH_BUILD_DIR or build)
@@ -25,4 +26,14 @@ for topic in options models exit-codes; do
     status=1
   fi
 done
+# The folders' layers, from the #include lines of src/ (scripts/folder-graph.py).
+page=docs/reference/folders.md
+python3 scripts/folder-graph.py src --markdown >"$generated"
+if ! $check; then
+  cat "$generated" >"$page"
+elif ! diff -u "$page" "$generated"; then
+  echo "generate-docs: $page is not what scripts/folder-graph.py src --markdown prints;" \
+    "run: bash scripts/generate-docs.sh" >&2
+  status=1
+fi
 exit "$status"

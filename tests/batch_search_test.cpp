@@ -11,9 +11,9 @@
 #include "cpu_benchmark.h"
 #include "memory/batch_search.h"
 #include "results/result.h"
+#include "run/benchmark_runner.h"
+#include "run/resolve_benchmark.h"
 #include "test_helpers.h"
-#include "train/benchmark_runner.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench {
 namespace {

@@ -11,7 +11,7 @@
 #include "gpubench/build_info.h"
 #include "process/child_process.h"
 #include "test_helpers.h"
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {

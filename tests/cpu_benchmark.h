@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "train/resolve_benchmark.h"
+#include "run/resolve_benchmark.h"
 
 namespace gpubench::testing {
 

@@ -107,7 +107,7 @@ testing::CommandResult run_as_group_of_one(const std::string& arguments) {
 
 // A launcher's world of one joins a process group and all-reduces, as the NCCL group of one
 // does on a GPU. The exposed communication of its timed steps is read once the device has been
-// synchronised past them (on the CPU too: train/device_timers.h), and not the untimed step
+// synchronised past them (on the CPU too: torch_support/device_timers.h), and not the untimed step
 // that measures memory after them: read after that step, the run was recorded as failed.
 TEST(DataParallelCli, AGroupOfOneReadsItsTimedStepsCommunicationAndSucceeds) {
   ScratchDirectory dir("dp-group-of-one");

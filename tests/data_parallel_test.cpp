@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "distributed/rank_launcher.h"
 #include "process/child_process.h"
+#include "process/rank_launcher.h"
 #include "test_helpers.h"
 
 namespace gpubench {

@@ -9,8 +9,8 @@
 #include "models/bert.h"
 #include "models/llama.h"
 #include "models/model_registry.h"
+#include "run/precision_policy.h"
 #include "test_helpers.h"
-#include "train/precision_policy.h"
 #include "train/training_step.h"
 
 namespace gpubench {

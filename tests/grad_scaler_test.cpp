@@ -1,4 +1,4 @@
-#include "train/grad_scaler.h"
+#include "optim/grad_scaler.h"
 
 #include <cmath>
 #include <limits>

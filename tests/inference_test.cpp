@@ -8,7 +8,7 @@
 #include "infer/request_timing.h"
 #include "models/llama.h"
 #include "models/model_registry.h"
-#include "train/benchmark_runner.h"
+#include "run/benchmark_runner.h"
 
 namespace gpubench {
 namespace {

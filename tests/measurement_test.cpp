@@ -1,12 +1,12 @@
 // The measurement's arithmetic on a fake clock: no real time, every figure exact.
-#include "train/measurement.h"
+#include "run/measurement.h"
 
 #include <chrono>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 
-#include "train/device_timers.h"
+#include "torch_support/device_timers.h"
 
 namespace gpubench {
 namespace {

@@ -1,10 +1,10 @@
 // The bytes a run needs before its first activation, and when a run is refused for them.
-#include "train/memory_plan.h"
+#include "memory/memory_plan.h"
 
 #include <gtest/gtest.h>
 
 #include "models/model_registry.h"
-#include "train/resolve_benchmark.h"
+#include "run/resolve_benchmark.h"
 
 namespace gpubench {
 namespace {

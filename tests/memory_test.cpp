@@ -10,17 +10,17 @@
 #include <gtest/gtest.h>
 
 #include "cpu_benchmark.h"
-#include "memory/fit_prediction.h"
+#include "memory/memory_plan.h"
+#include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "models/model_registry.h"
 #include "results/result.h"
-#include "train/benchmark_runner.h"
-#include "train/compat.h"
-#include "train/memory_plan.h"
-#include "train/model_setup.h"
-#include "train/resolve_benchmark.h"
-#include "train/run_memory.h"
+#include "run/benchmark_runner.h"
+#include "run/model_setup.h"
+#include "run/resolve_benchmark.h"
+#include "torch_support/compat.h"
+#include "train/fit_probe.h"
 #include "train/training_step.h"
 
 namespace gpubench {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "train/compat.h"
-#include "train/multi_tensor_adamw.h"
+#include "optim/multi_tensor_adamw.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {

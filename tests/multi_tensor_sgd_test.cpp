@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "train/multi_tensor_sgd.h"
+#include "optim/multi_tensor_sgd.h"
 
 namespace gpubench {
 namespace {

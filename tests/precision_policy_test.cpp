@@ -1,12 +1,12 @@
-#include "train/precision_policy.h"
+#include "run/precision_policy.h"
 
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
 #include "cpu_benchmark.h"
-#include "train/benchmark_runner.h"
-#include "train/compat.h"
+#include "run/benchmark_runner.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {

@@ -1,13 +1,13 @@
 // From request to resolved benchmark: each default from its owner (the table, the model's
 // registration, the precision policy, the machine).
-#include "train/resolve_benchmark.h"
+#include "run/resolve_benchmark.h"
 
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "run/graph_mode.h"
 #include "spec/benchmark_fields.h"
-#include "train/compat.h"
-#include "train/graphed_step.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -217,7 +217,7 @@ TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   graphed.mode = Mode::kGraph;
   if (compat::kHasFusedSgd) {
     EXPECT_NE(
-        GraphedStep::unsupported_reason(graphed).find("cannot capture activation checkpointing"),
+        graph_mode_unsupported_reason(graphed).find("cannot capture activation checkpointing"),
         std::string::npos);
   }
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/tensor_memory.h"
-#include "train/device_timers.h"
+#include "torch_support/device_timers.h"
 #include "train/graphed_step.h"
 
 namespace gpubench {

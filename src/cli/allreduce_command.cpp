@@ -10,13 +10,13 @@
 #include "common/errors.h"
 #include "distributed/allreduce_benchmark.h"
 #include "distributed/collectives.h"
-#include "distributed/data_parallel_run.h"
-#include "distributed/rank_launcher.h"
 #include "process/child_process.h"
+#include "process/data_parallel_run.h"
+#include "process/rank_launcher.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {

@@ -6,11 +6,11 @@
 #include "commands.h"
 #include "common/byte_size.h"
 #include "common/errors.h"
-#include "memory/fit_prediction.h"
 #include "reporting/fit_verdicts.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
-#include "train/resolve_benchmark.h"
+#include "train/fit_probe.h"
 
 namespace gpubench::cli {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "commands.h"
 #include "common/errors.h"
+#include "common/text_table.h"
 #include "models/model_registry.h"
-#include "reporting/text_table.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "benchmark_options.h"
+#include "cli/progress_printer.h"
 #include "commands.h"
 #include "common/environment.h"
 #include "common/errors.h"
@@ -13,11 +14,10 @@
 #include "models/model_registry.h"
 #include "result_output.h"
 #include "results/result_path.h"
+#include "run/benchmark_runner.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
-#include "train/benchmark_runner.h"
-#include "train/progress_printer.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {

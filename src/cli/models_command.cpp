@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "common/text_table.h"
 #include "models/model_registry.h"
-#include "reporting/text_table.h"
 
 namespace gpubench::cli {
 namespace {

@@ -11,9 +11,9 @@
 #include "process/child_process.h"
 #include "process/suite_runner.h"
 #include "reporting/results_table.h"
+#include "run/resolve_benchmark.h"
 #include "spec/suite_file.h"
 #include "system/machine.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {

@@ -1,8 +1,8 @@
 // gpubench specs: the datasheet database side by side (no LibTorch, no GPU needed).
 #include "commands.h"
 #include "datasheets/datasheet_database.h"
-#include "datasheets/specs_table.h"
 #include "reporting/report.h"
+#include "reporting/specs_table.h"
 
 namespace gpubench::cli {
 

@@ -8,27 +8,27 @@
 #include <map>
 
 #include "benchmark_options.h"
+#include "cli/progress_printer.h"
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/byte_size.h"
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/log.h"
-#include "distributed/data_parallel_run.h"
 #include "distributed/launch_environment.h"
+#include "memory/memory_plan.h"
 #include "models/model_registry.h"
 #include "process/batch_probes.h"
 #include "process/child_process.h"
+#include "process/data_parallel_run.h"
 #include "reporting/results_table.h"
 #include "result_output.h"
 #include "results/result_path.h"
+#include "run/benchmark_runner.h"
+#include "run/graph_mode.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
-#include "train/benchmark_runner.h"
-#include "train/graphed_step.h"
-#include "train/memory_plan.h"
-#include "train/progress_printer.h"
-#include "train/resolve_benchmark.h"
 
 namespace gpubench::cli {
 namespace {
@@ -81,7 +81,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
   request.gpus = launch.world_size;
   const bool ours = launch.launcher == "gpubench";
   if (!ours && request.mode == Mode::kGraph) {
-    throw UsageError(GraphedStep::unsupported_in_process_group(launch.launcher, launch.world_size));
+    throw UsageError(graph_mode_unsupported_in_process_group(launch.launcher, launch.world_size));
   }
   if (request.batch_size == kSearchBatchSize) {
     throw UsageError(
@@ -96,7 +96,7 @@ std::string sample_unit(const ResolvedBenchmark& resolved) {
                      launch.launcher + " started " + std::to_string(launch.world_size));
   }
   if (resolved.mode == Mode::kGraph) {
-    throw UsageError(GraphedStep::unsupported_in_process_group(launch.launcher, launch.world_size));
+    throw UsageError(graph_mode_unsupported_in_process_group(launch.launcher, launch.world_size));
   }
   const std::string path = rank_result_path(
       launch,

@@ -13,10 +13,10 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const std::st
 // This process's environment.
 EnvironmentLookup process_environment();
 
-// Test hook, train/fault_injection.h: throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN].
+// Test hook, testing/fault_injection.h: throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN].
 inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
 // The host memory gpubench may use ("12G"), instead of MemAvailable divided among the ranks here
-// (train/memory_plan.h). For tests, and for a node shared with other jobs.
+// (memory/memory_plan.h). For tests, and for a node shared with other jobs.
 inline constexpr const char* kHostMemoryVariable = "GPUBENCH_HOST_MEMORY";
 // Set by gpubench's launcher for its ranks: the folder where every rank writes rank-N.json.
 inline constexpr const char* kRankResultsVariable = "GPUBENCH_RANK_RESULTS";

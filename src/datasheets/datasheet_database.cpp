@@ -9,7 +9,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_fields.h"
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 
 namespace gpubench {
 

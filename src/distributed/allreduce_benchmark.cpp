@@ -5,8 +5,8 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "reporting/text_table.h"
-#include "train/device_timers.h"
+#include "common/text_table.h"
+#include "torch_support/device_timers.h"
 
 namespace gpubench {
 namespace {

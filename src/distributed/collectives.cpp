@@ -17,8 +17,8 @@
 #include "common/errors.h"
 #include "spec/benchmark.h"
 #include "system/system_probe.h"
-#include "train/compat.h"
-#include "train/device_timers.h"
+#include "torch_support/compat.h"
+#include "torch_support/device_timers.h"
 
 namespace gpubench {
 

@@ -14,7 +14,7 @@
 #include <torch/torch.h>
 
 #include "distributed/collectives.h"
-#include "train/device_timers.h"
+#include "torch_support/device_timers.h"
 
 namespace gpubench {
 

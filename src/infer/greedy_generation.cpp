@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "train/device_timers.h"
+#include "torch_support/device_timers.h"
 
 namespace gpubench {
 namespace {

@@ -5,7 +5,7 @@
 #include <functional>
 #include <vector>
 
-#include "train/step_timer.h"
+#include "torch_support/step_timer.h"
 
 namespace gpubench {
 

@@ -9,7 +9,7 @@
 #include <torch/torch.h>
 
 #include "models/text_generation.h"
-#include "train/captured_graph.h"
+#include "torch_support/captured_graph.h"
 
 namespace gpubench {
 

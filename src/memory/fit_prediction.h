@@ -80,24 +80,4 @@ struct MemoryFit {
   int64_t max_batch(int64_t capacity) const;
 };
 
-struct FitOptions {
-  // Probe with one and two blocks even where the whole model could be built (tests).
-  bool force_blocks = false;
-  // On the CPU, the probes' sequence length is halved until the largest probe's forward and
-  // backward is at most this many FLOPs (the fit must take seconds, not hours, there).
-  double cpu_flop_budget = 2e11;
-  // ... but not below this length, the longest probe's (the others run at about a half and a
-  // quarter of it: 2 and 1 at the shortest). With batch 1 and 2 probed, the fit tells what
-  // grows per item from what grows once per step at every length, so short probes scale: for
-  // Llama 3 8B, probes up to length 4 predict its peak at 256 within 0.2 % of probes up to
-  // 128. CPU bf16 matmuls run on one core here, and short probes keep fit for Llama 3 8B under
-  // a minute.
-  int64_t shortest_probe = 3;
-};
-
-// Probes on benchmark.device (resolved: cpu or cuda). Throws UsageError for a benchmark it
-// cannot fit (batch max, several ranks are fine: the fit is per device) and when even the
-// probes do not fit the host.
-MemoryFit fit_memory(const ResolvedBenchmark& benchmark, const FitOptions& options = {});
-
 }  // namespace gpubench

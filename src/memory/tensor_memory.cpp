@@ -17,7 +17,7 @@
 #endif
 
 #include "results/memory_info.h"
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench::tensor_memory {
 namespace {

@@ -31,7 +31,7 @@ void set_limit(torch::Device device, int64_t bytes);
 
 // Whether the device's memory came within 10 % of `limit` (0: the device's total) since the last
 // reset: reserved bytes on CUDA, tensor bytes on the CPU. Decides whether a library error that a
-// failed workspace allocation also causes counts as out of memory (train/compat.h).
+// failed workspace allocation also causes counts as out of memory (torch_support/compat.h).
 bool near_limit(torch::Device device, int64_t limit);
 
 // A CUDA device's total memory; 0 on the CPU.

@@ -7,8 +7,8 @@
 
 #include <torch/torch.h>
 
+#include "optim/multi_tensor_optimizer.h"
 #include "results/memory_info.h"
-#include "train/multi_tensor_optimizer.h"
 
 namespace gpubench {
 

@@ -7,7 +7,7 @@
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #endif
 
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {

@@ -6,7 +6,7 @@
 #include "models/adapted_linear.h"
 #include "models/fine_tuning_model.h"
 #include "models/flop_counter.h"
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench::models {
 namespace {

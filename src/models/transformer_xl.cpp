@@ -4,7 +4,7 @@
 
 #include "models/flop_counter.h"
 #include "models/layers.h"
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench::models {
 namespace {

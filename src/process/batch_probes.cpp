@@ -5,13 +5,13 @@
 #include "common/input_limits.h"
 #include "common/log.h"
 #include "memory/batch_search.h"
+#include "memory/memory_plan.h"
 #include "memory/tensor_memory.h"
 #include "process/child_process.h"
 #include "process/temporary_folder.h"
 #include "process/train_child.h"
 #include "results/result.h"
 #include "spec/benchmark_fields.h"
-#include "train/memory_plan.h"
 
 namespace gpubench {
 namespace {

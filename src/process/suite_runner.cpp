@@ -10,7 +10,7 @@
 #include "process/temporary_folder.h"
 #include "process/train_child.h"
 #include "results/result_path.h"
-#include "train/benchmark_runner.h"
+#include "run/benchmark_runner.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;

@@ -3,8 +3,8 @@
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/text_table.h"
 #include "datasheets/datasheet_database.h"
-#include "reporting/text_table.h"
 
 namespace gpubench {
 

@@ -5,7 +5,7 @@
 
 #include "common/enum_names.h"
 #include "common/errors.h"
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 #include "results/statistics.h"
 
 namespace gpubench {

@@ -8,7 +8,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 #include "results/statistics.h"
 #include "spec/benchmark_fields.h"
 

@@ -7,8 +7,8 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/text_table.h"
 #include "reporting/report.h"
-#include "reporting/text_table.h"
 
 namespace gpubench {
 namespace {

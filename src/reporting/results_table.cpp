@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {

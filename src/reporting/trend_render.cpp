@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/text_table.h"
 #include "reporting/report.h"
-#include "reporting/text_table.h"
 #include "reporting/trend.h"
 
 namespace gpubench {

@@ -83,7 +83,7 @@ struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
   std::string error;
-  std::string oom_cause;  // status oom: what failed to allocate (train/compat.h)
+  std::string oom_cause;  // status oom: what failed to allocate (torch_support/compat.h)
   std::string source;     // where a published figure comes from
   ResolvedBenchmark benchmark;
   std::string model_reference;

@@ -1,5 +1,5 @@
 // What to measure. A BenchmarkRequest holds what the user said (flags, a suite entry), with every
-// setting optional; resolving it (train/resolve_benchmark.h) gives a ResolvedBenchmark with every
+// setting optional; resolving it (run/resolve_benchmark.h) gives a ResolvedBenchmark with every
 // setting decided, which is what runs, what a child process receives and what a result records.
 // Each setting is described once, in spec/benchmark_fields.h.
 #pragma once

@@ -21,7 +21,7 @@
 #include "gpubench/build_info.h"
 #include "system/gpu_topology.h"
 #include "system/machine.h"
-#include "train/compat.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 std::string read_hostname() {

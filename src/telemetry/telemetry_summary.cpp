@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 #include "results/statistics.h"
 #include "telemetry/telemetry_source.h"
 

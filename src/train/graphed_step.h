@@ -13,24 +13,15 @@
 #include <torch/torch.h>
 
 #include "models/model_registry.h"
+#include "run/graph_mode.h"
 #include "spec/benchmark.h"
-#include "train/captured_graph.h"
+#include "torch_support/captured_graph.h"
 #include "train/training_step.h"
 
 namespace gpubench {
 
-// Eager steps before a training step is captured: PyTorch's notes on CUDA graphs warm a whole
-// network up for three iterations on a side stream before capturing it.
-inline constexpr int kGraphCaptureWarmupSteps = 3;
-
 class GraphedStep {
  public:
-  // Why this benchmark cannot run in graph mode with this gpubench, or empty when it can.
-  static std::string unsupported_reason(const ResolvedBenchmark& benchmark);
-  // Why graph mode cannot run as one of `world_size` ranks that `launcher` started: decided from
-  // the process group, since a launcher's world of one still joins one and all-reduces.
-  static std::string unsupported_in_process_group(const std::string& launcher, int world_size);
-
   // Runs `warmup_steps` eager steps of `step` on a side stream, the last of them measuring its
   // memory (step.last_step_memory()), then captures one.
   // With `rehearsal`, no device graph (CapturedGraph::rehearsal): for tests on the CPU.

@@ -1,8 +1,8 @@
 #include "train/training_step.h"
 
 #include "memory/tensor_memory.h"
-#include "train/multi_tensor_adamw.h"
-#include "train/multi_tensor_sgd.h"
+#include "optim/multi_tensor_adamw.h"
+#include "optim/multi_tensor_sgd.h"
 
 namespace gpubench {
 

@@ -11,9 +11,9 @@
 #include "distributed/gradient_synchronizer.h"
 #include "memory/training_memory.h"
 #include "models/model_registry.h"
-#include "train/grad_scaler.h"
-#include "train/multi_tensor_optimizer.h"
-#include "train/precision_policy.h"
+#include "optim/grad_scaler.h"
+#include "optim/multi_tensor_optimizer.h"
+#include "run/precision_policy.h"
 
 namespace gpubench {
 

@@ -5,7 +5,7 @@
 
 #include "datasheets/datasheet_database.h"
 #include "datasheets/run_efficiency.h"
-#include "datasheets/specs_table.h"
+#include "reporting/specs_table.h"
 #include "test_helpers.h"
 
 namespace gpubench {

@@ -16,7 +16,7 @@
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/json_fields.h"
-#include "reporting/text_table.h"
+#include "common/text_table.h"
 #include "spec/suite_file.h"
 
 namespace gpubench {

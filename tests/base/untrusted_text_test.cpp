@@ -8,10 +8,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/text_table.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "reporting/results_table.h"
-#include "reporting/text_table.h"
 #include "reporting/trend.h"
 #include "results/statistics.h"
 

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The folders of src/ and which include which, derived from the #include lines.
+
+  folder-graph.py SRC_DIR            check: exit 1 on an include cycle between folders or on an
+                                     include from a folder into a layer above its own
+  folder-graph.py SRC_DIR --markdown the layers, as docs/reference/folders.md shows them
+
+The layers are the folders' places in LAYERS below, top first; an include must go to a folder of
+a lower layer (or its own folder). Folders not listed are an error: a new folder takes a place.
+"""
+import collections
+import pathlib
+import re
+import sys
+
+# Top first. A folder may include folders of the layers below it, never of its own layer or above.
+LAYERS = [
+    [("cli", "the subcommands: thin, one file each")],
+    [("process", "child processes: suite entries, data-parallel ranks, batch probes")],
+    [("train", "the training workload (a step, graph capture) and fit's probes"),
+     ("infer", "the inference workloads: forward passes, text generation")],
+    [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
+             "the workload registry, resolving a request, the trials' timing")],
+    [("memory", "memory plans, tensor accounting, the fit model"),
+     ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],
+    [("models", "the model zoo, one file per family, each registering itself"),
+     ("optim", "SGD, AdamW (multi-tensor, fused), the grad scaler"),
+     ("telemetry", "power, clocks and energy (NVML, RAPL)")],
+    [("system", "the machine: GPUs, topology, versions")],
+    [("torch_support", "LibTorch compatibility, device timers, CUDA-graph capture"),
+     ("testing", "test hooks (fault injection)")],
+    [("reporting", "report, compare, regress, trend, specs (no LibTorch)")],
+    [("datasheets", "GPU datasheets, run efficiency (no LibTorch)")],
+    [("results", "result files (no LibTorch)")],
+    [("spec", "the benchmark's settings, suites (no LibTorch)")],
+    [("common", "errors, files, text tables, JSON helpers (no LibTorch)")],
+]
+# Included from outside src/: the generated build information.
+EXTERNAL = {"gpubench"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/[^"]+"', re.M)
+
+
+def edges_of(src):
+    edges = collections.defaultdict(list)  # (from, to) -> [file]
+    for path in sorted(src.rglob("*")):
+        if path.suffix not in (".h", ".cpp") or not path.is_file():
+            continue
+        folder = path.relative_to(src).parts[0]
+        for target in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            if target != folder and target not in EXTERNAL:
+                edges[(folder, target)].append(str(path.relative_to(src)))
+    return edges
+
+
+def cycles(folders, edges):
+    graph = collections.defaultdict(set)
+    for a, b in edges:
+        graph[a].add(b)
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(folders):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def main():
+    src = pathlib.Path(sys.argv[1])
+    markdown = "--markdown" in sys.argv[2:]
+    layer_of = {}
+    for depth, layer in enumerate(LAYERS):
+        for name, _ in layer:
+            layer_of[name] = depth
+    folders = sorted(p.name for p in src.iterdir() if p.is_dir())
+    edges = edges_of(src)
+    problems = []
+    for folder in folders:
+        if folder not in layer_of:
+            problems.append(f"src/{folder}/ has no layer: give it one in scripts/folder-graph.py")
+    for component in cycles(folders, edges):
+        members = set(component)
+        via = [f"{a} -> {b} ({', '.join(sorted(set(files)))})" for (a, b), files in sorted(edges.items())
+               if a in members and b in members]
+        problems.append("include cycle between " + ", ".join(component) + ": " + "; ".join(via))
+    for (a, b), files in sorted(edges.items()):
+        if a in layer_of and b in layer_of and layer_of[b] <= layer_of[a]:
+            where = "its own layer" if layer_of[b] == layer_of[a] else "a layer above"
+            problems.append(f"{a} includes {b}, {where} ({', '.join(sorted(set(files)))})")
+    if problems:
+        for problem in problems:
+            print("folder-graph: " + problem, file=sys.stderr)
+        return 1
+    if markdown:
+        print("# Folders and layers\n")
+        print("Generated by `scripts/folder-graph.py src --markdown` from the `#include` lines of "
+              "`src/` (a CTest test fails on an include cycle between folders, on an include "
+              "into the same or a higher layer, and on this page out of date). Each folder "
+              "includes only folders of the layers below its own.\n")
+        print("| layer | folders | what | includes |")
+        print("| --- | --- | --- | --- |")
+        for depth, layer in enumerate(LAYERS):
+            for name, what in layer:
+                targets = sorted({b for (a, b) in edges if a == name},
+                                 key=lambda f: (layer_of[f], f))
+                print(f"| {depth + 1} | `{name}/` | {what} | {', '.join(targets) or '-'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+#include "common/text_table.h"
+
+#include <cmath>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace gpubench {
+
+std::string TextTable::render() const {
+  std::vector<size_t> widths(header_.size(), 0);
+  // Cells come from result files: shown with their control characters escaped.
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : rows_) {
+    std::vector<std::string> safe;
+    for (const auto& cell : row) safe.push_back(terminal_safe(cell));
+    rows.push_back(std::move(safe));
+  }
+  auto measure = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  };
+  measure(header_);
+  for (const auto& row : rows) measure(row);
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (size_t i = 0; i < widths.size(); ++i) {
+      const std::string cell = i < row.size() ? row[i] : "";
+      out += cell;
+      if (i + 1 < widths.size()) out += std::string(widths[i] - cell.size() + 2, ' ');
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  std::vector<std::string> rule;
+  for (size_t width : widths) rule.push_back(std::string(width, '-'));
+  out += line(rule);
+  for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+namespace {
+
+std::string hex_escape(const char* prefix, unsigned value, int digits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%s%0*x", prefix, digits, value);
+  return text;
+}
+
+bool is_number(const std::string& text) {
+  if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+}  // namespace
+
+std::string terminal_safe(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7f) {
+      out += hex_escape("\\x", c, 2);
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls, as CSI (U+009B)
+      out += hex_escape("\\u", next, 4);
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : terminal_safe(text)) {
+    if (c == '\\' || c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& cell : cells) line += " " + markdown_cell(cell) + " |";
+  return line + "\n";
+}
+
+std::string csv_field(const std::string& text) {
+  std::string field = text;
+  if (field.size() > 1 && std::string("=+-@\t\r").find(field.front()) != std::string::npos &&
+      !is_number(field)) {
+    field = "'" + field;
+  }
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string escape_markup(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          out += hex_escape("\\x", static_cast<unsigned char>(c), 2);
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string format_fixed(double value, int decimals) {
+  // Inputs are checked finite where they are read; a ratio of extremes can still overflow.
+  if (!std::isfinite(value)) return "n/a";
+  char text[64];
+  if (std::fabs(value) >= 1e15) {  // past what a result may carry: no 300-digit cells
+    std::snprintf(text, sizeof(text), "%.3e", value);
+  } else {
+    std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+  }
+  return text;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,246 @@
+// gpubench infer's workloads (docs/inference.md): forward passes of a batch (throughput from
+// device-synchronised windows, as training measures steps; latency per request, each
+// synchronised) and, for the models that generate text, greedy generation with a preallocated
+// key/value cache (prefill and decode rates, time to first token, time per output token). Half
+// precision as inference engines run it: the weights themselves in fp16 or bf16, no autocast;
+// fp32 and tf32 as in training.
+#include <numeric>
+
+#include <torch/torch.h>
+
+#include "infer/greedy_generation.h"
+#include "infer/request_timing.h"
+#include "infer/static_decode.h"
+#include "memory/run_memory.h"
+#include "memory/tensor_memory.h"
+#include "memory/training_memory.h"
+#include "results/statistics.h"
+#include "run/run_session.h"
+#include "torch_support/captured_graph.h"
+
+namespace gpubench {
+namespace {
+
+std::optional<torch::ScalarType> weight_dtype(Precision precision) {
+  if (precision == Precision::kFp16) return torch::kHalf;
+  if (precision == Precision::kBf16) return torch::kBFloat16;
+  return std::nullopt;
+}
+
+int64_t weight_bytes(torch::nn::Module& module) {
+  std::vector<torch::Tensor> tensors = module.parameters();
+  for (const torch::Tensor& buffer : module.buffers()) tensors.push_back(buffer);
+  return storage_bytes(tensors);
+}
+
+// What both inference workloads share: the model in its weights' dtype, in eval and inference
+// mode; the memory as weights, the key/value cache (other) and the rest of the peak, the
+// forward pass's transient tensors (activations).
+class InferenceWorkload : public Workload {
+ public:
+  void describe(RunSession& session) override {
+    Result& result = session.result();
+    result.optimizer.clear();
+    if (session.info().generates_text) result.metrics.throughput_unit = "tokens/sec";
+    result.metrics.inference.present = true;
+  }
+
+  // Models counted from their configuration are built in the weights' dtype and drawn on the
+  // device; the others are counted on an instance in float32 first.
+  void record_counts(RunSession& session, const ModelStats& stats) override {
+    Result& result = session.result();
+    result.params = stats.params;
+    result.trainable_params = 0;
+    result.metrics.forward_flops_per_sample = stats.forward_flops;
+  }
+
+  void prepare(RunSession& session) override {
+    TrainableModel& model = *session.model();
+    dtype_ = weight_dtype(session.benchmark().precision);
+    if (dtype_) model.cast_for_inference(*dtype_);
+    model.module().eval();
+    weights_ = weight_bytes(model.module());
+    inference_mode_.emplace();
+  }
+
+  MemoryReport memory_breakdown(RunSession& session) override {
+    const torch::Device device = session.device();
+    const int64_t kv_cache = session.result().metrics.inference.kv_cache_bytes;
+    MemoryBreakdown parts;
+    parts.weights = weights_;
+    const int64_t peak = tensor_memory::peak_allocated_bytes(device);
+    parts.activations = std::max<int64_t>(0, peak - weights_ - kv_cache);
+    return memory_report(device, kMemoryMeasured, peak, parts);
+  }
+
+  std::optional<MemoryReport> memory_at_failure(RunSession& session) override {
+    MemoryBreakdown parts;
+    parts.weights = weights_;
+    return memory_report(session.device(), kMemoryAtFailure,
+                         tensor_memory::peak_allocated_bytes(session.device()), parts);
+  }
+
+ protected:
+  std::optional<torch::ScalarType> dtype_;
+
+ private:
+  int64_t weights_ = 0;
+  std::optional<c10::InferenceMode> inference_mode_;
+};
+
+struct Forward {
+  TrainableModel& model;
+  SyntheticBatch batch;
+  void operator()() const { model.inference_output(batch); }
+};
+
+// Forward passes of the batch: throughput trials, then one request per timed pass.
+class ForwardWorkload : public InferenceWorkload {
+ public:
+  TrialPlan start(RunSession& session) override {
+    const ResolvedBenchmark& spec = session.benchmark();
+    TrainableModel& model = *session.model();
+    SyntheticBatch batch =
+        model.synthetic_batch(spec.batch_size, session.device(), spec.channels_last);
+    if (dtype_ && batch.inputs.is_floating_point()) batch.inputs = batch.inputs.to(*dtype_);
+    forward_ = Forward{model, batch};
+    int warmup = spec.warmup_steps;
+    if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
+      graph_ = std::make_unique<CapturedGraph>(forward_, session.device(), std::max(1, warmup));
+      session.result().metrics.graph_capture_ms = graph_->capture_ms();
+      forward_ = [this] { graph_->replay(); };
+      warmup = 0;
+    }
+    return {warmup, spec.steps, spec.repeat,
+            static_cast<double>(spec.batch_size * model.samples_per_item())};
+  }
+
+  void step() override { forward_(); }
+
+  Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer& timer,
+                      const MeasurementHooks& hooks) override {
+    const Measurement measured = Workload::measure(session, plan, timer, hooks);
+    const ResolvedBenchmark& spec = session.benchmark();
+    session.result().metrics.inference.request_latency_ms =
+        summarize_latency(time_requests(timer, spec.steps * spec.repeat, forward_));
+    return measured;
+  }
+
+  void fill_metrics(RunSession& session, const Measurement& measured) override {
+    TrainableModel& model = *session.model();
+    Metrics& metrics = session.result().metrics;
+    if (model.tokens_per_item() > 0) {
+      metrics.sequences_per_second = measured.throughput;
+      metrics.tokens_per_second =
+          measured.throughput * static_cast<double>(model.tokens_per_item());
+    }
+    metrics.achieved_tflops =
+        static_cast<double>(metrics.forward_flops_per_sample) * measured.throughput / 1e12;
+  }
+
+ private:
+  std::function<void()> forward_;
+  std::unique_ptr<CapturedGraph> graph_;
+};
+
+// Greedy generations: `warmup_steps` untimed, then `repeat` trials of `steps` generations. A
+// trial's throughput is its decode tokens over its decode time. Graph mode: each decode step a
+// replay of one captured step.
+class GenerateWorkload : public InferenceWorkload {
+ public:
+  TrialPlan start(RunSession& session) override {
+    const ResolvedBenchmark& spec = session.benchmark();
+    device_ = session.device();
+    gen_len_ = spec.gen_len;
+    generator_ = session.model()->text_generator();
+    if (!generator_) throw std::logic_error(spec.model + " generates text but has no generator");
+    cache_.emplace(generator_->allocate_cache(spec.batch_size, spec.prompt_len + spec.gen_len,
+                                              device_, dtype_.value_or(torch::kFloat)));
+    InferenceMetrics& inference = session.result().metrics.inference;
+    inference.kv_cache_bytes = cache_->bytes();
+    inference.kv_cache_bytes_per_token = cache_->bytes_per_token();
+    prompt_ = torch::randint(generator_->vocab_size(), {spec.batch_size, spec.prompt_len},
+                             torch::TensorOptions().device(device_).dtype(torch::kLong));
+    if (spec.mode == Mode::kGraph) {
+      graphed_ =
+          std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
+      session.result().metrics.graph_capture_ms = graphed_->capture_ms();
+    }
+    const double decoded_per_generation =
+        static_cast<double>(spec.batch_size) * static_cast<double>(spec.gen_len - 1);
+    return {spec.warmup_steps, spec.steps, spec.repeat, decoded_per_generation};
+  }
+
+  void step() override {
+    last_ = generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, graphed_.get());
+  }
+
+  Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer&,
+                      const MeasurementHooks& hooks) override {
+    for (int i = 0; i < plan.warmup_steps; ++i) {
+      step();
+      if (hooks.progress) hooks.progress({true, 0, plan.repeat, i + 1, plan.warmup_steps, 0});
+    }
+    if (hooks.before_first_timed_step) hooks.before_first_timed_step();
+    const double prompt_tokens = static_cast<double>(session.benchmark().batch_size) *
+                                 static_cast<double>(session.benchmark().prompt_len);
+    InferenceMetrics& inference = session.result().metrics.inference;
+    std::vector<double> requests, first_tokens, steps, prefill_rates;
+    Measurement measured;
+    for (int trial = 1; trial <= plan.repeat; ++trial) {
+      if (hooks.window_opened) hooks.window_opened();
+      double decode_ms = 0;
+      for (int i = 1; i <= plan.steps; ++i) {
+        step();
+        inference.kv_cache_reallocated |= last_.cache_reallocated;
+        requests.push_back(last_.total_ms);
+        first_tokens.push_back(last_.time_to_first_token_ms);
+        prefill_rates.push_back(prompt_tokens / (last_.time_to_first_token_ms / 1e3));
+        steps.insert(steps.end(), last_.decode_step_ms.begin(), last_.decode_step_ms.end());
+        decode_ms += std::accumulate(last_.decode_step_ms.begin(), last_.decode_step_ms.end(), 0.0);
+        if (hooks.progress) hooks.progress({false, trial, plan.repeat, i, plan.steps, 0});
+      }
+      if (hooks.window_closed) hooks.window_closed();
+      measured.trials.push_back(plan.samples_per_step * plan.steps / (decode_ms / 1e3));
+    }
+    measured.throughput = median(measured.trials);
+    measured.step_time_ms = summarize(steps);
+    inference.prefill_tokens_per_second = median(prefill_rates);
+    inference.request_latency_ms = summarize_latency(requests);
+    inference.time_to_first_token_ms = summarize_latency(first_tokens);
+    inference.time_per_output_token_ms = summarize_latency(steps);
+    return measured;
+  }
+
+  void fill_metrics(RunSession& session, const Measurement& measured) override {
+    Metrics& metrics = session.result().metrics;
+    metrics.tokens_per_second = measured.throughput;
+    metrics.inference.decode_tokens_per_second = measured.throughput;
+  }
+
+ private:
+  torch::Device device_ = torch::kCPU;
+  int64_t gen_len_ = 0;
+  TextGenerator* generator_ = nullptr;
+  std::optional<KvCache> cache_;
+  torch::Tensor prompt_;
+  std::unique_ptr<StaticDecode> graphed_;
+  Generation last_;
+};
+
+const WorkloadRegistration kForwardWorkload{
+    {"infer-forward", "forward passes of a synthetic batch (gpubench infer)",
+     [](const ResolvedBenchmark& benchmark, const ModelInfo& info) {
+       return benchmark.task == Task::kInfer && !info.generates_text;
+     },
+     [] { return std::make_unique<ForwardWorkload>(); }}};
+
+const WorkloadRegistration kGenerateWorkload{
+    {"generate", "greedy text generation with a key/value cache (gpubench infer, LLMs)",
+     [](const ResolvedBenchmark& benchmark, const ModelInfo& info) {
+       return benchmark.task == Task::kInfer && info.generates_text;
+     },
+     [] { return std::make_unique<GenerateWorkload>(); }}};
+
+}  // namespace
+}  // namespace gpubench

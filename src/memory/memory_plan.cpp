@@ -1,0 +1,67 @@
+#include "memory/memory_plan.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace gpubench {
+
+MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, const ModelInfo& info,
+                       const ModelOptions& options) {
+  const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16;
+  const bool half_frozen = b.tuning == Tuning::kLora && half;
+  const OptimizerKind optimizer = info.optimizer;
+  const int64_t frozen = stats.params - stats.trainable_params;
+  MemoryPlan plan;
+  plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
+  plan.gradients = 4 * stats.trainable_params;
+  // AdamW: two moments; SGD: the momentum buffer.
+  plan.optimizer_state = (optimizer == OptimizerKind::kAdamW ? 8 : 4) * stats.trainable_params;
+  plan.host_build = plan.weights;
+  if (info.activation_bytes)
+    plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
+  return plan;
+}
+
+std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
+                             int64_t host_available, int64_t device_memory) {
+  const std::string recipe =
+      b.model + " (" + to_string(b.tuning) + ", " + to_string(b.precision) + ")";
+  if (plan.host_build > host_available) {
+    return "out of memory before the run: " + recipe + " is built on the host, " +
+           bytes_text(plan.host_build) + " of weights, and the host has " +
+           bytes_text(host_available) + " available";
+  }
+  const int64_t device = b.device == DeviceKind::kCpu ? host_available : device_memory;
+  if (plan.device_total() > device) {
+    return "out of memory before the run: " + recipe + " needs " + bytes_text(plan.device_total()) +
+           " for weights (" + bytes_text(plan.weights) + "), gradients (" +
+           bytes_text(plan.gradients) + ") and optimiser state (" +
+           bytes_text(plan.optimizer_state) + ") before any activation, and the " +
+           (b.device == DeviceKind::kCpu
+                ? std::string("host has ") + bytes_text(device) + " available"
+                : "GPU has " + bytes_text(device));
+  }
+  if (b.device == DeviceKind::kCpu && plan.device_total() + plan.activations > host_available) {
+    return "out of memory before the run: " + recipe + " needs " + bytes_text(plan.device_total()) +
+           " for weights, gradients and optimiser state and about " + bytes_text(plan.activations) +
+           " of activations at batch " + std::to_string(b.batch_size) +
+           (b.seq_len > 0 ? ", seq " + std::to_string(b.seq_len) : "") +
+           " (estimated), and the host has " + bytes_text(host_available) +
+           " available (--activation-checkpointing or a smaller batch needs less)";
+  }
+  return "";
+}
+
+std::optional<int64_t> host_available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,100 @@
+#include "process/data_parallel_run.h"
+
+#include <filesystem>
+
+#if GPUBENCH_WITH_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+#include "common/log.h"
+
+#include "common/errors.h"
+#include "distributed/collectives.h"
+#include "process/rank_launcher.h"
+#include "process/temporary_folder.h"
+#include "process/train_child.h"
+#include "system/machine.h"
+
+namespace gpubench {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string rank_file(const std::string& folder, int rank) {
+  return (fs::path(folder) / ("rank-" + std::to_string(rank) + ".json")).string();
+}
+
+}  // namespace
+
+torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch) {
+  if (kind != DeviceKind::kCuda) return torch::kCPU;
+  const int count = read_machine_facts().cuda_device_count;
+  const int index = count == 1 ? 0 : launch.local_rank;
+  if (index >= count) {
+    throw UsageError("local rank " + std::to_string(launch.local_rank) +
+                     " has no CUDA device: " + std::to_string(count) + " visible");
+  }
+#if GPUBENCH_WITH_CUDA
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+#endif
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvironment& launch,
+                             RunContext context) {
+  const torch::Device device = device_for_rank(resolved.device, launch);
+  const std::chrono::seconds timeout(resolved.timeout_s);
+  std::unique_ptr<Collectives> collectives;
+  try {
+    collectives = Collectives::connect(launch, device, timeout);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& error) {
+    Result failed = failed_result_for(
+        resolved, "rank " + std::to_string(launch.rank) + " could not join the other " +
+                      std::to_string(launch.world_size - 1) + " rank(s) at " + launch.master_addr +
+                      ":" + std::to_string(launch.master_port) + ": " + first_line(error.what()));
+    failed.distributed.launcher = launch.launcher;
+    return failed;
+  }
+  log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
+             collectives->backend(), device.str());
+  context.rank.collectives = collectives.get();
+  context.rank.device_index = device.is_cuda() ? device.index() : 0;
+  context.rank.launcher = launch.launcher;
+  if (launch.rank != 0) context.progress = {};
+  Result result = run_benchmark(resolved, context);
+  if (result.status == RunStatus::kOk) collectives->shutdown();
+  return result;
+}
+
+std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path) {
+  if (!launch.rank_results_folder.empty())
+    return rank_file(launch.rank_results_folder, launch.rank);
+  return launch.rank == 0 ? output_path : "";
+}
+
+Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOptions& options) {
+  // In the temp folder, not beside the result: a run killed before it cleans up must not leave
+  // rank files where `report` looks for results.
+  const TemporaryFolder folder("gpubench-ranks");
+  const std::vector<std::string> argv =
+      train_child_command(resolved, folder.file("benchmark.json"),
+                          {options.executable, options.log_level, options.result_path});
+  const auto failure =
+      launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
+                         {{kRankResultsVariable, folder.path()}});
+  const int reported_rank = failure ? failure->rank : 0;
+  std::optional<Result> written = read_result_if_present(rank_file(folder.path(), reported_rank));
+  const std::string rank = "rank " + std::to_string(reported_rank);
+  if (written && !failure) return *written;
+  if (written && written->status != RunStatus::kOk) {
+    written->error = rank + ": " + written->error;
+    return *written;
+  }
+  const std::string how = failure ? failure->outcome.describe() : "exit code 0";
+  return failed_result_for(resolved,
+                           rank + " " + how + (written ? "" : " without writing a result"));
+}
+
+}  // namespace gpubench

@@ -1,0 +1,23 @@
+// Runs one resolved benchmark on this process's device and measures it (docs/method.md): the
+// workload that runs it (train, infer-forward, generate) in a RunSession.
+#pragma once
+
+#include <string>
+
+#include "results/result.h"
+#include "run/run_context.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+// Never throws for a run-time failure: an out-of-memory gives status oom, anything else
+// status failed, both with the error text. With several ranks every rank runs this; the
+// result's throughput is global and its metrics are rank 0's, with the exposed communication
+// and peak memory of the worst rank.
+Result run_benchmark(const ResolvedBenchmark& benchmark, const RunContext& context = {});
+
+// The result of a run that never reported (a child that died): result_for (run/run_session.h)
+// with the error, and the datasheet.
+Result failed_result_for(const ResolvedBenchmark& benchmark, const std::string& error);
+
+}  // namespace gpubench

@@ -1,0 +1,238 @@
+#include "run/resolve_benchmark.h"
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "models/adapted_linear.h"
+#include "models/model_registry.h"
+#include "run/graph_mode.h"
+#include "run/precision_policy.h"
+#include "spec/benchmark_fields.h"
+
+namespace gpubench {
+namespace {
+
+// CPU ranks and threads past this many per logical CPU only queue for the cores (and a typo's
+// million ranks would fork until the kernel refuses).
+constexpr int kMaxPerLogicalCpu = 4;
+
+int most_per_machine(const MachineFacts& machine) {
+  return kMaxPerLogicalCpu * std::max(1, machine.cpu_cores);
+}
+
+std::string logical_cpus(const MachineFacts& machine) {
+  return "this machine has " + std::to_string(std::max(1, machine.cpu_cores)) + " logical CPU(s)";
+}
+
+void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machine) {
+  if (b.threads > most_per_machine(machine)) {
+    throw UsageError("threads " + std::to_string(b.threads) + ": " + logical_cpus(machine) +
+                     "; at most " + std::to_string(most_per_machine(machine)) +
+                     " threads per rank");
+  }
+}
+
+std::string models_where(bool (*holds)(const ModelInfo&)) {
+  std::vector<std::string> names;
+  for (const ModelInfo* model : ModelRegistry::instance().all()) {
+    if (holds(*model)) names.push_back(model->name);
+  }
+  return join(names);
+}
+
+std::string fine_tuning_models() {
+  return models_where([](const ModelInfo& m) { return m.default_seq_len > 0; });
+}
+
+// seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
+// the LoRA targets in canonical form (the model's role order; every role is "all-linear").
+void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
+                         ResolvedBenchmark& out) {
+  if (info.default_seq_len == 0 && request.seq_len) {
+    throw UsageError("seq_len applies to the fine-tuning models (" + fine_tuning_models() +
+                     "), not to '" + info.name + "'");
+  }
+  if (info.default_seq_len > 0) {
+    out.seq_len = request.seq_len.value_or(info.default_seq_len);
+    if (info.max_seq_len > 0 && out.seq_len > info.max_seq_len) {
+      throw UsageError("seq_len " + std::to_string(out.seq_len) + " is more than " + info.name +
+                       "'s " + std::to_string(info.max_seq_len) + " positions");
+    }
+  }
+  if (out.tuning == Tuning::kLora && info.lora_roles.empty()) {
+    throw UsageError("tuning 'lora' applies to the fine-tuning models (" + fine_tuning_models() +
+                     "); '" + info.name + "' trains in full only");
+  }
+  if (out.tuning == Tuning::kFull) {
+    for (const auto& [given, key] : {std::pair{request.lora_rank.has_value(), "lora_rank"},
+                                     std::pair{request.lora_alpha.has_value(), "lora_alpha"},
+                                     std::pair{request.lora_targets.has_value(), "lora_targets"}}) {
+      if (given) throw UsageError(std::string(key) + " applies to tuning 'lora' only");
+    }
+    out.lora_rank = 0;
+    out.lora_alpha = 0;
+    out.lora_targets.clear();
+  } else {
+    const auto targets = layers::parse_lora_targets(out.lora_targets, info.lora_roles, info.name);
+    out.lora_targets = targets.size() == info.lora_roles.size() ? "all-linear" : join(targets, ",");
+    for (const std::string& target : targets) {
+      const auto limit = info.lora_rank_limits.find(target);
+      if (limit != info.lora_rank_limits.end() && out.lora_rank > limit->second) {
+        throw UsageError("lora_rank " + std::to_string(out.lora_rank) + " is more than " +
+                         std::to_string(limit->second) + ", the smaller side of " + info.name +
+                         "'s '" + target + "' projection: at most " +
+                         std::to_string(limit->second) + " with these targets");
+      }
+    }
+  }
+  if (out.activation_checkpointing && !info.supports_activation_checkpointing) {
+    throw UsageError("activation_checkpointing applies to the transformer models (" +
+                     fine_tuning_models() + "), not to '" + info.name + "'");
+  }
+}
+
+// task infer: what the model serves, checked; prompt and generation lengths for the models
+// that generate text (their requests are those, not a sequence length).
+void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
+                       ResolvedBenchmark& out) {
+  auto generating = [](const ModelInfo& m) { return m.generates_text; };
+  const bool lengths_given = request.prompt_len || request.gen_len;
+  if (out.task == Task::kTrain) {
+    if (lengths_given) {
+      throw UsageError(
+          "prompt_len and gen_len apply to inference (gpubench infer) of the models "
+          "that generate text (" +
+          models_where(generating) + ")");
+    }
+    return;
+  }
+  if (!info.inference) {
+    throw UsageError("'" + info.name + "' has no inference path in gpubench; infer runs " +
+                     models_where([](const ModelInfo& m) { return m.inference; }));
+  }
+  if (out.batch_size == kSearchBatchSize) {
+    throw UsageError(
+        "batch_size max searches for the largest batch that trains; infer takes "
+        "batch sizes (a list such as 1,8,32)");
+  }
+  if (out.gpus > 1) {
+    throw UsageError("infer runs on one device, not " + std::to_string(out.gpus) +
+                     " (--gpus 1); data parallelism is for training");
+  }
+  if (out.tuning == Tuning::kLora || out.activation_checkpointing) {
+    throw UsageError(
+        "infer runs the model's own weights: tuning 'lora' and "
+        "activation_checkpointing are training settings");
+  }
+  if (!info.generates_text) {
+    if (lengths_given) {
+      throw UsageError("prompt_len and gen_len apply to the models that generate text (" +
+                       models_where(generating) + "), not to '" + info.name + "'");
+    }
+    return;
+  }
+  if (request.seq_len) {
+    throw UsageError("seq_len does not apply to infer with " + info.name +
+                     ": its requests are a prompt (prompt_len) and generated tokens (gen_len)");
+  }
+  out.seq_len = 0;
+  out.prompt_len = request.prompt_len.value_or(kDefaultPromptLength);
+  out.gen_len = request.gen_len.value_or(kDefaultGenerationLength);
+  if (out.gen_len < 2) {
+    throw UsageError("gen_len must be at least 2, got " + std::to_string(out.gen_len) +
+                     ": the prompt's pass gives the first token, the decode the rest");
+  }
+  if (info.max_seq_len > 0 && out.prompt_len + out.gen_len > info.max_seq_len) {
+    throw UsageError("prompt_len " + std::to_string(out.prompt_len) + " + gen_len " +
+                     std::to_string(out.gen_len) + " is more than " + info.name + "'s " +
+                     std::to_string(info.max_seq_len) + " positions");
+  }
+  // A generation is a request of gen_len steps: a few make a trial.
+  if (!request.warmup_steps) out.warmup_steps = 1;
+  if (!request.steps) out.steps = 2;
+}
+
+}  // namespace
+
+ModelOptions model_options_for(const ResolvedBenchmark& b) {
+  ModelOptions options;
+  options.tgt_len = b.tgt_len;
+  options.mem_len = b.mem_len;
+  options.seq_len = b.seq_len;
+  options.tuning = b.tuning;
+  options.activation_checkpointing = b.activation_checkpointing;
+  if (b.tuning == Tuning::kLora) {
+    const ModelInfo& info = ModelRegistry::instance().get(b.model);
+    options.lora.rank = b.lora_rank;
+    options.lora.alpha = b.lora_alpha;
+    options.lora.targets = layers::parse_lora_targets(b.lora_targets, info.lora_roles, info.name);
+  }
+  return options;
+}
+
+DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine) {
+  const DeviceKind device = requested != DeviceKind::kAuto
+                                ? requested
+                                : (machine.cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu);
+  if (device == DeviceKind::kCuda && !machine.cuda_available) {
+    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+  }
+  // CPU ranks that gpubench starts here; ranks a launcher started are the launcher's business.
+  if (device == DeviceKind::kCpu && machine.local_ranks == 0 && ranks > most_per_machine(machine)) {
+    throw UsageError("gpus " + std::to_string(ranks) + " CPU ranks: " + logical_cpus(machine) +
+                     "; at most " + std::to_string(most_per_machine(machine)) + " CPU ranks (" +
+                     std::to_string(kMaxPerLogicalCpu) + " per logical CPU)");
+  }
+  const int ranks_here = machine.local_ranks > 0 ? machine.local_ranks : ranks;
+  const bool one_device_per_task = machine.local_ranks > 0 && machine.cuda_device_count == 1;
+  if (device == DeviceKind::kCuda && ranks_here > machine.cuda_device_count &&
+      !one_device_per_task) {
+    throw UsageError("--gpus " + std::to_string(ranks_here) + " on this machine but only " +
+                     std::to_string(machine.cuda_device_count) + " CUDA device(s) present");
+  }
+  return device;
+}
+
+ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine) {
+  ResolvedBenchmark out = with_fixed_defaults(request);
+  const ModelInfo& info = ModelRegistry::instance().get(out.model);
+  out.model = info.name;
+  out.device = resolve_device(out.device, out.gpus, machine);
+  if (const std::string why = PrecisionPolicy::unsupported_reason(out.precision, out.device);
+      !why.empty()) {
+    throw UsageError(why);
+  }
+  out.batch_size = request.batch_size.value_or(info.default_batch_size);
+  out.channels_last = request.channels_last.value_or(
+      info.prefers_channels_last &&
+      PrecisionPolicy::favours_channels_last(out.precision, out.device));
+  if (!info.sequence_model && (request.tgt_len || request.mem_len)) {
+    throw UsageError("tgt_len and mem_len apply to language models only, not to '" + info.name +
+                     "'");
+  }
+  if (info.sequence_model) {
+    out.tgt_len = request.tgt_len.value_or(info.default_tgt_len);
+    out.mem_len = request.mem_len.value_or(info.default_mem_len);
+  }
+  resolve_fine_tuning(request, info, out);
+  resolve_inference(request, info, out);
+  if (info.minimum_warmup_steps) {
+    const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);
+    if (out.warmup_steps < needed) {
+      throw UsageError("warmup_steps " + std::to_string(out.warmup_steps) + " are too few for " +
+                       info.name + ": it needs at least " + std::to_string(needed));
+    }
+  }
+  // CPU ranks on one machine share its cores.
+  const int ranks_here = machine.local_ranks > 0 ? machine.local_ranks : out.gpus;
+  const int cores = std::max(1, machine.cpu_cores);
+  out.threads = request.threads.value_or(
+      out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores);
+  check_machine_bounds(out, machine);
+  if (const std::string why = graph_mode_unsupported_reason(out); !why.empty()) {
+    throw UsageError(why);
+  }
+  return out;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,31 @@
+// Where a run happens and what watches it: this process's place among the ranks, progress,
+// a test fault, the host memory it may take.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "distributed/collectives.h"
+#include "run/measurement.h"
+#include "testing/fault_injection.h"
+
+namespace gpubench {
+
+// This process's place in a data-parallel run. The default is a single process.
+struct RankContext {
+  Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
+  int device_index = 0;                // CUDA device of this rank
+  std::string launcher = "none";
+};
+
+struct RunContext {
+  RankContext rank;
+  ProgressCallback progress;            // rank 0's; empty for the others
+  std::optional<FaultInjection> fault;  // made to happen at the first timed step
+  // The host memory this process may take, which the run's planned bytes are checked against
+  // (memory/memory_plan.h); unset: MemAvailable.
+  std::optional<int64_t> host_memory_available;
+};
+
+}  // namespace gpubench

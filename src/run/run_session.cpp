@@ -1,0 +1,137 @@
+#include "run/run_session.h"
+
+#include "common/errors.h"
+#include "datasheets/run_efficiency.h"
+#include "memory/run_memory.h"
+#include "memory/tensor_memory.h"
+#include "run/model_setup.h"
+#include "run/resolve_benchmark.h"
+#include "run/run_telemetry.h"
+#include "system/system_probe.h"
+#include "torch_support/compat.h"
+#include "torch_support/device_timers.h"
+
+namespace gpubench {
+namespace {
+
+void describe_placement(const RankContext& rank, DistributedInfo& info) {
+  info.launcher = rank.launcher;
+  if (!rank.collectives) return;
+  info.world_size = rank.collectives->world_size();
+  info.nodes = rank.collectives->nodes();
+  info.backend = rank.collectives->backend();
+}
+
+// The largest peak memory of any rank.
+void record_peak_over_ranks(const RankContext& rank, Result& result) {
+  if (!rank.collectives) return;
+  result.metrics.peak_memory_bytes = static_cast<int64_t>(
+      rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
+}
+
+}  // namespace
+
+Result result_for(const ResolvedBenchmark& resolved) {
+  const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
+  Result result = planned_result(resolved);
+  result.model_reference = info.reference;
+  result.model_family = info.family;
+  result.input_shape = info.input_shape;
+  result.metrics.throughput_unit = info.sample_unit + "/sec";
+  result.optimizer = info.optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD";
+  result.system = collect_system_info();
+  result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
+                                           "none", resolved.telemetry_interval_ms);
+  return result;
+}
+
+RunSession::RunSession(const ResolvedBenchmark& benchmark, const RunContext& context)
+    : benchmark_(benchmark),
+      context_(context),
+      started_(std::chrono::steady_clock::now()),
+      setup_(benchmark, context.rank.device_index),
+      result_(result_for(benchmark)) {
+  describe_placement(context.rank, result_.distributed);
+}
+
+int RunSession::world_size() const {
+  return context_.rank.collectives ? context_.rank.collectives->world_size() : 1;
+}
+
+Result RunSession::run(Workload& workload) {
+  workload.describe(*this);
+  try {
+    build_model(workload);
+    workload.prepare(*this);
+    tensor_memory::reset_peak(device());
+    measure(workload);
+  } catch (const std::exception& error) {
+    record_failure(workload, error);
+  }
+  attach_datasheet(result_);  // after the metrics: the share of peak needs the achieved TFLOP/s
+  result_.duration_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return result_;
+}
+
+// Models too large to build everywhere are counted from their configuration, so the memory
+// check comes before anything is allocated, and their weights are drawn where they run.
+void RunSession::build_model(Workload& workload) {
+  options_ = model_options_for(benchmark_);
+  std::optional<ModelStats> counted;
+  if (info().count) counted = info().count(options_);
+  if (counted) {
+    result_.params = counted->params;
+    result_.trainable_params = counted->trainable_params;
+    workload.check_counted(*this, *counted);
+  }
+  options_.defer_initialization = counted.has_value();
+  model_ = gpubench::build_model(info(), options_, benchmark_, policy());
+  workload.record_counts(*this, counted ? *counted : measure_instance(*model_));  // on the CPU
+  place_model(*model_, device(), options_, benchmark_.channels_last);
+}
+
+void RunSession::measure(Workload& workload) {
+  const TrialPlan plan = workload.start(*this);
+  auto timer = make_step_timer(device());
+  const RankContext& rank = context_.rank;
+  if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
+  RunTelemetry telemetry(benchmark_, rank);
+  MeasurementHooks hooks;
+  hooks.progress = context_.progress;
+  hooks.window_opened = [&telemetry] { telemetry.window_opened(); };
+  hooks.window_closed = [&telemetry] { telemetry.window_closed(); };
+  if (context_.fault) hooks.before_first_timed_step = [this] { context_.fault->trigger(); };
+  const Measurement measured = workload.measure(*this, plan, *timer, hooks);
+  Metrics& metrics = result_.metrics;
+  metrics.trials = measured.trials;
+  metrics.step_time_ms = measured.step_time_ms;
+  metrics.throughput = measured.throughput;
+  metrics.per_device_throughput = metrics.throughput / world_size();
+  workload.fill_metrics(*this, measured);
+  record_peak_memory(device(), metrics);
+  metrics.memory = workload.memory_breakdown(*this);
+  record_peak_over_ranks(rank, result_);
+  result_.telemetry =
+      telemetry.report(plan.samples_per_step * benchmark_.steps * benchmark_.repeat);
+}
+
+void RunSession::record_failure(Workload& workload, const std::exception& error) {
+  const auto* refused = dynamic_cast<const OutOfMemoryBeforeRun*>(&error);
+  result_.oom_cause =
+      refused != nullptr ? "planned before the run"
+                         : compat::out_of_memory_cause(
+                               error, tensor_memory::near_limit(device(), benchmark_.memory_limit));
+  const bool oom = !result_.oom_cause.empty();
+  result_.status = oom ? RunStatus::kOom : RunStatus::kFailed;
+  result_.error = first_line(error.what());
+  if (refused != nullptr) {
+    result_.metrics.memory = refused->planned;
+  } else if (oom) {
+    if (std::optional<MemoryReport> memory = workload.memory_at_failure(*this)) {
+      result_.metrics.memory = *memory;
+    }
+  }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,32 @@
+#include "run/run_setup.h"
+
+#include "memory/tensor_memory.h"
+
+namespace gpubench {
+namespace {
+
+torch::Device device_of(const ResolvedBenchmark& benchmark, int device_index) {
+  return benchmark.device == DeviceKind::kCuda
+             ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device_index))
+             : torch::Device(torch::kCPU);
+}
+
+}  // namespace
+
+RunSetup::RunSetup(const ResolvedBenchmark& benchmark, int device_index)
+    : benchmark_(benchmark),
+      info_(ModelRegistry::instance().get(benchmark.model)),
+      device_(device_of(benchmark, device_index)),
+      policy_(benchmark.precision, device_) {
+  policy_.apply_global_flags(benchmark.deterministic);  // first: the system block records them
+  tensor_memory::track_cpu_tensors();
+  tensor_memory::set_limit(device_, benchmark.memory_limit);
+  at::set_num_threads(benchmark.threads);
+  torch::manual_seed(static_cast<uint64_t>(benchmark.seed));
+}
+
+RunSetup::~RunSetup() {
+  tensor_memory::set_limit(device_, 0);
+}
+
+}  // namespace gpubench

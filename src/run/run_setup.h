@@ -1,0 +1,34 @@
+// The first steps of every run on a device, `fit`'s probes included: the device, the precision
+// policy and its global flags, the intra-op threads, the seed, CPU tensor accounting and the
+// memory limit (lifted again when the setup ends).
+#pragma once
+
+#include <torch/torch.h>
+
+#include "models/model_registry.h"
+#include "run/precision_policy.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+class RunSetup {
+ public:
+  // `device_index`: the CUDA device of this rank (unused on the CPU).
+  RunSetup(const ResolvedBenchmark& benchmark, int device_index);
+  ~RunSetup();
+  RunSetup(const RunSetup&) = delete;
+  RunSetup& operator=(const RunSetup&) = delete;
+
+  const ResolvedBenchmark& benchmark() const { return benchmark_; }
+  const ModelInfo& info() const { return info_; }
+  torch::Device device() const { return device_; }
+  const PrecisionPolicy& policy() const { return policy_; }
+
+ private:
+  const ResolvedBenchmark& benchmark_;
+  const ModelInfo& info_;
+  torch::Device device_;
+  PrecisionPolicy policy_;
+};
+
+}  // namespace gpubench

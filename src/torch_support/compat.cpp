@@ -1,0 +1,183 @@
+#include "torch_support/compat.h"
+
+#include <cctype>
+#include <cstring>
+
+#include <ATen/autocast_mode.h>
+#include <c10/util/Exception.h>
+
+#include <cmath>
+#if GPUBENCH_TORCH_AT_LEAST(2, 7)
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#endif
+
+namespace gpubench::compat {
+
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+
+bool autocast_enabled(c10::DeviceType device) {
+  return at::autocast::is_autocast_enabled(device);
+}
+
+void set_autocast_enabled(c10::DeviceType device, bool enabled) {
+  at::autocast::set_autocast_enabled(device, enabled);
+}
+
+void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
+  at::autocast::set_autocast_dtype(device, dtype);
+}
+
+at::ScalarType autocast_dtype(c10::DeviceType device) {
+  return at::autocast::get_autocast_dtype(device);
+}
+
+#else
+
+bool autocast_enabled(c10::DeviceType device) {
+  return device == c10::DeviceType::CPU ? at::autocast::is_cpu_enabled()
+                                        : at::autocast::is_enabled();
+}
+
+void set_autocast_enabled(c10::DeviceType device, bool enabled) {
+  if (device == c10::DeviceType::CPU) {
+    at::autocast::set_cpu_enabled(enabled);
+  } else {
+    at::autocast::set_enabled(enabled);
+  }
+}
+
+void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
+  if (device == c10::DeviceType::CPU) {
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  } else {
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  }
+}
+
+at::ScalarType autocast_dtype(c10::DeviceType device) {
+  return device == c10::DeviceType::CPU ? at::autocast::get_autocast_cpu_dtype()
+                                        : at::autocast::get_autocast_gpu_dtype();
+}
+
+#endif
+
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v, double dropout, bool causal) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 0)
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, dropout, causal);
+#else
+  at::Tensor scores =
+      at::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(q.size(-1)));
+  if (causal) {
+    const at::Tensor future =
+        at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);
+    scores = scores.masked_fill(future, -INFINITY);
+  }
+  at::Tensor weights = at::softmax(scores, -1);
+  if (dropout > 0) weights = at::dropout(weights, dropout, /*train=*/true);
+  return at::matmul(weights, v);
+#endif
+}
+
+void set_tf32(bool matmul, bool cudnn) {
+  at::globalContext().setAllowTF32CuBLAS(matmul);
+  at::globalContext().setAllowTF32CuDNN(cudnn);
+}
+
+bool tf32_matmul_enabled() {
+  return at::globalContext().allowTF32CuBLAS();
+}
+
+bool tf32_cudnn_enabled() {
+  return at::globalContext().allowTF32CuDNN();
+}
+
+std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit) {
+  // The allocators' own words: c10's caching allocator and CUDA ("CUDA out of memory", "CUDA
+  // error: out of memory"), LibTorch's CPU allocator ("DefaultCPUAllocator: not enough memory").
+  for (const char* words : {"out of memory", "not enough memory"}) {
+    if (what.find(words) != std::string::npos) return words;
+  }
+  // A library that could not allocate its workspace says so in its status name:
+  // CUBLAS_STATUS_ALLOC_FAILED, CUDNN_STATUS_ALLOC_FAILED, CUSOLVER_STATUS_ALLOC_FAILED,
+  // CUSPARSE_STATUS_ALLOC_FAILED, CUFFT_ALLOC_FAILED.
+  const size_t failed = what.find("_ALLOC_FAILED");
+  if (failed != std::string::npos) {
+    size_t start = failed;
+    while (start > 0 && (std::isupper(static_cast<unsigned char>(what[start - 1])) != 0 ||
+                         what[start - 1] == '_')) {
+      --start;
+    }
+    return what.substr(start, failed + std::strlen("_ALLOC_FAILED") - start);
+  }
+  // cuDNN reports a workspace it could not allocate as an internal error, or as no engine that
+  // can run the convolution: an allocation failure only when memory was at its limit.
+  if (near_limit) {
+    for (const char* words : {"CUDNN_STATUS_INTERNAL_ERROR", "unable to find an engine"}) {
+      if (what.find(words) != std::string::npos) {
+        return std::string(words) + " at the memory limit (a workspace allocation failed)";
+      }
+    }
+  }
+  return "";
+}
+
+std::string out_of_memory_cause(const std::exception& error, bool near_limit) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&error) != nullptr) {
+    return "the caching allocator (c10::OutOfMemoryError)";
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+    return "operator new (std::bad_alloc)";
+  return out_of_memory_cause_of_message(error.what(), near_limit);
+}
+
+void shutdown_collective_backend([[maybe_unused]] CollectiveBackend& backend) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 7)
+  backend.shutdown();
+#endif
+}
+
+void fused_sgd_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::TensorList grads,
+                [[maybe_unused]] at::TensorList momentum_buffers,
+                [[maybe_unused]] double weight_decay, [[maybe_unused]] double momentum,
+                [[maybe_unused]] double lr, [[maybe_unused]] double dampening,
+                [[maybe_unused]] bool nesterov, [[maybe_unused]] bool is_first_step,
+                [[maybe_unused]] const std::optional<at::Tensor>& found_inf) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4) && GPUBENCH_WITH_CUDA
+  at::_fused_sgd_(params, grads, momentum_buffers, weight_decay, momentum, lr, dampening, nesterov,
+                  /*maximize=*/false, is_first_step, /*grad_scale=*/std::nullopt, found_inf);
+#else
+  TORCH_CHECK(false, "this LibTorch has no fused SGD");
+#endif
+}
+
+bool fused_adamw_available([[maybe_unused]] const c10::Device& device) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+  return device.is_cpu() || (device.is_cuda() && GPUBENCH_WITH_CUDA);
+#else
+  return false;
+#endif
+}
+
+void fused_adamw_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::TensorList grads,
+                  [[maybe_unused]] at::TensorList exp_avgs,
+                  [[maybe_unused]] at::TensorList exp_avg_sqs,
+                  [[maybe_unused]] at::TensorList state_steps, [[maybe_unused]] double lr,
+                  [[maybe_unused]] double beta1, [[maybe_unused]] double beta2,
+                  [[maybe_unused]] double weight_decay, [[maybe_unused]] double eps,
+                  [[maybe_unused]] const std::optional<at::Tensor>& found_inf) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, state_steps, lr,
+                    beta1, beta2, weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false,
+                    /*grad_scale=*/std::nullopt, found_inf);
+#else
+  TORCH_CHECK(false, "this LibTorch has no fused AdamW");
+#endif
+}
+
+std::string libtorch_version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
+
+}  // namespace gpubench::compat

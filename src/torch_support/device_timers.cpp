@@ -1,0 +1,167 @@
+#include "torch_support/device_timers.h"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+
+#if GPUBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace gpubench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How many times the CPU "device" has been synchronised. Host marks carry the count at their
+// recording, so that reading an interval on the CPU obeys CUDA's rule for events: an interval
+// whose end the device has not been synchronised past cannot be read (cudaEventElapsedTime
+// raises cudaErrorNotReady). A run that reads too early then fails on the CPU as on a GPU.
+std::atomic<uint64_t> host_synchronisations{0};
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+class HostStepTimer : public StepTimer {
+ public:
+  void start_window() override {
+    marks_.clear();
+    synchronize_device(torch::kCPU);
+    wait_for_all_ranks();
+    start_ = Clock::now();
+    marks_.push_back(start_);
+  }
+  void mark_step() override { marks_.push_back(Clock::now()); }
+  double elapsed_seconds() const override { return seconds_between(start_, Clock::now()); }
+  WindowTiming stop_window() override {
+    synchronize_device(torch::kCPU);
+    wait_for_all_ranks();
+    WindowTiming timing;
+    timing.seconds = seconds_between(start_, Clock::now());
+    for (size_t i = 1; i < marks_.size(); ++i) {
+      timing.step_times_ms.push_back(1000.0 * seconds_between(marks_[i - 1], marks_[i]));
+    }
+    return timing;
+  }
+
+ private:
+  Clock::time_point start_;
+  std::vector<Clock::time_point> marks_;
+};
+
+#if GPUBENCH_WITH_CUDA
+class CudaStepTimer : public StepTimer {
+ public:
+  explicit CudaStepTimer(torch::Device device) : device_(device) {}
+  void start_window() override {
+    synchronize_device(device_);
+    wait_for_all_ranks();
+    events_.clear();
+    start_ = Clock::now();
+    record();
+  }
+  void mark_step() override { record(); }
+  double elapsed_seconds() const override { return seconds_between(start_, Clock::now()); }
+  WindowTiming stop_window() override {
+    synchronize_device(device_);
+    wait_for_all_ranks();
+    WindowTiming timing;
+    timing.seconds = seconds_between(start_, Clock::now());
+    for (size_t i = 1; i < events_.size(); ++i) {
+      timing.step_times_ms.push_back(events_[i - 1]->elapsed_time(*events_[i]));
+    }
+    return timing;
+  }
+
+ private:
+  void record() {
+    auto event = std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault);
+    event->record(c10::cuda::getCurrentCUDAStream(device_.index()));
+    events_.push_back(std::move(event));
+  }
+  torch::Device device_;
+  Clock::time_point start_;
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events_;
+};
+#endif
+
+}  // namespace
+
+struct HostMark {
+  Clock::time_point time;
+  uint64_t synchronisations = 0;  // host_synchronisations when it was recorded
+};
+
+struct DeviceIntervals::Marks {
+  torch::Device device = torch::kCPU;
+  std::vector<HostMark> host;
+#if GPUBENCH_WITH_CUDA
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events;
+#endif
+};
+
+DeviceIntervals::DeviceIntervals(torch::Device device) : marks_(std::make_unique<Marks>()) {
+  marks_->device = device;
+}
+DeviceIntervals::~DeviceIntervals() = default;
+
+void DeviceIntervals::begin() {
+#if GPUBENCH_WITH_CUDA
+  if (marks_->device.is_cuda()) {
+    auto event = std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault);
+    event->record(c10::cuda::getCurrentCUDAStream(marks_->device.index()));
+    marks_->events.push_back(std::move(event));
+    return;
+  }
+#endif
+  marks_->host.push_back({Clock::now(), host_synchronisations.load()});
+}
+
+void DeviceIntervals::end() {
+  begin();
+}
+
+std::vector<double> DeviceIntervals::take_ms() {
+  std::vector<double> out;
+#if GPUBENCH_WITH_CUDA
+  auto& events = marks_->events;
+  for (size_t i = 1; i < events.size(); i += 2) {
+    out.push_back(events[i - 1]->elapsed_time(*events[i]));
+  }
+  events.clear();
+#endif
+  auto& host = marks_->host;
+  for (size_t i = 1; i < host.size(); i += 2) {
+    if (host[i].synchronisations == host_synchronisations.load()) {
+      host.clear();
+      throw std::logic_error(
+          "a device interval was read before the device was synchronised past its end (CUDA "
+          "raises cudaErrorNotReady here)");
+    }
+    out.push_back(1000.0 * seconds_between(host[i - 1].time, host[i].time));
+  }
+  host.clear();
+  return out;
+}
+
+void synchronize_device(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) {
+    torch::cuda::synchronize(device.index());
+    return;
+  }
+#endif
+  if (device.is_cpu()) ++host_synchronisations;
+}
+
+std::unique_ptr<StepTimer> make_step_timer(torch::Device device) {
+#if GPUBENCH_WITH_CUDA
+  if (device.is_cuda()) return std::make_unique<CudaStepTimer>(device);
+#endif
+  (void)device;
+  return std::make_unique<HostStepTimer>();
+}
+
+}  // namespace gpubench

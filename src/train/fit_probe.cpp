@@ -1,0 +1,261 @@
+#include "train/fit_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include <torch/torch.h>
+
+#include "common/errors.h"
+#include "memory/memory_plan.h"
+#include "memory/tensor_memory.h"
+#include "memory/training_memory.h"
+#include "models/model_registry.h"
+#include "run/model_setup.h"
+#include "run/precision_policy.h"
+#include "run/resolve_benchmark.h"
+#include "run/run_setup.h"
+#include "train/training_step.h"
+
+namespace gpubench {
+namespace {
+
+// The whole model is probed where its weights and gradients take at most this much (on the CPU;
+// on a GPU, half its memory): more and the probes use one and two blocks.
+constexpr int64_t kWholeModelCpuBytes = int64_t{2} << 30;
+
+struct Shape {
+  int64_t batch, seq;
+};
+
+// What the probes of one model (whole, or with some blocks) give.
+struct ProbeFits {
+  int64_t weights = 0, gradients = 0, optimizer_states = 0, optimizer_workspace = 0;
+  BatchSeqFit inputs, activations, backward_extra;
+  int64_t gradient_peak_extra = 0;
+};
+
+std::vector<BatchSeqFit::Point> points_of(const std::vector<double>& x,
+                                          const std::vector<Shape>& shapes) {
+  std::vector<BatchSeqFit::Point> points;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    points.push_back({shapes[i].batch, shapes[i].seq, x[i]});
+  }
+  return points;
+}
+
+ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
+                      torch::Device device, const PrecisionPolicy& policy,
+                      const std::vector<Shape>& shapes, std::vector<ProbeReading>& readings) {
+  // Counted models are built undrawn and their weights zeroed on the device: memory does not
+  // depend on the values, and drawing billions of them on the CPU would take the minute.
+  options.defer_initialization = static_cast<bool>(info.count);
+  std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
+  ModelOptions placed = options;
+  placed.defer_initialization = false;
+  place_model(*model, device, placed, b.channels_last);
+  if (options.defer_initialization) {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : model->module().parameters()) parameter.zero_();
+  }
+  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, b.batch_size));
+  ProbeFits fits;
+  fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
+  fits.optimizer_states = step.optimizer().planned_state_bytes();
+  fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
+  std::vector<double> inputs, activations;
+  std::vector<BatchSeqFit::Point> backward_extra;
+  for (const Shape& shape : shapes) {
+    if (shape.seq > 0) model->set_sequence_length(shape.seq);
+    const int64_t before = tensor_memory::allocated_bytes(device);
+    const SyntheticBatch batch = model->synthetic_batch(shape.batch, device, b.channels_last);
+    ProbeReading reading;
+    reading.blocks = options.blocks;
+    reading.batch = shape.batch;
+    reading.seq = shape.seq;
+    reading.inputs = tensor_memory::allocated_bytes(device) - before;
+    if (device.is_cuda()) step.run_forward_backward(batch);  // cuDNN's autotuning, workspaces
+    // The smallest shape, the first, runs as a run does (gradients cleared first): backward's
+    // peak above the gradients is least there. The probes after it run with the gradients kept,
+    // for the activation-bound peak; the forward pass leaves the same activations. A model
+    // without a length has two probes, both needed kept.
+    const bool first = &shape == &shapes.front();
+    if (first) {
+      step.measure_memory_of_next_step(device);
+      step.run_forward_backward(batch);
+      reading.activations = step.last_step_memory().activations();
+      reading.peak_above_start = step.last_step_memory().peak_above_start();
+      fits.gradients = counted_training_state(model->module(), step.optimizer()).gradients;
+      fits.gradient_peak_extra = reading.peak_above_start - fits.gradients;
+    }
+    if (!first || shape.seq == 0) {
+      step.measure_memory_of_next_step(device);
+      step.run_forward_backward(batch, /*clear_gradients=*/false);
+      reading.activations = step.last_step_memory().activations();
+      reading.peak_above_start_kept = step.last_step_memory().peak_above_start();
+      backward_extra.push_back(
+          {shape.batch, shape.seq,
+           static_cast<double>(reading.peak_above_start_kept - reading.activations)});
+    }
+    reading.gradients = fits.gradients;
+    inputs.push_back(static_cast<double>(reading.inputs));
+    activations.push_back(static_cast<double>(reading.activations));
+    readings.push_back(reading);
+  }
+  fits.inputs = BatchSeqFit::from(points_of(inputs, shapes));
+  fits.activations = BatchSeqFit::from(points_of(activations, shapes));
+  fits.backward_extra = BatchSeqFit::from(backward_extra, /*for_peak=*/true);
+  return fits;
+}
+
+int64_t extended(int64_t one, int64_t two, double t) {
+  return std::llround(static_cast<double>(one) + t * static_cast<double>(two - one));
+}
+
+// Planned weights and gradients of the probe model, for the check that it can be built here.
+int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
+                            const ResolvedBenchmark& b) {
+  if (!info.count) return 0;
+  const MemoryPlan plan = plan_memory(info.count(options), b, info, options);
+  return plan.weights + plan.gradients;
+}
+
+// On CPUs with AVX-512 BF16 or AMX, LibTorch runs a bf16 matmul through oneDNN once it has more
+// than 16^3 multiply-adds (ATen's mkldnn_gemm_min_size) and through its own kernel below that,
+// and the two leave different temporaries in backward. Probes at a quarter, a half and the whole
+// of a short length straddle that size, and the curve through them misses the run's peak (a tiny
+// Llama's LoRA bf16 peak at seq 64 predicted 18 % low from probes at 4-16 on a Zen 4). The
+// probes of a sequence model on the CPU therefore run LibTorch's own kernels throughout, whose
+// temporaries matched the oneDNN run's there; the run itself is left as it is.
+class NativeCpuMatmuls {
+ public:
+  explicit NativeCpuMatmuls(bool active)
+      : active_(active), previous_(at::globalContext().userEnabledMkldnn()) {
+    if (active_) at::globalContext().setUserEnabledMkldnn(false);
+  }
+  ~NativeCpuMatmuls() {
+    if (active_) at::globalContext().setUserEnabledMkldnn(previous_);
+  }
+  NativeCpuMatmuls(const NativeCpuMatmuls&) = delete;
+  NativeCpuMatmuls& operator=(const NativeCpuMatmuls&) = delete;
+
+ private:
+  bool active_;
+  bool previous_;
+};
+
+// The probes' sequence lengths: the benchmark's, halved on the CPU until the largest probe
+// (batch 2) is within the FLOP budget.
+int64_t probe_length(const ModelInfo& info, const ModelOptions& options, const ResolvedBenchmark& b,
+                     const FitOptions& fit) {
+  int64_t seq = b.seq_len;
+  if (seq <= 0 || b.device == DeviceKind::kCuda || !info.count) return seq;
+  const double item_flops = static_cast<double>(info.count(options).train_flops()) *
+                            (info.sample_unit == "tokens" ? static_cast<double>(seq) : 1.0);
+  auto cost = [&](int64_t length) {
+    return 2.0 * item_flops * static_cast<double>(length) / static_cast<double>(seq);
+  };
+  while (seq > fit.shortest_probe && cost(seq) > fit.cpu_flop_budget) {
+    seq = std::max(fit.shortest_probe, (seq + 1) / 2);
+  }
+  return seq;
+}
+
+std::string shapes_text(const std::vector<Shape>& shapes) {
+  std::string text;
+  for (const Shape& shape : shapes) {
+    if (!text.empty()) text += ", ";
+    text += "batch " + std::to_string(shape.batch);
+    if (shape.seq > 0) text += " seq " + std::to_string(shape.seq);
+  }
+  return text;
+}
+
+}  // namespace
+
+MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
+  if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
+  const auto started = std::chrono::steady_clock::now();
+  const RunSetup setup(b, /*device_index=*/0);
+  const ModelInfo& info = setup.info();
+  const torch::Device device = setup.device();
+  const PrecisionPolicy& policy = setup.policy();
+  const ModelOptions options = model_options_for(b);
+
+  const int64_t whole_limit =
+      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
+  const bool by_blocks = info.blocks > 1 && (fit_options.force_blocks ||
+                                             planned_probe_bytes(info, options, b) > whole_limit);
+  ModelOptions one_block = options, two_blocks = options;
+  one_block.blocks = 1;
+  two_blocks.blocks = 2;
+  const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
+  // Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3
+  // at the shortest): what grows per item and what grows once per step are told apart at every
+  // length. Built up one by one: GCC
+  // 12 warns (wrongly, -Wnonnull) on assigning a braced list here.
+  std::vector<Shape> shapes;
+  if (seq > 0) {
+    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
+                  l1 = std::max<int64_t>(1, l3 / 4);
+    shapes.push_back({1, l1});
+    shapes.push_back({1, l2});
+    shapes.push_back({2, l2});
+    shapes.push_back({1, l3});
+    shapes.push_back({2, l3});
+  } else {
+    shapes.push_back({1, 0});
+    shapes.push_back({2, 0});
+  }
+  const std::optional<int64_t> host = host_available_memory();
+  if (host && !device.is_cuda()) {
+    const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
+    if (needed > *host) {
+      throw UsageError("fit cannot probe " + b.model + " here: its probe model needs " +
+                       bytes_text(needed) + " for weights and gradients and the host has " +
+                       bytes_text(*host) + " available");
+    }
+  }
+
+  MemoryFit fit;
+  fit.benchmark = b;
+  ProbeFits fits;
+  const NativeCpuMatmuls native_matmuls(!device.is_cuda() && seq > 0);
+  if (by_blocks) {
+    const ProbeFits one = probe_model(b, info, one_block, device, policy, shapes, fit.readings);
+    const ProbeFits two = probe_model(b, info, two_blocks, device, policy, shapes, fit.readings);
+    const double t = static_cast<double>(info.blocks - 1);
+    fits.weights = extended(one.weights, two.weights, t);
+    fits.gradients = extended(one.gradients, two.gradients, t);
+    fits.optimizer_states = extended(one.optimizer_states, two.optimizer_states, t);
+    fits.optimizer_workspace = extended(one.optimizer_workspace, two.optimizer_workspace, t);
+    fits.inputs = one.inputs;
+    fits.activations = BatchSeqFit::extended(one.activations, two.activations, t);
+    fits.backward_extra = BatchSeqFit::extended(one.backward_extra, two.backward_extra, t);
+    fits.gradient_peak_extra = extended(one.gradient_peak_extra, two.gradient_peak_extra, t);
+    fit.method = "forward and backward of the model with 1 and with 2 of its " +
+                 std::to_string(info.blocks) + " blocks at " + shapes_text(shapes) + " on the " +
+                 to_string(b.device) + ", extended to " + std::to_string(info.blocks) + " blocks";
+  } else {
+    fits = probe_model(b, info, options, device, policy, shapes, fit.readings);
+    fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +
+                 to_string(b.device);
+  }
+  fit.weights = fits.weights;
+  fit.gradients = fits.gradients;
+  fit.optimizer_states = fits.optimizer_states;
+  fit.optimizer_workspace = fits.optimizer_workspace;
+  fit.inputs = fits.inputs;
+  fit.activations = fits.activations;
+  fit.backward_extra = fits.backward_extra;
+  fit.gradient_peak_extra = fits.gradient_peak_extra;
+  if (seq > 0 && seq != b.seq_len) {
+    fit.method += ", scaled to seq " + std::to_string(b.seq_len);
+  }
+  fit.probe_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return fit;
+}
+
+}  // namespace gpubench

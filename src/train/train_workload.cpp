@@ -1,0 +1,184 @@
+// The training workload: one optimiser step of the model on a synthetic batch, eager or replayed
+// from a captured graph, its gradients averaged over the ranks (docs/method.md, docs/training.md).
+#include <torch/torch.h>
+
+#include "common/errors.h"
+#include "memory/memory_plan.h"
+#include "memory/run_memory.h"
+#include "memory/tensor_memory.h"
+#include "memory/training_memory.h"
+#include "results/statistics.h"
+#include "run/run_session.h"
+#include "torch_support/device_timers.h"
+#include "train/graphed_step.h"
+#include "train/training_step.h"
+
+namespace gpubench {
+namespace {
+
+// A run refused before it started: the bytes planned (memory/memory_plan.h).
+MemoryReport planned_memory(const MemoryPlan& plan) {
+  MemoryReport report;
+  report.basis = kMemoryPlanned;
+  report.breakdown.weights = plan.weights;
+  report.breakdown.gradients = plan.gradients;
+  report.breakdown.optimizer_states = plan.optimizer_state;
+  report.breakdown.activations = plan.activations;
+  report.peak_bytes = report.breakdown.total();
+  report.peak_source =
+      "planned before the run: counted from the configuration, activations "
+      "estimated";
+  return report;
+}
+
+class TrainWorkload : public Workload {
+ public:
+  void check_counted(RunSession& session, const ModelStats& counted) override {
+    const RunContext& context = session.context();
+    const std::optional<int64_t> host =
+        context.host_memory_available ? context.host_memory_available : host_available_memory();
+    if (!host) return;
+    const ResolvedBenchmark& spec = session.benchmark();
+    const torch::Device device = session.device();
+    const MemoryPlan plan = plan_memory(counted, spec, session.info(), session.model_options());
+    const std::string shortfall = memory_shortfall(
+        plan, spec, *host, device.is_cuda() ? tensor_memory::device_total_bytes(device) : *host);
+    if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall, planned_memory(plan));
+  }
+
+  void record_counts(RunSession& session, const ModelStats& stats) override {
+    const ResolvedBenchmark& spec = session.benchmark();
+    samples_per_step_ =
+        spec.batch_size * session.world_size() * session.model()->samples_per_item();
+    Result& result = session.result();
+    result.params = stats.params;
+    result.trainable_params = stats.trainable_params;
+    result.metrics.forward_flops_per_sample = stats.forward_flops;
+    result.metrics.train_flops_per_step = stats.train_flops() * samples_per_step_;
+  }
+
+  void prepare(RunSession& session) override {
+    const ResolvedBenchmark& spec = session.benchmark();
+    const RankContext& rank = session.rank();
+    TrainableModel& model = *session.model();
+    if (rank.collectives) {
+      // Identical weights everywhere (DDP's broadcast), then each rank its own data.
+      auto state = model.module().parameters();
+      for (auto& buffer : model.module().buffers()) state.push_back(buffer);
+      rank.collectives->broadcast_from_rank0(state);
+      synchronizer_ = std::make_unique<GradientSynchronizer>(
+          *rank.collectives, trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
+      torch::manual_seed(static_cast<uint64_t>(spec.seed) +
+                         static_cast<uint64_t>(rank.collectives->rank()));
+    }
+    batch_ = model.synthetic_batch(spec.batch_size, session.device(), spec.channels_last);
+    step_ = std::make_unique<TrainingStep>(
+        model, session.policy(),
+        optimizer_settings_for(session.info().optimizer, spec.batch_size * session.world_size()),
+        synchronizer_.get());
+    session.result().optimizer = step_->optimizer().description();
+    session.result().optimizer_impl = to_string(step_->optimizer().implementation());
+  }
+
+  TrialPlan start(RunSession& session) override {
+    const ResolvedBenchmark& spec = session.benchmark();
+    TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
+                   static_cast<double>(samples_per_step_)};
+    if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
+      if (session.rank().collectives) {
+        throw UsageError(
+            graph_mode_unsupported_in_process_group(session.rank().launcher, session.world_size()));
+      }
+      graphed_ = std::make_unique<GraphedStep>(*step_, batch_, session.device(), spec.warmup_steps);
+      session.result().metrics.graph_capture_ms = graphed_->capture_ms();
+      plan.warmup_steps = 0;
+    }
+    return plan;
+  }
+
+  void step() override { loss_ = graphed_ ? graphed_->run() : step_->run(batch_); }
+
+  void fill_metrics(RunSession& session, const Measurement&) override {
+    TrainableModel& model = *session.model();
+    Metrics& metrics = session.result().metrics;
+    if (model.tokens_per_item() > 0 || model.samples_per_item() > 1) {
+      metrics.sequences_per_second =
+          metrics.throughput / static_cast<double>(model.samples_per_item());
+    }
+    if (model.tokens_per_item() > 0) {
+      metrics.tokens_per_second =
+          metrics.sequences_per_second * static_cast<double>(model.tokens_per_item());
+    }
+    metrics.final_loss = loss_.item<double>();
+    metrics.skipped_steps = step_->skipped_steps();
+    metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
+                              metrics.throughput / static_cast<double>(samples_per_step_) / 1e12;
+    record_exposed_communication(session);
+  }
+
+  // The peak of the timed steps and where it went (docs/memory.md): weights, gradients and
+  // optimiser states counted from the tensors after one more step (untimed), activations what
+  // its forward pass left allocated, other the rest of the peak. A graph's step was measured in
+  // its last eager warm-up, before the graph's pool existed.
+  MemoryReport memory_breakdown(RunSession& session) override {
+    const torch::Device device = session.device();
+    const int64_t run_peak = tensor_memory::peak_allocated_bytes(device);
+    if (!graphed_) {
+      step_->measure_memory_of_next_step(device);
+      step_->run(batch_);
+    }
+    const StepMemory& measured = step_->last_step_memory();
+    MemoryBreakdown counted = counted_training_state(session.model()->module(), step_->optimizer());
+    counted.activations = measured.activations();
+    return memory_report(device, kMemoryMeasured, std::max(run_peak, measured.peak), counted);
+  }
+
+  // The peak reached before the allocation that failed, the weights, gradients and optimiser
+  // states then alive, and the rest of that peak as activations (what the step held; its
+  // temporaries are among them).
+  std::optional<MemoryReport> memory_at_failure(RunSession& session) override {
+    if (!session.model() || !step_) return std::nullopt;
+    const torch::Device device = session.device();
+    MemoryBreakdown counted = counted_training_state(session.model()->module(), step_->optimizer());
+    const int64_t peak = tensor_memory::peak_allocated_bytes(device);
+    counted.activations = std::max<int64_t>(0, peak - counted.total());
+    return memory_report(device, kMemoryAtFailure, peak, counted);
+  }
+
+ private:
+  // Communication the backward pass left exposed, averaged over the timed steps, on the slowest
+  // rank, and the gradient sync's shape. Read right after the timed windows: their intervals
+  // are the last ones recorded, and the device is synchronised past them before they are read.
+  void record_exposed_communication(RunSession& session) {
+    const RankContext& rank = session.rank();
+    if (!rank.collectives) return;
+    Result& result = session.result();
+    DistributedInfo& info = result.distributed;
+    info.buckets = synchronizer_->bucket_count();
+    info.gradient_bytes = synchronizer_->gradient_bytes();
+    synchronize_device(session.device());
+    auto exposed = synchronizer_->take_exposed_communication_ms();
+    const size_t timed = static_cast<size_t>(result.benchmark.steps) * result.benchmark.repeat;
+    if (exposed.size() > timed) exposed.erase(exposed.begin(), exposed.end() - timed);
+    info.exposed_communication_ms = rank.collectives->max_over_ranks(summarize(exposed).mean);
+    const double step_ms = result.metrics.step_time_ms.median;
+    info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
+  }
+
+  int64_t samples_per_step_ = 0;
+  std::unique_ptr<GradientSynchronizer> synchronizer_;
+  SyntheticBatch batch_;
+  std::unique_ptr<TrainingStep> step_;
+  std::unique_ptr<GraphedStep> graphed_;
+  torch::Tensor loss_;
+};
+
+const WorkloadRegistration kTrainWorkload{
+    {"train", "optimiser steps on a synthetic batch (gpubench train)",
+     [](const ResolvedBenchmark& benchmark, const ModelInfo&) {
+       return benchmark.task == Task::kTrain;
+     },
+     [] { return std::make_unique<TrainWorkload>(); }}};
+
+}  // namespace
+}  // namespace gpubench
