@@ -160,7 +160,7 @@ TEST(FineTuningModels, ATinyLlamaAndATinyBertLearnTheirBatch) {
       options.lora.rank = 8;
       auto model = ModelRegistry::instance().get(name).instantiate(options);
       const SyntheticBatch batch = model->synthetic_batch(4, torch::kCPU, false);
-      OptimizerSettings settings = optimizer_settings_for(OptimizerKind::kAdamW, 4);
+      OptimizerSettings settings = optimizer_settings_for("adamw", 4);
       settings.learning_rate = tuning == Tuning::kLora ? 1e-2 : 1e-3;
       TrainingStep step(*model, PrecisionPolicy(Precision::kFp32, torch::kCPU), settings);
       std::vector<double> losses;
@@ -195,7 +195,7 @@ TEST(FineTuningModels, LoraChangesNothingAtFirstAndOnlyItsAdaptersTrain) {
     lora->module().train();
     const auto before = snapshot(lora->module());
     TrainingStep step(*lora, PrecisionPolicy(Precision::kFp32, torch::kCPU),
-                      optimizer_settings_for(OptimizerKind::kAdamW, 2));
+                      optimizer_settings_for("adamw", 2));
     step.run(batch);
     step.run(batch);
     int adapters = 0;

@@ -198,7 +198,7 @@ void expect_state_as_planned(const ResolvedBenchmark& b) {
   EXPECT_LE(plan.weights, counted.weights);  // buffers (running statistics, RoPE) on top
   EXPECT_LE(counted.weights - plan.weights, counted.weights / 50);
   // SGD: a momentum buffer per parameter; AdamW: two moments (and fused, a step count each).
-  const int64_t per_parameter = info.optimizer == OptimizerKind::kAdamW ? 8 : 4;
+  const int64_t per_parameter = info.optimizer == "adamw" ? 8 : 4;
   EXPECT_GE(counted.optimizer_states, per_parameter * stats.trainable_params);
   EXPECT_LE(counted.optimizer_states - per_parameter * stats.trainable_params, 4 * 1024);
 }

@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/text_table.h"
 #include "models/model_registry.h"
+#include "optim/optimizer_registry.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
@@ -141,7 +142,7 @@ std::string models_reference() {
     out += markdown_row(
         {code(info->name), join(info->aliases), info->task, input,
          std::to_string(info->default_batch_size), info->sample_unit, sequence,
-         info->optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD", join(info->lora_roles, ","),
+         OptimizerRegistry::instance().get(info->optimizer).label, join(info->lora_roles, ","),
          info->supports_activation_checkpointing ? "yes" : "no", inference, info->reference});
   }
   return out;

@@ -3,19 +3,22 @@
 #include <fstream>
 #include <sstream>
 
+#include "optim/optimizer_registry.h"
+
 namespace gpubench {
 
 MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, const ModelInfo& info,
                        const ModelOptions& options) {
   const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16;
   const bool half_frozen = b.tuning == Tuning::kLora && half;
-  const OptimizerKind optimizer = info.optimizer;
   const int64_t frozen = stats.params - stats.trainable_params;
   MemoryPlan plan;
   plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
-  plan.optimizer_state = (optimizer == OptimizerKind::kAdamW ? 8 : 4) * stats.trainable_params;
+  plan.optimizer_state =
+      OptimizerRegistry::instance().get(info.optimizer).state_bytes_per_parameter *
+      stats.trainable_params;
   plan.host_build = plan.weights;
   if (info.activation_bytes)
     plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);

@@ -96,7 +96,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.reference = std::move(entry.reference);
   info.default_seq_len = entry.default_seq_len;
   info.max_seq_len = entry.max_seq_len;
-  info.optimizer = OptimizerKind::kAdamW;
+  info.optimizer = "adamw";
   info.lora_roles = std::move(entry.lora_roles);
   info.supports_activation_checkpointing = true;
   info.inference = true;

@@ -87,9 +87,6 @@ struct ModelOptions {
   int64_t blocks = 0;
 };
 
-// What a training step runs for a model: the reference recipes' optimisers.
-enum class OptimizerKind { kSgd, kAdamW };
-
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
 // tests run, from their configuration by a rule tested against built ones), not estimated.
 struct ModelStats {
@@ -125,7 +122,8 @@ struct ModelInfo {
   // The fine-tuning models: tokens per sequence (seq_len), and its bound (positions); 0: none.
   int64_t default_seq_len = 0;
   int64_t max_seq_len = 0;
-  OptimizerKind optimizer = OptimizerKind::kSgd;
+  // The optimiser its reference recipe trains with (optim/optimizer_registry.h).
+  std::string optimizer = "sgd";
   // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
   std::vector<std::string> lora_roles;
   // Per role, the smaller side of its projection (min of in and out features): the largest rank

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "torch_support/compat.h"
+#include "optim/optimizer_registry.h"
 
 namespace gpubench {
 
@@ -124,5 +125,28 @@ void MultiTensorAdamW::update(const std::optional<torch::Tensor>& found_inf) {
   at::_foreach_add_(denominators, o.eps());
   at::_foreach_addcdiv_(params, exp_avgs, denominators, step_sizes);
 }
+
+namespace {
+
+// As the fine-tuning recipes use it: learning rate 1e-4, betas 0.9 and 0.999, weight decay 0.01.
+const OptimizerRegistration kAdamW{
+    {"adamw", "AdamW", "the fine-tuning recipes': lr 1e-4, betas 0.9 and 0.999, weight decay 0.01",
+     8,
+     [](int64_t) {
+       OptimizerSettings settings;
+       settings.name = "adamw";
+       settings.learning_rate = 1e-4;
+       settings.weight_decay = 0.01;
+       return settings;
+     },
+     [](std::vector<torch::Tensor> parameters, const OptimizerSettings& settings,
+        torch::Device device) -> std::unique_ptr<MultiTensorOptimizer> {
+       return std::make_unique<MultiTensorAdamW>(
+           std::move(parameters),
+           torch::optim::AdamWOptions(settings.learning_rate).weight_decay(settings.weight_decay),
+           best_adamw_implementation(device));
+     }}};
+
+}  // namespace
 
 }  // namespace gpubench

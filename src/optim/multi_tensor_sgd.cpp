@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "torch_support/compat.h"
+#include "optim/optimizer_registry.h"
 
 namespace gpubench {
 
@@ -119,5 +120,28 @@ void MultiTensorSgd::update(const std::optional<torch::Tensor>& found_inf) {
     at::_foreach_add_(group.params, update, -o.lr());
   }
 }
+
+namespace {
+
+// torchvision's recipe: learning rate 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4.
+const OptimizerRegistration kSgd{
+    {"sgd", "SGD", "torchvision's: lr 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4",
+     4,
+     [](int64_t global_batch) {
+       OptimizerSettings settings;
+       settings.name = "sgd";
+       settings.learning_rate = 0.1 * static_cast<double>(global_batch) / 256.0;
+       return settings;
+     },
+     [](std::vector<torch::Tensor> parameters, const OptimizerSettings& settings,
+        torch::Device device) -> std::unique_ptr<MultiTensorOptimizer> {
+       return std::make_unique<MultiTensorSgd>(std::move(parameters),
+                                               torch::optim::SGDOptions(settings.learning_rate)
+                                                   .momentum(settings.momentum)
+                                                   .weight_decay(settings.weight_decay),
+                                               best_sgd_implementation(device));
+     }}};
+
+}  // namespace
 
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 #include "datasheets/run_efficiency.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
+#include "optim/optimizer_registry.h"
 #include "run/model_setup.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_telemetry.h"
@@ -38,7 +39,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.model_family = info.family;
   result.input_shape = info.input_shape;
   result.metrics.throughput_unit = info.sample_unit + "/sec";
-  result.optimizer = info.optimizer == OptimizerKind::kAdamW ? "AdamW" : "SGD";
+  result.optimizer = OptimizerRegistry::instance().get(info.optimizer).label;
   result.system = collect_system_info();
   result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
                                            "none", resolved.telemetry_interval_ms);

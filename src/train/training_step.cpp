@@ -1,22 +1,8 @@
 #include "train/training_step.h"
 
 #include "memory/tensor_memory.h"
-#include "optim/multi_tensor_adamw.h"
-#include "optim/multi_tensor_sgd.h"
 
 namespace gpubench {
-
-OptimizerSettings optimizer_settings_for(OptimizerKind kind, int64_t global_batch) {
-  OptimizerSettings settings;
-  settings.kind = kind;
-  if (kind == OptimizerKind::kAdamW) {
-    settings.learning_rate = 1e-4;
-    settings.weight_decay = 0.01;
-  } else {
-    settings.learning_rate = 0.1 * static_cast<double>(global_batch) / 256.0;
-  }
-  return settings;
-}
 
 std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module) {
   std::vector<torch::Tensor> trainable;
@@ -24,22 +10,6 @@ std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module) {
     if (parameter.requires_grad()) trainable.push_back(parameter);
   }
   return trainable;
-}
-
-std::unique_ptr<MultiTensorOptimizer> make_optimizer(std::vector<torch::Tensor> parameters,
-                                                     const OptimizerSettings& settings,
-                                                     torch::Device device) {
-  if (settings.kind == OptimizerKind::kAdamW) {
-    return std::make_unique<MultiTensorAdamW>(
-        std::move(parameters),
-        torch::optim::AdamWOptions(settings.learning_rate).weight_decay(settings.weight_decay),
-        best_adamw_implementation(device));
-  }
-  return std::make_unique<MultiTensorSgd>(std::move(parameters),
-                                          torch::optim::SGDOptions(settings.learning_rate)
-                                              .momentum(settings.momentum)
-                                              .weight_decay(settings.weight_decay),
-                                          best_sgd_implementation(device));
 }
 
 TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,

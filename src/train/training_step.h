@@ -13,29 +13,13 @@
 #include "models/model_registry.h"
 #include "optim/grad_scaler.h"
 #include "optim/multi_tensor_optimizer.h"
+#include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
 
 namespace gpubench {
 
-struct OptimizerSettings {
-  OptimizerKind kind = OptimizerKind::kSgd;
-  double learning_rate = 0.1;  // torchvision's recipe scales it by global batch / 256
-  double momentum = 0.9;       // SGD
-  double weight_decay = 1e-4;
-};
-
-// The settings of the model's optimiser: torchvision's SGD (learning rate 0.1 x global batch /
-// 256, momentum 0.9, weight decay 1e-4), or AdamW as the fine-tuning recipes use it (learning
-// rate 1e-4, betas 0.9 and 0.999, weight decay 0.01).
-OptimizerSettings optimizer_settings_for(OptimizerKind kind, int64_t global_batch);
-
 // The parameters that train (requires_grad): all of them, or LoRA's adapters.
 std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module);
-
-// The optimiser `settings` name, over `parameters`, in the fastest implementation for `device`.
-std::unique_ptr<MultiTensorOptimizer> make_optimizer(std::vector<torch::Tensor> parameters,
-                                                     const OptimizerSettings& settings,
-                                                     torch::Device device);
 
 class TrainingStep {
  public:
