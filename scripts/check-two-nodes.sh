@@ -6,6 +6,7 @@
 # "skipped") where namespaces cannot be made.
 #   bash scripts/check-two-nodes.sh build/gpubench
 set -euo pipefail
+export GPUBENCH_TEST_HOOKS=1  # the hidden test model test-tiny-cnn
 gpubench=$(realpath "${1:-build/gpubench}")
 tag="gb$$"
 work=$(mktemp -d)

@@ -440,5 +440,29 @@ TEST(Cli, ConcurrentRunsAndSuitesIntoOneFolderKeepEveryResult) {
   EXPECT_EQ(whole, 8u);
 }
 
+// The test-only code the shipped binary carries answers only behind its one switch,
+// GPUBENCH_TEST_HOOKS=1 (src/testing/test_hooks.h): without it a test model is an unknown model
+// and a fault is not injected.
+TEST(Cli, TestModelsAndFaultInjectionNeedTheTestHooks) {
+  const std::string binary = GPUBENCH_BINARY;
+  const std::string hooks_off = "env -u GPUBENCH_TEST_HOOKS ";
+  auto run = testing::run_command(hooks_off + binary +
+                                  " train --model test-tiny-cnn --device cpu --steps 1 "
+                                  "--warmup-steps 0 --repeat 1 --output /dev/null");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("unknown model 'test-tiny-cnn'"), std::string::npos) << run.output;
+
+  ScratchDirectory scratch("test-hooks-off");
+  const std::string out = scratch.path() + "/r.json";
+  run = testing::run_command(hooks_off + "GPUBENCH_FAULT_INJECTION=throw " + binary +
+                             " train --model googlenet --batch-size 1 --device cpu "
+                             "--steps 1 --warmup-steps 0 --repeat 1 --output " +
+                             out);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("GPUBENCH_FAULT_INJECTION is ignored"), std::string::npos)
+      << run.output;
+  EXPECT_EQ(testing::read_json(out)["status"], "ok");
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -2,6 +2,8 @@
 // rank launcher and the suite runner start their children from here directly. It answers the
 // LibTorch-free subcommands too, so that help-reference describes every subcommand.
 #include "commands.h"
+#include "common/environment.h"
+#include "testing/test_hooks.h"
 
 namespace {
 
@@ -25,6 +27,8 @@ void add_every_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpubench::enable_test_hooks(gpubench::process_environment()(gpubench::kTestHooksVariable) ==
+                              std::optional<std::string>("1"));
   return run_app(argc, argv, [](CLI::App& app, const GlobalOptions& global, int& exit_code) {
     add_every_command(app, global, exit_code);
     add_help_reference_command(app, add_every_command, exit_code);

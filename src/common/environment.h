@@ -13,7 +13,10 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const std::st
 // This process's environment.
 EnvironmentLookup process_environment();
 
-// Test hook, testing/fault_injection.h: throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN].
+// "1": the test hooks on (testing/test_hooks.h): the hidden test models and fault injection.
+inline constexpr const char* kTestHooksVariable = "GPUBENCH_TEST_HOOKS";
+// Test hook, testing/fault_injection.h: throw|oom|abort|hang[:MODEL_OR_PRECISION_OR_rankN];
+// ignored, with a warning, unless the test hooks are on.
 inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
 // The host memory gpubench may use ("12G"), instead of MemAvailable divided among the ranks here
 // (memory/memory_plan.h). For tests, and for a node shared with other jobs.

@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "models/flop_counter.h"
+#include "testing/test_hooks.h"
 
 namespace gpubench {
 
@@ -19,6 +20,7 @@ void ModelRegistry::add(ModelInfo info) {
 
 const ModelInfo* ModelRegistry::find(const std::string& name_or_alias) const {
   for (const auto& model : models_) {
+    if (model->hidden && !test_hooks_enabled()) continue;
     if (model->name == name_or_alias) return model.get();
     const auto& aliases = model->aliases;
     if (std::find(aliases.begin(), aliases.end(), name_or_alias) != aliases.end()) {

@@ -135,7 +135,8 @@ struct ModelInfo {
   // key/value cache (TrainableModel::text_generator).
   bool inference = false;
   bool generates_text = false;
-  // A test model: found by name, but left out of every listing.
+  // A test model: left out of every listing, and found by name only with the test hooks on
+  // (testing/test_hooks.h).
   bool hidden = false;
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
   // Counts from the configuration, without building the model (large language models); unset:

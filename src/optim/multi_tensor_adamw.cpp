@@ -4,8 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "torch_support/compat.h"
 #include "optim/optimizer_registry.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 

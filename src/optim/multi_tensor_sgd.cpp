@@ -3,8 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "torch_support/compat.h"
 #include "optim/optimizer_registry.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 
@@ -125,8 +125,7 @@ namespace {
 
 // torchvision's recipe: learning rate 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4.
 const OptimizerRegistration kSgd{
-    {"sgd", "SGD", "torchvision's: lr 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4",
-     4,
+    {"sgd", "SGD", "torchvision's: lr 0.1 x global batch / 256, momentum 0.9, weight decay 1e-4", 4,
      [](int64_t global_batch) {
        OptimizerSettings settings;
        settings.name = "sgd";

@@ -9,7 +9,9 @@ OptimizerRegistry& OptimizerRegistry::instance() {
   return registry;
 }
 
-void OptimizerRegistry::add(OptimizerInfo info) { optimizers_.push_back(std::move(info)); }
+void OptimizerRegistry::add(OptimizerInfo info) {
+  optimizers_.push_back(std::move(info));
+}
 
 const OptimizerInfo& OptimizerRegistry::get(const std::string& name) const {
   for (const OptimizerInfo& info : optimizers_) {
@@ -33,8 +35,9 @@ OptimizerSettings optimizer_settings_for(const std::string& name, int64_t global
 std::unique_ptr<MultiTensorOptimizer> make_optimizer(std::vector<torch::Tensor> parameters,
                                                      const OptimizerSettings& settings,
                                                      torch::Device device) {
-  return OptimizerRegistry::instance().get(settings.name).make(std::move(parameters), settings,
-                                                               device);
+  return OptimizerRegistry::instance()
+      .get(settings.name)
+      .make(std::move(parameters), settings, device);
 }
 
 }  // namespace gpubench

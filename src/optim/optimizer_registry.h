@@ -22,8 +22,8 @@ struct OptimizerSettings {
 };
 
 struct OptimizerInfo {
-  std::string name;   // "sgd": what models and the result's benchmark name it by
-  std::string label;  // "SGD": the result's optimizer before a run describes it in full
+  std::string name;    // "sgd": what models and the result's benchmark name it by
+  std::string label;   // "SGD": the result's optimizer before a run describes it in full
   std::string recipe;  // its settings in words, for the models reference
   // Float32 state per trainable parameter, in bytes (SGD's momentum 4; AdamW's moments 8): what
   // the memory plan counts before anything is built.
@@ -31,9 +31,9 @@ struct OptimizerInfo {
   // The recipe's settings for a global batch.
   std::function<OptimizerSettings(int64_t global_batch)> settings_for;
   // Over `parameters`, in the fastest implementation for `device`.
-  std::function<std::unique_ptr<MultiTensorOptimizer>(
-      std::vector<torch::Tensor> parameters, const OptimizerSettings& settings,
-      torch::Device device)>
+  std::function<std::unique_ptr<MultiTensorOptimizer>(std::vector<torch::Tensor> parameters,
+                                                      const OptimizerSettings& settings,
+                                                      torch::Device device)>
       make;
 };
 

@@ -7,6 +7,8 @@
 
 #include "common/enum_names.h"
 #include "common/environment.h"
+#include "common/log.h"
+#include "testing/test_hooks.h"
 
 namespace gpubench {
 namespace {
@@ -35,6 +37,11 @@ void FaultInjection::trigger() const {
 std::optional<FaultInjection> fault_for(const std::optional<std::string>& setting,
                                         const ResolvedBenchmark& benchmark, int rank) {
   if (!setting) return std::nullopt;
+  if (!test_hooks_enabled()) {
+    log::warn("{} is ignored: it is a test hook, and {}=1 is not set", kFaultInjectionVariable,
+              kTestHooksVariable);
+    return std::nullopt;
+  }
   std::string kind = *setting;
   const auto colon = kind.find(':');
   std::string target;
