@@ -306,7 +306,7 @@ TEST(Cli, ReportCompareAndRegressBadInputExitTwo) {
                      "broken.json:1: malformed JSON: syntax error while parsing object key - "
                      "unexpected end of input; expected string literal");
   expect_usage_error("report " + kReportFixtures + " --normalize-to colour=red",
-                     "unknown selector key 'colour'; known: gpu, gpus");
+                     "unknown selector key 'colour'; known: gpu, hostname, model, precision");
   expect_usage_error("report " + kReportFixtures + " --format pdf", "unknown format 'pdf'");
   expect_usage_error(
       "compare 'gpu=\"NVIDIA H100\"' 'gpu=\"NVIDIA A40\"' --results " + kReportFixtures,

@@ -81,6 +81,8 @@ void add_regress_command(CLI::App& app, int& exit_code);
 void add_trend_command(CLI::App& app, int& exit_code);
 // regress's --threshold and --alpha, which trend takes too.
 void add_gate_options(CLI::App& cmd, RegressOptions& gate);
+// --select: only the results a selector matches (report, regress, trend).
+void add_select_option(CLI::App& cmd, std::string& selector);
 void add_specs_command(CLI::App& app, int& exit_code);
 // gpubench-train's help-reference: renders the app that `add_every_command` builds.
 void add_help_reference_command(CLI::App& app, const CommandRegistration& add_every_command,

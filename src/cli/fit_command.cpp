@@ -28,7 +28,9 @@ std::string recipe_text(const ResolvedBenchmark& b) {
   std::string text;
   for (const auto& [key, value] : identity_settings(b)) {
     if (key == "device" || key == "threads") continue;
-    text += (text.empty() ? "" : ", ") + value;
+    // LoRA's rank, alpha and targets continue the tuning's "LoRA".
+    const bool continues = key.rfind("lora_", 0) == 0;
+    text += (text.empty() ? "" : continues ? " " : ", ") + value;
   }
   return text;
 }

@@ -33,6 +33,12 @@ void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
 
 }  // namespace
 
+void add_select_option(CLI::App& cmd, std::string& selector) {
+  cmd.add_option("--select", selector,
+                 "Only the results this selector matches, e.g. model=resnet50,precision=fp16 "
+                 "(keys: gpu, hostname and every identity setting)");
+}
+
 void add_gate_options(CLI::App& cmd, RegressOptions& gate) {
   cmd.add_option("--threshold", gate.threshold,
                  "Smallest slowdown flagged (fraction); trend: also the baseline band")
@@ -51,6 +57,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     std::string output;
     std::string normalize_to;
     std::vector<std::string> across;
+    std::string select;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("report", "Tables (and charts in HTML) from result files");
@@ -61,14 +68,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "--normalize-to", o->normalize_to,
       "Divide by this baseline, e.g. gpu=\"NVIDIA GeForce RTX 3090\",gpus=1,precision=tf32");
   add_across_option(*cmd, o->across);
+  add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
     options.across = o->across;
     options.history = o->format == "html";  // the only rendering that draws it
     check_report_format(o->format);
-    write_output(o->output,
-                 render_report(build_report(load_results(o->inputs), options), o->format));
+    write_output(
+        o->output,
+        render_report(build_report(select_results(load_results(o->inputs), o->select), options),
+                      o->format));
     exit_code = kExitOk;
   });
 }
@@ -104,6 +114,7 @@ void add_regress_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> baseline, current;
     RegressOptions check;
     std::string junit;
+    std::string select;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -112,9 +123,11 @@ void add_regress_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--current", o->current, "Current result files or directories")->required();
   add_gate_options(*cmd, o->check);
   cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
+  add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
     const RegressionReport report =
-        check_regressions(load_results(o->baseline), load_results(o->current), o->check);
+        check_regressions(select_results(load_results(o->baseline), o->select),
+                          select_results(load_results(o->current), o->select), o->check);
     std::fputs(render_regression_table(report).c_str(), stdout);
     if (!o->junit.empty()) write_text_atomically(o->junit, render_junit(report));
     exit_code = report.failed() ? kExitBenchmarkFailed : kExitOk;

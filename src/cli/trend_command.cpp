@@ -12,6 +12,7 @@ void add_trend_command(CLI::App& app, int& exit_code) {
     std::string format = "markdown";
     std::string output;
     TrendOptions trend;
+    std::string select;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -35,12 +36,15 @@ void add_trend_command(CLI::App& app, int& exit_code) {
                   "Runs each side of a change point must have")
       ->check(number_in_range(2, 1000))
       ->capture_default_str();
+  add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
     check_report_format(o->format);
     const std::vector<LoadedResult> baseline =
-        o->baseline.empty() ? std::vector<LoadedResult>{} : load_results(o->baseline);
-    write_output(o->output,
-                 render_trend(build_trend(load_results(o->inputs), baseline, o->trend), o->format));
+        o->baseline.empty() ? std::vector<LoadedResult>{}
+                            : select_results(load_results(o->baseline), o->select);
+    const Trend trend =
+        build_trend(select_results(load_results(o->inputs), o->select), baseline, o->trend);
+    write_output(o->output, render_trend(trend, o->format));
     exit_code = kExitOk;
   });
 }

@@ -17,10 +17,10 @@ const EnumNames<Verdict> kVerdicts = {
     {Verdict::kUnchanged, "unchanged"},      {Verdict::kNew, "new"},
     {Verdict::kMissing, "missing"}};
 
-std::map<std::string, const Result*> by_identity(const std::vector<LoadedResult>& results) {
-  std::map<std::string, std::vector<const Result*>> groups;
-  for (const LoadedResult& l : results) groups[benchmark_identity(l.result)].push_back(&l.result);
-  std::map<std::string, const Result*> out;
+std::map<IdentityKey, const Result*> by_identity(const std::vector<LoadedResult>& results) {
+  std::map<IdentityKey, std::vector<const Result*>> groups;
+  for (const LoadedResult& l : results) groups[identity_key(l.result)].push_back(&l.result);
+  std::map<IdentityKey, const Result*> out;
   for (const auto& [key, group] : groups) out[key] = newest_result(group);
   return out;
 }
@@ -177,13 +177,13 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
     } else {
       row = judged(*b, *it->second, options);
     }
-    row.benchmark = key;
+    row.benchmark = key.text;
     report.rows.push_back(std::move(row));
   }
   for (const auto& [key, c] : cur) {
     if (base.count(key) > 0) continue;
     RegressionRow row;
-    row.benchmark = key;
+    row.benchmark = key.text;
     row.verdict = has_throughput(c->status) ? Verdict::kNew : Verdict::kFailed;
     row.note = "not in the baseline";
     if (has_throughput(c->status)) row.current = c->metrics.throughput;

@@ -61,7 +61,7 @@ struct RegressionReport {
   bool failed() const;  // any regression or failed benchmark
 };
 
-// Benchmarks are matched by benchmark_identity (result_set.h): every setting that changes the
+// Benchmarks are matched by identity_key (result_set.h): every setting that changes the
 // work, and the system.
 // A slowdown is a regression only when it exceeds the threshold AND the trials of both sides
 // show it is larger than their run-to-run noise (Welch's t-test, one-sided, at alpha). With

@@ -21,10 +21,11 @@ struct RowKey {
   std::string family, model, precision;
   int precision_order;
   std::string setup;  // "batch 256 channels-last"
+  std::string match;  // the identity's values but the columns' (BenchmarkIdentity::match)
   std::vector<std::string> labels() const { return {model, precision, setup}; }
   bool operator<(const RowKey& o) const {
-    return std::tie(family, model, precision_order, setup) <
-           std::tie(o.family, o.model, o.precision_order, o.setup);
+    return std::tie(family, model, precision_order, setup, match) <
+           std::tie(o.family, o.model, o.precision_order, o.setup, o.match);
   }
 };
 
@@ -63,16 +64,31 @@ class Across {
       keys_.push_back(field->key);
     }
   }
-  // The identity's settings text without `leave_out` and without these.
-  std::string shared_settings(const Result& r, std::vector<std::string> leave_out) const {
+  // The identity without `leave_out` and without these: its settings' text, and what rows match
+  // on (the values, without the system: systems are the columns).
+  std::pair<std::string, std::string> shared_settings(const Result& r,
+                                                      std::vector<std::string> leave_out) const {
     leave_out.insert(leave_out.end(), keys_.begin(), keys_.end());
-    return identity_of(r).settings_text(leave_out);
+    const BenchmarkIdentity identity = identity_of(r);
+    nlohmann::json values = identity.values;
+    for (const std::string& key : leave_out) values.erase(key);
+    return {identity.settings_text(leave_out), values.dump()};
   }
   ReportCell annotate(ReportCell cell, const Result* r) const {
     if (r == nullptr || keys_.empty()) return cell;
+    // Each joined setting by its text, or as key=value where it has none (the device).
+    const BenchmarkIdentity identity = identity_of(*r);
     std::vector<std::string> own;
-    for (const auto& [key, text] : identity_of(*r).settings) {
-      if (std::find(keys_.begin(), keys_.end(), key) != keys_.end()) own.push_back(text);
+    for (const std::string& key : keys_) {
+      std::string text;
+      for (const auto& [setting, shown] : identity.settings) {
+        if (setting == key) text = shown;
+      }
+      const auto value = identity.values.find(key);
+      if (text.empty() && value != identity.values.end()) {
+        text = key + "=" + (value->is_string() ? value->get<std::string>() : value->dump());
+      }
+      if (!text.empty()) own.push_back(text);
     }
     if (!own.empty()) cell.text += " [" + join(own, " ") + "]";
     return cell;
@@ -83,9 +99,15 @@ class Across {
 };
 
 RowKey row_of(const Result& r, const Across& across) {
-  return {r.model_family, r.benchmark.model, to_string(r.benchmark.precision),
+  // The device goes with the system, a column.
+  auto [setup, match] =
+      across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb", "device"});
+  return {r.model_family,
+          r.benchmark.model,
+          to_string(r.benchmark.precision),
           precision_order(r.benchmark.precision),
-          across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb"})};
+          std::move(setup),
+          std::move(match)};
 }
 
 std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
@@ -208,7 +230,8 @@ void add_normalized_tables(const Layout& layout, const std::vector<LoadedResult>
       if (!selector.constrains("precision") && to_string(r.benchmark.precision) != row.precision)
         continue;
       same_model.push_back(&r);
-      if (row_of(r, layout.across).setup == row.setup) same_setup.push_back(&r);
+      const RowKey key = row_of(r, layout.across);
+      if (key.setup == row.setup && key.match == row.match) same_setup.push_back(&r);
     }
     const std::optional<double> baseline =
         throughput_of(newest_result(same_setup.empty() ? same_model : same_setup));
@@ -502,14 +525,16 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   const Across joined(across);
   // One benchmark apart from the system it ran on: every identity setting (GPU count and
   // bucket size included).
-  using Key = std::tuple<std::string, std::string, int, std::string, int, std::string>;
+  using Key = std::tuple<std::string, std::string, int, std::string, int, std::string, std::string>;
   const auto key_of = [&joined](const Result& r) -> Key {
+    auto [setup, match] = joined.shared_settings(r, {"model", "precision", "gpus", "device"});
     return {r.model_family,
             r.benchmark.model,
             precision_order(r.benchmark.precision),
             to_string(r.benchmark.precision),
             r.benchmark.gpus,
-            joined.shared_settings(r, {"model", "precision", "gpus"})};
+            std::move(setup),
+            std::move(match)};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;
   for (const LoadedResult& l : a) rows[key_of(l.result)].first.push_back(&l.result);
@@ -524,8 +549,9 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   table.columns = {a_name, b_name, "B/A", "peak B/A", "bandwidth B/A", "TDP B/A"};
   std::map<std::string, std::vector<double>> ratios;
   for (const auto& [key, sides] : rows) {
-    const auto& [family, model, order, precision, gpus, setup] = key;
+    const auto& [family, model, order, precision, gpus, setup, match] = key;
     (void)order;
+    (void)match;
     const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
     const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
     ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
@@ -561,9 +587,10 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
                      a_name + " p99",      b_name + " p99",      a_name + " TTFT p50",
                      b_name + " TTFT p50", a_name + " TPOT p50", b_name + " TPOT p50"};
   for (const auto& [key, sides] : rows) {
-    const auto& [family, model, order, precision, gpus, setup] = key;
+    const auto& [family, model, order, precision, gpus, setup, match] = key;
     (void)family;
     (void)order;
+    (void)match;
     const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
     const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
     auto inference = [](const Result* r) -> const InferenceMetrics* {

@@ -56,13 +56,13 @@ TrendNoise noise_of(const BenchmarkTrend& trend, const RegressOptions& gate) {
 
 Trend build_trend(const std::vector<LoadedResult>& results,
                   const std::vector<LoadedResult>& baseline, const TrendOptions& options) {
-  std::map<std::string, std::vector<const Result*>> groups;
+  std::map<IdentityKey, std::vector<const Result*>> groups;
   for (const LoadedResult& l : results) {
-    if (is_run(l.result)) groups[benchmark_identity(l.result)].push_back(&l.result);
+    if (is_run(l.result)) groups[identity_key(l.result)].push_back(&l.result);
   }
-  std::map<std::string, std::vector<const Result*>> baselines;
+  std::map<IdentityKey, std::vector<const Result*>> baselines;
   for (const LoadedResult& l : baseline) {
-    if (is_run(l.result)) baselines[benchmark_identity(l.result)].push_back(&l.result);
+    if (is_run(l.result)) baselines[identity_key(l.result)].push_back(&l.result);
   }
   Trend trend;
   trend.options = options;

@@ -13,17 +13,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kSelectorKeys = {"gpu",    "gpus",       "model",   "precision",
-                                                "device", "batch_size", "hostname"};
-
 std::string selector_value(const Result& r, const std::string& key) {
   if (key == "gpu") return system_name(r);
-  if (key == "gpus") return std::to_string(r.benchmark.gpus);
-  if (key == "model") return r.benchmark.model;
-  if (key == "precision") return to_string(r.benchmark.precision);
-  if (key == "device") return to_string(r.benchmark.device);
-  if (key == "batch_size") return std::to_string(r.benchmark.batch_size);
-  return r.system.hostname;
+  if (key == "hostname") return r.system.hostname;
+  const nlohmann::json value = find_benchmark_field(key)->resolved(r.benchmark);
+  return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
 }  // namespace
@@ -120,12 +114,40 @@ std::string BenchmarkIdentity::text() const {
   return settings_text() + " on " + system;
 }
 
-BenchmarkIdentity identity_of(const Result& result) {
-  return {identity_settings(result.benchmark), system_name(result)};
+std::string BenchmarkIdentity::match(const std::vector<std::string>& leave_out) const {
+  nlohmann::json kept = values;
+  for (const std::string& key : leave_out) kept.erase(key);
+  return kept.dump() + " on " + system;
 }
 
-std::string benchmark_identity(const Result& result) {
-  return identity_of(result).text();
+BenchmarkIdentity identity_of(const Result& result) {
+  return {identity_settings(result.benchmark), identity_values(result.benchmark),
+          system_name(result)};
+}
+
+IdentityKey identity_key(const Result& result) {
+  const BenchmarkIdentity identity = identity_of(result);
+  return {identity.text(), identity.match()};
+}
+
+std::vector<std::string> selector_keys() {
+  std::vector<std::string> keys = {"gpu", "hostname"};
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (f.identity) keys.push_back(f.key);
+  }
+  return keys;
+}
+
+std::vector<LoadedResult> select_results(std::vector<LoadedResult> results,
+                                         const std::string& selector) {
+  if (selector.empty()) return results;
+  const ResultSelector parsed = ResultSelector::parse(selector);
+  std::vector<LoadedResult> kept;
+  for (LoadedResult& l : results) {
+    if (parsed.matches(l.result)) kept.push_back(std::move(l));
+  }
+  if (kept.empty()) throw UsageError("--select '" + echoed(selector) + "' matches no result");
+  return kept;
 }
 
 bool looks_like_selector(const std::string& text) {
@@ -146,8 +168,9 @@ ResultSelector ResultSelector::parse(const std::string& text) {
     std::string key = text.substr(i, equals - i);
     key.erase(0, key.find_first_not_of(' '));
     key.erase(key.find_last_not_of(' ') + 1);
-    if (std::find(kSelectorKeys.begin(), kSelectorKeys.end(), key) == kSelectorKeys.end()) {
-      throw UsageError("unknown selector key '" + echoed(key) + "'; known: " + join(kSelectorKeys));
+    const std::vector<std::string> known = selector_keys();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      throw UsageError("unknown selector key '" + echoed(key) + "'; known: " + join(known));
     }
     std::string value;
     i = equals + 1;

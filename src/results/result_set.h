@@ -3,7 +3,10 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "results/result.h"
 
@@ -28,24 +31,37 @@ std::string system_name(const Result& result);
 // "NVIDIA A40 x4"
 std::string system_label(const Result& result);
 
-// Which benchmark a result measured: the identity settings of spec/benchmark_fields.h (every
-// setting that changes the work) and the system. report, compare and regress all match on it.
+// Which benchmark a result measured: the identity settings of spec/benchmark_settings.def
+// (every setting that changes the work) and the system. report, compare, regress and trend all
+// match on their canonical values (identity_values), never on the text shown.
 struct BenchmarkIdentity {
   std::vector<std::pair<std::string, std::string>> settings;  // (key, text), in table order
+  nlohmann::json values;                                      // {key: canonical value}
   std::string system;
 
   // "resnet50 fp16 x2 batch 64 channels-last bucket 100 MiB on NVIDIA A40"
   std::string text() const;
   // The settings' texts without the keys in `leave_out`, space-separated.
   std::string settings_text(const std::vector<std::string>& leave_out = {}) const;
+  // What two results must share to be the same benchmark: the values without the keys in
+  // `leave_out`, and the system.
+  std::string match(const std::vector<std::string>& leave_out = {}) const;
 };
 BenchmarkIdentity identity_of(const Result& result);
-// identity_of(result).text(): two results with the same identity measure the same thing;
+
+// A benchmark's place in a table: ordered by its text, equal where the values are.
+struct IdentityKey {
+  std::string text;   // BenchmarkIdentity::text()
+  std::string match;  // BenchmarkIdentity::match()
+  bool operator<(const IdentityKey& o) const {
+    return std::tie(text, match) < std::tie(o.text, o.match);
+  }
+};
 // warm-up, steps, trials, seed and timeout do not change it.
-std::string benchmark_identity(const Result& result);
+IdentityKey identity_key(const Result& result);
 
 // key=value pairs separated by commas; a value may be double-quoted (and then hold commas).
-// Keys: gpu (the system name), gpus, model, precision, device, batch_size, hostname.
+// Keys: gpu (the system name), hostname, and every identity setting (selector_keys()).
 class ResultSelector {
  public:
   static ResultSelector parse(const std::string& text);  // throws UsageError
@@ -57,6 +73,12 @@ class ResultSelector {
   std::map<std::string, std::string> fields_;
   std::string text_;
 };
+
+// What a selector may name: gpu, hostname, then the identity settings in table order.
+std::vector<std::string> selector_keys();
+// The results that `selector` (ResultSelector's text; empty: every one) matches.
+std::vector<LoadedResult> select_results(std::vector<LoadedResult> results,
+                                         const std::string& selector);
 
 // True when the text looks like a selector rather than a path.
 bool looks_like_selector(const std::string& text);

@@ -1,7 +1,5 @@
 #include "spec/benchmark.h"
 
-#include <tuple>
-
 #include "common/enum_names.h"
 
 namespace gpubench {
@@ -20,15 +18,6 @@ const EnumNames<Mode> kModes = {{Mode::kEager, "eager"}, {Mode::kGraph, "graph"}
 const EnumNames<Tuning> kTunings = {{Tuning::kFull, "full"}, {Tuning::kLora, "lora"}};
 
 const EnumNames<Task> kTasks = {{Task::kTrain, "train"}, {Task::kInfer, "infer"}};
-
-template <typename T>
-auto fields_of(const T& b) {
-  return std::tie(b.model, b.precision, b.device, b.gpus, b.batch_size, b.warmup_steps, b.steps,
-                  b.repeat, b.seed, b.channels_last, b.tgt_len, b.mem_len, b.threads, b.bucket_mb,
-                  b.timeout_s, b.mode, b.telemetry_interval_ms, b.seq_len, b.tuning, b.lora_rank,
-                  b.lora_alpha, b.lora_targets, b.activation_checkpointing, b.memory_limit, b.task,
-                  b.prompt_len, b.gen_len, b.deterministic);
-}
 
 }  // namespace
 
@@ -82,12 +71,21 @@ std::string collective_backend_for(DeviceKind device) {
   return device == DeviceKind::kCuda ? "nccl" : "gloo";
 }
 
+// Every member of spec/benchmark_settings.def, so that a new setting cannot be left out.
 bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
-  return fields_of(*this) == fields_of(other);
+#define GPUBENCH_SETTING(member, type, ...) \
+  if (!(member == other.member)) return false;
+#include "spec/benchmark_settings.def"
+#undef GPUBENCH_SETTING
+  return true;
 }
 
 bool ResolvedBenchmark::operator==(const ResolvedBenchmark& other) const {
-  return fields_of(*this) == fields_of(other);
+#define GPUBENCH_SETTING(member, type, ...) \
+  if (!(member == other.member)) return false;
+#include "spec/benchmark_settings.def"
+#undef GPUBENCH_SETTING
+  return true;
 }
 
 }  // namespace gpubench

@@ -48,188 +48,108 @@ struct Codec<DeviceKind> {
   static DeviceKind decode(const json& value) { return parse_device(value.get<std::string>()); }
 };
 
-struct Shape {
-  FieldType type;
-  json default_value;
-  std::string default_text;
-  int64_t min = 0, max = 0;
-  std::vector<std::string> choices;
+using B = ResolvedBenchmark;
+using IdentityText = std::function<std::string(const B&)>;
+using Applies = std::function<bool(const B&)>;
+
+// One entry of spec/benchmark_settings.def: a BenchmarkField made with chained setters.
+class Setting {
+ public:
+  explicit Setting(std::string key) {
+    field_.key = key;
+    field_.result_key = std::move(key);
+  }
+  // The value's kind and default; a null default is decided by resolve(), as `decided_by` says.
+  Setting& text(json default_value) { return kind(FieldType::kText, std::move(default_value)); }
+  Setting& flag(json default_value, std::string decided_by = "") {
+    return kind(FieldType::kFlag, std::move(default_value), std::move(decided_by));
+  }
+  Setting& choice(json default_value, std::vector<std::string> choices) {
+    field_.choices = std::move(choices);
+    return kind(FieldType::kChoice, std::move(default_value));
+  }
+  Setting& integer(json default_value, int64_t min, int64_t max, std::string decided_by = "") {
+    field_.min = min;
+    field_.max = max;
+    return kind(FieldType::kInteger, std::move(default_value), std::move(decided_by));
+  }
+  Setting& byte_size(json default_value, std::string default_text, int64_t max) {
+    field_.max = max;
+    return kind(FieldType::kByteSize, std::move(default_value), std::move(default_text));
+  }
+  Setting& named_value(std::string word, int64_t value) {
+    field_.named_values.emplace_back(std::move(word), value);
+    return *this;
+  }
+  Setting& short_flag(std::string flag) {
+    field_.short_flag = std::move(flag);
+    return *this;
+  }
+  Setting& result_key(std::string key) {
+    field_.result_key = std::move(key);
+    return *this;
+  }
+  Setting& zero_means_none() {
+    field_.zero_means_none = true;
+    return *this;
+  }
+  Setting& not_an_option() {
+    field_.command_line = false;
+    return *this;
+  }
+  Setting& help(std::string text) {
+    field_.help = std::move(text);
+    return *this;
+  }
+  // Part of the benchmark's identity, with its text in a row's setup (none: it says nothing
+  // there of its own).
+  Setting& identity(IdentityText text = {}) {
+    field_.identity = true;
+    if (text) field_.identity_text = std::move(text);
+    return *this;
+  }
+  // Where its value counts in the identity (the bucket size with several ranks); unset: always.
+  Setting& applies(Applies predicate) {
+    field_.applies = std::move(predicate);
+    return *this;
+  }
+
+  template <typename T>
+  BenchmarkField bind(std::optional<T> BenchmarkRequest::*requested, T B::*resolved) {
+    BenchmarkField f = std::move(field_);
+    f.requested = [requested](const BenchmarkRequest& r) -> std::optional<json> {
+      if (!(r.*requested)) return std::nullopt;
+      return Codec<T>::encode(*(r.*requested));
+    };
+    f.request = [requested](BenchmarkRequest& r, const json& v) {
+      r.*requested = Codec<T>::decode(v);
+    };
+    f.resolved = [resolved](const B& b) { return Codec<T>::encode(b.*resolved); };
+    f.resolve = [resolved](B& b, const json& v) { b.*resolved = Codec<T>::decode(v); };
+    return f;
+  }
+
+ private:
+  Setting& kind(FieldType type, json default_value, std::string default_text = "") {
+    field_.type = type;
+    if (default_text.empty() && !default_value.is_null()) {
+      default_text =
+          default_value.is_string() ? default_value.get<std::string>() : default_value.dump();
+    }
+    field_.default_value = std::move(default_value);
+    field_.default_text = std::move(default_text);
+    return *this;
+  }
+
+  BenchmarkField field_;
 };
 
-template <typename T, typename R>
-BenchmarkField field(std::string key, Shape shape, std::string help, bool identity,
-                     std::optional<T> BenchmarkRequest::*requested, R ResolvedBenchmark::*resolved,
-                     std::function<std::string(const ResolvedBenchmark&)> identity_text = {}) {
-  BenchmarkField f;
-  f.key = key;
-  f.result_key = key;
-  f.type = shape.type;
-  f.help = std::move(help);
-  f.default_value = std::move(shape.default_value);
-  f.default_text = shape.default_text.empty() && !f.default_value.is_null()
-                       ? (f.default_value.is_string() ? f.default_value.get<std::string>()
-                                                      : f.default_value.dump())
-                       : shape.default_text;
-  f.min = shape.min;
-  f.max = shape.max;
-  f.choices = std::move(shape.choices);
-  f.identity = identity;
-  f.requested = [requested](const BenchmarkRequest& r) -> std::optional<json> {
-    if (!(r.*requested)) return std::nullopt;
-    return Codec<T>::encode(*(r.*requested));
-  };
-  f.request = [requested](BenchmarkRequest& r, const json& v) {
-    r.*requested = Codec<T>::decode(v);
-  };
-  f.resolved = [resolved](const ResolvedBenchmark& b) { return Codec<R>::encode(b.*resolved); };
-  f.resolve = [resolved](ResolvedBenchmark& b, const json& v) {
-    b.*resolved = Codec<R>::decode(v);
-  };
-  f.identity_text = identity_text ? std::move(identity_text)
-                                  : [](const ResolvedBenchmark&) { return std::string(); };
-  return f;
-}
-
-Shape integer(json default_value, int64_t min, int64_t max, std::string default_text = "") {
-  return {FieldType::kInteger, std::move(default_value), std::move(default_text), min, max, {}};
-}
-
 std::vector<BenchmarkField> make_table() {
-  using B = ResolvedBenchmark;
-  using R = BenchmarkRequest;
-  std::vector<BenchmarkField> table = {
-      field("model", {FieldType::kText, "resnet50", "", 0, 0, {}},
-            "Model name (see `gpubench models`)", true, &R::model, &B::model,
-            [](const B& b) { return b.model; }),
-      field("precision", {FieldType::kChoice, "fp32", "", 0, 0, precision_names()},
-            "fp32 (TF32 off), tf32, fp16 (AMP + loss scaling), bf16", true, &R::precision,
-            &B::precision, [](const B& b) { return to_string(b.precision); }),
-      // Part of the identity through the system it names (a GPU, or the CPU).
-      field("device", {FieldType::kChoice, "auto", "", 0, 0, device_names()},
-            "auto (CUDA when present), cuda or cpu", true, &R::device, &B::device),
-      field("gpus", integer(1, 1, 4096),
-            "Data-parallel ranks, one process per device (with device cpu: CPU ranks); under "
-            "torchrun/srun/mpirun the launcher's world size",
-            true, &R::gpus, &B::gpus, [](const B& b) { return "x" + std::to_string(b.gpus); }),
-      field("batch_size", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Per-device batch size, or max: the largest that trains, found by probing", true,
-            &R::batch_size, &B::batch_size,
-            [](const B& b) {
-              // Published figures whose source gives no batch size record 0.
-              return "batch " + (b.batch_size > 0 ? std::to_string(b.batch_size) : "n/a");
-            }),
-      field("warmup_steps", integer(10, 0, 1000000), "Untimed steps before the first trial", false,
-            &R::warmup_steps, &B::warmup_steps),
-      field("steps", integer(50, 1, 10000000), "Timed steps per trial", false, &R::steps,
-            &B::steps),
-      field("repeat", integer(3, 1, 1000), "Trials; the median trial is reported", false,
-            &R::repeat, &B::repeat),
-      field("seed", integer(42, 0, kNoLimit), "Random seed for weights and synthetic data", false,
-            &R::seed, &B::seed),
-      field("channels_last",
-            {FieldType::kFlag, nullptr, "on for fp16/bf16 convnets on CUDA", 0, 0, {}},
-            "NHWC memory format", true, &R::channels_last, &B::channels_last,
-            [](const B& b) { return b.channels_last ? std::string("channels-last") : ""; }),
-      field("tgt_len", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Language models: tokens per segment", true, &R::tgt_len, &B::tgt_len,
-            [](const B& b) { return b.tgt_len > 0 ? "tgt " + std::to_string(b.tgt_len) : ""; }),
-      field("mem_len", integer(nullptr, 0, 1 << 20, "the model's"),
-            "Language models: memory length in tokens", true, &R::mem_len, &B::mem_len,
-            [](const B& b) { return b.tgt_len > 0 ? "mem " + std::to_string(b.mem_len) : ""; }),
-      field("threads", integer(nullptr, 1, 4096, "logical CPUs / ranks here"),
-            "CPU intra-op threads per rank", true, &R::threads, &B::threads,
-            [](const B& b) {
-              return b.device == DeviceKind::kCpu ? std::to_string(b.threads) + " threads" : "";
-            }),
-      field("bucket_mb", integer(25, 1, 1 << 16), "Gradient all-reduce bucket size in MiB", true,
-            &R::bucket_mb, &B::bucket_mb,
-            [](const B& b) {
-              return b.gpus > 1 ? "bucket " + std::to_string(b.bucket_mb) + " MiB" : "";
-            }),
-      field("timeout", integer(300, 1, 7 * 24 * 3600),
-            "Seconds a rank waits for its peers (rendezvous, each collective) before the run "
-            "fails",
-            false, &R::timeout_s, &B::timeout_s),
-      field("mode", {FieldType::kChoice, "eager", "", 0, 0, mode_names()},
-            "eager, or graph: the whole training step captured once in a CUDA graph after the "
-            "warm-up and replayed (CUDA only)",
-            true, &R::mode, &B::mode,
-            [](const B& b) { return b.mode == Mode::kGraph ? std::string("graph") : ""; }),
-      field("telemetry_interval_ms", integer(100, 0, 60000),
-            "Milliseconds between power, clock and temperature samples in the timed windows "
-            "(NVML on GPUs, RAPL on the CPU); 0 turns telemetry off",
-            false, &R::telemetry_interval_ms, &B::telemetry_interval_ms),
-      field("seq_len", integer(nullptr, 1, 1 << 20, "the model's"),
-            "Fine-tuning models (BERT, Llama): tokens per sequence", true, &R::seq_len, &B::seq_len,
-            [](const B& b) { return b.seq_len > 0 ? "seq " + std::to_string(b.seq_len) : ""; }),
-      field("tuning", {FieldType::kChoice, "full", "", 0, 0, tuning_names()},
-            "full (every parameter trains) or lora (a frozen model with low-rank adapters; "
-            "fine-tuning models only)",
-            true, &R::tuning, &B::tuning,
-            [](const B& b) {
-              return b.tuning == Tuning::kLora
-                         ? "LoRA r" + std::to_string(b.lora_rank) + " alpha " +
-                               std::to_string(b.lora_alpha) + " " + b.lora_targets
-                         : "";
-            }),
-      field("lora_rank", integer(16, 1, 1 << 16), "LoRA: the adapters' rank", true, &R::lora_rank,
-            &B::lora_rank),
-      field("lora_alpha", integer(32, 1, 1 << 20),
-            "LoRA: alpha; the adapters' output is scaled by alpha / rank", true, &R::lora_alpha,
-            &B::lora_alpha),
-      field("lora_targets", {FieldType::kText, "q,k,v,o", "", 0, 0, {}},
-            "LoRA: projections that get adapters, from q,k,v,o,gate,up,down (the model's), or "
-            "all-linear",
-            true, &R::lora_targets, &B::lora_targets),
-      field(
-          "activation_checkpointing", {FieldType::kFlag, false, "", 0, 0, {}},
-          "Transformer models: recompute each block's activations in backward (less memory, "
-          "more time)",
-          true, &R::activation_checkpointing, &B::activation_checkpointing,
-          [](const B& b) { return b.activation_checkpointing ? std::string("checkpointed") : ""; }),
-      field("memory_limit", {FieldType::kByteSize, 0, "none", 0, int64_t{1} << 40, {}},
-            "Bytes of tensors a device may hold (4GB, 512M); an allocation beyond fails as out "
-            "of memory. What --batch-size max searches under; on the CPU it makes memory limits "
-            "testable",
-            false, &R::memory_limit, &B::memory_limit),
-      field("task", {FieldType::kChoice, "train", "", 0, 0, task_names()},
-            "train, or infer: forward passes as served (and text generation for the models "
-            "that generate); `gpubench infer` sets it",
-            true, &R::task, &B::task,
-            [](const B& b) { return b.task == Task::kInfer ? std::string("inference") : ""; }),
-      field("prompt_len", integer(nullptr, 1, 1 << 20, "512 for the models that generate"),
-            "infer, models that generate text: prompt tokens (the prefill)", true, &R::prompt_len,
-            &B::prompt_len,
-            [](const B& b) {
-              return b.prompt_len > 0 ? "prompt " + std::to_string(b.prompt_len) : "";
-            }),
-      field("gen_len", integer(nullptr, 1, 1 << 20, "128 for the models that generate"),
-            "infer, models that generate text: tokens generated after the prompt, one at a time "
-            "(the decode)",
-            true, &R::gen_len, &B::gen_len,
-            [](const B& b) { return b.gen_len > 0 ? "gen " + std::to_string(b.gen_len) : ""; }),
-      field("deterministic", {FieldType::kFlag, false, "", 0, 0, {}},
-            "Deterministic algorithms: cuDNN's deterministic convolutions without autotuning, "
-            "cuBLAS's fixed workspace; slower, for comparing two runs' losses",
-            true, &R::deterministic, &B::deterministic,
-            [](const B& b) { return b.deterministic ? std::string("deterministic") : ""; }),
-  };
-  for (BenchmarkField& f : table) {
-    // 0 (or empty): the setting does not apply, as the LoRA settings of a full fine-tune.
-    if (f.key == "tgt_len" || f.key == "seq_len" || f.key.rfind("lora_", 0) == 0 ||
-        f.key == "prompt_len" || f.key == "gen_len") {
-      f.zero_means_none = true;
-    }
-    if (f.key == "model") f.short_flag = "-m";
-    if (f.key == "task") f.command_line = false;
-    if (f.key == "precision") f.short_flag = "-p";
-    if (f.key == "batch_size") {
-      f.short_flag = "-b";
-      f.zero_means_none = true;
-      f.result_key = "batch_size_per_device";
-      f.named_values = {{"max", kSearchBatchSize}};
-    }
-  }
+  std::vector<BenchmarkField> table;
+#define GPUBENCH_SETTING(member, type, ...) \
+  table.push_back((__VA_ARGS__).bind<type>(&BenchmarkRequest::member, &B::member));
+#include "spec/benchmark_settings.def"
+#undef GPUBENCH_SETTING
   return table;
 }
 
@@ -483,6 +403,14 @@ std::vector<std::pair<std::string, std::string>> identity_settings(const Resolve
     if (!text.empty()) settings.emplace_back(f.key, std::move(text));
   }
   return settings;
+}
+
+nlohmann::json identity_values(const ResolvedBenchmark& b) {
+  json values = json::object();
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (f.identity && f.applies(b)) values[f.key] = f.resolved(b);
+  }
+  return values;
 }
 
 }  // namespace gpubench

@@ -1,9 +1,9 @@
-// Every benchmark setting, described once: its key (suite key, JSON key, and `train`'s long
-// option with '-' for '_'), type, default, bounds, help, whether it is part of the benchmark's
-// identity and whether a suite may set it. The `train` options, the suite keys, the result's
-// "benchmark" block (both directions), the identity that report, compare and regress match on,
-// and the file a child process receives all come from this table. Adding a setting is one
-// entry in benchmark_fields.cpp plus the code that uses it.
+// Every benchmark setting as a field of one table, made from its one entry in
+// spec/benchmark_settings.def: its key (suite key, JSON key, and `train`'s long option with '-'
+// for '_'), type, default, bounds, help, whether it is part of the benchmark's identity and
+// where its value counts there. The `train` options, the suite keys, the result's "benchmark"
+// block (both directions), the identity that report, compare and regress match on, the
+// selectors, and the file a child process receives all come from this table.
 #pragma once
 
 #include <functional>
@@ -49,7 +49,13 @@ struct BenchmarkField {
   std::function<void(ResolvedBenchmark&, const nlohmann::json&)> resolve;
   // This setting in a benchmark's identity ("batch 64"), or empty where it says nothing (the
   // bucket size of a single process).
-  std::function<std::string(const ResolvedBenchmark&)> identity_text;
+  std::function<std::string(const ResolvedBenchmark&)> identity_text =
+      [](const ResolvedBenchmark&) { return std::string(); };
+  // Whether its value is part of this benchmark's identity (identity fields only): the bucket
+  // size only with several ranks, the threads only on the CPU.
+  std::function<bool(const ResolvedBenchmark&)> applies = [](const ResolvedBenchmark&) {
+    return true;
+  };
 
   std::string long_flag() const;  // "--batch-size"
 };
@@ -98,5 +104,8 @@ std::string first_difference(const ResolvedBenchmark& a, const ResolvedBenchmark
 
 // The identity settings in table order, each as (key, text), without the empty ones.
 std::vector<std::pair<std::string, std::string>> identity_settings(const ResolvedBenchmark& b);
+// The identity as canonical values: {key: value} of every identity setting that applies to `b`
+// (BenchmarkField::applies). Two benchmarks are the same benchmark where these are equal.
+nlohmann::json identity_values(const ResolvedBenchmark& b);
 
 }  // namespace gpubench

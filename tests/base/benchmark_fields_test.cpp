@@ -51,6 +51,37 @@ ResolvedBenchmark unusual() {
 
 using testing::usage_error_of;
 
+// Every setting away from its default, made from the table itself (so a new setting is in it
+// with no edit here): for each field a valid value that is not its default.
+nlohmann::json away_from_default(const BenchmarkField& f) {
+  const nlohmann::json& d = f.default_value;
+  switch (f.type) {
+    case FieldType::kText:
+      return d.is_string() ? d.get<std::string>() + "-other" : std::string("other");
+    case FieldType::kFlag:
+      return d.is_boolean() ? !d.get<bool>() : true;
+    case FieldType::kChoice:
+      for (auto it = f.choices.rbegin(); it != f.choices.rend(); ++it) {
+        if (*it != d) return *it;
+      }
+      break;
+    case FieldType::kByteSize:
+      return int64_t{3} << 30;
+    case FieldType::kInteger: {
+      const int64_t base = d.is_number_integer() ? d.get<int64_t>() : f.min;
+      return base < f.max ? base + 1 : base - 1;
+    }
+  }
+  ADD_FAILURE() << f.key << " has one choice only";
+  return d;
+}
+
+ResolvedBenchmark every_setting_away_from_its_default() {
+  ResolvedBenchmark b = with_fixed_defaults({});
+  for (const BenchmarkField& f : benchmark_fields()) f.resolve(b, away_from_default(f));
+  return b;
+}
+
 TEST(BenchmarkFields, EveryFieldHasOneKeyAFlagAndHelp) {
   std::set<std::string> keys, flags;
   for (const BenchmarkField& f : benchmark_fields()) {
@@ -65,11 +96,26 @@ TEST(BenchmarkFields, EveryFieldHasOneKeyAFlagAndHelp) {
   EXPECT_EQ(find_benchmark_field("batchsize"), nullptr);
 }
 
+TEST(BenchmarkFields, EveryFieldIsAwayFromItsDefaultAndTakesPartInEquality) {
+  const ResolvedBenchmark away = every_setting_away_from_its_default();
+  const ResolvedBenchmark defaults = with_fixed_defaults({});
+  for (const BenchmarkField& f : benchmark_fields()) {
+    EXPECT_NE(f.resolved(away), f.resolved(defaults)) << f.key;
+    EXPECT_EQ(check_field_value(f, f.resolved(away)), f.resolved(away)) << f.key;
+    ResolvedBenchmark changed = away;
+    f.resolve(changed, f.resolved(defaults));
+    EXPECT_FALSE(changed == away) << f.key << " is left out of ResolvedBenchmark's ==";
+    BenchmarkRequest request, other;
+    f.request(request, f.resolved(away));
+    EXPECT_FALSE(request == other) << f.key << " is left out of BenchmarkRequest's ==";
+  }
+}
+
 TEST(BenchmarkFields, ResolvedJsonRoundTripsEveryField) {
-  const ResolvedBenchmark b = unusual();
+  const ResolvedBenchmark b = every_setting_away_from_its_default();
   const nlohmann::json block = benchmark_to_json(b);
   EXPECT_EQ(block.size(), benchmark_fields().size());
-  EXPECT_EQ(block["batch_size_per_device"], 7);  // the result schema's name
+  EXPECT_EQ(block["batch_size_per_device"], b.batch_size);  // the result schema's name
   EXPECT_TRUE(benchmark_from_json(block) == b);
 }
 
@@ -88,9 +134,13 @@ TEST(BenchmarkFields, AnOlderResultIsAFullFineTuneWithNoLoraSettings) {
   EXPECT_FALSE(read.activation_checkpointing);
   // Identity: LoRA's settings are part of the benchmark; a full one says nothing of them.
   const auto lora = identity_settings(unusual());
-  EXPECT_NE(std::find(lora.begin(), lora.end(),
-                      std::pair<std::string, std::string>{"tuning", "LoRA r8 alpha 16 q,v"}),
-            lora.end());
+  for (const std::pair<std::string, std::string> part :
+       {std::pair<std::string, std::string>{"tuning", "LoRA"},
+        {"lora_rank", "r8"},
+        {"lora_alpha", "alpha 16"},
+        {"lora_targets", "q,v"}}) {
+    EXPECT_NE(std::find(lora.begin(), lora.end(), part), lora.end()) << part.second;
+  }
   EXPECT_NE(std::find(lora.begin(), lora.end(),
                       std::pair<std::string, std::string>{"seq_len", "seq 256"}),
             lora.end());
@@ -110,8 +160,8 @@ TEST(BenchmarkFields, AnOlderResultWithoutANewerFieldGetsItsDefault) {
 
 TEST(BenchmarkFields, ABenchmarkFileRoundTripsAndRefusesAnIncompleteOne) {
   testing::ScratchDirectory dir("benchmark-file");
-  write_benchmark_file(dir.file("b.json"), unusual());
-  EXPECT_TRUE(read_benchmark_file(dir.file("b.json")) == unusual());
+  write_benchmark_file(dir.file("b.json"), every_setting_away_from_its_default());
+  EXPECT_TRUE(read_benchmark_file(dir.file("b.json")) == every_setting_away_from_its_default());
   nlohmann::json document = testing::read_json(dir.file("b.json"));
   EXPECT_EQ(document["schema"], kBenchmarkSchema);
   document["benchmark"].erase("seed");

@@ -11,6 +11,7 @@
 #include "reporting/report.h"
 #include "reporting/results_table.h"
 #include "results/statistics.h"
+#include "spec/benchmark_fields.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -332,6 +333,72 @@ TEST(Report, AcrossASettingJoinsRowsThatDifferInItAndSaysSo) {
                         "±0.0% [batch 496] |"),
             std::string::npos)
       << report;
+}
+
+// LoRA's rank has no text of its own (it is part of "LoRA r8 alpha 16 q,k,v,o"), yet --across
+// lora_rank joins the rows; a setting shown by no text at all (the device) is named key=value.
+TEST(Report, AcrossWorksForEveryIdentitySettingIncludingThoseWithoutText) {
+  LoadedResult a = measured("llama-3.2-1b", {500, 500, 500});
+  a.result.benchmark.tuning = Tuning::kLora;
+  a.result.benchmark.lora_rank = 8;
+  a.result.benchmark.lora_alpha = 16;
+  a.result.benchmark.lora_targets = "q,k,v,o";
+  LoadedResult b = a;
+  b.result.benchmark.lora_rank = 16;
+  b.result.metrics.trials = {800, 800, 800};
+  b.result.metrics.throughput = 800;
+  b.result.system.gpu_name = "NVIDIA L40S";
+  const std::string strict = render_markdown(build_comparison({a}, {b}, "A", "B"));
+  EXPECT_NE(strict.find("LoRA r8 alpha 16 q,k,v,o | 500.0 ±0.0% | only in A"), std::string::npos)
+      << strict;
+  const std::string across =
+      render_markdown(build_comparison({a}, {b}, "A", "B", {"lora_rank", "device"}));
+  EXPECT_NE(across.find("| batch 256 LoRA alpha 16 q,k,v,o | 500.0 ±0.0% [r8 device=cuda] | "
+                        "800.0 ±0.0% [r16 device=cuda] | 1.600 |"),
+            std::string::npos)
+      << across;
+}
+
+// Two results are one benchmark where their identity values are equal, whatever their text: two
+// runs whose device setting differs (it has no text; the system names both) stay apart; a GPU
+// run's thread count, which applies on the CPU only, does not split it.
+TEST(Regress, IdentityMatchesCanonicalValuesNotText) {
+  const LoadedResult cuda = measured("resnet50", {1000, 1000, 1000});
+  LoadedResult automatic = cuda;
+  automatic.result.benchmark.device = DeviceKind::kAuto;
+  EXPECT_EQ(identity_of(cuda.result).text(), identity_of(automatic.result).text());
+  const RegressionReport apart = check_regressions({cuda}, {automatic}, {});
+  ASSERT_EQ(apart.rows.size(), 2u);
+  EXPECT_EQ(apart.rows[0].verdict, Verdict::kMissing);
+  LoadedResult more_threads = measured("resnet50", {1000, 1000, 1000});
+  more_threads.result.benchmark.threads = 64;
+  const RegressionReport same =
+      check_regressions({measured("resnet50", {1000, 1000, 1000})}, {more_threads}, {});
+  ASSERT_EQ(same.rows.size(), 1u);
+  EXPECT_EQ(same.rows[0].verdict, Verdict::kUnchanged);
+}
+
+// Every identity setting is a selector key, its value checked and compared canonically.
+TEST(Report, EveryIdentitySettingIsSelectable) {
+  LoadedResult lora = measured("llama-3.2-1b", {500, 500, 500});
+  lora.result.benchmark.tuning = Tuning::kLora;
+  lora.result.benchmark.lora_rank = 8;
+  lora.result.benchmark.mode = Mode::kGraph;
+  lora.result.benchmark.threads = 4;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    if (!f.identity) continue;
+    const nlohmann::json value = f.resolved(lora.result.benchmark);
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    if (f.zero_means_none && (text.empty() || text == "0")) continue;  // "none": not selectable
+    EXPECT_TRUE(ResultSelector::parse(f.key + "=\"" + text + "\"").matches(lora.result)) << f.key;
+  }
+  EXPECT_TRUE(ResultSelector::parse("lora_rank=8,mode=graph,hostname=").matches(lora.result));
+  EXPECT_FALSE(ResultSelector::parse("lora_rank=16").matches(lora.result));
+  const std::vector<LoadedResult> kept =
+      select_results({lora, measured("vgg16", {1, 1, 1})}, "mode=graph");
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].result.benchmark.model, "llama-3.2-1b");
+  EXPECT_THROW(select_results({lora}, "mode=eager"), UsageError);
 }
 
 TEST(Regress, FlagsATightTenPercentDropOnly) {

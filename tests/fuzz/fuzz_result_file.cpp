@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::expect_contract([&] {
     const Result result = result_from_json(parse_json_input(text, "fuzz.json"));
     const std::vector<LoadedResult> loaded = {{result, "fuzz.json"}};
-    (void)benchmark_identity(result);
+    (void)identity_key(result);
     const Report report = build_report(loaded, {});
     std::string output;
     for (const char* format : {"markdown", "csv", "json", "html"}) {
