@@ -464,5 +464,21 @@ TEST(Cli, TestModelsAndFaultInjectionNeedTheTestHooks) {
   EXPECT_EQ(testing::read_json(out)["status"], "ok");
 }
 
+// The one-entry setting added last: --optimizer trains the model with another registered
+// optimiser, and the result says so in its benchmark block and its optimizer description.
+TEST(Cli, OptimizerOptionTrainsWithTheNamedOptimiser) {
+  ScratchDirectory scratch("optimizer");
+  const std::string out = scratch.path() + "/adamw.json";
+  const auto run = run_gpubench("train --model test-tiny-cnn --optimizer adamw " +
+                                std::string(kTinyCpuRun) + " --output " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json result = read_json(out);
+  EXPECT_EQ(result["benchmark"]["optimizer_name"], "adamw");
+  EXPECT_EQ(result["benchmark"]["optimizer"].get<std::string>().rfind("AdamW", 0), 0u)
+      << result["benchmark"];
+  expect_usage_error("train --model test-tiny-cnn --optimizer lamb " + std::string(kTinyCpuRun),
+                     "unknown optimizer 'lamb'; known: ");
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -273,5 +273,25 @@ TEST(Resolve, ABenchmarkFromElsewhereResolvesToItselfOrIsRefused) {
   EXPECT_THROW(resolve(request_from(too_long), gpu_machine()), UsageError);
 }
 
+// --optimizer: an optimiser registered by name (src/optim/) instead of the model's recipe's;
+// naming the model's own is the model's own benchmark (recorded empty, as older results are).
+TEST(Resolve, OptimizerByRegisteredNameAndTheModelsOwnIsTheDefault) {
+  BenchmarkRequest request;
+  request.model = "resnet50";
+  request.optimizer = "adamw";
+  EXPECT_EQ(resolve(request, cpu_machine()).optimizer, "adamw");
+  request.optimizer = "sgd";
+  EXPECT_EQ(resolve(request, cpu_machine()).optimizer, "");
+  EXPECT_TRUE(resolve(request, cpu_machine()) == resolve(BenchmarkRequest{}, cpu_machine()));
+  request.optimizer = "lamb";
+  EXPECT_NE(error_of(request, cpu_machine()).find("unknown optimizer 'lamb'; known: "),
+            std::string::npos)
+      << error_of(request, cpu_machine());
+  request.optimizer = "adamw";
+  request.task = Task::kInfer;
+  EXPECT_NE(error_of(request, cpu_machine()).find("optimizer is a training setting"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpubench

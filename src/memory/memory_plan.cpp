@@ -16,9 +16,10 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
-  plan.optimizer_state =
-      OptimizerRegistry::instance().get(info.optimizer).state_bytes_per_parameter *
-      stats.trainable_params;
+  plan.optimizer_state = OptimizerRegistry::instance()
+                             .get(optimizer_for(b, info.optimizer))
+                             .state_bytes_per_parameter *
+                         stats.trainable_params;
   plan.host_build = plan.weights;
   if (info.activation_bytes)
     plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);

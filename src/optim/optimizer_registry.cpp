@@ -1,6 +1,7 @@
 #include "optim/optimizer_registry.h"
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 
 namespace gpubench {
 
@@ -26,6 +27,10 @@ std::vector<std::string> OptimizerRegistry::names() const {
   std::vector<std::string> names;
   for (const OptimizerInfo& info : optimizers_) names.push_back(info.name);
   return names;
+}
+
+std::string optimizer_for(const ResolvedBenchmark& benchmark, const std::string& models_own) {
+  return benchmark.optimizer.empty() ? models_own : benchmark.optimizer;
 }
 
 OptimizerSettings optimizer_settings_for(const std::string& name, int64_t global_batch) {

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "optim/multi_tensor_optimizer.h"
+#include "spec/benchmark.h"
 
 namespace gpubench {
 
@@ -55,6 +56,9 @@ struct OptimizerRegistration {
     OptimizerRegistry::instance().add(std::move(info));
   }
 };
+
+// The optimiser `benchmark` trains with: its optimizer setting, or the model's own (empty setting).
+std::string optimizer_for(const ResolvedBenchmark& benchmark, const std::string& models_own);
 
 // The settings of optimiser `name`'s recipe for `global_batch`.
 OptimizerSettings optimizer_settings_for(const std::string& name, int64_t global_batch);

@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "models/adapted_linear.h"
 #include "models/model_registry.h"
+#include "optim/optimizer_registry.h"
 #include "run/graph_mode.h"
 #include "run/precision_policy.h"
 #include "spec/benchmark_fields.h"
@@ -213,6 +214,11 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   if (info.sequence_model) {
     out.tgt_len = request.tgt_len.value_or(info.default_tgt_len);
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
+  }
+  if (request.optimizer) {
+    OptimizerRegistry::instance().get(*request.optimizer);  // an unknown name is a usage error
+    if (out.task == Task::kInfer) throw UsageError("optimizer is a training setting, not infer's");
+    if (*request.optimizer == info.optimizer) out.optimizer.clear();  // the model's own
   }
   resolve_fine_tuning(request, info, out);
   resolve_inference(request, info, out);

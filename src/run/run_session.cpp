@@ -39,7 +39,8 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.model_family = info.family;
   result.input_shape = info.input_shape;
   result.metrics.throughput_unit = info.sample_unit + "/sec";
-  result.optimizer = OptimizerRegistry::instance().get(info.optimizer).label;
+  result.optimizer =
+      OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;
   result.system = collect_system_info();
   result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
                                            "none", resolved.telemetry_interval_ms);

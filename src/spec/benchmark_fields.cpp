@@ -60,7 +60,9 @@ class Setting {
     field_.result_key = std::move(key);
   }
   // The value's kind and default; a null default is decided by resolve(), as `decided_by` says.
-  Setting& text(json default_value) { return kind(FieldType::kText, std::move(default_value)); }
+  Setting& text(json default_value, std::string decided_by = "") {
+    return kind(FieldType::kText, std::move(default_value), std::move(decided_by));
+  }
   Setting& flag(json default_value, std::string decided_by = "") {
     return kind(FieldType::kFlag, std::move(default_value), std::move(decided_by));
   }

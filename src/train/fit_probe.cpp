@@ -59,7 +59,8 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     torch::NoGradGuard no_grad;
     for (auto& parameter : model->module().parameters()) parameter.zero_();
   }
-  TrainingStep step(*model, policy, optimizer_settings_for(info.optimizer, b.batch_size));
+  TrainingStep step(*model, policy,
+                    optimizer_settings_for(optimizer_for(b, info.optimizer), b.batch_size));
   ProbeFits fits;
   fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();

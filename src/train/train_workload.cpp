@@ -74,7 +74,8 @@ class TrainWorkload : public Workload {
     batch_ = model.synthetic_batch(spec.batch_size, session.device(), spec.channels_last);
     step_ = std::make_unique<TrainingStep>(
         model, session.policy(),
-        optimizer_settings_for(session.info().optimizer, spec.batch_size * session.world_size()),
+        optimizer_settings_for(optimizer_for(spec, session.info().optimizer),
+                               spec.batch_size * session.world_size()),
         synchronizer_.get());
     session.result().optimizer = step_->optimizer().description();
     session.result().optimizer_impl = to_string(step_->optimizer().implementation());
