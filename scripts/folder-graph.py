@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The folders of src/ and which include which, derived from the #include lines.
+"""The source folders and which include which, derived from the #include lines: the folders of
+src/, the model zoo (models/) and the public API (include/gpubench/).
 
-  folder-graph.py SRC_DIR            check: exit 1 on an include cycle between folders or on an
-                                     include from a folder into a layer above its own
-  folder-graph.py SRC_DIR --markdown the layers, as docs/reference/folders.md shows them
+  folder-graph.py ROOT            check: exit 1 on an include cycle between folders or on an
+                                  include from a folder into a layer above its own
+  folder-graph.py ROOT --markdown the layers, as docs/reference/folders.md shows them
 
 The layers are the folders' places in LAYERS below, top first; an include must go to a folder of
 a lower layer (or its own folder). Folders not listed are an error: a new folder takes a place.
@@ -15,15 +16,18 @@ import sys
 
 # Top first. A folder may include folders of the layers below it, never of its own layer or above.
 LAYERS = [
+    [("gpubench", "the public API (include/gpubench/): a model's interface and registration, "
+                  "running gpubench from code, result files")],
     [("cli", "the subcommands: thin, one file each")],
     [("process", "child processes: suite entries, data-parallel ranks, batch probes")],
     [("train", "the training workload (a step, graph capture) and fit's probes"),
      ("infer", "the inference workloads: forward passes, text generation")],
     [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
              "the workload registry, resolving a request, the trials' timing")],
-    [("memory", "memory plans, tensor accounting, the fit model"),
+    [("models", "the model zoo (models/), one file per family, each registering itself"),
+     ("memory", "memory plans, tensor accounting, the fit model"),
      ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],
-    [("models", "the model zoo, one file per family, each registering itself"),
+    [("modeling", "the model interface and registry, layers, FLOP counting, LoRA adapters"),
      ("optim", "SGD, AdamW (multi-tensor, fused), the grad scaler"),
      ("telemetry", "power, clocks and energy (NVML, RAPL)")],
     [("system", "the machine: GPUs, topology, versions")],
@@ -35,21 +39,31 @@ LAYERS = [
     [("spec", "the benchmark's settings, suites (no LibTorch)")],
     [("common", "errors, files, text tables, JSON helpers (no LibTorch)")],
 ]
-# Included from outside src/: the generated build information.
-EXTERNAL = {"gpubench"}
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/[^"]+"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+/[^"]+)"', re.M)
 
 
-def edges_of(src):
+def folders_of(root):
+    """folder name -> its directory: src/*, models/ and include/gpubench/."""
+    folders = {p.name: p for p in sorted((root / "src").iterdir()) if p.is_dir()}
+    folders["models"] = root / "models"
+    folders["gpubench"] = root / "include" / "gpubench"
+    return folders
+
+
+def edges_of(root, folders):
     edges = collections.defaultdict(list)  # (from, to) -> [file]
-    for path in sorted(src.rglob("*")):
-        if path.suffix not in (".h", ".cpp") or not path.is_file():
-            continue
-        folder = path.relative_to(src).parts[0]
-        for target in INCLUDE.findall(path.read_text(encoding="utf-8")):
-            if target != folder and target not in EXTERNAL:
-                edges[(folder, target)].append(str(path.relative_to(src)))
+    for folder, directory in folders.items():
+        for path in sorted(directory.rglob("*")):
+            if path.suffix not in (".h", ".cpp") or not path.is_file():
+                continue
+            for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+                target = name.split("/")[0]
+                # gpubench/build_info.h is generated into the build, not the public API.
+                if target == "gpubench" and not (root / "include" / name).exists():
+                    continue
+                if target != folder and target in folders:
+                    edges[(folder, target)].append(str(path.relative_to(root)))
     return edges
 
 
@@ -87,18 +101,19 @@ def cycles(folders, edges):
 
 
 def main():
-    src = pathlib.Path(sys.argv[1])
+    root = pathlib.Path(sys.argv[1])
     markdown = "--markdown" in sys.argv[2:]
     layer_of = {}
     for depth, layer in enumerate(LAYERS):
         for name, _ in layer:
             layer_of[name] = depth
-    folders = sorted(p.name for p in src.iterdir() if p.is_dir())
-    edges = edges_of(src)
+    directories = folders_of(root)
+    folders = sorted(directories)
+    edges = edges_of(root, directories)
     problems = []
     for folder in folders:
         if folder not in layer_of:
-            problems.append(f"src/{folder}/ has no layer: give it one in scripts/folder-graph.py")
+            problems.append(f"{folder}/ has no layer: give it one in scripts/folder-graph.py")
     for component in cycles(folders, edges):
         members = set(component)
         via = [f"{a} -> {b} ({', '.join(sorted(set(files)))})" for (a, b), files in sorted(edges.items())
@@ -114,8 +129,8 @@ def main():
         return 1
     if markdown:
         print("# Folders and layers\n")
-        print("Generated by `scripts/folder-graph.py src --markdown` from the `#include` lines of "
-              "`src/` (a CTest test fails on an include cycle between folders, on an include "
+        print("Generated by `scripts/folder-graph.py . --markdown` from the `#include` lines of "
+              "`src/`, `models/` and `include/gpubench/` (a CTest test fails on an include cycle between folders, on an include "
               "into the same or a higher layer, and on this page out of date). Each folder "
               "includes only folders of the layers below its own.\n")
         print("| layer | folders | what | includes |")

@@ -28,11 +28,11 @@ for topic in options models exit-codes; do
 done
 # The folders' layers, from the #include lines of src/ (scripts/folder-graph.py).
 page=docs/reference/folders.md
-python3 scripts/folder-graph.py src --markdown >"$generated"
+python3 scripts/folder-graph.py . --markdown >"$generated"
 if ! $check; then
   cat "$generated" >"$page"
 elif ! diff -u "$page" "$generated"; then
-  echo "generate-docs: $page is not what scripts/folder-graph.py src --markdown prints;" \
+  echo "generate-docs: $page is not what scripts/folder-graph.py . --markdown prints;" \
     "run: bash scripts/generate-docs.sh" >&2
   status=1
 fi

@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "models/adapted_linear.h"
+#include "modeling/adapted_linear.h"
+#include "modeling/model_registry.h"
 #include "models/bert.h"
 #include "models/llama.h"
-#include "models/model_registry.h"
 #include "run/precision_policy.h"
 #include "test_helpers.h"
 #include "train/training_step.h"

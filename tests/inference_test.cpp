@@ -6,8 +6,8 @@
 #include "cpu_benchmark.h"
 #include "infer/greedy_generation.h"
 #include "infer/request_timing.h"
+#include "modeling/model_registry.h"
 #include "models/llama.h"
-#include "models/model_registry.h"
 #include "run/benchmark_runner.h"
 
 namespace gpubench {

@@ -14,7 +14,7 @@
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "run/model_setup.h"

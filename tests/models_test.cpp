@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 
 namespace gpubench {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "train/training_step.h"
 
 namespace gpubench::models {

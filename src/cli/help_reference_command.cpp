@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/text_table.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
 #include "spec/benchmark_fields.h"
 

@@ -11,7 +11,7 @@
 #include "common/input_limits.h"
 #include "common/log.h"
 #include "distributed/launch_environment.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "result_output.h"
 #include "results/result_path.h"
 #include "run/benchmark_runner.h"

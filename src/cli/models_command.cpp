@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "common/text_table.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 
 namespace gpubench::cli {
 namespace {

@@ -93,8 +93,10 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("compare", "Two systems side by side with B/A per row");
   cmd->add_option("A", o->a, "Baseline side: a file, a directory or a selector")->required();
   cmd->add_option("B", o->b, "Other side: a file, a directory or a selector")->required();
+  // Its default spelled out: CLI11 prints a vector's default as "[results]" or "results" as the
+  // translation unit that instantiates it sees LibTorch's operator<< for vectors or not.
   cmd->add_option("--results", o->pool, "Where selectors look (files or directories)")
-      ->capture_default_str();
+      ->default_str(o->pool.front());
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   add_across_option(*cmd, o->across);

@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "distributed/launch_environment.h"
 #include "memory/memory_plan.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "process/batch_probes.h"
 #include "process/child_process.h"
 #include "process/data_parallel_run.h"

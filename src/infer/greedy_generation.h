@@ -9,7 +9,7 @@
 #include <torch/torch.h>
 
 #include "infer/static_decode.h"
-#include "models/text_generation.h"
+#include "modeling/text_generation.h"
 
 namespace gpubench {
 

@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "models/text_generation.h"
+#include "modeling/text_generation.h"
 #include "torch_support/captured_graph.h"
 
 namespace gpubench {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "results/memory_info.h"
 #include "spec/benchmark.h"
 

@@ -1,7 +1,10 @@
 #include "run/benchmark_runner.h"
 
+#include "common/errors.h"
 #include "datasheets/run_efficiency.h"
+#include "run/resolve_benchmark.h"
 #include "run/run_session.h"
+#include "system/machine.h"
 
 namespace gpubench {
 
@@ -11,6 +14,15 @@ Result run_benchmark(const ResolvedBenchmark& benchmark, const RunContext& conte
       WorkloadRegistry::instance().for_benchmark(benchmark, session.info());
   const std::unique_ptr<Workload> workload = workload_info.make();
   return session.run(*workload);
+}
+
+Result run_request(const BenchmarkRequest& request) {
+  const ResolvedBenchmark benchmark = resolve(request, read_machine_facts());
+  if (benchmark.gpus > 1) {
+    throw UsageError("run_request runs one process, not " + std::to_string(benchmark.gpus) +
+                     " ranks: data parallelism runs through the command line (train --gpus N)");
+  }
+  return run_benchmark(benchmark);
 }
 
 Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& error) {

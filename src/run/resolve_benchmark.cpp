@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "common/errors.h"
-#include "models/adapted_linear.h"
-#include "models/model_registry.h"
+#include "modeling/adapted_linear.h"
+#include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
 #include "run/graph_mode.h"
 #include "run/precision_policy.h"

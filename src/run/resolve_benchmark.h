@@ -2,7 +2,7 @@
 // fixed defaults, the model's registration, the precision policy, this machine).
 #pragma once
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "spec/benchmark.h"
 #include "system/machine.h"
 

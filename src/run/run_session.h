@@ -16,7 +16,7 @@
 
 #include <torch/torch.h>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/run_context.h"
 #include "run/run_setup.h"

@@ -5,7 +5,7 @@
 
 #include <torch/torch.h>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "run/precision_policy.h"
 #include "spec/benchmark.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/measurement.h"
 #include "spec/benchmark.h"

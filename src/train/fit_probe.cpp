@@ -11,7 +11,7 @@
 #include "memory/memory_plan.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "run/model_setup.h"
 #include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"

@@ -12,7 +12,7 @@
 
 #include <torch/torch.h>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "run/graph_mode.h"
 #include "spec/benchmark.h"
 #include "torch_support/captured_graph.h"

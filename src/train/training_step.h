@@ -10,7 +10,7 @@
 
 #include "distributed/gradient_synchronizer.h"
 #include "memory/training_memory.h"
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 #include "optim/grad_scaler.h"
 #include "optim/multi_tensor_optimizer.h"
 #include "optim/optimizer_registry.h"

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "models/flop_counter.h"
+#include "modeling/flop_counter.h"
 
 namespace gpubench::layers {
 

@@ -1,4 +1,4 @@
-#include "models/flop_counter.h"
+#include "modeling/flop_counter.h"
 
 namespace gpubench {
 namespace {

@@ -2,9 +2,9 @@
 // adaptive 7x7 average pool, dropout 0.5 in the classifier, torchvision's initialisation.
 #include <torch/torch.h>
 
-#include "models/basic_conv.h"
-#include "models/image_classifier.h"
-#include "models/layers.h"
+#include "modeling/basic_conv.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 namespace {

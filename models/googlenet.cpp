@@ -3,9 +3,9 @@
 // et al. 2015), transform_input off. Like torchvision, the "5x5" branch uses a 3x3 convolution.
 #include <torch/torch.h>
 
-#include "models/basic_conv.h"
-#include "models/image_classifier.h"
-#include "models/layers.h"
+#include "modeling/basic_conv.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <torch/torch.h>
 
-#include "models/image_classifier.h"
-#include "models/layers.h"
-#include "models/model_registry.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
+#include "modeling/model_registry.h"
 
 namespace gpubench {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "models/activation_checkpoint.h"
-#include "models/adapted_linear.h"
-#include "models/fine_tuning_model.h"
-#include "models/flop_counter.h"
+#include "modeling/activation_checkpoint.h"
+#include "modeling/adapted_linear.h"
+#include "modeling/fine_tuning_model.h"
+#include "modeling/flop_counter.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
@@ -307,7 +307,7 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
   return info;
 }
 
-const ModelRegistration kLarge{bert_info(
+const ModelRegistration kBertLarge{bert_info(
     "bert-large", bert_large(), 128,
     "BERT-large uncased pre-training (Hugging Face BertForPreTraining / NVIDIA "
     "DeepLearningExamples: 24 layers, hidden 1024, 16 heads, vocabulary 30522, tied MLM decoder)")};

@@ -4,7 +4,7 @@
 
 #include <torch/torch.h>
 
-#include "models/layers.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 

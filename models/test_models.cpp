@@ -3,8 +3,8 @@
 // name, never listed.
 #include <torch/torch.h>
 
-#include "models/image_classifier.h"
-#include "models/layers.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 namespace {

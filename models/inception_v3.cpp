@@ -3,9 +3,9 @@
 // fine-tuning tutorial and the Inception V3 recipe), transform_input off.
 #include <torch/torch.h>
 
-#include "models/basic_conv.h"
-#include "models/image_classifier.h"
-#include "models/layers.h"
+#include "modeling/basic_conv.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 namespace {

@@ -1,4 +1,4 @@
-#include "models/activation_checkpoint.h"
+#include "modeling/activation_checkpoint.h"
 
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/custom_function.h>

@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "models/text_generation.h"
+#include "modeling/text_generation.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {

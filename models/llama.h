@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 
 namespace gpubench::models {
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/adapted_linear.h"
-#include "models/model_registry.h"
+#include "modeling/adapted_linear.h"
+#include "modeling/model_registry.h"
 
 namespace gpubench::models {
 

@@ -1,11 +1,11 @@
-#include "models/adapted_linear.h"
+#include "modeling/adapted_linear.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "models/flop_counter.h"
+#include "modeling/flop_counter.h"
 
 namespace gpubench::layers {
 

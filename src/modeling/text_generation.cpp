@@ -1,4 +1,4 @@
-#include "models/text_generation.h"
+#include "modeling/text_generation.h"
 
 namespace gpubench {
 

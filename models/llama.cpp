@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "models/activation_checkpoint.h"
-#include "models/adapted_linear.h"
-#include "models/fine_tuning_model.h"
-#include "models/flop_counter.h"
+#include "modeling/activation_checkpoint.h"
+#include "modeling/adapted_linear.h"
+#include "modeling/fine_tuning_model.h"
+#include "modeling/flop_counter.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
@@ -56,9 +56,9 @@ Tensor inverse_frequencies(const LlamaConfig& c) {
   return inv_freq.to(torch::kFloat);
 }
 
-class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
+class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  explicit DecoderLayerImpl(const LlamaConfig& c)
+  explicit LlamaDecoderLayerImpl(const LlamaConfig& c)
       : heads_(c.num_heads), kv_heads_(c.num_kv_heads), head_dim_(c.head_dim()) {
     const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
                   kv_out = c.num_kv_heads * head_dim_;
@@ -160,7 +160,7 @@ class DecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  private:
   int64_t heads_, kv_heads_, head_dim_;
 };
-TORCH_MODULE(DecoderLayer);
+TORCH_MODULE(LlamaDecoderLayer);
 
 }  // namespace
 
@@ -173,7 +173,7 @@ class LlamaNetImpl : public torch::nn::Module {
                                           uninitialised_embedding(c.vocab_size, c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
-      layers.push_back(DecoderLayer(c));
+      layers.push_back(LlamaDecoderLayer(c));
       list->push_back(layers.back());
     }
     norm = model->register_module("norm", RmsNorm(c.hidden_size, c.rms_norm_eps));
@@ -187,7 +187,7 @@ class LlamaNetImpl : public torch::nn::Module {
   Tensor forward(const Tensor& tokens) {
     Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
-    for (DecoderLayer& layer : layers) {
+    for (LlamaDecoderLayer& layer : layers) {
       hidden =
           checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
     }
@@ -200,7 +200,7 @@ class LlamaNetImpl : public torch::nn::Module {
     Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> rotary = rotary_tables(start, n);
     for (size_t i = 0; i < layers.size(); ++i) {
-      const DecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
+      const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
       hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
     }
     cache.length = start + n;
@@ -208,7 +208,7 @@ class LlamaNetImpl : public torch::nn::Module {
   }
 
   // One token per sequence at `position` (a device tensor [1]) in the static form
-  // (DecoderLayerImpl::CacheSlot); the caller keeps cache.length.
+  // (LlamaDecoderLayerImpl::CacheSlot); the caller keeps cache.length.
   Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
     Tensor hidden = embed_tokens(tokens);
     const Tensor& inv_freq = frequencies_on(tokens.device());
@@ -219,7 +219,8 @@ class LlamaNetImpl : public torch::nn::Module {
     const Tensor mask =
         torch::zeros({cache.capacity}, inv_freq.options()).masked_fill(slots > position, -INFINITY);
     for (size_t i = 0; i < layers.size(); ++i) {
-      const DecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position, &mask};
+      const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position,
+                                                  &mask};
       hidden = layers[i]->run(hidden, cos, sin, &slot);
     }
     return head(norm(hidden)).squeeze(1);
@@ -243,7 +244,7 @@ class LlamaNetImpl : public torch::nn::Module {
   }
 
   torch::nn::Embedding embed_tokens{nullptr};
-  std::vector<DecoderLayer> layers;
+  std::vector<LlamaDecoderLayer> layers;
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
 

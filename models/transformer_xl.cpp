@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "models/flop_counter.h"
-#include "models/layers.h"
+#include "modeling/flop_counter.h"
+#include "modeling/layers.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
@@ -429,7 +429,7 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
 const ModelRegistration kBase{transformer_xl_info(
     "transformerxl-base", transformer_xl_base(), 32,
     "NVIDIA DeepLearningExamples Transformer-XL, wt103_base (16 layers, d_model 512)")};
-const ModelRegistration kLarge{
+const ModelRegistration kTransformerXlLarge{
     transformer_xl_info("transformerxl-large", transformer_xl_large(), 8,
                         "NVIDIA DeepLearningExamples Transformer-XL, wt103_large (18 layers, "
                         "d_model 1024, div_val 4)")};

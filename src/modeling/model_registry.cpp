@@ -1,10 +1,10 @@
-#include "models/model_registry.h"
+#include "modeling/model_registry.h"
 
 #include <algorithm>
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "models/flop_counter.h"
+#include "modeling/flop_counter.h"
 #include "testing/test_hooks.h"
 
 namespace gpubench {

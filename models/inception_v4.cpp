@@ -2,9 +2,9 @@
 // no auxiliary classifier, timm's module names (features.N..., last_linear).
 #include <torch/torch.h>
 
-#include "models/basic_conv.h"
-#include "models/image_classifier.h"
-#include "models/layers.h"
+#include "modeling/basic_conv.h"
+#include "modeling/image_classifier.h"
+#include "modeling/layers.h"
 
 namespace gpubench::models {
 namespace {

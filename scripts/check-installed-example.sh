@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The installed package as a user meets it (docs/api.md): installs BUILD_DIR into a scratch
+# prefix, builds examples/custom_model against it with find_package(gpubench), and runs the
+# example's own model through train (one process, then two CPU ranks: the executable re-runs
+# itself), models and report. A CTest test runs it.
+#   usage: check-installed-example.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="$(cd "$1" && pwd)"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+prefix="$scratch/prefix"
+
+cmake --install "$build" --prefix "$prefix" >"$scratch/install.log"
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+generator=()
+if command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S examples/custom_model -B "$scratch/example" "${generator[@]}" "${launcher[@]}" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >"$scratch/configure.log" ||
+  { cat "$scratch/configure.log"; exit 1; }
+cmake --build "$scratch/example" >"$scratch/build.log" 2>&1 || { cat "$scratch/build.log"; exit 1; }
+bench="$scratch/example/custom_bench"
+
+fail() { echo "check-installed-example: $*" >&2; exit 1; }
+"$bench" models | grep -q "example-net" || fail "custom_bench models does not list example-net"
+run="--model example-net --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 1"
+"$bench" --log-level warn train $run --output "$scratch/one.json" >"$scratch/one.log" 2>&1 ||
+  { cat "$scratch/one.log"; fail "train --model example-net failed"; }
+"$bench" --log-level warn train $run --gpus 2 --output "$scratch/two.json" >"$scratch/two.log" 2>&1 ||
+  { cat "$scratch/two.log"; fail "train --model example-net --gpus 2 failed"; }
+python3 - "$scratch/one.json" "$scratch/two.json" <<'PY'
+import json, sys
+for path, ranks in zip(sys.argv[1:], (1, 2)):
+    result = json.load(open(path))
+    assert result["status"] == "ok", (path, result.get("error"))
+    assert result["benchmark"]["model"] == "example-net", result["benchmark"]
+    assert result["benchmark"]["gpus"] == ranks, result["benchmark"]
+    assert result["metrics"]["throughput"] > 0, result["metrics"]
+    assert result["metrics"]["forward_flops_per_sample"] > 0, result["metrics"]
+PY
+"$bench" report "$scratch/one.json" "$scratch/two.json" | grep -q "example-net" ||
+  fail "report does not show example-net"
+echo "check-installed-example: example-net trained (1 and 2 ranks) from $prefix"
