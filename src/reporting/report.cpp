@@ -519,12 +519,22 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
   return report;
 }
 
-Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
-                        const std::string& a_name, const std::string& b_name,
-                        const std::vector<std::string>& across) {
-  const Across joined(across);
-  // One benchmark apart from the system it ran on: every identity setting (GPU count and
-  // bucket size included).
+namespace {
+
+// One compared benchmark apart from the system it ran on: every identity setting (GPU count and
+// bucket size included), and the newest result of each side.
+struct ComparedRow {
+  std::string family, model, precision, setup;
+  int gpus = 0;
+  const Result* a = nullptr;
+  const Result* b = nullptr;
+  std::vector<std::string> labels() const {
+    return {model, precision, std::to_string(gpus), setup};
+  }
+};
+
+std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
+                                       const std::vector<LoadedResult>& b, const Across& joined) {
   using Key = std::tuple<std::string, std::string, int, std::string, int, std::string, std::string>;
   const auto key_of = [&joined](const Result& r) -> Key {
     auto [setup, match] = joined.shared_settings(r, {"model", "precision", "gpus", "device"});
@@ -536,92 +546,110 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
             std::move(setup),
             std::move(match)};
   };
-  std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> rows;
-  for (const LoadedResult& l : a) rows[key_of(l.result)].first.push_back(&l.result);
-  for (const LoadedResult& l : b) rows[key_of(l.result)].second.push_back(&l.result);
-  Report report;
-  report.title = "gpubench compare: " + a_name + " vs " + b_name;
+  std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> sides;
+  for (const LoadedResult& l : a) sides[key_of(l.result)].first.push_back(&l.result);
+  for (const LoadedResult& l : b) sides[key_of(l.result)].second.push_back(&l.result);
+  std::vector<ComparedRow> rows;
+  for (const auto& [key, results] : sides) {
+    ComparedRow row;
+    row.family = std::get<0>(key);
+    row.model = std::get<1>(key);
+    row.precision = std::get<3>(key);
+    row.gpus = std::get<4>(key);
+    row.setup = std::get<5>(key);
+    row.a = results.first.empty() ? nullptr : newest_result(results.first);
+    row.b = results.second.empty() ? nullptr : newest_result(results.second);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The measured B/A beside what the datasheets promise for the same precision; `ratios` gets
+// each family's measured B/A.
+ReportTable throughput_comparison(const std::vector<ComparedRow>& rows, const Across& joined,
+                                  const std::string& a_name, const std::string& b_name,
+                                  std::map<std::string, std::vector<double>>& ratios) {
   ReportTable table;
   table.id = "comparison";
   table.title = b_name + " vs " + a_name;
   table.label_columns = {"model", "precision", "gpus", "setup"};
-  // The measured B/A beside what the datasheets promise for the same precision.
   table.columns = {a_name, b_name, "B/A", "peak B/A", "bandwidth B/A", "TDP B/A"};
-  std::map<std::string, std::vector<double>> ratios;
-  for (const auto& [key, sides] : rows) {
-    const auto& [family, model, order, precision, gpus, setup, match] = key;
-    (void)order;
-    (void)match;
-    const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
-    const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
-    ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
+  for (const ComparedRow& compared : rows) {
+    ReportRow row{compared.labels(), {}};
     const auto cell = [&](const Result* r, const char* missing) {
       return r == nullptr ? ReportCell{std::nullopt, missing}
                           : joined.annotate(throughput_cell(r), r);
     };
-    row.cells.push_back(cell(ra, "only in B"));
-    row.cells.push_back(cell(rb, "only in A"));
-    const auto va = throughput_of(ra), vb = throughput_of(rb);
+    row.cells.push_back(cell(compared.a, "only in B"));
+    row.cells.push_back(cell(compared.b, "only in A"));
+    const auto va = throughput_of(compared.a), vb = throughput_of(compared.b);
     if (va && vb) {
       row.cells.push_back({*vb / *va, format_fixed(*vb / *va, 3)});
-      ratios[family].push_back(*vb / *va);
+      ratios[compared.family].push_back(*vb / *va);
     } else {
       row.cells.push_back({std::nullopt, "-"});
     }
     for (double DatasheetInfo::*figure :
          {&DatasheetInfo::peak_tflops, &DatasheetInfo::memory_bandwidth_gbs,
           &DatasheetInfo::tdp_w}) {
-      const auto ratio = datasheet_ratio(ra, rb, figure);
+      const auto ratio = datasheet_ratio(compared.a, compared.b, figure);
       row.cells.push_back(ratio ? ReportCell{*ratio, format_fixed(*ratio, 3)}
                                 : ReportCell{std::nullopt, "-"});
     }
     table.rows.push_back(std::move(row));
   }
-  // Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster).
+  return table;
+}
+
+const InferenceMetrics* inference_of(const Result* r) {
+  return r != nullptr && r->status == RunStatus::kOk && r->metrics.inference.present
+             ? &r->metrics.inference
+             : nullptr;
+}
+
+ReportCell latency_cell(const InferenceMetrics* m, const LatencySummary InferenceMetrics::*which,
+                        double LatencySummary::*figure) {
+  if (m == nullptr || (m->*which).count == 0) return ReportCell{std::nullopt, "-"};
+  return ReportCell{(m->*which).*figure, format_fixed((m->*which).*figure, 2)};
+}
+
+// Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster).
+ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::string& a_name,
+                               const std::string& b_name) {
   ReportTable latency;
   latency.id = "latency";
   latency.title =
       "Inference latency, " + b_name + " vs " + a_name + " (ms; B/A below 1: B answers sooner)";
-  latency.label_columns = table.label_columns;
+  latency.label_columns = {"model", "precision", "gpus", "setup"};
   latency.columns = {a_name + " p50",      b_name + " p50",      "B/A p50",
                      a_name + " p99",      b_name + " p99",      a_name + " TTFT p50",
                      b_name + " TTFT p50", a_name + " TPOT p50", b_name + " TPOT p50"};
-  for (const auto& [key, sides] : rows) {
-    const auto& [family, model, order, precision, gpus, setup, match] = key;
-    (void)family;
-    (void)order;
-    (void)match;
-    const Result* ra = sides.first.empty() ? nullptr : newest_result(sides.first);
-    const Result* rb = sides.second.empty() ? nullptr : newest_result(sides.second);
-    auto inference = [](const Result* r) -> const InferenceMetrics* {
-      return r != nullptr && r->status == RunStatus::kOk && r->metrics.inference.present
-                 ? &r->metrics.inference
-                 : nullptr;
-    };
-    const InferenceMetrics *ia = inference(ra), *ib = inference(rb);
+  using M = InferenceMetrics;
+  using L = LatencySummary;
+  for (const ComparedRow& compared : rows) {
+    const InferenceMetrics *ia = inference_of(compared.a), *ib = inference_of(compared.b);
     if (ia == nullptr && ib == nullptr) continue;
-    auto ms = [](const InferenceMetrics* m, const LatencySummary InferenceMetrics::*which,
-                 double LatencySummary::*figure) {
-      if (m == nullptr || (m->*which).count == 0) return ReportCell{std::nullopt, "-"};
-      return ReportCell{(m->*which).*figure, format_fixed((m->*which).*figure, 2)};
-    };
-    ReportRow row{{model, precision, std::to_string(gpus), setup}, {}};
-    row.cells.push_back(ms(ia, &InferenceMetrics::request_latency_ms, &LatencySummary::p50));
-    row.cells.push_back(ms(ib, &InferenceMetrics::request_latency_ms, &LatencySummary::p50));
+    ReportRow row{compared.labels(), {}};
+    row.cells.push_back(latency_cell(ia, &M::request_latency_ms, &L::p50));
+    row.cells.push_back(latency_cell(ib, &M::request_latency_ms, &L::p50));
     if (ia && ib && ia->request_latency_ms.p50 > 0) {
       const double ratio = ib->request_latency_ms.p50 / ia->request_latency_ms.p50;
       row.cells.push_back({ratio, format_fixed(ratio, 3)});
     } else {
       row.cells.push_back({std::nullopt, "-"});
     }
-    row.cells.push_back(ms(ia, &InferenceMetrics::request_latency_ms, &LatencySummary::p99));
-    row.cells.push_back(ms(ib, &InferenceMetrics::request_latency_ms, &LatencySummary::p99));
-    row.cells.push_back(ms(ia, &InferenceMetrics::time_to_first_token_ms, &LatencySummary::p50));
-    row.cells.push_back(ms(ib, &InferenceMetrics::time_to_first_token_ms, &LatencySummary::p50));
-    row.cells.push_back(ms(ia, &InferenceMetrics::time_per_output_token_ms, &LatencySummary::p50));
-    row.cells.push_back(ms(ib, &InferenceMetrics::time_per_output_token_ms, &LatencySummary::p50));
+    row.cells.push_back(latency_cell(ia, &M::request_latency_ms, &L::p99));
+    row.cells.push_back(latency_cell(ib, &M::request_latency_ms, &L::p99));
+    row.cells.push_back(latency_cell(ia, &M::time_to_first_token_ms, &L::p50));
+    row.cells.push_back(latency_cell(ib, &M::time_to_first_token_ms, &L::p50));
+    row.cells.push_back(latency_cell(ia, &M::time_per_output_token_ms, &L::p50));
+    row.cells.push_back(latency_cell(ib, &M::time_per_output_token_ms, &L::p50));
     latency.rows.push_back(std::move(row));
   }
+  return latency;
+}
+
+ReportTable family_comparison(const std::map<std::string, std::vector<double>>& ratios) {
   ReportTable family;
   family.id = "family";
   family.title = "Geometric-mean B/A per family";
@@ -633,12 +661,27 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
                            {{mean, format_fixed(mean, 3)},
                             {static_cast<double>(values.size()), std::to_string(values.size())}}});
   }
+  return family;
+}
+
+}  // namespace
+
+Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<LoadedResult>& b,
+                        const std::string& a_name, const std::string& b_name,
+                        const std::vector<std::string>& across) {
+  const Across joined(across);
+  const std::vector<ComparedRow> rows = compared_rows(a, b, joined);
+  Report report;
+  report.title = "gpubench compare: " + a_name + " vs " + b_name;
+  std::map<std::string, std::vector<double>> ratios;
+  ReportTable table = throughput_comparison(rows, joined, a_name, b_name, ratios);
+  ReportTable latency = latency_comparison(rows, a_name, b_name);
   report.charts.push_back(bar_chart(table, table.title, "samples/sec"));
   report.charts.back().series.resize(2);  // bars for A and B; the ratio columns are not throughputs
   report.charts.back().values.resize(2);
   report.tables.push_back(std::move(table));
   if (!latency.rows.empty()) report.tables.push_back(std::move(latency));
-  report.tables.push_back(std::move(family));
+  report.tables.push_back(family_comparison(ratios));
   return report;
 }
 

@@ -195,16 +195,32 @@ std::vector<double> time_axis(const std::vector<std::string>& times) {
   return x;
 }
 
-std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
-  const double width = 900, height = 260, left = 80, right = 20, top = 16, bottom = 44;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
+// A chart's geometry: the plot area, the runs' times (points, then failures) and the scales.
+struct ChartFrame {
+  double width = 900, height = 260, left = 80, right = 20, top = 16, bottom = 44;
+  double plot_w = 0, plot_h = 0;
   std::vector<std::string> times;
-  for (const TrendPoint& p : b.points) times.push_back(p.started_at);
-  for (const TrendFailure& f : b.failures) times.push_back(f.started_at);
-  const std::vector<double> t = time_axis(times);
-  double t_min = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
-  double t_max = t.empty() ? 1 : *std::max_element(t.begin(), t.end());
-  if (t_max <= t_min) t_max = t_min + 1;
+  std::vector<double> t;  // times as x values
+  double t_min = 0, t_max = 1, y_min = 0, y_max = 1;
+  double x_of(double v) const { return left + plot_w * (v - t_min) / (t_max - t_min); }
+  double y_of(double v) const { return top + plot_h - plot_h * (v - y_min) / (y_max - y_min); }
+};
+
+std::string f(double v) {
+  return format_fixed(v, 1);
+}
+
+ChartFrame frame_for(const BenchmarkTrend& b, double threshold) {
+  ChartFrame frame;
+  frame.plot_w = frame.width - frame.left - frame.right;
+  frame.plot_h = frame.height - frame.top - frame.bottom;
+  for (const TrendPoint& p : b.points) frame.times.push_back(p.started_at);
+  for (const TrendFailure& failure : b.failures) frame.times.push_back(failure.started_at);
+  frame.t = time_axis(frame.times);
+  const std::vector<double>& t = frame.t;
+  frame.t_min = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
+  frame.t_max = t.empty() ? 1 : *std::max_element(t.begin(), t.end());
+  if (frame.t_max <= frame.t_min) frame.t_max = frame.t_min + 1;
   double y_min = INFINITY, y_max = -INFINITY;
   const auto widen = [&](double v) {
     y_min = std::min(y_min, v);
@@ -220,80 +236,96 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
   }
   if (!std::isfinite(y_min)) y_min = 0, y_max = 1;
   const double pad = std::max((y_max - y_min) * 0.08, std::fabs(y_max) * 0.01 + 1e-9);
-  y_min -= pad;
-  y_max += pad;
-  const auto x_of = [&](double v) { return left + plot_w * (v - t_min) / (t_max - t_min); };
-  const auto y_of = [&](double v) { return top + plot_h - plot_h * (v - y_min) / (y_max - y_min); };
-  const auto f = [](double v) { return format_fixed(v, 1); };
-  std::ostringstream svg;
-  svg << "<svg class=\"trend\" width=\"" << width << "\" height=\"" << height
-      << "\" role=\"img\">\n<title>" << escape_markup(b.identity.text()) << "</title>\n";
+  frame.y_min = y_min - pad;
+  frame.y_max = y_max + pad;
+  return frame;
+}
+
+void draw_axes(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
   for (int tick = 0; tick <= 4; ++tick) {
-    const double value = y_min + (y_max - y_min) * tick / 4;
-    const double y = y_of(value);
-    svg << "<line x1=\"" << left << "\" y1=\"" << f(y) << "\" x2=\"" << left + plot_w << "\" y2=\""
-        << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << f(y + 4)
-        << "\" text-anchor=\"end\" font-size=\"11\">"
-        << format_fixed(value, y_max - y_min < 10 ? 2 : 0) << "</text>\n";
+    const double value = c.y_min + (c.y_max - c.y_min) * tick / 4;
+    const double y = c.y_of(value);
+    svg << "<line x1=\"" << c.left << "\" y1=\"" << f(y) << "\" x2=\"" << c.left + c.plot_w
+        << "\" y2=\"" << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << c.left - 6 << "\" y=\""
+        << f(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
+        << format_fixed(value, c.y_max - c.y_min < 10 ? 2 : 0) << "</text>\n";
   }
-  svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
-      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">" << escape_markup(b.unit)
-      << "</text>\n";
-  if (b.baseline) {
-    const double high = y_of(b.baseline->throughput * (1 + threshold));
-    const double low = y_of(b.baseline->throughput * (1 - threshold));
-    svg << "<rect class=\"baseline-band\" x=\"" << left << "\" y=\"" << f(high) << "\" width=\""
-        << plot_w << "\" height=\"" << f(low - high) << "\" fill=\"#59a14f\" fill-opacity=\"0.18\">"
-        << "<title>baseline " << number(b.baseline->throughput) << " +- " << percent(threshold)
-        << "</title></rect>\n<line class=\"baseline\" x1=\"" << left << "\" y1=\""
-        << f(y_of(b.baseline->throughput)) << "\" x2=\"" << left + plot_w << "\" y2=\""
-        << f(y_of(b.baseline->throughput)) << "\" stroke=\"#59a14f\" stroke-dasharray=\"6 4\"/>\n";
-  }
-  // The level of each segment between change points, and the change points themselves.
+  svg << "<text x=\"14\" y=\"" << c.top + c.plot_h / 2 << "\" transform=\"rotate(-90 14 "
+      << c.top + c.plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
+      << escape_markup(b.unit) << "</text>\n";
+}
+
+void draw_baseline(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b,
+                   double threshold) {
+  if (!b.baseline) return;
+  const double high = c.y_of(b.baseline->throughput * (1 + threshold));
+  const double low = c.y_of(b.baseline->throughput * (1 - threshold));
+  svg << "<rect class=\"baseline-band\" x=\"" << c.left << "\" y=\"" << f(high) << "\" width=\""
+      << c.plot_w << "\" height=\"" << f(low - high) << "\" fill=\"#59a14f\" fill-opacity=\"0.18\">"
+      << "<title>baseline " << number(b.baseline->throughput) << " +- " << percent(threshold)
+      << "</title></rect>\n<line class=\"baseline\" x1=\"" << c.left << "\" y1=\""
+      << f(c.y_of(b.baseline->throughput)) << "\" x2=\"" << c.left + c.plot_w << "\" y2=\""
+      << f(c.y_of(b.baseline->throughput)) << "\" stroke=\"#59a14f\" stroke-dasharray=\"6 4\"/>\n";
+}
+
+// The first run of each segment between change points, and one past the last run.
+std::vector<size_t> segment_starts(const BenchmarkTrend& b) {
   std::vector<size_t> starts = {0};
-  for (const TrendChange& c : b.change_points) starts.push_back(c.index);
+  for (const TrendChange& change : b.change_points) starts.push_back(change.index);
   starts.push_back(b.points.size());
+  return starts;
+}
+
+// The level of each segment between change points, and the change points themselves.
+void draw_changes(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
+  const std::vector<size_t> starts = segment_starts(b);
+  const std::vector<double>& t = c.t;
   for (size_t s = 0; s + 1 < starts.size() && !b.points.empty(); ++s) {
     const size_t first = starts[s], last = starts[s + 1] - 1;
     if (last < first || last >= b.points.size()) continue;
     std::vector<double> level;
     for (size_t i = first; i <= last; ++i) level.push_back(b.points[i].throughput);
-    const double y = y_of(median(level));
-    svg << "<line class=\"level\" x1=\"" << f(x_of(t[first])) << "\" y1=\"" << f(y) << "\" x2=\""
-        << f(x_of(t[last])) << "\" y2=\"" << f(y) << "\" stroke=\"#f28e2b\" stroke-width=\"4\"/>\n";
+    const double y = c.y_of(median(level));
+    svg << "<line class=\"level\" x1=\"" << f(c.x_of(t[first])) << "\" y1=\"" << f(y) << "\" x2=\""
+        << f(c.x_of(t[last])) << "\" y2=\"" << f(y)
+        << "\" stroke=\"#f28e2b\" stroke-width=\"4\"/>\n";
   }
-  for (size_t c = 0; c < b.change_points.size(); ++c) {
-    const size_t i = starts[c + 1];
-    const double x = std::round(0.5 * (x_of(t[i - 1]) + x_of(t[i])));  // crisp on pixels
-    const TrendChange& change = b.change_points[c];
-    svg << "<line class=\"change-point\" x1=\"" << f(x) << "\" y1=\"" << top << "\" x2=\"" << f(x)
-        << "\" y2=\"" << top + plot_h << "\" stroke=\"#e15759\" stroke-width=\"4\"><title>"
+  for (size_t i = 0; i < b.change_points.size(); ++i) {
+    const size_t at = starts[i + 1];
+    const double x = std::round(0.5 * (c.x_of(t[at - 1]) + c.x_of(t[at])));  // crisp on pixels
+    const TrendChange& change = b.change_points[i];
+    svg << "<line class=\"change-point\" x1=\"" << f(x) << "\" y1=\"" << c.top << "\" x2=\"" << f(x)
+        << "\" y2=\"" << c.top + c.plot_h << "\" stroke=\"#e15759\" stroke-width=\"4\"><title>"
         << escape_markup(change.started_at + ": " + number(change.before) + " -> " +
                          number(change.after) + " (" + percent(change.change, true) +
                          ", p=" + format_fixed(change.p_value, 6) + ")")
-        << "</title></line>\n<text x=\"" << f(x + 4) << "\" y=\"" << top + 12
+        << "</title></line>\n<text x=\"" << f(x + 4) << "\" y=\"" << c.top + 12
         << "\" font-size=\"11\" fill=\"#e15759\">" << percent(change.change, true) << "</text>\n";
   }
+}
+
+// Each run's trials as a spread, the medians as a line with a dot per run, failures as crosses.
+void draw_runs(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
   std::string line;
   for (size_t i = 0; i < b.points.size(); ++i) {
     const TrendPoint& p = b.points[i];
-    const double x = x_of(t[i]);
+    const double x = c.x_of(c.t[i]);
     if (p.trials.size() > 1) {
       const auto [lo, hi] = std::minmax_element(p.trials.begin(), p.trials.end());
-      svg << "<line class=\"spread\" x1=\"" << f(x) << "\" y1=\"" << f(y_of(*hi)) << "\" x2=\""
-          << f(x) << "\" y2=\"" << f(y_of(*lo)) << "\" stroke=\"#9c755f\"/>\n";
+      svg << "<line class=\"spread\" x1=\"" << f(x) << "\" y1=\"" << f(c.y_of(*hi)) << "\" x2=\""
+          << f(x) << "\" y2=\"" << f(c.y_of(*lo)) << "\" stroke=\"#9c755f\"/>\n";
     }
-    line += f(x) + "," + f(y_of(p.throughput)) + " ";
+    line += f(x) + "," + f(c.y_of(p.throughput)) + " ";
   }
   svg << "<polyline class=\"series\" fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"2\" points=\""
       << line << "\"/>\n";
   for (size_t i = 0; i < b.points.size(); ++i) {
-    svg << "<circle cx=\"" << f(x_of(t[i])) << "\" cy=\"" << f(y_of(b.points[i].throughput))
+    svg << "<circle cx=\"" << f(c.x_of(c.t[i])) << "\" cy=\"" << f(c.y_of(b.points[i].throughput))
         << "\" r=\"3\" fill=\"#4e79a7\"><title>" << escape_markup(b.points[i].started_at) << ": "
         << number(b.points[i].throughput) << "</title></circle>\n";
   }
   for (size_t j = 0; j < b.failures.size(); ++j) {
-    const double x = x_of(t[b.points.size() + j]), y = top + plot_h - 6;
+    const double x = c.x_of(c.t[b.points.size() + j]), y = c.top + c.plot_h - 6;
     svg << "<path class=\"failure\" d=\"M" << f(x - 5) << " " << f(y - 5)
         << " l10 10 m0 -10 l-10 10\""
         << " stroke=\"#e15759\" stroke-width=\"2\"><title>"
@@ -301,26 +333,43 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
                          b.failures[j].error)
         << "</title></path>\n";
   }
-  // Dates: the first and last run, and every change point.
+}
+
+// Dates: the first and last run, and every change point.
+void draw_dates(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
   struct DateLabel {
     double at;
     std::string text, anchor;
   };
   std::vector<DateLabel> labels;
+  const std::vector<double>& t = c.t;
   if (!t.empty()) {
     const auto first = std::min_element(t.begin(), t.end()) - t.begin();
     const auto last = std::max_element(t.begin(), t.end()) - t.begin();
-    labels.push_back({t_min, day_of(times[static_cast<size_t>(first)]), "start"});
-    labels.push_back({t_max, day_of(times[static_cast<size_t>(last)]), "end"});
+    labels.push_back({c.t_min, day_of(c.times[static_cast<size_t>(first)]), "start"});
+    labels.push_back({c.t_max, day_of(c.times[static_cast<size_t>(last)]), "end"});
   }
-  for (size_t c = 0; c < b.change_points.size(); ++c) {
-    labels.push_back({t[starts[c + 1]], day_of(b.change_points[c].started_at), "middle"});
+  const std::vector<size_t> starts = segment_starts(b);
+  for (size_t i = 0; i < b.change_points.size(); ++i) {
+    labels.push_back({t[starts[i + 1]], day_of(b.change_points[i].started_at), "middle"});
   }
   for (const DateLabel& label : labels) {
-    svg << "<text x=\"" << f(x_of(label.at)) << "\" y=\"" << top + plot_h + 16
+    svg << "<text x=\"" << f(c.x_of(label.at)) << "\" y=\"" << c.top + c.plot_h + 16
         << "\" text-anchor=\"" << label.anchor << "\" font-size=\"11\">"
         << escape_markup(label.text) << "</text>\n";
   }
+}
+
+std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
+  const ChartFrame frame = frame_for(b, threshold);
+  std::ostringstream svg;
+  svg << "<svg class=\"trend\" width=\"" << frame.width << "\" height=\"" << frame.height
+      << "\" role=\"img\">\n<title>" << escape_markup(b.identity.text()) << "</title>\n";
+  draw_axes(svg, frame, b);
+  draw_baseline(svg, frame, b, threshold);
+  draw_changes(svg, frame, b);
+  draw_runs(svg, frame, b);
+  draw_dates(svg, frame, b);
   svg << "</svg>\n";
   return svg.str();
 }

@@ -176,7 +176,11 @@ void check_trials_agree(const Result& r) {
 
 }  // namespace
 
-Result result_from_json(const nlohmann::json& document) {
+namespace {
+
+// "gpubench.result/1" or "/1.x": a major version this gpubench reads; throws UsageError for
+// another, saying whether it is newer.
+std::string checked_schema(const nlohmann::json& document) {
   if (!document.is_object()) throw UsageError("a result file must hold a JSON object");
   const std::string schema = JsonFields(document, "").text("schema");
   if (schema.rfind("gpubench.result/", 0) != 0) {
@@ -198,15 +202,10 @@ Result result_from_json(const nlohmann::json& document) {
                           ? "newer than this gpubench reads (gpubench.result/1.x); upgrade gpubench"
                           : "not one this gpubench reads (gpubench.result/1.x)"));
   }
-  // Every field is checked where it is read (common/json_fields.h): a result is input like any
-  // other, and a wrong value must not reach a report as "x-4" or "nan%".
-  const JsonFields top(document, "");
-  Result r;
-  r.schema = schema;
-  r.status = parse_run_status(top.text("status"));
-  r.error = top.text("error");
-  r.oom_cause = top.text("oom_cause");
-  r.source = top.text("source");
+  return schema;
+}
+
+void read_benchmark_block(const JsonFields& top, Result& r) {
   const JsonFields b = top.object("benchmark");
   if (!b.has("model") || !b.has("precision")) {
     throw UsageError("malformed result: the benchmark has no model or precision");
@@ -219,7 +218,9 @@ Result result_from_json(const nlohmann::json& document) {
   r.params = b.integer("params");
   r.trainable_params = b.integer("trainable_params", r.params, 0, r.params);
   r.optimizer = b.text("optimizer");
-  const JsonFields m = top.object("metrics");
+}
+
+void read_metrics(const JsonFields& m, Result& r) {
   r.metrics.throughput = m.number("throughput", 0, 0, kMaxThroughput);
   if (has_throughput(r.status) && !(r.metrics.throughput > 0)) {
     throw UsageError("metrics.throughput must be above 0 in a result with status '" +
@@ -243,28 +244,53 @@ Result result_from_json(const nlohmann::json& document) {
   r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
   r.metrics.memory = memory_from_json(m.raw("memory"));
   r.metrics.inference = inference_from_json(m.raw("inference"));
+}
+
+DistributedInfo distributed_from(const JsonFields& d, int gpus) {
+  DistributedInfo info;
+  info.world_size = static_cast<int>(d.integer("world_size", gpus, 1, kMaxRanks));
+  info.nodes = static_cast<int>(d.integer("nodes", 1, 1, kMaxRanks));
+  info.backend = d.text("backend", "none");
+  info.launcher = d.text("launcher", "none");
+  info.buckets = static_cast<int>(d.integer("buckets", 0, 0, 1 << 30));
+  info.gradient_bytes = d.integer("gradient_bytes");
+  info.exposed_communication_ms = d.number("exposed_communication_ms");
+  info.exposed_communication_share = d.number("exposed_communication_share");
+  return info;
+}
+
+DatasheetInfo datasheet_from(const JsonFields& ds) {
+  DatasheetInfo info;
+  info.matched = ds.flag("matched");
+  info.reason = ds.text("reason");
+  info.entry = ds.text("entry");
+  info.peak_quantity = ds.text("peak_quantity");
+  info.peak_tflops = ds.number("peak_tflops");
+  info.peak_source = ds.text("peak_source");
+  info.memory_bandwidth_gbs = ds.number("memory_bandwidth_gbs");
+  info.tdp_w = ds.number("tdp_w");
+  return info;
+}
+
+}  // namespace
+
+// Every field is checked where it is read (common/json_fields.h): a result is input like any
+// other, and a wrong value must not reach a report as "x-4" or "nan%".
+Result result_from_json(const nlohmann::json& document) {
+  Result r;
+  r.schema = checked_schema(document);
+  const JsonFields top(document, "");
+  r.status = parse_run_status(top.text("status"));
+  r.error = top.text("error");
+  r.oom_cause = top.text("oom_cause");
+  r.source = top.text("source");
+  read_benchmark_block(top, r);
+  read_metrics(top.object("metrics"), r);
   r.batch_search = batch_search_from_json(top.raw("batch_search"));
-  const JsonFields d = top.object("distributed");
-  r.distributed.world_size =
-      static_cast<int>(d.integer("world_size", r.benchmark.gpus, 1, kMaxRanks));
-  r.distributed.nodes = static_cast<int>(d.integer("nodes", 1, 1, kMaxRanks));
-  r.distributed.backend = d.text("backend", "none");
-  r.distributed.launcher = d.text("launcher", "none");
-  r.distributed.buckets = static_cast<int>(d.integer("buckets", 0, 0, 1 << 30));
-  r.distributed.gradient_bytes = d.integer("gradient_bytes");
-  r.distributed.exposed_communication_ms = d.number("exposed_communication_ms");
-  r.distributed.exposed_communication_share = d.number("exposed_communication_share");
+  r.distributed = distributed_from(top.object("distributed"), r.benchmark.gpus);
   r.system = top.raw("system").get<SystemInfo>();  // absent: null, read as an empty object
   r.telemetry = telemetry_from_json(top.raw("telemetry"));
-  const JsonFields ds = top.object("datasheet");
-  r.datasheet.matched = ds.flag("matched");
-  r.datasheet.reason = ds.text("reason");
-  r.datasheet.entry = ds.text("entry");
-  r.datasheet.peak_quantity = ds.text("peak_quantity");
-  r.datasheet.peak_tflops = ds.number("peak_tflops");
-  r.datasheet.peak_source = ds.text("peak_source");
-  r.datasheet.memory_bandwidth_gbs = ds.number("memory_bandwidth_gbs");
-  r.datasheet.tdp_w = ds.number("tdp_w");
+  r.datasheet = datasheet_from(top.object("datasheet"));
   r.started_at = top.text("started_at");
   if (!r.started_at.empty() && !parse_rfc3339_us(r.started_at)) {
     throw UsageError("started_at '" + echoed(r.started_at) +

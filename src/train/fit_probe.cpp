@@ -163,6 +163,26 @@ int64_t probe_length(const ModelInfo& info, const ModelOptions& options, const R
   return seq;
 }
 
+// Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3 at
+// the shortest): what grows per item and what grows once per step are told apart at every
+// length. Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list.
+std::vector<Shape> probe_shapes(int64_t seq) {
+  std::vector<Shape> shapes;
+  if (seq > 0) {
+    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
+                  l1 = std::max<int64_t>(1, l3 / 4);
+    shapes.push_back({1, l1});
+    shapes.push_back({1, l2});
+    shapes.push_back({2, l2});
+    shapes.push_back({1, l3});
+    shapes.push_back({2, l3});
+  } else {
+    shapes.push_back({1, 0});
+    shapes.push_back({2, 0});
+  }
+  return shapes;
+}
+
 std::string shapes_text(const std::vector<Shape>& shapes) {
   std::string text;
   for (const Shape& shape : shapes) {
@@ -192,23 +212,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   one_block.blocks = 1;
   two_blocks.blocks = 2;
   const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
-  // Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3
-  // at the shortest): what grows per item and what grows once per step are told apart at every
-  // length. Built up one by one: GCC
-  // 12 warns (wrongly, -Wnonnull) on assigning a braced list here.
-  std::vector<Shape> shapes;
-  if (seq > 0) {
-    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
-                  l1 = std::max<int64_t>(1, l3 / 4);
-    shapes.push_back({1, l1});
-    shapes.push_back({1, l2});
-    shapes.push_back({2, l2});
-    shapes.push_back({1, l3});
-    shapes.push_back({2, l3});
-  } else {
-    shapes.push_back({1, 0});
-    shapes.push_back({2, 0});
-  }
+  const std::vector<Shape> shapes = probe_shapes(seq);
   const std::optional<int64_t> host = host_available_memory();
   if (host && !device.is_cuda()) {
     const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
