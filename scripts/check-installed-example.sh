@@ -2,7 +2,8 @@
 # The installed package as a user meets it (docs/api.md): installs BUILD_DIR into a scratch
 # prefix, builds examples/custom_model against it with find_package(gpubench), and runs the
 # example's own model through train (one process, then two CPU ranks: the executable re-runs
-# itself), models and report. A CTest test runs it.
+# itself), models and report; and checks that docs/api.md shows the example as it is. A CTest test
+# runs it.
 #   usage: check-installed-example.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,17 @@ cmake --build "$scratch/example" >"$scratch/build.log" 2>&1 || { cat "$scratch/b
 bench="$scratch/example/custom_bench"
 
 fail() { echo "check-installed-example: $*" >&2; exit 1; }
+# docs/api.md shows the example as it is: its CMakeLists.txt from `cmake_minimum_required` on, and
+# its source from the first #include on.
+python3 - <<'PY' || fail "docs/api.md does not show examples/custom_model as it is"
+import pathlib, sys
+page = pathlib.Path("docs/api.md").read_text()
+for path, start in (("examples/custom_model/CMakeLists.txt", "cmake_minimum_required"),
+                    ("examples/custom_model/custom_bench.cpp", "#include")):
+    text = pathlib.Path(path).read_text()
+    if text[text.index(start):] not in page:
+        sys.exit(f"{path} differs from its copy in docs/api.md")
+PY
 "$bench" models | grep -q "example-net" || fail "custom_bench models does not list example-net"
 run="--model example-net --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 1"
 "$bench" --log-level warn train $run --output "$scratch/one.json" >"$scratch/one.log" 2>&1 ||
