@@ -15,25 +15,22 @@ build="${1:-${GPUBENCH_BUILD_DIR:-build}}"
 generated="$(mktemp)"
 trap 'rm -f "$generated"' EXIT
 status=0
-for topic in options models exit-codes; do
-  page="docs/reference/$topic.md"
-  "$build/gpubench" help-reference "$topic" >"$generated"
+# Writes what COMMAND prints to PAGE, or with --check compares them.
+#   page_from PAGE COMMAND...
+page_from() {
+  local page="$1"
+  shift
+  "$@" >"$generated"
   if ! $check; then
     cat "$generated" >"$page"
   elif ! diff -u "$page" "$generated"; then
-    echo "generate-docs: $page is not what \`gpubench help-reference $topic\` prints;" \
-      "run: bash scripts/generate-docs.sh" >&2
+    echo "generate-docs: $page is not what \`$*\` prints; run: bash scripts/generate-docs.sh" >&2
     status=1
   fi
+}
+for topic in options models exit-codes; do
+  page_from "docs/reference/$topic.md" "$build/gpubench" help-reference "$topic"
 done
-# The folders' layers, from the #include lines of src/ (scripts/folder-graph.py).
-page=docs/reference/folders.md
-python3 scripts/folder-graph.py . --markdown >"$generated"
-if ! $check; then
-  cat "$generated" >"$page"
-elif ! diff -u "$page" "$generated"; then
-  echo "generate-docs: $page is not what scripts/folder-graph.py . --markdown prints;" \
-    "run: bash scripts/generate-docs.sh" >&2
-  status=1
-fi
+# The folders' layers, from the #include lines (scripts/folder-graph.py).
+page_from docs/reference/folders.md python3 scripts/folder-graph.py . --markdown
 exit "$status"
