@@ -49,6 +49,103 @@ Summary summary_from_json(const JsonFields& j) {
 constexpr double kLowest = std::numeric_limits<double>::lowest();
 constexpr double kHighest = std::numeric_limits<double>::max();
 constexpr int64_t kMaxRanks = 1 << 20;
+constexpr int64_t kMaxInteger = std::numeric_limits<int64_t>::max();
+
+// A block's keys, each once, for both directions: the *_fields functions below list them, a
+// BlockReader reads each with its bounds (common/json_fields.h), a BlockWriter writes it
+// (leaving out a figure marked kWhenPositive while it is 0).
+enum class Written { kAlways, kWhenPositive };
+
+class BlockReader {
+ public:
+  explicit BlockReader(JsonFields fields) : fields_(std::move(fields)) {}
+  void text(const char* key, std::string& value, const char* fallback = "") {
+    value = fields_.text(key, fallback);
+  }
+  void flag(const char* key, bool& value) { value = fields_.flag(key); }
+  void number(const char* key, double& value, double min = 0, double max = kHighest,
+              Written = Written::kAlways) {
+    value = fields_.number(key, 0, min, max);
+  }
+  template <typename Integer>
+  void integer(const char* key, Integer& value, int64_t fallback = 0, int64_t min = 0,
+               int64_t max = kMaxInteger) {
+    value = static_cast<Integer>(fields_.integer(key, fallback, min, max));
+  }
+  void numbers(const char* key, std::vector<double>& values, double max) {
+    values = fields_.numbers(key, 0, max);
+  }
+
+ private:
+  JsonFields fields_;
+};
+
+class BlockWriter {
+ public:
+  explicit BlockWriter(nlohmann::json& block) : block_(block) {}
+  void text(const char* key, const std::string& value, const char* = "") { block_[key] = value; }
+  void flag(const char* key, bool value) { block_[key] = value; }
+  void number(const char* key, double value, double = 0, double = 0,
+              Written written = Written::kAlways) {
+    if (written == Written::kAlways || value > 0) block_[key] = value;
+  }
+  template <typename Integer>
+  void integer(const char* key, Integer value, int64_t = 0, int64_t = 0, int64_t = 0) {
+    block_[key] = value;
+  }
+  void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
+
+ private:
+  nlohmann::json& block_;
+};
+
+// Metrics' figures but the step times, memory and inference blocks (their own readers).
+template <typename Io, typename M>
+void metrics_fields(Io& io, M& m) {
+  io.number("throughput", m.throughput, 0, kMaxThroughput);
+  io.text("throughput_unit", m.throughput_unit);
+  io.number("per_device_throughput", m.per_device_throughput, 0, kMaxThroughput);
+  io.numbers("trials", m.trials, kMaxThroughput);
+  io.integer("peak_memory_bytes", m.peak_memory_bytes);
+  io.text("peak_memory_source", m.peak_memory_source);
+  io.integer("forward_flops_per_sample", m.forward_flops_per_sample);
+  io.integer("train_flops_per_step", m.train_flops_per_step);
+  io.number("achieved_tflops", m.achieved_tflops);
+  io.number("final_loss", m.final_loss, kLowest, kHighest);
+  io.integer("skipped_steps", m.skipped_steps);
+  io.number("sequences_per_second", m.sequences_per_second, 0, kHighest, Written::kWhenPositive);
+  io.number("tokens_per_second", m.tokens_per_second, 0, kHighest, Written::kWhenPositive);
+  io.number("graph_capture_ms", m.graph_capture_ms, 0, kHighest, Written::kWhenPositive);
+  io.number("achieved_fraction_of_peak", m.achieved_fraction_of_peak, 0, kHighest,
+            Written::kWhenPositive);
+}
+
+// `gpus`: the world size of an older result without one.
+template <typename Io, typename D>
+void distributed_fields(Io& io, D& d, int64_t gpus) {
+  io.integer("world_size", d.world_size, gpus, 1, kMaxRanks);
+  io.integer("nodes", d.nodes, 1, 1, kMaxRanks);
+  io.text("backend", d.backend, "none");
+  io.text("launcher", d.launcher, "none");
+  io.integer("buckets", d.buckets, 0, 0, 1 << 30);
+  io.integer("gradient_bytes", d.gradient_bytes);
+  io.number("exposed_communication_ms", d.exposed_communication_ms);
+  io.number("exposed_communication_share", d.exposed_communication_share);
+}
+
+// What the database says of the GPU, where one of its entries matched.
+template <typename Io, typename DS>
+void datasheet_fields(Io& io, DS& ds) {
+  io.flag("matched", ds.matched);
+  io.text("reason", ds.reason);
+  if (!ds.matched) return;
+  io.text("entry", ds.entry);
+  io.text("peak_quantity", ds.peak_quantity);
+  io.number("peak_tflops", ds.peak_tflops);
+  io.text("peak_source", ds.peak_source);
+  io.number("memory_bandwidth_gbs", ds.memory_bandwidth_gbs);
+  io.number("tdp_w", ds.tdp_w);
+}
 
 }  // namespace
 
@@ -78,49 +175,21 @@ nlohmann::json result_to_json(const Result& r) {
                     {"data",
                      "synthetic, generated once on the device; no input pipeline is "
                      "measured"}});
-  const Metrics& m = r.metrics;
-  nlohmann::json metrics = {{"throughput", m.throughput},
-                            {"throughput_unit", m.throughput_unit},
-                            {"per_device_throughput", m.per_device_throughput},
-                            {"step_time_ms", summary_to_json(m.step_time_ms)},
-                            {"trials", m.trials},
-                            {"peak_memory_bytes", m.peak_memory_bytes},
-                            {"peak_memory_source", m.peak_memory_source},
-                            {"forward_flops_per_sample", m.forward_flops_per_sample},
-                            {"train_flops_per_step", m.train_flops_per_step},
-                            {"achieved_tflops", m.achieved_tflops},
-                            {"final_loss", m.final_loss},
-                            {"skipped_steps", m.skipped_steps}};
-  const DistributedInfo& d = r.distributed;
+  nlohmann::json metrics = {{"step_time_ms", summary_to_json(r.metrics.step_time_ms)}};
+  BlockWriter metrics_writer(metrics);
+  metrics_fields(metrics_writer, r.metrics);
   nlohmann::json distributed = {
-      {"world_size", d.world_size},
-      {"nodes", d.nodes},
-      {"backend", d.backend},
-      {"launcher", d.launcher},
-      {"gradient_sync", d.world_size > 1 ? "bucketed all-reduce started from gradient hooks, "
-                                           "overlapping backward (DDP's scheme)"
-                                         : "none"},
-      {"buckets", d.buckets},
-      {"gradient_bytes", d.gradient_bytes},
-      {"exposed_communication_ms", d.exposed_communication_ms},
-      {"exposed_communication_share", d.exposed_communication_share}};
+      {"gradient_sync", r.distributed.world_size > 1
+                            ? "bucketed all-reduce started from gradient hooks, overlapping "
+                              "backward (DDP's scheme)"
+                            : "none"}};
+  BlockWriter distributed_writer(distributed);
+  distributed_fields(distributed_writer, r.distributed, r.benchmark.gpus);
   nlohmann::json document = {{"schema", r.schema},         {"status", to_string(r.status)},
                              {"benchmark", benchmark},     {"metrics", metrics},
                              {"distributed", distributed}, {"system", r.system},
                              {"started_at", r.started_at}, {"duration_s", r.duration_s}};
   if (!r.optimizer_impl.empty()) document["benchmark"]["optimizer_impl"] = r.optimizer_impl;
-  if (r.metrics.graph_capture_ms > 0) {
-    document["metrics"]["graph_capture_ms"] = r.metrics.graph_capture_ms;
-  }
-  if (r.metrics.sequences_per_second > 0) {
-    document["metrics"]["sequences_per_second"] = r.metrics.sequences_per_second;
-  }
-  if (r.metrics.tokens_per_second > 0) {
-    document["metrics"]["tokens_per_second"] = r.metrics.tokens_per_second;
-  }
-  if (r.metrics.achieved_fraction_of_peak > 0) {
-    document["metrics"]["achieved_fraction_of_peak"] = r.metrics.achieved_fraction_of_peak;
-  }
   if (r.metrics.memory.present()) document["metrics"]["memory"] = memory_to_json(r.metrics.memory);
   if (r.metrics.inference.present) {
     document["metrics"]["inference"] = inference_to_json(r.metrics.inference);
@@ -128,16 +197,10 @@ nlohmann::json result_to_json(const Result& r) {
   if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
   if (r.status != RunStatus::kPublished) {
     document["telemetry"] = telemetry_to_json(r.telemetry);
-    const DatasheetInfo& ds = r.datasheet;
-    document["datasheet"] = {{"matched", ds.matched}, {"reason", ds.reason}};
-    if (ds.matched) {
-      document["datasheet"].update({{"entry", ds.entry},
-                                    {"peak_quantity", ds.peak_quantity},
-                                    {"peak_tflops", ds.peak_tflops},
-                                    {"peak_source", ds.peak_source},
-                                    {"memory_bandwidth_gbs", ds.memory_bandwidth_gbs},
-                                    {"tdp_w", ds.tdp_w}});
-    }
+    nlohmann::json datasheet = nlohmann::json::object();
+    BlockWriter datasheet_writer(datasheet);
+    datasheet_fields(datasheet_writer, r.datasheet);
+    document["datasheet"] = datasheet;
   }
   if (!has_throughput(r.status)) document["error"] = r.error;
   if (r.status == RunStatus::kOom && !r.oom_cause.empty()) document["oom_cause"] = r.oom_cause;
@@ -221,55 +284,16 @@ void read_benchmark_block(const JsonFields& top, Result& r) {
 }
 
 void read_metrics(const JsonFields& m, Result& r) {
-  r.metrics.throughput = m.number("throughput", 0, 0, kMaxThroughput);
+  BlockReader reader(m);
+  metrics_fields(reader, r.metrics);
   if (has_throughput(r.status) && !(r.metrics.throughput > 0)) {
     throw UsageError("metrics.throughput must be above 0 in a result with status '" +
                      to_string(r.status) + "', got " + echoed(m.raw("throughput")));
   }
-  r.metrics.throughput_unit = m.text("throughput_unit");
-  r.metrics.per_device_throughput = m.number("per_device_throughput", 0, 0, kMaxThroughput);
   r.metrics.step_time_ms = summary_from_json(m.object("step_time_ms"));
-  r.metrics.trials = m.numbers("trials", 0, kMaxThroughput);
   check_trials_agree(r);
-  r.metrics.peak_memory_bytes = m.integer("peak_memory_bytes");
-  r.metrics.peak_memory_source = m.text("peak_memory_source");
-  r.metrics.forward_flops_per_sample = m.integer("forward_flops_per_sample");
-  r.metrics.train_flops_per_step = m.integer("train_flops_per_step");
-  r.metrics.achieved_tflops = m.number("achieved_tflops");
-  r.metrics.final_loss = m.number("final_loss", 0, kLowest, kHighest);
-  r.metrics.skipped_steps = m.integer("skipped_steps");
-  r.metrics.sequences_per_second = m.number("sequences_per_second");
-  r.metrics.tokens_per_second = m.number("tokens_per_second");
-  r.metrics.graph_capture_ms = m.number("graph_capture_ms");
-  r.metrics.achieved_fraction_of_peak = m.number("achieved_fraction_of_peak");
   r.metrics.memory = memory_from_json(m.raw("memory"));
   r.metrics.inference = inference_from_json(m.raw("inference"));
-}
-
-DistributedInfo distributed_from(const JsonFields& d, int gpus) {
-  DistributedInfo info;
-  info.world_size = static_cast<int>(d.integer("world_size", gpus, 1, kMaxRanks));
-  info.nodes = static_cast<int>(d.integer("nodes", 1, 1, kMaxRanks));
-  info.backend = d.text("backend", "none");
-  info.launcher = d.text("launcher", "none");
-  info.buckets = static_cast<int>(d.integer("buckets", 0, 0, 1 << 30));
-  info.gradient_bytes = d.integer("gradient_bytes");
-  info.exposed_communication_ms = d.number("exposed_communication_ms");
-  info.exposed_communication_share = d.number("exposed_communication_share");
-  return info;
-}
-
-DatasheetInfo datasheet_from(const JsonFields& ds) {
-  DatasheetInfo info;
-  info.matched = ds.flag("matched");
-  info.reason = ds.text("reason");
-  info.entry = ds.text("entry");
-  info.peak_quantity = ds.text("peak_quantity");
-  info.peak_tflops = ds.number("peak_tflops");
-  info.peak_source = ds.text("peak_source");
-  info.memory_bandwidth_gbs = ds.number("memory_bandwidth_gbs");
-  info.tdp_w = ds.number("tdp_w");
-  return info;
 }
 
 }  // namespace
@@ -287,10 +311,12 @@ Result result_from_json(const nlohmann::json& document) {
   read_benchmark_block(top, r);
   read_metrics(top.object("metrics"), r);
   r.batch_search = batch_search_from_json(top.raw("batch_search"));
-  r.distributed = distributed_from(top.object("distributed"), r.benchmark.gpus);
+  BlockReader distributed(top.object("distributed"));
+  distributed_fields(distributed, r.distributed, r.benchmark.gpus);
   r.system = top.raw("system").get<SystemInfo>();  // absent: null, read as an empty object
   r.telemetry = telemetry_from_json(top.raw("telemetry"));
-  r.datasheet = datasheet_from(top.object("datasheet"));
+  BlockReader datasheet(top.object("datasheet"));
+  datasheet_fields(datasheet, r.datasheet);
   r.started_at = top.text("started_at");
   if (!r.started_at.empty() && !parse_rfc3339_us(r.started_at)) {
     throw UsageError("started_at '" + echoed(r.started_at) +
