@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "common/json_fields.h"
+#include "results/json_block.h"
 #include "results/statistics.h"
 
 namespace gpubench {
@@ -11,19 +12,23 @@ namespace {
 
 using nlohmann::json;
 
+template <typename Io, typename S>
+void latency_fields(Io& io, S& s) {
+  io.integer("count", s.count);
+  io.number("p50", s.p50);
+  io.number("p90", s.p90);
+  io.number("p99", s.p99);
+  io.number("max", s.max);
+  io.number("mean", s.mean);
+}
+
 json latency_to_json(const LatencySummary& s) {
-  return {{"count", s.count}, {"p50", s.p50}, {"p90", s.p90},
-          {"p99", s.p99},     {"max", s.max}, {"mean", s.mean}};
+  return write_block(latency_fields<BlockWriter, const LatencySummary>, s);
 }
 
 LatencySummary latency_from_json(const JsonFields& f) {
   LatencySummary s;
-  s.count = f.integer("count");
-  s.p50 = f.number("p50");
-  s.p90 = f.number("p90");
-  s.p99 = f.number("p99");
-  s.max = f.number("max");
-  s.mean = f.number("mean");
+  read_block(f, latency_fields<BlockReader, LatencySummary>, s);
   return s;
 }
 

@@ -18,6 +18,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_fields.h"
+#include "results/json_block.h"
 #include "results/start_time.h"
 #include "spec/benchmark_fields.h"
 
@@ -29,75 +30,20 @@ const EnumNames<RunStatus> kStatuses = {{RunStatus::kOk, "ok"},
                                         {RunStatus::kOom, "oom"},
                                         {RunStatus::kPublished, "published"}};
 
-nlohmann::json summary_to_json(const Summary& s) {
-  return {{"median", s.median}, {"mean", s.mean}, {"p5", s.p5},  {"p95", s.p95},
-          {"stdev", s.stdev},   {"min", s.min},   {"max", s.max}};
-}
-
-Summary summary_from_json(const JsonFields& j) {
-  Summary s;
-  s.median = j.number("median");
-  s.mean = j.number("mean");
-  s.p5 = j.number("p5");
-  s.p95 = j.number("p95");
-  s.stdev = j.number("stdev");
-  s.min = j.number("min");
-  s.max = j.number("max");
-  return s;
+template <typename Io, typename S>
+void summary_fields(Io& io, S& s) {
+  io.number("median", s.median);
+  io.number("mean", s.mean);
+  io.number("p5", s.p5);
+  io.number("p95", s.p95);
+  io.number("stdev", s.stdev);
+  io.number("min", s.min);
+  io.number("max", s.max);
 }
 
 constexpr double kLowest = std::numeric_limits<double>::lowest();
 constexpr double kHighest = std::numeric_limits<double>::max();
 constexpr int64_t kMaxRanks = 1 << 20;
-constexpr int64_t kMaxInteger = std::numeric_limits<int64_t>::max();
-
-// A block's keys, each once, for both directions: the *_fields functions below list them, a
-// BlockReader reads each with its bounds (common/json_fields.h), a BlockWriter writes it
-// (leaving out a figure marked kWhenPositive while it is 0).
-enum class Written { kAlways, kWhenPositive };
-
-class BlockReader {
- public:
-  explicit BlockReader(JsonFields fields) : fields_(std::move(fields)) {}
-  void text(const char* key, std::string& value, const char* fallback = "") {
-    value = fields_.text(key, fallback);
-  }
-  void flag(const char* key, bool& value) { value = fields_.flag(key); }
-  void number(const char* key, double& value, double min = 0, double max = kHighest,
-              Written = Written::kAlways) {
-    value = fields_.number(key, 0, min, max);
-  }
-  template <typename Integer>
-  void integer(const char* key, Integer& value, int64_t fallback = 0, int64_t min = 0,
-               int64_t max = kMaxInteger) {
-    value = static_cast<Integer>(fields_.integer(key, fallback, min, max));
-  }
-  void numbers(const char* key, std::vector<double>& values, double max) {
-    values = fields_.numbers(key, 0, max);
-  }
-
- private:
-  JsonFields fields_;
-};
-
-class BlockWriter {
- public:
-  explicit BlockWriter(nlohmann::json& block) : block_(block) {}
-  void text(const char* key, const std::string& value, const char* = "") { block_[key] = value; }
-  void flag(const char* key, bool value) { block_[key] = value; }
-  void number(const char* key, double value, double = 0, double = 0,
-              Written written = Written::kAlways) {
-    if (written == Written::kAlways || value > 0) block_[key] = value;
-  }
-  template <typename Integer>
-  void integer(const char* key, Integer value, int64_t = 0, int64_t = 0, int64_t = 0) {
-    block_[key] = value;
-  }
-  void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
-
- private:
-  nlohmann::json& block_;
-};
 
 // Metrics' figures but the step times, memory and inference blocks (their own readers).
 template <typename Io, typename M>
@@ -175,7 +121,8 @@ nlohmann::json result_to_json(const Result& r) {
                     {"data",
                      "synthetic, generated once on the device; no input pipeline is "
                      "measured"}});
-  nlohmann::json metrics = {{"step_time_ms", summary_to_json(r.metrics.step_time_ms)}};
+  nlohmann::json metrics = {{"step_time_ms", write_block(summary_fields<BlockWriter, const Summary>,
+                                                         r.metrics.step_time_ms)}};
   BlockWriter metrics_writer(metrics);
   metrics_fields(metrics_writer, r.metrics);
   nlohmann::json distributed = {
@@ -290,7 +237,8 @@ void read_metrics(const JsonFields& m, Result& r) {
     throw UsageError("metrics.throughput must be above 0 in a result with status '" +
                      to_string(r.status) + "', got " + echoed(m.raw("throughput")));
   }
-  r.metrics.step_time_ms = summary_from_json(m.object("step_time_ms"));
+  read_block(m.object("step_time_ms"), summary_fields<BlockReader, Summary>,
+             r.metrics.step_time_ms);
   check_trials_agree(r);
   r.metrics.memory = memory_from_json(m.raw("memory"));
   r.metrics.inference = inference_from_json(m.raw("inference"));
