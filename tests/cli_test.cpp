@@ -480,5 +480,24 @@ TEST(Cli, OptimizerOptionTrainsWithTheNamedOptimiser) {
                      "unknown optimizer 'lamb'; known: ");
 }
 
+// --select keeps only the results a selector matches, on any identity setting: in report, on
+// both sides of regress, and in trend.
+TEST(Cli, SelectNarrowsReportRegressAndTrend) {
+  const std::string history = std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/history";
+  auto trend = run_gpubench("trend " + history + " --select model=vgg16,mode=eager");
+  ASSERT_EQ(trend.exit_code, 0) << trend.output;
+  EXPECT_NE(trend.output.find("vgg16 fp16 x1"), std::string::npos) << trend.output;
+  EXPECT_EQ(trend.output.find("resnet50"), std::string::npos) << trend.output;
+  auto regress = run_gpubench("regress --baseline " + history + "/2026-11-01 --current " + history +
+                              "/2026-11-16 --select model=vgg16");
+  EXPECT_EQ(regress.exit_code, 0) << regress.output;  // resnet50's slowdown is left out
+  EXPECT_EQ(regress.output.find("resnet50"), std::string::npos) << regress.output;
+  auto report = run_gpubench("report " + kReportFixtures + " --select gpu=\"NVIDIA L40S\"");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_EQ(report.output.find("NVIDIA A40"), std::string::npos) << report.output;
+  expect_usage_error("report " + kReportFixtures + " --select lora_rank=8",
+                     "--select 'lora_rank=8' matches no result");
+}
+
 }  // namespace
 }  // namespace gpubench
