@@ -91,25 +91,9 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     alone.store_hosted_by_launcher = true;
     return run_rank(options, sweep, alone);
   }
-  std::vector<std::string> argv{current_executable(),
-                                "--log-level",
-                                global.log_level,
-                                "allreduce",
-                                "--device",
-                                options.device,
-                                "--min-bytes",
-                                options.min_bytes,
-                                "--max-bytes",
-                                options.max_bytes,
-                                "--factor",
-                                std::to_string(sweep.factor),
-                                "--iters",
-                                std::to_string(sweep.iters),
-                                "--warmup-iters",
-                                std::to_string(sweep.warmup_iters),
-                                "--timeout",
-                                std::to_string(options.timeout_seconds)};
-  if (!options.output.empty()) argv.insert(argv.end(), {"--output", options.output});
+  // Each rank runs this command line again, and finds its place in the launch environment.
+  std::vector<std::string> argv{current_executable()};
+  argv.insert(argv.end(), global.arguments.begin(), global.arguments.end());
   const auto failure =
       launch_local_ranks(argv, options.gpus, std::chrono::seconds(options.timeout_seconds));
   if (failure) {

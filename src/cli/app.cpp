@@ -1,5 +1,6 @@
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -134,6 +135,7 @@ int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
     return usage_error(e.what());
   }
   GlobalOptions global;
+  global.arguments.assign(argv + std::min(argc, 1), argv + argc);
   int exit_code = kExitOk;
   const std::unique_ptr<CLI::App> app_holder = new_app(global, add_commands, exit_code);
   CLI::App& app = *app_holder;

@@ -43,6 +43,9 @@ inline constexpr ExitCodeMeaning kExitCodes[] = {
 
 struct GlobalOptions {
   std::string log_level = "info";
+  // The command line after the executable's name, as given: what a subcommand's ranks run again
+  // (the way torchrun starts each rank with the same command).
+  std::vector<std::string> arguments;
 };
 
 // Adds subcommands to an app; their callbacks store the process exit code.
