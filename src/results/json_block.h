@@ -1,7 +1,7 @@
 // A JSON block's keys, each once, for both directions: a function lists a struct's fields as
 // io.number(key, member, min, max), io.text(key, member, fallback), ..., and runs with a
 // BlockReader (each key read with its bounds, common/json_fields.h) or a BlockWriter (each key
-// written; a figure marked kWhenPositive left out while it is 0).
+// written; a figure or text marked kWhenPositive left out while it is 0 or empty).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,8 @@ enum class Written { kAlways, kWhenPositive };
 class BlockReader {
  public:
   explicit BlockReader(JsonFields fields) : fields_(std::move(fields)) {}
-  void text(const char* key, std::string& value, const char* fallback = "") {
+  void text(const char* key, std::string& value, const char* fallback = "",
+            Written = Written::kAlways) {
     value = fields_.text(key, fallback);
   }
   void flag(const char* key, bool& value) { value = fields_.flag(key); }
@@ -33,7 +34,7 @@ class BlockReader {
   }
   template <typename Integer>
   void integer(const char* key, Integer& value, int64_t fallback = 0, int64_t min = 0,
-               int64_t max = kMaxInteger) {
+               int64_t max = kMaxInteger, Written = Written::kAlways) {
     value = static_cast<Integer>(fields_.integer(key, fallback, min, max));
   }
   void numbers(const char* key, std::vector<double>& values, double max) {
@@ -47,15 +48,19 @@ class BlockReader {
 class BlockWriter {
  public:
   explicit BlockWriter(nlohmann::json& block) : block_(block) {}
-  void text(const char* key, const std::string& value, const char* = "") { block_[key] = value; }
+  void text(const char* key, const std::string& value, const char* = "",
+            Written written = Written::kAlways) {
+    if (written == Written::kAlways || !value.empty()) block_[key] = value;
+  }
   void flag(const char* key, bool value) { block_[key] = value; }
   void number(const char* key, double value, double = 0, double = 0,
               Written written = Written::kAlways) {
     if (written == Written::kAlways || value > 0) block_[key] = value;
   }
   template <typename Integer>
-  void integer(const char* key, Integer value, int64_t = 0, int64_t = 0, int64_t = 0) {
-    block_[key] = value;
+  void integer(const char* key, Integer value, int64_t = 0, int64_t = 0, int64_t = 0,
+               Written written = Written::kAlways) {
+    if (written == Written::kAlways || value > 0) block_[key] = value;
   }
   void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
 

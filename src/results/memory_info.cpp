@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/json_fields.h"
+#include "results/json_block.h"
 
 namespace gpubench {
 
@@ -14,64 +15,74 @@ namespace {
 
 constexpr int64_t kLowest = std::numeric_limits<int64_t>::min();
 
-MemoryBreakdown read_breakdown(const JsonFields& fields) {
-  MemoryBreakdown b;
-  b.weights = fields.integer("weights");
-  b.gradients = fields.integer("gradients");
-  b.optimizer_states = fields.integer("optimizer_states");
-  b.activations = fields.integer("activations");
-  b.other = fields.integer("other", 0, kLowest);
-  return b;
+template <typename Io, typename B>
+void breakdown_fields(Io& io, B& b) {
+  io.integer("weights", b.weights);
+  io.integer("gradients", b.gradients);
+  io.integer("optimizer_states", b.optimizer_states);
+  io.integer("activations", b.activations);
+  io.integer("other", b.other, 0, kLowest);
+}
+
+// The breakdown's keys sit beside these in one block.
+template <typename Io, typename R>
+void memory_fields(Io& io, R& r) {
+  breakdown_fields(io, r.breakdown);
+  io.text("basis", r.basis);
+  io.integer("peak_bytes", r.peak_bytes);
+  io.text("peak_source", r.peak_source);
+  io.integer("peak_reserved_bytes", r.peak_reserved_bytes, 0, 0, kMaxInteger,
+             Written::kWhenPositive);
+  io.integer("peak_rss_bytes", r.peak_rss_bytes, 0, 0, kMaxInteger, Written::kWhenPositive);
+}
+
+template <typename Io, typename P>
+void probe_fields(Io& io, P& p) {
+  io.integer("batch", p.batch);
+  io.text("outcome", p.outcome);
+  io.integer("peak_bytes", p.peak_bytes);
+  io.text("error", p.error, "", Written::kWhenPositive);
+  io.text("oom_cause", p.oom_cause, "", Written::kWhenPositive);
+}
+
+template <typename Io, typename S>
+void batch_search_fields(Io& io, S& s) {
+  io.integer("memory_limit_bytes", s.memory_limit_bytes);
+  io.text("memory_limit_source", s.memory_limit_source);
+  io.integer("predicted_batch", s.predicted_batch);
+  io.integer("found_batch", s.found_batch);
 }
 
 }  // namespace
 
 json breakdown_to_json(const MemoryBreakdown& b) {
-  return {{"weights", b.weights},
-          {"gradients", b.gradients},
-          {"optimizer_states", b.optimizer_states},
-          {"activations", b.activations},
-          {"other", b.other}};
+  return write_block(breakdown_fields<BlockWriter, const MemoryBreakdown>, b);
 }
 
 MemoryBreakdown breakdown_from_json(const json& block) {
-  return read_breakdown(JsonFields(block, "breakdown"));
+  MemoryBreakdown b;
+  read_block(JsonFields(block, "breakdown"), breakdown_fields<BlockReader, MemoryBreakdown>, b);
+  return b;
 }
 
 json memory_to_json(const MemoryReport& r) {
-  json block = breakdown_to_json(r.breakdown);
-  block.update({{"basis", r.basis}, {"peak_bytes", r.peak_bytes}, {"peak_source", r.peak_source}});
-  if (r.peak_reserved_bytes > 0) block["peak_reserved_bytes"] = r.peak_reserved_bytes;
-  if (r.peak_rss_bytes > 0) block["peak_rss_bytes"] = r.peak_rss_bytes;
-  return block;
+  return write_block(memory_fields<BlockWriter, const MemoryReport>, r);
 }
 
 MemoryReport memory_from_json(const json& block) {
   MemoryReport r;
   if (block.is_null()) return r;
-  const JsonFields fields(block, "metrics.memory");
-  r.breakdown = read_breakdown(fields);
-  r.basis = fields.text("basis");
-  r.peak_bytes = fields.integer("peak_bytes");
-  r.peak_source = fields.text("peak_source");
-  r.peak_reserved_bytes = fields.integer("peak_reserved_bytes");
-  r.peak_rss_bytes = fields.integer("peak_rss_bytes");
+  read_block(JsonFields(block, "metrics.memory"), memory_fields<BlockReader, MemoryReport>, r);
   return r;
 }
 
 json batch_search_to_json(const BatchSearchInfo& s) {
-  json probes = json::array();
+  json block = write_block(batch_search_fields<BlockWriter, const BatchSearchInfo>, s);
+  block["probes"] = json::array();
   for (const BatchProbe& p : s.probes) {
-    json probe = {{"batch", p.batch}, {"outcome", p.outcome}, {"peak_bytes", p.peak_bytes}};
-    if (!p.error.empty()) probe["error"] = p.error;
-    if (!p.oom_cause.empty()) probe["oom_cause"] = p.oom_cause;
-    probes.push_back(probe);
+    block["probes"].push_back(write_block(probe_fields<BlockWriter, const BatchProbe>, p));
   }
-  return {{"memory_limit_bytes", s.memory_limit_bytes},
-          {"memory_limit_source", s.memory_limit_source},
-          {"predicted_batch", s.predicted_batch},
-          {"found_batch", s.found_batch},
-          {"probes", probes}};
+  return block;
 }
 
 BatchSearchInfo batch_search_from_json(const json& block) {
@@ -79,13 +90,11 @@ BatchSearchInfo batch_search_from_json(const json& block) {
   if (block.is_null()) return s;
   const JsonFields fields(block, "batch_search");
   s.searched = true;
-  s.memory_limit_bytes = fields.integer("memory_limit_bytes");
-  s.memory_limit_source = fields.text("memory_limit_source");
-  s.predicted_batch = fields.integer("predicted_batch");
-  s.found_batch = fields.integer("found_batch");
+  read_block(fields, batch_search_fields<BlockReader, BatchSearchInfo>, s);
   for (const JsonFields& probe : fields.objects("probes")) {
-    s.probes.push_back({probe.integer("batch"), probe.text("outcome"), probe.integer("peak_bytes"),
-                        probe.text("error"), probe.text("oom_cause")});
+    BatchProbe p;
+    read_block(probe, probe_fields<BlockReader, BatchProbe>, p);
+    s.probes.push_back(std::move(p));
   }
   return s;
 }
