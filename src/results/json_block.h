@@ -40,6 +40,12 @@ class BlockReader {
   void numbers(const char* key, std::vector<double>& values, double max) {
     values = fields_.numbers(key, 0, max);
   }
+  void texts(const char* key, std::vector<std::string>& values) { values = fields_.texts(key); }
+  // A value with a reader and a writer of its own: read(fields, key), write(value).
+  template <typename T, typename Read, typename Write>
+  void custom(const char* key, T& value, Read read, Write) {
+    value = read(fields_, key);
+  }
 
  private:
   JsonFields fields_;
@@ -63,6 +69,11 @@ class BlockWriter {
     if (written == Written::kAlways || value > 0) block_[key] = value;
   }
   void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
+  void texts(const char* key, const std::vector<std::string>& values) { block_[key] = values; }
+  template <typename T, typename Read, typename Write>
+  void custom(const char* key, const T& value, Read, Write write) {
+    block_[key] = write(value);
+  }
 
  private:
   nlohmann::json& block_;

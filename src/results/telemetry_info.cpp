@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/json_fields.h"
+#include "results/json_block.h"
 #include "results/statistics.h"
 
 namespace gpubench {
@@ -97,55 +98,61 @@ TelemetryReport combine_device_telemetry(std::vector<DeviceTelemetry> devices, d
   return report;
 }
 
-void to_json(nlohmann::json& j, const DeviceTelemetry& d) {
-  j = {{"device", d.device}, {"rank", d.rank}, {"available", d.available}};
+namespace {
+
+template <typename Io, typename D>
+void device_fields(Io& io, D& d) {
+  io.text("device", d.device);
+  io.integer("rank", d.rank, 0, 0, 1 << 20);
+  io.flag("available", d.available);
   if (!d.available) {
-    j["reason"] = d.reason;
+    io.text("reason", d.reason);
     return;
   }
-  j.update({{"samples", d.samples},
-            {"window_s", d.window_s},
-            {"mean_power_w", d.mean_power_w},
-            {"max_power_w", d.max_power_w},
-            {"energy_j", d.energy_j},
-            {"energy_source", d.energy_source},
-            {"median_sm_clock_mhz", d.median_sm_clock_mhz},
-            {"min_sm_clock_mhz", d.min_sm_clock_mhz},
-            {"median_memory_clock_mhz", d.median_memory_clock_mhz},
-            {"max_temperature_c", d.max_temperature_c},
-            {"max_memory_used_bytes", d.max_memory_used_bytes},
-            {"throttle_reasons", shares_to_json(d.throttle_reasons)},
-            {"power_limit_w", d.power_limit_w},
-            {"max_sm_clock_mhz", d.max_sm_clock_mhz},
-            {"applications_sm_clock_mhz", d.applications_sm_clock_mhz},
-            {"persistence_mode", d.persistence_mode},
-            {"flags", d.flags}});
+  io.integer("samples", d.samples);
+  io.number("window_s", d.window_s);
+  io.number("mean_power_w", d.mean_power_w);
+  io.number("max_power_w", d.max_power_w);
+  io.number("energy_j", d.energy_j);
+  io.text("energy_source", d.energy_source);
+  io.number("median_sm_clock_mhz", d.median_sm_clock_mhz);
+  io.number("min_sm_clock_mhz", d.min_sm_clock_mhz);
+  io.number("median_memory_clock_mhz", d.median_memory_clock_mhz);
+  io.number("max_temperature_c", d.max_temperature_c, -273);
+  io.integer("max_memory_used_bytes", d.max_memory_used_bytes);
+  io.custom("throttle_reasons", d.throttle_reasons, shares_from_json, shares_to_json);
+  io.number("power_limit_w", d.power_limit_w);
+  io.number("max_sm_clock_mhz", d.max_sm_clock_mhz);
+  io.number("applications_sm_clock_mhz", d.applications_sm_clock_mhz);
+  io.text("persistence_mode", d.persistence_mode);
+  io.texts("flags", d.flags);
+}
+
+// The run's summary over its devices (available telemetry only).
+template <typename Io, typename R>
+void summary_fields(Io& io, R& r) {
+  io.number("mean_power_w", r.mean_power_w);
+  io.number("max_device_power_w", r.max_device_power_w);
+  io.number("energy_j", r.energy_j);
+  io.text("energy_source", r.energy_source);
+  io.number("energy_per_sample_j", r.energy_per_sample_j);
+  io.number("samples_per_joule", r.samples_per_joule);
+  io.number("median_sm_clock_mhz", r.median_sm_clock_mhz);
+  io.number("min_sm_clock_mhz", r.min_sm_clock_mhz);
+  io.number("max_temperature_c", r.max_temperature_c, -273);
+  io.custom("throttle_reasons", r.throttle_reasons, shares_from_json, shares_to_json);
+  io.texts("flags", r.flags);
+}
+
+}  // namespace
+
+void to_json(nlohmann::json& j, const DeviceTelemetry& d) {
+  j = write_block(device_fields<BlockWriter, const DeviceTelemetry>, d);
 }
 
 DeviceTelemetry device_telemetry_from_json(const nlohmann::json& j) {
-  const JsonFields f(j, "telemetry.devices[]");
   DeviceTelemetry d;
-  d.device = f.text("device");
-  d.rank = static_cast<int>(f.integer("rank", 0, 0, 1 << 20));
-  d.available = f.flag("available");
-  d.reason = f.text("reason");
-  d.samples = f.integer("samples");
-  d.window_s = f.number("window_s");
-  d.mean_power_w = f.number("mean_power_w");
-  d.max_power_w = f.number("max_power_w");
-  d.energy_j = f.number("energy_j");
-  d.energy_source = f.text("energy_source");
-  d.median_sm_clock_mhz = f.number("median_sm_clock_mhz");
-  d.min_sm_clock_mhz = f.number("min_sm_clock_mhz");
-  d.median_memory_clock_mhz = f.number("median_memory_clock_mhz");
-  d.max_temperature_c = f.number("max_temperature_c", 0, -273);
-  d.max_memory_used_bytes = f.integer("max_memory_used_bytes");
-  d.throttle_reasons = shares_from_json(f, "throttle_reasons");
-  d.power_limit_w = f.number("power_limit_w");
-  d.max_sm_clock_mhz = f.number("max_sm_clock_mhz");
-  d.applications_sm_clock_mhz = f.number("applications_sm_clock_mhz");
-  d.persistence_mode = f.text("persistence_mode");
-  d.flags = f.texts("flags");
+  read_block(JsonFields(j, "telemetry.devices[]"), device_fields<BlockReader, DeviceTelemetry>, d);
   return d;
 }
 
@@ -158,17 +165,7 @@ nlohmann::json telemetry_to_json(const TelemetryReport& r) {
     j["reason"] = r.reason;
     return j;
   }
-  j["summary"] = {{"mean_power_w", r.mean_power_w},
-                  {"max_device_power_w", r.max_device_power_w},
-                  {"energy_j", r.energy_j},
-                  {"energy_source", r.energy_source},
-                  {"energy_per_sample_j", r.energy_per_sample_j},
-                  {"samples_per_joule", r.samples_per_joule},
-                  {"median_sm_clock_mhz", r.median_sm_clock_mhz},
-                  {"min_sm_clock_mhz", r.min_sm_clock_mhz},
-                  {"max_temperature_c", r.max_temperature_c},
-                  {"throttle_reasons", shares_to_json(r.throttle_reasons)},
-                  {"flags", r.flags}};
+  j["summary"] = write_block(summary_fields<BlockWriter, const TelemetryReport>, r);
   return j;
 }
 
@@ -183,18 +180,7 @@ TelemetryReport telemetry_from_json(const nlohmann::json& j) {
   if (devices.is_array()) {
     for (const nlohmann::json& d : devices) r.devices.push_back(device_telemetry_from_json(d));
   }
-  const JsonFields s = f.object("summary");
-  r.mean_power_w = s.number("mean_power_w");
-  r.max_device_power_w = s.number("max_device_power_w");
-  r.energy_j = s.number("energy_j");
-  r.energy_source = s.text("energy_source");
-  r.energy_per_sample_j = s.number("energy_per_sample_j");
-  r.samples_per_joule = s.number("samples_per_joule");
-  r.median_sm_clock_mhz = s.number("median_sm_clock_mhz");
-  r.min_sm_clock_mhz = s.number("min_sm_clock_mhz");
-  r.max_temperature_c = s.number("max_temperature_c", 0, -273);
-  r.throttle_reasons = shares_from_json(s, "throttle_reasons");
-  r.flags = s.texts("flags");
+  read_block(f.object("summary"), summary_fields<BlockReader, TelemetryReport>, r);
   return r;
 }
 
