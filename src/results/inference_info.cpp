@@ -26,9 +26,9 @@ json latency_to_json(const LatencySummary& s) {
   return write_block(latency_fields<BlockWriter, const LatencySummary>, s);
 }
 
-LatencySummary latency_from_json(const JsonFields& f) {
+LatencySummary latency_from_fields(const JsonFields& block, const std::string& key) {
   LatencySummary s;
-  read_block(f, latency_fields<BlockReader, LatencySummary>, s);
+  read_block(block.object(key), latency_fields<BlockReader, LatencySummary>, s);
   return s;
 }
 
@@ -47,35 +47,36 @@ LatencySummary summarize_latency(const std::vector<double>& milliseconds) {
   return s;
 }
 
+namespace {
+
+// The request latency always; the rest for the models that generate (a key/value cache).
+template <typename Io, typename M>
+void inference_fields(Io& io, M& m) {
+  io.custom("request_latency_ms", m.request_latency_ms, latency_from_fields, latency_to_json);
+  io.integer("kv_cache_bytes", m.kv_cache_bytes, 0, 0, kMaxInteger, Written::kWhenPositive);
+  if (m.kv_cache_bytes <= 0) return;
+  io.number("prefill_tokens_per_second", m.prefill_tokens_per_second);
+  io.number("decode_tokens_per_second", m.decode_tokens_per_second);
+  io.custom("time_to_first_token_ms", m.time_to_first_token_ms, latency_from_fields,
+            latency_to_json);
+  io.custom("time_per_output_token_ms", m.time_per_output_token_ms, latency_from_fields,
+            latency_to_json);
+  io.integer("kv_cache_bytes_per_token", m.kv_cache_bytes_per_token);
+  io.flag("kv_cache_reallocated", m.kv_cache_reallocated);
+}
+
+}  // namespace
+
 json inference_to_json(const InferenceMetrics& m) {
-  json block = {{"request_latency_ms", latency_to_json(m.request_latency_ms)}};
-  if (m.kv_cache_bytes > 0) {
-    block["prefill_tokens_per_second"] = m.prefill_tokens_per_second;
-    block["decode_tokens_per_second"] = m.decode_tokens_per_second;
-    block["time_to_first_token_ms"] = latency_to_json(m.time_to_first_token_ms);
-    block["time_per_output_token_ms"] = latency_to_json(m.time_per_output_token_ms);
-    block["kv_cache_bytes"] = m.kv_cache_bytes;
-    block["kv_cache_bytes_per_token"] = m.kv_cache_bytes_per_token;
-    block["kv_cache_reallocated"] = m.kv_cache_reallocated;
-  }
-  return block;
+  return write_block(inference_fields<BlockWriter, const InferenceMetrics>, m);
 }
 
 InferenceMetrics inference_from_json(const json& block) {
   InferenceMetrics m;
   if (block.is_null()) return m;
-  const JsonFields f(block, "metrics.inference");
   m.present = true;
-  m.request_latency_ms = latency_from_json(f.object("request_latency_ms"));
-  m.prefill_tokens_per_second = f.number("prefill_tokens_per_second");
-  m.decode_tokens_per_second = f.number("decode_tokens_per_second");
-  if (!f.raw("time_to_first_token_ms").is_null()) {
-    m.time_to_first_token_ms = latency_from_json(f.object("time_to_first_token_ms"));
-    m.time_per_output_token_ms = latency_from_json(f.object("time_per_output_token_ms"));
-  }
-  m.kv_cache_bytes = f.integer("kv_cache_bytes");
-  m.kv_cache_bytes_per_token = f.integer("kv_cache_bytes_per_token");
-  m.kv_cache_reallocated = f.flag("kv_cache_reallocated");
+  read_block(JsonFields(block, "metrics.inference"),
+             inference_fields<BlockReader, InferenceMetrics>, m);
   return m;
 }
 
