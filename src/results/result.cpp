@@ -45,6 +45,19 @@ constexpr double kLowest = std::numeric_limits<double>::lowest();
 constexpr double kHighest = std::numeric_limits<double>::max();
 constexpr int64_t kMaxRanks = 1 << 20;
 
+// What the result says of the model and its optimiser, beside the settings in its benchmark
+// block. The trainable parameters are at most all of them.
+template <typename Io, typename R>
+void model_fields(Io& io, R& r) {
+  io.text("model_family", r.model_family);
+  io.text("model_reference", r.model_reference);
+  io.integers("input_shape", r.input_shape);
+  io.integer("params", r.params);
+  io.integer("trainable_params", r.trainable_params, r.params, 0, r.params);
+  io.text("optimizer", r.optimizer);
+  io.text("optimizer_impl", r.optimizer_impl, "", Written::kWhenPositive);
+}
+
 // Metrics' figures but the step times, memory and inference blocks (their own readers).
 template <typename Io, typename M>
 void metrics_fields(Io& io, M& m) {
@@ -110,14 +123,11 @@ RunStatus parse_run_status(const std::string& text) {
 nlohmann::json result_to_json(const Result& r) {
   const ResolvedBenchmark& s = r.benchmark;
   nlohmann::json benchmark = benchmark_to_json(s);
-  benchmark.update({{"model_family", r.model_family},
-                    {"model_reference", r.model_reference},
-                    {"global_batch_size", s.batch_size * s.gpus},
-                    {"input_shape", r.input_shape},
-                    {"params", r.params},
-                    {"trainable_params", r.trainable_params},
+  BlockWriter benchmark_writer(benchmark);
+  model_fields(benchmark_writer, r);
+  // Derived, for readers of the file; never read back.
+  benchmark.update({{"global_batch_size", s.batch_size * s.gpus},
                     {"frozen_params", r.params - r.trainable_params},
-                    {"optimizer", r.optimizer},
                     {"data",
                      "synthetic, generated once on the device; no input pipeline is "
                      "measured"}});
@@ -136,7 +146,6 @@ nlohmann::json result_to_json(const Result& r) {
                              {"benchmark", benchmark},     {"metrics", metrics},
                              {"distributed", distributed}, {"system", r.system},
                              {"started_at", r.started_at}, {"duration_s", r.duration_s}};
-  if (!r.optimizer_impl.empty()) document["benchmark"]["optimizer_impl"] = r.optimizer_impl;
   if (r.metrics.memory.present()) document["metrics"]["memory"] = memory_to_json(r.metrics.memory);
   if (r.metrics.inference.present) {
     document["metrics"]["inference"] = inference_to_json(r.metrics.inference);
@@ -221,13 +230,8 @@ void read_benchmark_block(const JsonFields& top, Result& r) {
     throw UsageError("malformed result: the benchmark has no model or precision");
   }
   r.benchmark = benchmark_from_json(top.raw("benchmark"));
-  r.model_family = b.text("model_family");
-  r.model_reference = b.text("model_reference");
-  r.optimizer_impl = b.text("optimizer_impl");
-  r.input_shape = b.integers("input_shape");
-  r.params = b.integer("params");
-  r.trainable_params = b.integer("trainable_params", r.params, 0, r.params);
-  r.optimizer = b.text("optimizer");
+  BlockReader reader(b);
+  model_fields(reader, r);
 }
 
 void read_metrics(const JsonFields& m, Result& r) {

@@ -1,6 +1,7 @@
 #include "results/system_info.h"
 
 #include "common/json_fields.h"
+#include "results/json_block.h"
 
 namespace gpubench {
 namespace {
@@ -39,57 +40,51 @@ void from_json(const nlohmann::json& j, GpuInterconnect& interconnect) {
   }
 }
 
+namespace {
+
+GpuInterconnect interconnect_from(const JsonFields& fields, const std::string& key) {
+  return fields.raw(key).get<GpuInterconnect>();  // null: empty
+}
+
+nlohmann::json interconnect_to_json(const GpuInterconnect& interconnect) {
+  return interconnect;
+}
+
+template <typename Io, typename S>
+void system_fields(Io& io, S& i) {
+  io.text("hostname", i.hostname);
+  io.text("os", i.os);
+  io.text("cpu", i.cpu);
+  io.integer("cpu_logical_cores", i.cpu_logical_cores, 0, 0, 1 << 20);
+  io.text("gpu_name", i.gpu_name);
+  io.texts("gpu_names", i.gpu_names);
+  io.integer("gpu_count", i.gpu_count, 0, 0, kMaxGpuIndex);
+  io.integer("gpu_memory_bytes", i.gpu_memory_bytes);
+  io.text("gpu_pci_bus_id", i.gpu_pci_bus_id);
+  io.text("driver", i.driver);
+  io.text("cuda", i.cuda);
+  io.text("cudnn", i.cudnn);
+  io.text("nccl", i.nccl);
+  io.custom("gpu_interconnect", i.gpu_interconnect, interconnect_from, interconnect_to_json);
+  io.text("libtorch", i.libtorch);
+  io.flag("libtorch_cuda", i.libtorch_cuda);
+  io.text("blas", i.blas);
+  io.flag("tf32_matmul", i.tf32_matmul);
+  io.flag("tf32_cudnn", i.tf32_cudnn);
+  io.flag("cudnn_benchmark", i.cudnn_benchmark);
+  io.flag("cudnn_deterministic", i.cudnn_deterministic);
+  io.text("gpubench_version", i.gpubench_version);
+  io.text("git_commit", i.git_commit);
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const SystemInfo& i) {
-  j = {{"hostname", i.hostname},
-       {"os", i.os},
-       {"cpu", i.cpu},
-       {"cpu_logical_cores", i.cpu_logical_cores},
-       {"gpu_name", i.gpu_name},
-       {"gpu_names", i.gpu_names},
-       {"gpu_count", i.gpu_count},
-       {"gpu_memory_bytes", i.gpu_memory_bytes},
-       {"gpu_pci_bus_id", i.gpu_pci_bus_id},
-       {"driver", i.driver},
-       {"cuda", i.cuda},
-       {"cudnn", i.cudnn},
-       {"nccl", i.nccl},
-       {"gpu_interconnect", i.gpu_interconnect},
-       {"libtorch", i.libtorch},
-       {"libtorch_cuda", i.libtorch_cuda},
-       {"blas", i.blas},
-       {"tf32_matmul", i.tf32_matmul},
-       {"tf32_cudnn", i.tf32_cudnn},
-       {"cudnn_benchmark", i.cudnn_benchmark},
-       {"cudnn_deterministic", i.cudnn_deterministic},
-       {"gpubench_version", i.gpubench_version},
-       {"git_commit", i.git_commit}};
+  j = write_block(system_fields<BlockWriter, const SystemInfo>, i);
 }
 
 void from_json(const nlohmann::json& j, SystemInfo& i) {
-  const JsonFields fields(j, "system");
-  i.hostname = fields.text("hostname");
-  i.os = fields.text("os");
-  i.cpu = fields.text("cpu");
-  i.cpu_logical_cores = static_cast<int>(fields.integer("cpu_logical_cores", 0, 0, 1 << 20));
-  i.gpu_name = fields.text("gpu_name");
-  i.gpu_names = fields.texts("gpu_names");
-  i.gpu_count = static_cast<int>(fields.integer("gpu_count", 0, 0, kMaxGpuIndex));
-  i.gpu_memory_bytes = fields.integer("gpu_memory_bytes");
-  i.gpu_pci_bus_id = fields.text("gpu_pci_bus_id");
-  i.driver = fields.text("driver");
-  i.cuda = fields.text("cuda");
-  i.cudnn = fields.text("cudnn");
-  i.nccl = fields.text("nccl");
-  i.gpu_interconnect = fields.raw("gpu_interconnect").get<GpuInterconnect>();  // null: empty
-  i.libtorch = fields.text("libtorch");
-  i.libtorch_cuda = fields.flag("libtorch_cuda");
-  i.blas = fields.text("blas");
-  i.tf32_matmul = fields.flag("tf32_matmul");
-  i.tf32_cudnn = fields.flag("tf32_cudnn");
-  i.cudnn_benchmark = fields.flag("cudnn_benchmark");
-  i.cudnn_deterministic = fields.flag("cudnn_deterministic");
-  i.gpubench_version = fields.text("gpubench_version");
-  i.git_commit = fields.text("git_commit");
+  read_block(JsonFields(j, "system"), system_fields<BlockReader, SystemInfo>, i);
 }
 
 }  // namespace gpubench
