@@ -134,7 +134,7 @@ TEST(BenchmarkFields, AnOlderResultIsAFullFineTuneWithNoLoraSettings) {
   EXPECT_FALSE(read.activation_checkpointing);
   // Identity: LoRA's settings are part of the benchmark; a full one says nothing of them.
   const auto lora = identity_settings(unusual());
-  for (const std::pair<std::string, std::string> part :
+  for (const std::pair<std::string, std::string>& part :
        {std::pair<std::string, std::string>{"tuning", "LoRA"},
         {"lora_rank", "r8"},
         {"lora_alpha", "alpha 16"},
