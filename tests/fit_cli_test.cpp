@@ -48,6 +48,14 @@ TEST(FitCli, MarkdownJudgesEveryDatasheetCard) {
   }
 }
 
+// The memory limit is a run's (run/run_session.h): fit's probes measure what a step takes, so a
+// --memory-limit far below it does not stop them.
+TEST(FitCli, ProbesAreNotHeldToTheMemoryLimit) {
+  const auto run = run_gpubench("fit --model test-tiny-llama --batch-size 2 --memory-limit 1M");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("out of memory"), std::string::npos) << run.output;
+}
+
 TEST(FitCli, BadInputIsOneLineAndExitTwo) {
   expect_usage_error("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
   expect_usage_error("fit --model test-tiny-llama --format html", "--format 'html'");

@@ -54,6 +54,11 @@ RunSession::RunSession(const ResolvedBenchmark& benchmark, const RunContext& con
       setup_(benchmark, context.rank.device_index),
       result_(result_for(benchmark)) {
   describe_placement(context.rank, result_.distributed);
+  tensor_memory::set_limit(device(), benchmark.memory_limit);
+}
+
+RunSession::~RunSession() {
+  tensor_memory::set_limit(device(), 0);
 }
 
 int RunSession::world_size() const {

@@ -1,5 +1,5 @@
 // One run's lifecycle, written once for every workload (docs/development.md, "One run"):
-//   setup        device, precision policy and its flags, threads, seed, memory limit (RunSetup)
+//   setup        device, precision policy and its flags, threads, seed (RunSetup); memory limit
 //   result       the benchmark, the model's facts, the system, the ranks (result_for)
 //   model        counted from its configuration where it can be, checked, built, placed
 //   workload     prepare; the peak reset; start; the trials inside telemetry windows
@@ -36,6 +36,9 @@ class OutOfMemoryBeforeRun : public std::runtime_error {
 class RunSession {
  public:
   RunSession(const ResolvedBenchmark& benchmark, const RunContext& context);
+  ~RunSession();  // lifts the memory limit
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
 
   // Never throws for a run-time failure: an out-of-memory gives status oom, anything else
   // status failed, both with the error text.

@@ -20,13 +20,8 @@ RunSetup::RunSetup(const ResolvedBenchmark& benchmark, int device_index)
       policy_(benchmark.precision, device_) {
   policy_.apply_global_flags(benchmark.deterministic);  // first: the system block records them
   tensor_memory::track_cpu_tensors();
-  tensor_memory::set_limit(device_, benchmark.memory_limit);
   at::set_num_threads(benchmark.threads);
   torch::manual_seed(static_cast<uint64_t>(benchmark.seed));
-}
-
-RunSetup::~RunSetup() {
-  tensor_memory::set_limit(device_, 0);
 }
 
 }  // namespace gpubench

@@ -1,6 +1,6 @@
 // The first steps of every run on a device, `fit`'s probes included: the device, the precision
-// policy and its global flags, the intra-op threads, the seed, CPU tensor accounting and the
-// memory limit (lifted again when the setup ends).
+// policy and its global flags, the intra-op threads, the seed and CPU tensor accounting. (The
+// memory limit is a run's, RunSession's: fit's probes measure what a step takes, unlimited.)
 #pragma once
 
 #include <torch/torch.h>
@@ -15,9 +15,6 @@ class RunSetup {
  public:
   // `device_index`: the CUDA device of this rank (unused on the CPU).
   RunSetup(const ResolvedBenchmark& benchmark, int device_index);
-  ~RunSetup();
-  RunSetup(const RunSetup&) = delete;
-  RunSetup& operator=(const RunSetup&) = delete;
 
   const ResolvedBenchmark& benchmark() const { return benchmark_; }
   const ModelInfo& info() const { return info_; }
