@@ -21,7 +21,7 @@ struct RowKey {
   std::string family, model, precision;
   int precision_order;
   std::string setup;  // "batch 256 channels-last"
-  std::string match;  // the identity's values but the columns' (BenchmarkIdentity::match)
+  std::string match;  // the identity's values but the columns' (BenchmarkIdentity::values_text)
   std::vector<std::string> labels() const { return {model, precision, setup}; }
   bool operator<(const RowKey& o) const {
     return std::tie(family, model, precision_order, setup, match) <
@@ -70,9 +70,7 @@ class Across {
                                                       std::vector<std::string> leave_out) const {
     leave_out.insert(leave_out.end(), keys_.begin(), keys_.end());
     const BenchmarkIdentity identity = identity_of(r);
-    nlohmann::json values = identity.values;
-    for (const std::string& key : leave_out) values.erase(key);
-    return {identity.settings_text(leave_out), values.dump()};
+    return {identity.settings_text(leave_out), identity.values_text(leave_out)};
   }
   ReportCell annotate(ReportCell cell, const Result* r) const {
     if (r == nullptr || keys_.empty()) return cell;

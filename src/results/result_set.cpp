@@ -114,10 +114,10 @@ std::string BenchmarkIdentity::text() const {
   return settings_text() + " on " + system;
 }
 
-std::string BenchmarkIdentity::match(const std::vector<std::string>& leave_out) const {
+std::string BenchmarkIdentity::values_text(const std::vector<std::string>& leave_out) const {
   nlohmann::json kept = values;
   for (const std::string& key : leave_out) kept.erase(key);
-  return kept.dump() + " on " + system;
+  return kept.dump();
 }
 
 BenchmarkIdentity identity_of(const Result& result) {
@@ -158,6 +158,7 @@ bool looks_like_selector(const std::string& text) {
 ResultSelector ResultSelector::parse(const std::string& text) {
   ResultSelector selector;
   selector.text_ = text;
+  const std::vector<std::string> known = selector_keys();
   size_t i = 0;
   while (i < text.size()) {
     const size_t equals = text.find('=', i);
@@ -168,7 +169,6 @@ ResultSelector ResultSelector::parse(const std::string& text) {
     std::string key = text.substr(i, equals - i);
     key.erase(0, key.find_first_not_of(' '));
     key.erase(key.find_last_not_of(' ') + 1);
-    const std::vector<std::string> known = selector_keys();
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       throw UsageError("unknown selector key '" + echoed(key) + "'; known: " + join(known));
     }

@@ -43,9 +43,10 @@ struct BenchmarkIdentity {
   std::string text() const;
   // The settings' texts without the keys in `leave_out`, space-separated.
   std::string settings_text(const std::vector<std::string>& leave_out = {}) const;
-  // What two results must share to be the same benchmark: the values without the keys in
-  // `leave_out`, and the system.
-  std::string match(const std::vector<std::string>& leave_out = {}) const;
+  // The values without the keys in `leave_out`, as canonical JSON text.
+  std::string values_text(const std::vector<std::string>& leave_out = {}) const;
+  // What two results must share to be the same benchmark: the values, and the system.
+  std::string match() const { return values_text() + " on " + system; }
 };
 BenchmarkIdentity identity_of(const Result& result);
 
