@@ -141,9 +141,8 @@ class BertNetImpl : public torch::nn::Module {
     }
     BertOutput out;
     const Tensor transformed = normed(transform_norm, erf_gelu(transform_dense(hidden)));
-    const Tensor& weight = word_embeddings->weight;
-    FlopCounter::record_multiply_adds(transformed.numel() * c_.vocab_size, !weight.requires_grad());
-    out.prediction_scores = F::linear(transformed, weight, decoder_bias);
+    // The decoder is tied to the word embeddings, a linear layer all the same.
+    out.prediction_scores = decoder_.forward(transformed, word_embeddings->weight, decoder_bias);
     const Tensor pooled = torch::tanh(pooler_dense(hidden.select(1, 0)));
     out.seq_relationship_scores = seq_relationship(pooled);
     return out;
@@ -155,6 +154,7 @@ class BertNetImpl : public torch::nn::Module {
   std::vector<EncoderLayer> layers;
   AdaptedLinear pooler_dense{nullptr}, transform_dense{nullptr}, seq_relationship{nullptr};
   Tensor decoder_bias;
+  layers::LinearCompute decoder_;
 
  public:
   // Hugging Face's BertPreTrainedModel: normal(0, 0.02) weights and embeddings, zero biases,

@@ -108,17 +108,17 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     k = k * cos + rotate_half(k) * sin;
     int64_t keys = tokens;
     if (cache && cache->position) {
-      cache->keys.index_copy_(2, *cache->position, k);
-      cache->values.index_copy_(2, *cache->position, v);
+      cache->keys.index_copy_(2, *cache->position, KvCache::to_stored(k, cache->keys));
+      cache->values.index_copy_(2, *cache->position, KvCache::to_stored(v, cache->values));
       keys = cache->keys.size(2);
-      k = cache->keys;
-      v = cache->values;
+      k = KvCache::to_compute(cache->keys, q.scalar_type());
+      v = KvCache::to_compute(cache->values, q.scalar_type());
     } else if (cache) {
-      cache->keys.narrow(2, cache->start, tokens).copy_(k);
-      cache->values.narrow(2, cache->start, tokens).copy_(v);
+      cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
+      cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
       keys = cache->start + tokens;
-      k = cache->keys.narrow(2, 0, keys);
-      v = cache->values.narrow(2, 0, keys);
+      k = KvCache::to_compute(cache->keys.narrow(2, 0, keys), q.scalar_type());
+      v = KvCache::to_compute(cache->values.narrow(2, 0, keys), q.scalar_type());
     }
     Tensor attended;
     if (cache && tokens == 1) {
@@ -238,15 +238,16 @@ class LlamaNetImpl : public torch::nn::Module {
 
   Tensor head(const Tensor& hidden) {
     if (lm_head) return lm_head(hidden);
-    const Tensor& weight = embed_tokens->weight;
-    FlopCounter::record_multiply_adds(hidden.numel() * c_.vocab_size, !weight.requires_grad());
-    return torch::nn::functional::linear(hidden, weight);
+    // Tied to the embedding, as Hugging Face's lm_head is: a linear layer all the same (FP8
+    // where the run says so).
+    return tied_head_.forward(hidden, embed_tokens->weight, {});
   }
 
   torch::nn::Embedding embed_tokens{nullptr};
   std::vector<LlamaDecoderLayer> layers;
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
+  layers::LinearCompute tied_head_;
 
  public:
   // Hugging Face's LlamaPreTrainedModel: normal(0, 0.02) for projections and embeddings, ones

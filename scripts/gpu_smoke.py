@@ -91,7 +91,7 @@ class Smoke:
         if result is not None and result.get("status") in ("ok", "failed", "oom"):
             return result["status"], first_line(result.get("error", "")), result
         line = first_line(output) or f"exit code {code}"
-        if code == 2 and self.cpu and re.search(r"needs a CUDA device|CUDA|NVML|nccl", line):
+        if code == 2 and self.cpu and re.search(r"needs a CUDA device|CUDA|NVML|nccl|needs LibTorch", line):
             return "skipped", line, result  # the rehearsal: what the CPU cannot run
         return "failed", line, result
 
@@ -385,6 +385,52 @@ def infer(s, z):
                       notes(bad and first_line(bad[0].get("error")), f"batches {batches}", extra_note))
 
 
+def fp8_pair(s, z, label, name, argv, timeout):
+    """The same benchmark in bf16 and fp8, one after the other: both results, the FP8/BF16
+    speed-up and the share of the products FP8 ran."""
+    runs = {}
+    for precision in ("bf16", "fp8"):
+        runs[precision] = s.gpubench(f"{name}_{precision}", [*argv, "--precision", precision], timeout)
+    bf16, fp8 = runs["bf16"], runs["fp8"]
+    share = ((fp8[2] or {}).get("metrics") or {}).get("fp8_matmul_flop_share")
+    speedup = ""
+    if bf16[0] == "ok" and fp8[0] == "ok":
+        speedup = f"fp8/bf16 x{fp8[2]['metrics']['throughput'] / bf16[2]['metrics']['throughput']:.3f}"
+    s.row(f"{label} bf16", bf16[0], figure(bf16[2]), "", notes(bf16[1], peak(bf16[2])))
+    s.row(f"{label} fp8", fp8[0], figure(fp8[2]), "",
+          notes(fp8[1], speedup, share and f"FP8 {100 * share:.0f}% of products", peak(fp8[2])))
+    return runs
+
+
+def fp8_reference(s, z, label, model, argv, runs):
+    """torchao's float8 training of the same benchmark (plain bf16 where torchao does not import)."""
+    hf, why = s.reference("hf_reference.py", ["--model", model, *argv, "--precision", "fp8", *z.short], 150)
+    ours = runs["fp8"][2] if runs["fp8"][0] == "ok" else None
+    s.row(f"{label} pytorch fp8", "ok" if hf else "skipped",
+          f"{hf['throughput']:.1f} {hf.get('throughput_unit', '')}".strip() if hf else "", "",
+          notes(why, hf and hf.get("reference"), hf and ours and "gpubench fp8 " + ratio(ours, hf)))
+
+
+def fp8(s, z):
+    """FP8 beside bf16 (docs/fp8.md): Llama 3.2 1B full training, Llama 3 8B LoRA at 2048 tokens,
+    BERT-large at 128, with torchao as PyTorch's side; Llama 3 8B decode at batch 1. The H200's
+    goals: 8B LoRA fp8 >= 1.3x bf16, BERT-large >= 1.25x, 8B decode >= 1.6x."""
+    fp8_pair(s, z, "fp8 llama-3.2-1b full s2048", "llama-3.2-1b_full_s2048",
+             ["train", "--device", s.device, "--model", z.llama_1b, *z.short, "--seq-len", str(z.long_seq),
+              "--batch-size", "1"], 120)
+    lora = ["--seq-len", str(z.long_seq), "--batch-size", "1", "--tuning", "lora"]
+    runs = fp8_pair(s, z, "fp8 llama-3-8b lora s2048", "llama-3-8b_lora_s2048",
+                    ["train", "--device", s.device, "--model", z.llama_8b, *z.short, *lora], 150)
+    fp8_reference(s, z, "fp8 llama-3-8b lora s2048", z.llama_8b, lora, runs)
+    bert = ["--seq-len", str(z.seq), "--batch-size", str(2 if z.cpu else 32)]
+    runs = fp8_pair(s, z, "fp8 bert-large s128", "bert-large_s128",
+                    ["train", "--device", s.device, "--model", z.bert, *z.short, *bert], 90)
+    fp8_reference(s, z, "fp8 bert-large s128", z.bert, bert, runs)
+    fp8_pair(s, z, "fp8 llama-3-8b decode b1", "llama-3-8b_decode_b1",
+             ["infer", "--device", s.device, "--model", z.llama_8b, "--batch-size", "1", "--prompt-len",
+              z.prompt, "--gen-len", z.generated, "--warmup-steps", "1", "--steps", "2", "--repeat", "1"], 120)
+
+
 def transformer_xl(s, z):
     r = s.gpubench("transformerxl-base_fp16", train(s, z.txl, z.half, 0, z.short), 90)
     s.row("transformer-xl base fp16", r[0], figure(r[2]), "", notes(r[1], peak(r[2])))
@@ -447,6 +493,7 @@ ITEMS = [
     ("googlenet-graph", googlenet_graph),
     ("bert-large", bert_large),
     ("llama-3.2-1b", llama_1b),
+    ("fp8", fp8),
     ("infer", infer),
     ("fit-then-run", fit_then_run),
     ("batch-max", batch_max),

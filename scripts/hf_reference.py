@@ -5,7 +5,9 @@ BertForPreTraining or LlamaForCausalLM with SDPA attention, the same synthetic b
 of positions as masked-LM targets and next-sentence labels; Llama: next-token targets), the same
 recipe (full, or LoRA r/alpha on the attention projections with the frozen base in the compute
 dtype and float32 adapters, PEFT's defaults), AdamW (lr 1e-4, weight decay 0.01, fused on CUDA),
-autocast and loss scaling as gpubench does them, warm-up, trials of steps timed between device
+autocast and loss scaling as gpubench does them; fp8 as torchao's float8 training (every aligned
+linear layer but LoRA's adapters converted, the rest under bf16 autocast) where torchao imports,
+else plain bf16, which the output's "reference" names; warm-up, trials of steps timed between device
 synchronisations, the median trial. Prints one JSON object (and writes it to --output) with the
 throughput in gpubench's unit (sequences/sec for BERT, tokens/sec for Llama), the peak allocated
 memory and the parameter counts Hugging Face reports."""
@@ -48,7 +50,7 @@ ROLES = {"llama": {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "
 def build(name, tuning, precision, device, checkpointing, args):
     import transformers
     family, config = CONFIGS[name]
-    half = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    half = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": torch.bfloat16}.get(precision)
     # LoRA's frozen base in the compute dtype, built where it trains, as gpubench does.
     dtype = half if tuning == "lora" and half else torch.float32
     previous = torch.get_default_dtype()
@@ -72,14 +74,35 @@ def build(name, tuning, precision, device, checkpointing, args):
                                                            lora_dropout=0.0, target_modules=pattern))
     model.train()
     params = sum(p.numel() for p in model.parameters())  # shared (tied) tensors once, adapters in
-    return family, model, params, config["vocab_size"]
+    reference = precision
+    if precision == "fp8":
+        reference = float8_training(model, args.fp8_recipe)
+    return family, model, params, config["vocab_size"], reference
+
+
+def float8_training(model, recipe):
+    """torchao's float8 training on the linear layers gpubench runs in FP8 (sides multiples of 16,
+    LoRA's adapters left in bf16); what ran, in words."""
+    try:
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+    except ImportError:
+        return "bf16 (torchao does not import)"
+
+    def aligned(module, fqn):
+        return "lora_" not in fqn and module.in_features % 16 == 0 and module.out_features % 16 == 0
+
+    convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe),
+                               module_filter_fn=aligned)
+    import torchao
+    return f"torchao {torchao.__version__} float8 {recipe}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", choices=sorted(CONFIGS), default="bert-large")
     parser.add_argument("--tuning", choices=["full", "lora"], default="full")
-    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="bf16")
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16", "fp8"], default="bf16")
+    parser.add_argument("--fp8-recipe", choices=["tensorwise", "rowwise"], default="tensorwise")
     parser.add_argument("--seq-len", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=1)
     parser.add_argument("--lora-rank", type=int, default=16)
@@ -99,7 +122,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.manual_seed(42)
-    family, model, params, vocab = build(args.model, args.tuning, args.precision, device,
+    family, model, params, vocab, reference = build(args.model, args.tuning, args.precision, device,
                                          args.activation_checkpointing, args)
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     b, s = args.batch_size, args.seq_len
@@ -119,7 +142,7 @@ def main():
         samples_per_step, unit = b * s, "tokens/sec"
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4, weight_decay=0.01,
                                   fused=device.type == "cuda")
-    autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
+    autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp8": torch.bfloat16}.get(args.precision)
     scaler = torch.amp.GradScaler(args.device) if args.precision == "fp16" else None
 
     def step():
@@ -147,7 +170,8 @@ def main():
     warmup_s, trials = time_trials(step, synchronize, args.warmup_steps, args.steps, args.repeat,
                                    samples_per_step)
     import transformers
-    result = {"model": args.model, "tuning": args.tuning, "precision": args.precision, "batch_size": b,
+    result = {"model": args.model, "tuning": args.tuning, "precision": args.precision, "reference": reference,
+              "batch_size": b,
               "seq_len": s, "activation_checkpointing": args.activation_checkpointing, "warmup_s": warmup_s,
               "throughput": statistics.median(trials), "throughput_unit": unit, "trials": trials,
               "params": params, "trainable_params": trainable,

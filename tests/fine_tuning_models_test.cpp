@@ -229,7 +229,7 @@ std::map<std::string, torch::Tensor> gradients_after_backward(
   torch::Tensor loss;
   {
     const PrecisionPolicy policy(autocast.value_or(Precision::kFp32), torch::kCPU);
-    AutocastScope scope(policy);
+    MixedPrecisionScope scope(policy);
     loss = model->training_loss(batch);
   }
   loss.backward();

@@ -41,6 +41,10 @@ CUDA_ONLY = [
     "infer llama-3.2-1b graph",
     "infer llama-3-8b graph",
 ]
+# FP8 beside bf16: bf16 always runs; fp8 runs where LibTorch has it (2.5+, whose CPU _scaled_mm
+# the 2.11 build uses) and is otherwise skipped with gpubench's refusal.
+FP8_PAIRS = ["fp8 llama-3.2-1b full s2048", "fp8 llama-3-8b lora s2048", "fp8 bert-large s128",
+             "fp8 llama-3-8b decode b1"]
 
 
 def main():
@@ -76,6 +80,15 @@ def main():
             row = by_item.get(item)
             if not row or row["status"] != "skipped" or "CUDA" not in row["note"]:
                 failures.append(f"{item}: {row} (expected skipped, naming CUDA)")
+        for pair in FP8_PAIRS:
+            bf16, fp8 = by_item.get(pair + " bf16"), by_item.get(pair + " fp8")
+            if not bf16 or bf16["status"] != "ok" or not bf16["figure"]:
+                failures.append(f"{pair} bf16: {bf16} (expected ok with a figure)")
+            refused = fp8 and fp8["status"] == "skipped" and "needs LibTorch 2.5" in fp8["note"]
+            ran = fp8 and fp8["status"] == "ok" and "fp8/bf16 x" in fp8["note"] and "% of products" in fp8["note"]
+            if not (refused or ran):
+                failures.append(f"{pair} fp8: {fp8} (expected ok with the speed-up and FP8's share, or "
+                                "skipped by LibTorch 1.x's refusal)")
         group = by_item.get("nccl group of one bf16", {})
         if "gloo x1" not in group.get("note", ""):
             failures.append(f"group of one: {group.get('note')!r} does not name the Gloo group of one")

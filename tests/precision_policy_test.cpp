@@ -58,11 +58,11 @@ TEST(PrecisionPolicy, AutocastDtypeAndLossScaling) {
   EXPECT_FALSE(PrecisionPolicy(Precision::kBf16, torch::kCPU).uses_loss_scaling());
 }
 
-TEST(AutocastScope, Bf16OnTheCpuComputesMatmulsInBfloat16AndRestoresState) {
+TEST(MixedPrecisionScope, Bf16OnTheCpuComputesMatmulsInBfloat16AndRestoresState) {
   const torch::Tensor a = torch::randn({4, 4});
   const PrecisionPolicy policy(Precision::kBf16, torch::kCPU);
   {
-    AutocastScope scope(policy);
+    MixedPrecisionScope scope(policy);
     EXPECT_TRUE(compat::autocast_enabled(c10::DeviceType::CPU));
     EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kBFloat16);
   }
@@ -70,9 +70,9 @@ TEST(AutocastScope, Bf16OnTheCpuComputesMatmulsInBfloat16AndRestoresState) {
   EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kFloat);
 }
 
-TEST(AutocastScope, Fp32LeavesAutocastOff) {
+TEST(MixedPrecisionScope, Fp32LeavesAutocastOff) {
   const torch::Tensor a = torch::randn({4, 4});
-  AutocastScope scope(PrecisionPolicy(Precision::kFp32, torch::kCPU));
+  MixedPrecisionScope scope(PrecisionPolicy(Precision::kFp32, torch::kCPU));
   EXPECT_FALSE(compat::autocast_enabled(c10::DeviceType::CPU));
   EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kFloat);
 }

@@ -1,4 +1,5 @@
 // gpubench report, compare and regress: they read result files and never run a benchmark.
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
@@ -22,6 +23,22 @@ std::vector<LoadedResult> side(const std::string& spec, const std::vector<Loaded
   }
   if (out.empty()) throw UsageError("selector '" + echoed(spec) + "' matches no result");
   return out;
+}
+
+// What both sides' selectors pin (gpu=A40,precision=bf16 against gpu=L40S,precision=fp8) is
+// each side's own, as --across makes it: rows join across those settings.
+std::vector<std::string> with_settings_both_sides_pin(std::vector<std::string> across,
+                                                      const std::string& a, const std::string& b) {
+  if (!looks_like_selector(a) || !looks_like_selector(b)) return across;
+  const ResultSelector sa = ResultSelector::parse(a), sb = ResultSelector::parse(b);
+  for (const std::string& key : selector_keys()) {
+    if (key == "gpu" || key == "hostname" || key == "model") continue;
+    if (sa.constrains(key) && sb.constrains(key) &&
+        std::find(across.begin(), across.end(), key) == across.end()) {
+      across.push_back(key);
+    }
+  }
+  return across;
 }
 
 void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
@@ -104,8 +121,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
-    const Report report =
-        build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b, o->across);
+    const Report report = build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b,
+                                           with_settings_both_sides_pin(o->across, o->a, o->b));
     write_output(o->output, render_report(report, o->format));
     exit_code = kExitOk;
   });

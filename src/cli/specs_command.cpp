@@ -1,6 +1,7 @@
 // gpubench specs: the datasheet database side by side (no LibTorch, no GPU needed).
 #include "commands.h"
 #include "datasheets/datasheet_database.h"
+#include "reporting/fp8_speedup.h"
 #include "reporting/report.h"
 #include "reporting/specs_table.h"
 
@@ -11,6 +12,7 @@ void add_specs_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> names;
     std::string format = "markdown";
     std::string output;
+    std::vector<std::string> results;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -20,9 +22,17 @@ void add_specs_command(CLI::App& app, int& exit_code) {
                   "L40S:bf16 trainium-trn1:bf16 or H100-SXM:fp8-sparse");
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->add_option("--results", o->results,
+                  "Result files or directories: adds each card's measured FP8/BF16 speed-up of "
+                  "the benchmarks run in both");
   cmd->callback([o, &exit_code] {
     check_report_format(o->format);
-    write_output(o->output, render_report(build_specs_report(datasheets(), o->names), o->format));
+    Report report = build_specs_report(datasheets(), o->names);
+    if (!o->results.empty()) {
+      report.tables.insert(report.tables.end() - 1,
+                           fp8_speedup_table(load_results(o->results), datasheets()));
+    }
+    write_output(o->output, render_report(report, o->format));
     exit_code = kExitOk;
   });
 }

@@ -3,7 +3,8 @@
 // synchronised) and, for the models that generate text, greedy generation with a preallocated
 // key/value cache (prefill and decode rates, time to first token, time per output token). Half
 // precision as inference engines run it: the weights themselves in fp16 or bf16, no autocast;
-// fp32 and tf32 as in training.
+// fp32 and tf32 as in training; fp8 the linear layers' weights quantised once to e4m3, the
+// rest in bf16 (docs/fp8.md).
 #include <numeric>
 
 #include <torch/torch.h>
@@ -14,16 +15,19 @@
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
+#include "modeling/flop_counter.h"
+#include "modeling/linear_compute.h"
 #include "results/statistics.h"
 #include "run/run_session.h"
 #include "torch_support/captured_graph.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
 
 std::optional<torch::ScalarType> weight_dtype(Precision precision) {
   if (precision == Precision::kFp16) return torch::kHalf;
-  if (precision == Precision::kBf16) return torch::kBFloat16;
+  if (precision == Precision::kBf16 || precision == Precision::kFp8) return torch::kBFloat16;
   return std::nullopt;
 }
 
@@ -54,10 +58,19 @@ class InferenceWorkload : public Workload {
     result.metrics.forward_flops_per_sample = stats.forward_flops;
   }
 
+  void fill_metrics(RunSession& session, const Measurement&) override {
+    if (session.benchmark().precision == Precision::kFp8) {
+      session.result().metrics.fp8_matmul_flop_share = counts_.fp8_forward_share();
+    }
+  }
+
   void prepare(RunSession& session) override {
     TrainableModel& model = *session.model();
     dtype_ = weight_dtype(session.benchmark().precision);
     if (dtype_) model.cast_for_inference(*dtype_);
+    if (const auto recipe = session.policy().fp8_recipe()) {
+      layers::quantize_linear_layers(model.module(), *recipe);
+    }
     model.module().eval();
     weights_ = weight_bytes(model.module());
     inference_mode_.emplace();
@@ -81,7 +94,16 @@ class InferenceWorkload : public Workload {
   }
 
  protected:
+  // Runs `work` with its products counted (what ran in FP8, the weights read).
+  template <typename Work>
+  void counted(Work&& work) {
+    FlopCounter counter;
+    work();
+    counts_ += counter.counts();
+  }
+
   std::optional<torch::ScalarType> dtype_;
+  FlopCounts counts_;
 
  private:
   int64_t weights_ = 0;
@@ -106,7 +128,9 @@ class ForwardWorkload : public InferenceWorkload {
     forward_ = Forward{model, batch};
     int warmup = spec.warmup_steps;
     if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
-      graph_ = std::make_unique<CapturedGraph>(forward_, session.device(), std::max(1, warmup));
+      counted([&] {
+        graph_ = std::make_unique<CapturedGraph>(forward_, session.device(), std::max(1, warmup));
+      });
       session.result().metrics.graph_capture_ms = graph_->capture_ms();
       forward_ = [this] { graph_->replay(); };
       warmup = 0;
@@ -115,7 +139,7 @@ class ForwardWorkload : public InferenceWorkload {
             static_cast<double>(spec.batch_size * model.samples_per_item())};
   }
 
-  void step() override { forward_(); }
+  void step() override { counted(forward_); }
 
   Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer& timer,
                       const MeasurementHooks& hooks) override {
@@ -127,6 +151,7 @@ class ForwardWorkload : public InferenceWorkload {
   }
 
   void fill_metrics(RunSession& session, const Measurement& measured) override {
+    InferenceWorkload::fill_metrics(session, measured);
     TrainableModel& model = *session.model();
     Metrics& metrics = session.result().metrics;
     if (model.tokens_per_item() > 0) {
@@ -154,13 +179,20 @@ class GenerateWorkload : public InferenceWorkload {
     gen_len_ = spec.gen_len;
     generator_ = session.model()->text_generator();
     if (!generator_) throw std::logic_error(spec.model + " generates text but has no generator");
+    const torch::ScalarType cache_dtype =
+        spec.kv_cache == "fp8" ? compat::float8_e4m3() : dtype_.value_or(torch::kFloat);
     cache_.emplace(generator_->allocate_cache(spec.batch_size, spec.prompt_len + spec.gen_len,
-                                              device_, dtype_.value_or(torch::kFloat)));
+                                              device_, cache_dtype));
     InferenceMetrics& inference = session.result().metrics.inference;
     inference.kv_cache_bytes = cache_->bytes();
     inference.kv_cache_bytes_per_token = cache_->bytes_per_token();
     prompt_ = torch::randint(generator_->vocab_size(), {spec.batch_size, spec.prompt_len},
                              torch::TensorOptions().device(device_).dtype(torch::kLong));
+    // One eager generation, counted: a prompt pass and gen_len - 1 decode steps, each reading
+    // every weight once (graph mode's replays run no host code to count).
+    counted([&] { generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, nullptr); });
+    inference.weight_bytes_per_decoded_token =
+        counts_.weight_bytes_read / (spec.gen_len * spec.batch_size);
     if (spec.mode == Mode::kGraph) {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
@@ -213,6 +245,7 @@ class GenerateWorkload : public InferenceWorkload {
   }
 
   void fill_metrics(RunSession& session, const Measurement& measured) override {
+    InferenceWorkload::fill_metrics(session, measured);
     Metrics& metrics = session.result().metrics;
     metrics.tokens_per_second = measured.throughput;
     metrics.inference.decode_tokens_per_second = measured.throughput;

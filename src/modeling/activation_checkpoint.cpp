@@ -7,6 +7,7 @@
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #endif
 
+#include "modeling/fp8_linear.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -46,7 +47,7 @@ void restore(std::vector<at::Generator>& generators, const std::vector<Tensor>& 
 }
 
 // Autocast as the forward saw it, re-entered for the recomputation (backward may run on another
-// thread, whose autocast state is its own).
+// thread, whose autocast state is its own); FP8's scope likewise.
 class AutocastAsRecorded {
  public:
   AutocastAsRecorded(c10::DeviceType device, bool enabled, at::ScalarType dtype)
@@ -84,6 +85,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
     ctx->saved_data["rng"] = states_of(generators);
     ctx->saved_data["autocast"] = compat::autocast_enabled(device);
     ctx->saved_data["autocast_dtype"] = static_cast<int64_t>(compat::autocast_dtype(device));
+    const std::optional<fp8::Recipe> fp8 = fp8::TrainingScope::active();
+    ctx->saved_data["fp8_recipe"] = fp8 ? static_cast<int64_t>(*fp8) : int64_t{-1};
     ctx->save_for_backward({hidden});
     torch::NoGradGuard no_grad;
     return {reinterpret_cast<CheckpointableBlock*>(block)->run_block(hidden, extras.vec())};
@@ -103,6 +106,9 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
       AutocastAsRecorded autocast(
           hidden.device().type(), ctx->saved_data["autocast"].toBool(),
           static_cast<at::ScalarType>(ctx->saved_data["autocast_dtype"].toInt()));
+      const int64_t fp8_recipe = ctx->saved_data["fp8_recipe"].toInt();
+      fp8::TrainingScope fp8(fp8_recipe < 0 ? std::nullopt
+                                            : std::optional(static_cast<fp8::Recipe>(fp8_recipe)));
       output = block->run_block(hidden, extras);
     }
     restore(generators, now);

@@ -18,10 +18,9 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
-  torch::Tensor output = torch::nn::functional::linear(input, weight, bias);
-  const int64_t rows = input.numel() / in_features_;
-  FlopCounter::record_multiply_adds(rows * in_features_ * out_features_, !weight.requires_grad());
+  const torch::Tensor output = compute_.forward(input, weight, bias);
   if (!adapted()) return output;
+  const int64_t rows = input.numel() / in_features_;
   const int64_t rank = lora_a_.size(0);
   const torch::Tensor update =
       torch::nn::functional::linear(torch::nn::functional::linear(input, lora_a_), lora_b_);

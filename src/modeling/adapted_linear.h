@@ -3,7 +3,8 @@
 // like a linear layer's weight (Kaiming-uniform), B [out, r] zero, so an adapted model computes
 // exactly what the base model does until B moves. Each projection has a role ("q", "k", "v",
 // "o", "gate", "up", "down"), which is what --lora-targets names. Multiply-adds are reported to an
-// active FlopCounter, the base weight's as frozen when it does not train.
+// active FlopCounter, the base weight's as frozen when it does not train. The base product runs
+// through LinearCompute (FP8 where the run says so); the adapters stay in autocast's dtype.
 #pragma once
 
 #include <string>
@@ -11,9 +12,11 @@
 
 #include <torch/torch.h>
 
+#include "modeling/linear_compute.h"
+
 namespace gpubench::layers {
 
-class AdaptedLinearImpl : public torch::nn::Module {
+class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
  public:
   // The weight is left uninitialised for the model to draw (and the bias zero).
   AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role);
@@ -23,12 +26,16 @@ class AdaptedLinearImpl : public torch::nn::Module {
   void add_adapter(int64_t rank, double alpha);
   bool adapted() const { return lora_a_.defined(); }
   const std::string& role() const { return role_; }
+  bool quantize_for_inference(fp8::Recipe recipe) override {
+    return compute_.quantize(*this, weight, recipe);
+  }
 
   torch::Tensor weight, bias;
 
  private:
   int64_t in_features_, out_features_;
   std::string role_;
+  LinearCompute compute_;
   torch::Tensor lora_a_, lora_b_;
   double scaling_ = 0;
 };

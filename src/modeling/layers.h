@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "modeling/flop_counter.h"
+#include "modeling/linear_compute.h"
 
 namespace gpubench::layers {
 
@@ -22,15 +23,17 @@ class Conv2dImpl : public torch::nn::Conv2dImpl {
 };
 TORCH_MODULE(Conv2d);
 
-class LinearImpl : public torch::nn::LinearImpl {
+// Its product through LinearCompute: FP8 where the run says so.
+class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
  public:
   using torch::nn::LinearImpl::LinearImpl;
-  torch::Tensor forward(const torch::Tensor& input) {
-    torch::Tensor output = torch::nn::LinearImpl::forward(input);
-    FlopCounter::record_multiply_adds(output.numel() * options.in_features(),
-                                      !weight.requires_grad());
-    return output;
+  torch::Tensor forward(const torch::Tensor& input) { return compute_.forward(input, weight, bias); }
+  bool quantize_for_inference(fp8::Recipe recipe) override {
+    return compute_.quantize(*this, weight, recipe);
   }
+
+ private:
+  LinearCompute compute_;
 };
 TORCH_MODULE(Linear);
 

@@ -15,4 +15,14 @@ int64_t KvCache::bytes_per_token() const {
   return bytes() / (capacity * keys.front().size(0));
 }
 
+torch::Tensor KvCache::to_stored(const torch::Tensor& x, const torch::Tensor& stored) {
+  if (x.scalar_type() == stored.scalar_type()) return x;
+  if (stored.element_size() == 1) return x.clamp(-448, 448).to(stored.scalar_type());
+  return x.to(stored.scalar_type());
+}
+
+torch::Tensor KvCache::to_compute(const torch::Tensor& stored, torch::ScalarType dtype) {
+  return stored.to(dtype);
+}
+
 }  // namespace gpubench

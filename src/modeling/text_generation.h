@@ -19,6 +19,13 @@ struct KvCache {
   int64_t bytes() const;
   // Bytes one token of one sequence takes, over every layer's keys and values.
   int64_t bytes_per_token() const;
+
+  // Keys or values in the dtype `stored` (a tensor of the cache) holds: an FP8 cache
+  // (--kv-cache fp8, docs/fp8.md) saturates them to e4m3's range, unscaled (vLLM's default
+  // without calibration: scale 1), since a cast past the range gives NaN.
+  static torch::Tensor to_stored(const torch::Tensor& x, const torch::Tensor& stored);
+  // What the cache holds in `dtype`, the attention's: the same tensor where they agree.
+  static torch::Tensor to_compute(const torch::Tensor& stored, torch::ScalarType dtype);
 };
 
 class TextGenerator {

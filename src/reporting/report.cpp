@@ -63,6 +63,16 @@ class Across {
       }
       keys_.push_back(field->key);
     }
+    // The FP8 recipe exists where the precision is fp8: joined with it.
+    if (joins("precision") && !joins("fp8_recipe")) keys_.push_back("fp8_recipe");
+  }
+  bool joins(const std::string& key) const {
+    return std::find(keys_.begin(), keys_.end(), key) != keys_.end();
+  }
+  // A row's precision, or none where rows join across precisions (each cell names its own).
+  std::pair<std::string, int> precision_of(const Result& r) const {
+    if (joins("precision")) return {"per side", -1};
+    return {to_string(r.benchmark.precision), precision_order(r.benchmark.precision)};
   }
   // The identity without `leave_out` and without these: its settings' text, and what rows match
   // on (the values, without the system: systems are the columns).
@@ -100,12 +110,9 @@ RowKey row_of(const Result& r, const Across& across) {
   // The device goes with the system, a column.
   auto [setup, match] =
       across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb", "device"});
-  return {r.model_family,
-          r.benchmark.model,
-          to_string(r.benchmark.precision),
-          precision_order(r.benchmark.precision),
-          std::move(setup),
-          std::move(match)};
+  auto [precision, order] = across.precision_of(r);
+  return {r.model_family,        r.benchmark.model, std::move(precision), order,
+          std::move(setup), std::move(match)};
 }
 
 std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
@@ -536,13 +543,9 @@ std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
   using Key = std::tuple<std::string, std::string, int, std::string, int, std::string, std::string>;
   const auto key_of = [&joined](const Result& r) -> Key {
     auto [setup, match] = joined.shared_settings(r, {"model", "precision", "gpus", "device"});
-    return {r.model_family,
-            r.benchmark.model,
-            precision_order(r.benchmark.precision),
-            to_string(r.benchmark.precision),
-            r.benchmark.gpus,
-            std::move(setup),
-            std::move(match)};
+    auto [precision, order] = joined.precision_of(r);
+    return {r.model_family,    r.benchmark.model, order, std::move(precision), r.benchmark.gpus,
+            std::move(setup), std::move(match)};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> sides;
   for (const LoadedResult& l : a) sides[key_of(l.result)].first.push_back(&l.result);

@@ -75,6 +75,7 @@ void metrics_fields(Io& io, M& m) {
   io.number("sequences_per_second", m.sequences_per_second, 0, kHighest, Written::kWhenPositive);
   io.number("tokens_per_second", m.tokens_per_second, 0, kHighest, Written::kWhenPositive);
   io.number("graph_capture_ms", m.graph_capture_ms, 0, kHighest, Written::kWhenPositive);
+  io.number("fp8_matmul_flop_share", m.fp8_matmul_flop_share, 0, 1, Written::kWhenPositive);
   io.number("achieved_fraction_of_peak", m.achieved_fraction_of_peak, 0, kHighest,
             Written::kWhenPositive);
 }

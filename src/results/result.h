@@ -46,6 +46,9 @@ struct Metrics {
   double sequences_per_second = 0;  // language models: throughput / tokens per sequence
   double tokens_per_second = 0;     // models that read tokens (Transformer-XL, BERT, Llama)
   double graph_capture_ms = 0;      // graph mode: capturing the step into a CUDA graph
+  // precision fp8 (docs/fp8.md): the share of the step's products (training: forward and both
+  // gradients; inference: the forward passes) that ran in FP8, counted as they ran.
+  double fp8_matmul_flop_share = 0;
   // achieved_tflops over the datasheet's dense peak of the precision that ran, times the
   // devices; 0 when the GPU matched no datasheet entry.
   double achieved_fraction_of_peak = 0;

@@ -9,13 +9,43 @@
 
 namespace gpubench {
 
-std::string PrecisionPolicy::unsupported_reason(Precision precision, DeviceKind device) {
+namespace {
+
+// FP8 products: a LibTorch with scaled_mm, and tensor cores that have FP8 (Ada, Hopper and
+// later); on the CPU where LibTorch's scaled_mm runs there, for tests only.
+std::string fp8_unsupported_reason(DeviceKind device, const MachineFacts& machine) {
+  if (!compat::kHasFp8) {
+    return "precision 'fp8' needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
+           " or later (at::_scaled_mm with rowwise scales); this gpubench is built with "
+           "LibTorch " +
+           compat::libtorch_version();
+  }
+  if (device == DeviceKind::kCuda && machine.cuda_compute_capability < kFp8ComputeCapability) {
+    return "precision 'fp8' needs FP8 tensor cores (compute capability 8.9 or later: L4, L40S, "
+           "RTX 4090, H100, H200); " +
+           machine.cuda_device_name + " has compute capability " +
+           std::to_string(machine.cuda_compute_capability / 10) + "." +
+           std::to_string(machine.cuda_compute_capability % 10) + "; use bf16";
+  }
+  if (device == DeviceKind::kCpu && !compat::scaled_mm_runs_on_cpu()) {
+    return "precision 'fp8' on the CPU needs a LibTorch whose _scaled_mm runs there (2.11's "
+           "does); LibTorch " +
+           compat::libtorch_version() + " has none";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string PrecisionPolicy::unsupported_reason(Precision precision, DeviceKind device,
+                                                const MachineFacts& machine) {
   // TF32 is a CUDA math mode, and CPU autocast has no float16.
   if (device == DeviceKind::kCpu &&
       (precision == Precision::kTf32 || precision == Precision::kFp16)) {
     return "precision '" + to_string(precision) +
            "' needs a CUDA device; on the CPU use fp32 or bf16";
   }
+  if (precision == Precision::kFp8) return fp8_unsupported_reason(device, machine);
   return "";
 }
 
@@ -24,8 +54,9 @@ bool PrecisionPolicy::favours_channels_last(Precision precision, DeviceKind devi
   return mixed && device == DeviceKind::kCuda;
 }
 
-PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device)
-    : precision_(precision), device_(device) {}
+PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device,
+                                 fp8::Recipe fp8_recipe)
+    : precision_(precision), device_(device), fp8_recipe_(fp8_recipe) {}
 
 void PrecisionPolicy::apply_global_flags(bool deterministic) const {
   const bool tf32 = precision_ == Precision::kTf32;
@@ -45,13 +76,20 @@ std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {
     case Precision::kFp16:
       return torch::kHalf;
     case Precision::kBf16:
+    case Precision::kFp8:
       return torch::kBFloat16;
     default:
       return std::nullopt;
   }
 }
 
-AutocastScope::AutocastScope(const PrecisionPolicy& policy) : device_type_(policy.device().type()) {
+std::optional<fp8::Recipe> PrecisionPolicy::fp8_recipe() const {
+  if (precision_ != Precision::kFp8) return std::nullopt;
+  return fp8_recipe_;
+}
+
+MixedPrecisionScope::MixedPrecisionScope(const PrecisionPolicy& policy)
+    : fp8_(policy.fp8_recipe()), device_type_(policy.device().type()) {
   const auto dtype = policy.autocast_dtype();
   if (!dtype) return;
   active_ = true;
@@ -61,7 +99,7 @@ AutocastScope::AutocastScope(const PrecisionPolicy& policy) : device_type_(polic
   at::autocast::increment_nesting();
 }
 
-AutocastScope::~AutocastScope() {
+MixedPrecisionScope::~MixedPrecisionScope() {
   if (!active_) return;
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
   compat::set_autocast_enabled(device_type_, previous_enabled_);

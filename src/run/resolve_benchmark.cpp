@@ -9,6 +9,7 @@
 #include "run/graph_mode.h"
 #include "run/precision_policy.h"
 #include "spec/benchmark_fields.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -153,6 +154,29 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
   if (!request.steps) out.steps = 2;
 }
 
+// fp8 (docs/fp8.md): the recipe where the precision is fp8, and none elsewhere; the FP8
+// key/value cache for the generation it serves.
+void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, ResolvedBenchmark& out) {
+  if (out.precision != Precision::kFp8) {
+    if (request.fp8_recipe) throw UsageError("fp8_recipe applies to precision fp8 only");
+    out.fp8_recipe.clear();
+  } else if (info.family == "convnet") {
+    throw UsageError("precision 'fp8' runs the linear layers' products in FP8, and " + info.name +
+                     " is a convolutional network: FP8 convolutions are not a PyTorch path; use "
+                     "bf16");
+  }
+  if (out.kv_cache != "fp8") return;
+  if (out.task != Task::kInfer || !info.generates_text) {
+    throw UsageError("kv_cache fp8 applies to gpubench infer of the models that generate text (" +
+                     models_where([](const ModelInfo& m) { return m.generates_text; }) + ")");
+  }
+  if (!compat::kHasFp8) {
+    throw UsageError("kv_cache fp8 needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
+                     " or later; this gpubench is built with LibTorch " +
+                     compat::libtorch_version());
+  }
+}
+
 }  // namespace
 
 ModelOptions model_options_for(const ResolvedBenchmark& b) {
@@ -199,7 +223,8 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
   out.device = resolve_device(out.device, out.gpus, machine);
-  if (const std::string why = PrecisionPolicy::unsupported_reason(out.precision, out.device);
+  if (const std::string why =
+          PrecisionPolicy::unsupported_reason(out.precision, out.device, machine);
       !why.empty()) {
     throw UsageError(why);
   }
@@ -222,6 +247,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   }
   resolve_fine_tuning(request, info, out);
   resolve_inference(request, info, out);
+  resolve_fp8(request, info, out);
   if (info.minimum_warmup_steps) {
     const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);
     if (out.warmup_steps < needed) {

@@ -17,7 +17,9 @@ RunSetup::RunSetup(const ResolvedBenchmark& benchmark, int device_index)
     : benchmark_(benchmark),
       info_(ModelRegistry::instance().get(benchmark.model)),
       device_(device_of(benchmark, device_index)),
-      policy_(benchmark.precision, device_) {
+      policy_(benchmark.precision, device_,
+              benchmark.precision == Precision::kFp8 ? fp8::parse_recipe(benchmark.fp8_recipe)
+                                                     : fp8::Recipe::kTensorwise) {
   policy_.apply_global_flags(benchmark.deterministic);  // first: the system block records them
   tensor_memory::track_cpu_tensors();
   at::set_num_threads(benchmark.threads);

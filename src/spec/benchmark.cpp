@@ -8,7 +8,8 @@ namespace {
 const EnumNames<Precision> kPrecisions = {{Precision::kFp32, "fp32"},
                                           {Precision::kTf32, "tf32"},
                                           {Precision::kFp16, "fp16"},
-                                          {Precision::kBf16, "bf16"}};
+                                          {Precision::kBf16, "bf16"},
+                                          {Precision::kFp8, "fp8"}};
 
 const EnumNames<DeviceKind> kDevices = {
     {DeviceKind::kAuto, "auto"}, {DeviceKind::kCuda, "cuda"}, {DeviceKind::kCpu, "cpu"}};

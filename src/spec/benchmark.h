@@ -11,7 +11,8 @@
 
 namespace gpubench {
 
-enum class Precision { kFp32, kTf32, kFp16, kBf16 };
+// fp8: the linear layers' matmuls in FP8 (docs/fp8.md), everything else in bf16.
+enum class Precision { kFp32, kTf32, kFp16, kBf16, kFp8 };
 // kCpu first: what a value-initialised ResolvedBenchmark holds.
 enum class DeviceKind { kCpu, kCuda, kAuto };
 // eager: every kernel launched from the host each step; graph: the whole step captured once in
@@ -34,7 +35,7 @@ DeviceKind parse_device(const std::string& text);    // throws UsageError
 Mode parse_mode(const std::string& text);            // throws UsageError
 Tuning parse_tuning(const std::string& text);        // throws UsageError
 Task parse_task(const std::string& text);            // throws UsageError
-std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16
+std::vector<std::string> precision_names();          // in order: fp32, tf32, fp16, bf16, fp8
 std::vector<std::string> device_names();
 std::vector<std::string> mode_names();
 std::vector<std::string> tuning_names();

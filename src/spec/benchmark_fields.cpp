@@ -336,6 +336,7 @@ ResolvedBenchmark benchmark_from_json(const json& block) {
     benchmark.lora_alpha = 0;
     benchmark.lora_targets.clear();
   }
+  if (benchmark.precision != Precision::kFp8) benchmark.fp8_recipe.clear();
   return benchmark;
 }
 

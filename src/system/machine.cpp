@@ -5,6 +5,10 @@
 
 #include <torch/torch.h>
 
+#if GPUBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
 namespace gpubench {
 
 MachineFacts read_machine_facts(int local_ranks) {
@@ -14,6 +18,13 @@ MachineFacts read_machine_facts(int local_ranks) {
       facts.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
   facts.cpu_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   facts.local_ranks = local_ranks;
+#if GPUBENCH_WITH_CUDA
+  if (facts.cuda_device_count > 0) {
+    const auto* properties = at::cuda::getDeviceProperties(0);
+    facts.cuda_device_name = properties->name;
+    facts.cuda_compute_capability = properties->major * 10 + properties->minor;
+  }
+#endif
   return facts;
 }
 

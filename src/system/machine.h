@@ -1,12 +1,18 @@
 // What this machine offers a benchmark: CUDA devices and CPU cores, read in one place.
 #pragma once
 
+#include <string>
+
 namespace gpubench {
 
 struct MachineFacts {
   bool cuda_available = false;
   int cuda_device_count = 0;
   int cpu_cores = 1;
+  // The first CUDA device's name and compute capability (major * 10 + minor: 89 for Ada, 90 for
+  // Hopper); empty and 0 without one.
+  std::string cuda_device_name;
+  int cuda_compute_capability = 0;
   // Ranks of this run on this machine: 0 when gpubench starts all of them here. Under a
   // launcher that binds one device to each task a single visible CUDA device is enough.
   int local_ranks = 0;

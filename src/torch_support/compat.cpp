@@ -175,6 +175,62 @@ void fused_adamw_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::T
 #endif
 }
 
+namespace {
+[[noreturn]] void no_fp8() {
+  throw std::runtime_error("FP8 needs LibTorch " + std::string(kFp8MinimumLibtorch) +
+                           " or later; this gpubench is built with LibTorch " + libtorch_version());
+}
+}  // namespace
+
+at::ScalarType float8_e4m3() {
+#if GPUBENCH_TORCH_AT_LEAST(2, 5)
+  return at::kFloat8_e4m3fn;
+#else
+  no_fp8();
+#endif
+}
+
+at::ScalarType float8_e5m2() {
+#if GPUBENCH_TORCH_AT_LEAST(2, 5)
+  return at::kFloat8_e5m2;
+#else
+  no_fp8();
+#endif
+}
+
+at::Tensor scaled_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& scale_a,
+                     const at::Tensor& scale_b, at::ScalarType out_dtype, bool use_fast_accum) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 5)
+  const bool per_tensor = scale_a.numel() == 1 && scale_b.numel() == 1;
+  if (a.is_cuda() || per_tensor) {
+    return at::_scaled_mm(a, b, scale_a, scale_b, std::nullopt, std::nullopt, out_dtype,
+                          use_fast_accum);
+  }
+  const at::Tensor one = at::ones({}, scale_a.options());
+  return (at::_scaled_mm(a, b, one, one, std::nullopt, std::nullopt, at::kFloat, false) *
+          scale_a * scale_b)
+      .to(out_dtype);
+#else
+  (void)a, (void)b, (void)scale_a, (void)scale_b, (void)out_dtype, (void)use_fast_accum;
+  no_fp8();
+#endif
+}
+
+bool scaled_mm_runs_on_cpu() {
+  static const bool runs = [] {
+    if (!kHasFp8) return false;
+    try {
+      const at::Tensor one = at::ones({});
+      const at::Tensor a = at::ones({16, 16}).to(float8_e4m3());
+      scaled_mm(a, a.t(), one, one, at::kBFloat16, false);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }();
+  return runs;
+}
+
 std::string libtorch_version() {
   return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
          std::to_string(TORCH_VERSION_PATCH);

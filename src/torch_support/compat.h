@@ -80,6 +80,28 @@ at::ScalarType autocast_dtype(c10::DeviceType device);
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
                                         const at::Tensor& v, double dropout, bool causal);
 
+// FP8 matmuls (docs/fp8.md): at::_scaled_mm with one tensor out and rowwise scales came in 2.5
+// (2.1 to 2.4 return (out, amax) and scale per tensor only); the float8 dtypes with it.
+#if GPUBENCH_TORCH_AT_LEAST(2, 5)
+inline constexpr bool kHasFp8 = true;
+#else
+inline constexpr bool kHasFp8 = false;
+#endif
+// The lowest LibTorch that gpubench's FP8 path builds with, for the refusal elsewhere.
+inline constexpr const char* kFp8MinimumLibtorch = "2.5";
+// e4m3 (max 448) and e5m2 (max 57344). Throw where !kHasFp8.
+at::ScalarType float8_e4m3();
+at::ScalarType float8_e5m2();
+// (a * scale_a) @ (b * scale_b) in `out_dtype`: `a` [M, K] row-major and `b` [K, N]
+// column-major, both FP8; float32 scales, [] each (tensorwise) or [M, 1] and [1, N] (rowwise).
+// LibTorch's CPU kernel scales per tensor only: there rowwise scales multiply the product
+// instead, the same maths. Throws where !kHasFp8.
+at::Tensor scaled_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor& scale_a,
+                     const at::Tensor& scale_b, at::ScalarType out_dtype, bool use_fast_accum);
+// Whether scaled_mm runs on the CPU in this LibTorch (2.11's does; for tests, never for speed):
+// tried once on a tiny product.
+bool scaled_mm_runs_on_cpu();
+
 // TF32 for cuBLAS matmuls and cuDNN convolutions.
 void set_tf32(bool matmul, bool cudnn);
 bool tf32_matmul_enabled();

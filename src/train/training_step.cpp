@@ -1,6 +1,7 @@
 #include "train/training_step.h"
 
 #include "memory/tensor_memory.h"
+#include "modeling/flop_counter.h"
 
 namespace gpubench {
 
@@ -34,8 +35,10 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
   }
   torch::Tensor loss;
   {
-    AutocastScope autocast(policy_);
+    MixedPrecisionScope mixed_precision(policy_);
+    FlopCounter counter;
     loss = model_.training_loss(batch);
+    forward_counts_ += counter.counts();
   }
   if (measured) step_memory_.after_forward = tensor_memory::allocated_bytes(*measured);
   (scaler_ ? scaler_->scale(loss) : loss).backward();

@@ -10,6 +10,7 @@
 
 #include "distributed/gradient_synchronizer.h"
 #include "memory/training_memory.h"
+#include "modeling/flop_counter.h"
 #include "modeling/model_registry.h"
 #include "optim/grad_scaler.h"
 #include "optim/multi_tensor_optimizer.h"
@@ -38,6 +39,9 @@ class TrainingStep {
   // device's peak count.
   void measure_memory_of_next_step(torch::Device device) { measured_device_ = device; }
   const StepMemory& last_step_memory() const { return step_memory_; }
+  // The products of every forward pass run so far (not those a graph replays), for the share
+  // that ran in FP8.
+  const FlopCounts& forward_counts() const { return forward_counts_; }
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
   const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
   MultiTensorOptimizer& optimizer() { return *optimizer_; }
@@ -46,6 +50,7 @@ class TrainingStep {
   torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients);
   std::optional<torch::Device> measured_device_;
   StepMemory step_memory_;
+  FlopCounts forward_counts_;
   TrainableModel& model_;
   PrecisionPolicy policy_;
   std::unique_ptr<MultiTensorOptimizer> optimizer_;

@@ -1,0 +1,153 @@
+#include "modeling/fp8_linear.h"
+
+#include <limits>
+
+#include "common/errors.h"
+#include "torch_support/compat.h"
+
+namespace gpubench::fp8 {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+thread_local std::optional<Recipe> active_recipe;
+
+// The same values with the matrix's dimensions swapped: [K, N] column-major from [N, K].
+ScaledTensor transposed(const ScaledTensor& t) {
+  return {t.data.t(), t.scale.dim() == 0 ? t.scale : t.scale.t()};
+}
+
+// a [M, K] @ b [K, N], laid out as scaled_mm takes them (a row-major, b column-major).
+Tensor matmul(const ScaledTensor& a, const ScaledTensor& b, torch::ScalarType out,
+              bool fast_accumulation) {
+  return compat::scaled_mm(a.data.contiguous(), b.data.t().contiguous().t(), a.scale, b.scale,
+                           out, fast_accumulation);
+}
+
+// torchao's choices: fast accumulation in the forward product only.
+class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFunction> {
+ public:
+  static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& weight,
+                        int64_t recipe_value) {
+    const auto recipe = static_cast<Recipe>(recipe_value);
+    const ScaledTensor x = quantize_operand(input, recipe);
+    const ScaledTensor w = quantize_operand(weight, recipe);
+    ctx->saved_data["recipe"] = recipe_value;
+    ctx->saved_data["input_dtype"] = static_cast<int64_t>(input.scalar_type());
+    ctx->saved_data["input_grad"] = input.requires_grad();
+    ctx->saved_data["weight_grad"] = weight.requires_grad();
+    ctx->saved_data["weight_dtype"] = static_cast<int64_t>(weight.scalar_type());
+    // Tensorwise keeps the FP8 operands for backward (their scales hold for the transposes);
+    // rowwise scales along other dimensions there, so it keeps the inputs, in bf16.
+    if (recipe == Recipe::kTensorwise) {
+      ctx->save_for_backward({x.data, x.scale, w.data, w.scale});
+    } else {
+      ctx->save_for_backward({input.to(torch::kBFloat16), weight});
+    }
+    return matmul(x, transposed(w), torch::kBFloat16, true);
+  }
+
+  // dL/dx [M, K] = g [M, N] @ W [N, K] and dL/dW [N, K] = g^T [N, M] @ x [M, K].
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const variable_list saved = ctx->get_saved_variables();
+    const Tensor& grad = grad_outputs[0];
+    const bool input_grad = ctx->saved_data["input_grad"].toBool();
+    const bool weight_grad = ctx->saved_data["weight_grad"].toBool();
+    const auto dtype_of = [&](const char* key) {
+      return static_cast<torch::ScalarType>(ctx->saved_data[key].toInt());
+    };
+    Tensor grad_input, grad_weight;
+    if (static_cast<Recipe>(ctx->saved_data["recipe"].toInt()) == Recipe::kTensorwise) {
+      const ScaledTensor x{saved[0], saved[1]}, w{saved[2], saved[3]};
+      const ScaledTensor g = quantize(grad, compat::float8_e5m2());
+      if (input_grad) grad_input = matmul(g, w, torch::kBFloat16, false);
+      if (weight_grad) grad_weight = matmul(transposed(g), x, torch::kFloat, false);
+    } else {
+      const auto e4m3 = compat::float8_e4m3();
+      // Rowwise products come out in bf16 only (CUTLASS's kernels).
+      if (input_grad) {
+        grad_input = matmul(quantize(grad, e4m3, 1), quantize(saved[1], e4m3, 0),
+                            torch::kBFloat16, false);
+      }
+      if (weight_grad) {
+        grad_weight = matmul(quantize(grad.t(), e4m3, 1), quantize(saved[0], e4m3, 0),
+                             torch::kBFloat16, false);
+      }
+    }
+    if (grad_input.defined()) grad_input = grad_input.to(dtype_of("input_dtype"));
+    if (grad_weight.defined()) grad_weight = grad_weight.to(dtype_of("weight_dtype"));
+    return {grad_input, grad_weight, Tensor()};
+  }
+};
+
+}  // namespace
+
+Recipe parse_recipe(const std::string& name) {
+  if (name == "tensorwise") return Recipe::kTensorwise;
+  if (name == "rowwise") return Recipe::kRowwise;
+  throw UsageError("fp8_recipe must be one of tensorwise, rowwise, got '" + echoed(name) + "'");
+}
+
+std::string to_string(Recipe recipe) {
+  return recipe == Recipe::kTensorwise ? "tensorwise" : "rowwise";
+}
+
+double format_max(torch::ScalarType format) {
+  return format == compat::float8_e5m2() ? 57344.0 : 448.0;
+}
+
+ScaledTensor quantize(const Tensor& x, torch::ScalarType format, std::optional<int64_t> along) {
+  const double largest = format_max(format);
+  const Tensor magnitude = x.abs();
+  const Tensor amax = (along ? magnitude.amax(*along, true) : magnitude.amax()).to(torch::kDouble);
+  Tensor scale = (amax.reciprocal() * largest)
+                     .clamp_max(static_cast<double>(std::numeric_limits<float>::max()))
+                     .to(torch::kFloat);
+  if (along) scale = torch::exp2(torch::floor(torch::log2(scale)));
+  const Tensor data = (x.to(torch::kFloat) * scale).clamp(-largest, largest).to(format);
+  return {data, scale.reciprocal()};
+}
+
+bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weight_gradient) {
+  const auto multiple = [](int64_t n) { return n % 16 == 0; };
+  return multiple(in_features) && multiple(out_features) && (!weight_gradient || multiple(rows));
+}
+
+Tensor scaled_linear(const Tensor& input, const Tensor& weight, Recipe recipe) {
+  const int64_t in_features = weight.size(1);
+  const Tensor rows = input.reshape({-1, in_features});
+  const Tensor out = ScaledLinearFunction::apply(rows, weight, static_cast<int64_t>(recipe));
+  std::vector<int64_t> shape = input.sizes().vec();
+  shape.back() = weight.size(0);
+  return out.view(shape);
+}
+
+ScaledTensor quantize_operand(const Tensor& x, Recipe recipe) {
+  if (recipe == Recipe::kRowwise) return quantize(x, compat::float8_e4m3(), 1);
+  return quantize(x, compat::float8_e4m3());
+}
+
+Tensor quantized_linear(const Tensor& input, const ScaledTensor& weight, Recipe recipe) {
+  const int64_t in_features = weight.data.size(1);
+  const ScaledTensor x = quantize_operand(input.reshape({-1, in_features}), recipe);
+  const Tensor out = matmul(x, transposed(weight), torch::kBFloat16, true);
+  std::vector<int64_t> shape = input.sizes().vec();
+  shape.back() = weight.data.size(0);
+  return out.view(shape);
+}
+
+TrainingScope::TrainingScope(std::optional<Recipe> recipe) : previous_(active_recipe) {
+  active_recipe = recipe;
+}
+
+TrainingScope::~TrainingScope() {
+  active_recipe = previous_;
+}
+
+std::optional<Recipe> TrainingScope::active() {
+  return active_recipe;
+}
+
+}  // namespace gpubench::fp8

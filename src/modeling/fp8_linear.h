@@ -1,0 +1,66 @@
+// FP8 linear layers (docs/fp8.md), with the recipe torchao's float8 training uses: each tensor
+// scaled dynamically from its amax at every call, e4m3 for inputs and weights and e5m2 for
+// gradients (tensorwise), or a scale per row and every operand e4m3 (rowwise); the forward
+// matmul and both backward matmuls through scaled_mm (torch_support/compat.h), bf16 out.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <torch/torch.h>
+
+namespace gpubench::fp8 {
+
+enum class Recipe { kTensorwise, kRowwise };
+Recipe parse_recipe(const std::string& name);  // "tensorwise" or "rowwise"
+std::string to_string(Recipe recipe);
+
+// An FP8 tensor and the float32 scale that gives its values back: value ~ data * scale.
+struct ScaledTensor {
+  torch::Tensor data;
+  torch::Tensor scale;  // [] for the whole tensor, or the reduced dimension kept as 1
+};
+
+double format_max(torch::ScalarType format);  // 448 for e4m3, 57344 for e5m2
+
+// `x` in `format` with its largest magnitude mapped to the format's largest value: the amax of
+// the whole tensor, or along dimension `along` (one scale per row or column, rounded down to a
+// power of two as torchao's rowwise recipe does). Values are clamped to the format's range
+// before the cast (a cast past it gives NaN). An all-zero tensor gets the largest finite
+// float32 scale: its zeros stay zeros, and no scale is infinite or NaN.
+ScaledTensor quantize(const torch::Tensor& x, torch::ScalarType format,
+                      std::optional<int64_t> along = std::nullopt);
+
+// Whether a linear layer's product runs in FP8: scaled_mm on CUDA needs both sides of each
+// operand to be multiples of 16, the rule applied on every device so that the CPU decides as the
+// GPU does. The features always; the rows (tokens) too when the weight's gradient is computed,
+// since they are the inner dimension of its product.
+bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weight_gradient);
+
+// y = x W^T for x [..., in] and W [out, in]; the forward, input-gradient and weight-gradient
+// matmuls in FP8 by `recipe`. bf16 out; the gradients in their tensors' own dtypes.
+torch::Tensor scaled_linear(const torch::Tensor& input, const torch::Tensor& weight,
+                            Recipe recipe);
+
+// A forward product's operand [rows, inner] (activations, or a weight [out, in]) in e4m3: one
+// scale, or one per row (rowwise). Inference quantises its weights once with it.
+ScaledTensor quantize_operand(const torch::Tensor& x, Recipe recipe);
+// y = x W^T with the activations scaled dynamically, bf16 out.
+torch::Tensor quantized_linear(const torch::Tensor& input, const ScaledTensor& weight,
+                               Recipe recipe);
+
+// While alive on this thread, the counted linear layers (modeling/linear_compute.h) train their
+// aligned products in FP8 with `recipe`, as autocast switches dtypes for the rest.
+class TrainingScope {
+ public:
+  explicit TrainingScope(std::optional<Recipe> recipe);
+  ~TrainingScope();
+  TrainingScope(const TrainingScope&) = delete;
+  TrainingScope& operator=(const TrainingScope&) = delete;
+  static std::optional<Recipe> active();
+
+ private:
+  std::optional<Recipe> previous_;
+};
+
+}  // namespace gpubench::fp8
