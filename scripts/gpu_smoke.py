@@ -402,33 +402,41 @@ def fp8_pair(s, z, label, name, argv, timeout):
     return runs
 
 
-def fp8_reference(s, z, label, model, argv, runs):
-    """torchao's float8 training of the same benchmark (plain bf16 where torchao does not import)."""
-    hf, why = s.reference("hf_reference.py", ["--model", model, *argv, "--precision", "fp8", *z.short], 150)
-    ours = runs["fp8"][2] if runs["fp8"][0] == "ok" else None
-    s.row(f"{label} pytorch fp8", "ok" if hf else "skipped",
-          f"{hf['throughput']:.1f} {hf.get('throughput_unit', '')}".strip() if hf else "", "",
-          notes(why, hf and hf.get("reference"), hf and ours and "gpubench fp8 " + ratio(ours, hf)))
+FP8_LORA = ["--tuning", "lora", "--batch-size", "1"]
 
 
 def fp8(s, z):
-    """FP8 beside bf16 (docs/fp8.md): Llama 3.2 1B full training, Llama 3 8B LoRA at 2048 tokens,
-    BERT-large at 128, with torchao as PyTorch's side; Llama 3 8B decode at batch 1. The H200's
+    """FP8 beside bf16 (docs/fp8.md), each pair in one call: Llama 3.2 1B full training at 2048
+    tokens, Llama 3 8B LoRA at 2048, BERT-large at 128, Llama 3 8B decode at batch 1. The H200's
     goals: 8B LoRA fp8 >= 1.3x bf16, BERT-large >= 1.25x, 8B decode >= 1.6x."""
+    seq = ["--seq-len", str(z.long_seq)]
     fp8_pair(s, z, "fp8 llama-3.2-1b full s2048", "llama-3.2-1b_full_s2048",
-             ["train", "--device", s.device, "--model", z.llama_1b, *z.short, "--seq-len", str(z.long_seq),
-              "--batch-size", "1"], 120)
-    lora = ["--seq-len", str(z.long_seq), "--batch-size", "1", "--tuning", "lora"]
-    runs = fp8_pair(s, z, "fp8 llama-3-8b lora s2048", "llama-3-8b_lora_s2048",
-                    ["train", "--device", s.device, "--model", z.llama_8b, *z.short, *lora], 150)
-    fp8_reference(s, z, "fp8 llama-3-8b lora s2048", z.llama_8b, lora, runs)
-    bert = ["--seq-len", str(z.seq), "--batch-size", str(2 if z.cpu else 32)]
-    runs = fp8_pair(s, z, "fp8 bert-large s128", "bert-large_s128",
-                    ["train", "--device", s.device, "--model", z.bert, *z.short, *bert], 90)
-    fp8_reference(s, z, "fp8 bert-large s128", z.bert, bert, runs)
+             ["train", "--device", s.device, "--model", z.llama_1b, *z.short, *seq, "--batch-size", "1"], 120)
+    fp8_pair(s, z, "fp8 llama-3-8b lora s2048", "llama-3-8b_lora_s2048",
+             ["train", "--device", s.device, "--model", z.llama_8b, *z.short, *seq, *FP8_LORA], 150)
+    fp8_pair(s, z, "fp8 bert-large s128", "bert-large_s128",
+             ["train", "--device", s.device, "--model", z.bert, *z.short, *fp8_bert(z)], 90)
     fp8_pair(s, z, "fp8 llama-3-8b decode b1", "llama-3-8b_decode_b1",
              ["infer", "--device", s.device, "--model", z.llama_8b, "--batch-size", "1", "--prompt-len",
               z.prompt, "--gen-len", z.generated, "--warmup-steps", "1", "--steps", "2", "--repeat", "1"], 120)
+
+
+def fp8_bert(z):
+    return ["--seq-len", str(z.seq), "--batch-size", str(2 if z.cpu else 32)]
+
+
+def fp8_pytorch(s, z):
+    """torchao's float8 training of the fp8 item's training benchmarks, as PyTorch's side (plain
+    bf16 where torchao does not import); last, since the gpubench pairs matter more."""
+    for label, name, model, argv in (
+            ("fp8 llama-3-8b lora s2048", "llama-3-8b_lora_s2048", z.llama_8b,
+             ["--seq-len", str(z.long_seq), *FP8_LORA]),
+            ("fp8 bert-large s128", "bert-large_s128", z.bert, fp8_bert(z))):
+        ours = load(os.path.join(s.folder, f"{s.stamp}_{name}_fp8.json"))
+        hf, why = s.reference("hf_reference.py", ["--model", model, *argv, "--precision", "fp8", *z.short], 150)
+        s.row(f"{label} pytorch fp8", "ok" if hf else "skipped",
+              f"{hf['throughput']:.1f} {hf.get('throughput_unit', '')}".strip() if hf else "", "",
+              notes(why, hf and hf.get("reference"), hf and ours and "gpubench fp8 " + ratio(ours, hf)))
 
 
 def transformer_xl(s, z):
@@ -501,6 +509,7 @@ ITEMS = [
     ("suite", suite),
     ("telemetry", telemetry),
     ("llama-3-8b-lora", llama_8b_lora),
+    ("fp8-pytorch", fp8_pytorch),
 ]
 
 

@@ -30,7 +30,7 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("train --model resnet5" + out,
                      "unknown model 'resnet5'; known: bert-large, googlenet");
   expect_usage_error("train --precision fp64" + out,
-                     "precision must be one of fp32, tf32, fp16, bf16, got 'fp64'");
+                     "precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp64'");
   expect_usage_error("train --device tpu" + out,
                      "device must be one of auto, cuda, cpu, got 'tpu'");
   expect_usage_error("train --batch-size 0" + out,

@@ -2,6 +2,8 @@
 // from the formats' precision, amax scaling at its edges, a tiny Llama trained and generating in
 // FP8 beside bf16, and every refusal. The FP8 maths runs where LibTorch has it (the 2.11 build:
 // its CPU _scaled_mm); the Debian 1.13 build checks that it refuses cleanly.
+#include <iostream>
+
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
@@ -244,29 +246,33 @@ std::vector<double> tiny_llama_losses(Precision precision, Tuning tuning, int st
   std::vector<double> losses;
   for (int i = 0; i < steps; ++i) losses.push_back(step.run(batch).item<double>());
   if (precision == Precision::kFp8) {
-    // Every block's projection ran in FP8; the attention products and the head did not.
+    // Every projection and the head ran in FP8; the attention products (and LoRA's adapters,
+    // here of rank 16 on 32 features: a large part) did not.
     const double share = step.forward_counts().fp8_training_share();
-    EXPECT_GT(share, 0.5);
+    EXPECT_GT(share, tuning == Tuning::kFull ? 0.8 : 0.3);
     EXPECT_LT(share, 1.0);
   }
   return losses;
 }
 
-// FP8 follows bf16's loss curve: at every step within 0.15 nats (about 3 % of the starting
-// loss, ln 256 = 5.5) of it, and both fall by more than half. The curves start from the same
-// weights and batch; what differs is FP8's rounding of the products (3 mantissa bits against
-// bf16's 7), which moves each step's update slightly.
+// FP8 follows bf16's loss curve: at every step within 0.05 nats (about 1 % of the starting
+// loss, ln 256 = 5.5; 2.11's CPU kernels gave at most 0.013) of it, while both fall by more than 0.5 nats (LoRA on a frozen random base
+// learns slowest: about 0.7 in 100 steps), several times the tolerance. The curves start from
+// the same weights and batch; what differs is FP8's rounding of the products (3 mantissa bits
+// against bf16's 7), which moves each step's update slightly.
 void expect_fp8_follows_bf16(Tuning tuning) {
   constexpr int kSteps = 100;
-  constexpr double kTolerance = 0.15;
+  constexpr double kTolerance = 0.05, kLearned = 0.5;
   const std::vector<double> bf16 = tiny_llama_losses(Precision::kBf16, tuning, kSteps);
   const std::vector<double> fp8 = tiny_llama_losses(Precision::kFp8, tuning, kSteps);
   double worst = 0;
   for (int i = 0; i < kSteps; ++i) worst = std::max(worst, std::abs(fp8[i] - bf16[i]));
   EXPECT_LE(worst, kTolerance);
-  EXPECT_LT(bf16.back(), 0.5 * bf16.front()) << bf16.front() << " -> " << bf16.back();
-  EXPECT_LT(fp8.back(), 0.5 * fp8.front()) << fp8.front() << " -> " << fp8.back();
+  EXPECT_LT(bf16.back(), bf16.front() - kLearned) << bf16.front() << " -> " << bf16.back();
+  EXPECT_LT(fp8.back(), fp8.front() - kLearned) << fp8.front() << " -> " << fp8.back();
   EXPECT_NE(fp8, bf16) << "identical curves: FP8 did not run";
+  std::cout << "fp8 against bf16: worst difference " << worst << " nats; bf16 " << bf16.front()
+            << " -> " << bf16.back() << ", fp8 " << fp8.front() << " -> " << fp8.back() << "\n";
 }
 
 TEST(Fp8Training, ATinyLlamaFollowsTheBf16LossCurveOver100Steps) {

@@ -9,7 +9,10 @@ namespace gpubench {
 
 MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, const ModelInfo& info,
                        const ModelOptions& options) {
-  const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16;
+  // fp8: bf16 everywhere but the linear layers' products (which keep FP8 copies of their inputs
+  // for backward, a byte each: the bf16 estimate is the larger).
+  const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16 ||
+                    b.precision == Precision::kFp8;
   const bool half_frozen = b.tuning == Tuning::kLora && half;
   const int64_t frozen = stats.params - stats.trainable_params;
   MemoryPlan plan;

@@ -1,6 +1,5 @@
 #include "modeling/fp8_linear.h"
 
-#include <limits>
 
 #include "common/errors.h"
 #include "torch_support/compat.h"
@@ -13,6 +12,10 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 thread_local std::optional<Recipe> active_recipe;
+
+// 2^126: a power of two whose reciprocal, the scale handed to the product, is still a normal
+// float32 (a subnormal one could be flushed to zero on the GPU).
+constexpr double kLargestScale = 8.507059173023462e37;
 
 // The same values with the matrix's dimensions swapped: [K, N] column-major from [N, K].
 ScaledTensor transposed(const ScaledTensor& t) {
@@ -102,10 +105,9 @@ ScaledTensor quantize(const Tensor& x, torch::ScalarType format, std::optional<i
   const double largest = format_max(format);
   const Tensor magnitude = x.abs();
   const Tensor amax = (along ? magnitude.amax(*along, true) : magnitude.amax()).to(torch::kDouble);
-  Tensor scale = (amax.reciprocal() * largest)
-                     .clamp_max(static_cast<double>(std::numeric_limits<float>::max()))
-                     .to(torch::kFloat);
+  Tensor scale = amax.reciprocal() * largest;  // in float64; infinite for an all-zero tensor
   if (along) scale = torch::exp2(torch::floor(torch::log2(scale)));
+  scale = scale.clamp_max(kLargestScale).to(torch::kFloat);
   const Tensor data = (x.to(torch::kFloat) * scale).clamp(-largest, largest).to(format);
   return {data, scale.reciprocal()};
 }

@@ -204,8 +204,8 @@ TEST(BenchmarkFields, OneRuleAndOneMessagePerSetting) {
             "batch_size must be an integer from 1 to 1048576, or max, got '8x'");
   EXPECT_EQ(field_value_from_text(batch, "64"), 64);
   EXPECT_EQ(
-      usage_error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp8"); }),
-      "precision must be one of fp32, tf32, fp16, bf16, got 'fp8'");
+      usage_error_of([&] { field_value_from_text(*find_benchmark_field("precision"), "fp4"); }),
+      "precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp4'");
   EXPECT_EQ(usage_error_of([&] { check_field_value(*find_benchmark_field("channels_last"), 1); }),
             "channels_last must be true or false, got 1");
   EXPECT_EQ(usage_error_of([&] { check_field_value(*find_benchmark_field("seed"), -1); }),

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/atomic_file.h"
+#include "reporting/fp8_speedup.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "reporting/results_table.h"
@@ -597,6 +599,93 @@ TEST(Report, EfficiencyTablesAndDatasheetRatiosInCompare) {
   EXPECT_NE(render_markdown(build_comparison({a40}, {unmatched}, "A40", "L40S"))
                 .find("| 2.000 | - | - | - |"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// A language-model result at `precision` on `gpu`, with the datasheet peak of that precision.
+LoadedResult bert_run(const std::string& gpu, const std::string& entry, Precision precision,
+                      double peak, double throughput) {
+  LoadedResult l = measured("bert-large", {throughput});
+  Result& r = l.result;
+  r.status = RunStatus::kOk;
+  r.model_family = "language-model";
+  r.benchmark.precision = precision;
+  r.benchmark.batch_size = 32;
+  r.benchmark.seq_len = 128;
+  r.metrics.throughput_unit = "sequences/sec";
+  r.system.gpu_name = gpu;
+  const std::string quantity = precision == Precision::kFp8 ? "fp8_tflops" : "bf16_tflops";
+  r.datasheet = {true, entry, "device name", quantity, peak, "url", 0, 0};
+  if (precision == Precision::kFp8) {
+    r.benchmark.fp8_recipe = "tensorwise";
+    r.metrics.fp8_matmul_flop_share = 0.9;
+  }
+  return l;
+}
+
+// By hand: 3000 / 1000 = 3.000; peak B/A: L40S's FP8 733 over A40's BF16 149.7 = 4.897.
+TEST(Compare, A40Bf16BesideL40sFp8InOneRowWhenThePrecisionIsEachSidesOwn) {
+  const LoadedResult a40 = bert_run("NVIDIA A40", "A40", Precision::kBf16, 149.7, 1000);
+  const LoadedResult l40s = bert_run("NVIDIA L40S", "L40S", Precision::kFp8, 733, 3000);
+  const std::string strict = render_markdown(build_comparison({a40}, {l40s}, "A40", "L40S"));
+  EXPECT_NE(strict.find("only in A"), std::string::npos) << strict;
+  const std::string joined =
+      render_markdown(build_comparison({a40}, {l40s}, "A40", "L40S", {"precision"}));
+  EXPECT_NE(joined.find("| bert-large | per side | 1 | batch 32 seq 128 | 1000.0 [bf16] | 3000.0 "
+                        "[fp8 tensorwise] | 3.000 | 4.897 |"),
+            std::string::npos)
+      << joined;
+}
+
+TEST(Specs, MeasuredFp8OverBf16PerCardBesideTheDatasheetsRatio) {
+  const std::vector<LoadedResult> results = {
+      bert_run("NVIDIA A40", "A40", Precision::kBf16, 149.7, 1000),
+      bert_run("NVIDIA L40S", "L40S", Precision::kBf16, 362.05, 2000),
+      bert_run("NVIDIA L40S", "L40S", Precision::kFp8, 733, 3000)};
+  const ReportTable table = fp8_speedup_table(results, datasheets());
+  ASSERT_EQ(table.rows.size(), 1u) << "the A40 has no fp8 run";
+  const ReportRow& row = table.rows.front();
+  EXPECT_EQ(row.labels, (std::vector<std::string>{"NVIDIA L40S", "bert-large x1 batch 32 seq 128",
+                                                   "tensorwise"}));
+  std::vector<std::string> cells;
+  for (const ReportCell& cell : row.cells) cells.push_back(cell.text);
+  // 3000 / 2000 = 1.5; the datasheet's 733 / 362.05 = 2.02.
+  EXPECT_EQ(cells, (std::vector<std::string>{"2000", "3000", "1.5", "90.0%", "2.02"}));
+  EXPECT_EQ(fp8_speedup_table({results[0]}, datasheets()).title,
+            "Measured FP8/BF16 speed-up: no benchmark among the results ran in both");
+}
+
+// Through the binary: selectors that both pin the precision join across it, and specs reads
+// the result files.
+TEST(Compare, SelectorsPinningThePrecisionOnBothSidesJoinAcrossIt) {
+  testing::ScratchDirectory dir("compare-fp8");
+  write_json_atomically(
+      dir.file("a40.json"),
+      result_to_json(bert_run("NVIDIA A40", "A40", Precision::kBf16, 149.7, 1000).result));
+  write_json_atomically(
+      dir.file("l40s.json"),
+      result_to_json(bert_run("NVIDIA L40S", "L40S", Precision::kFp8, 733, 3000).result));
+  write_json_atomically(
+      dir.file("l40s-bf16.json"),
+      result_to_json(bert_run("NVIDIA L40S", "L40S", Precision::kBf16, 362.05, 2000).result));
+  const auto compared = testing::run_gpubench(
+      "compare 'gpu=\"NVIDIA A40\",precision=bf16' 'gpu=\"NVIDIA L40S\",precision=fp8' --results " +
+      dir.path());
+  ASSERT_EQ(compared.exit_code, 0) << compared.output;
+  EXPECT_NE(compared.output.find("| 1000.0 [bf16] | 3000.0 [fp8 tensorwise] | 3.000 | 4.897 |"),
+            std::string::npos)
+      << compared.output;
+  const auto specs = testing::run_gpubench("specs A40 L40S --results " + dir.path());
+  ASSERT_EQ(specs.exit_code, 0) << specs.output;
+  EXPECT_NE(specs.output.find("| NVIDIA L40S | bert-large x1 batch 32 seq 128 | tensorwise | 2000 | "
+                              "3000 | 1.5 | 90.0% | 2.02 |"),
+            std::string::npos)
+      << specs.output;
 }
 
 }  // namespace

@@ -105,8 +105,8 @@ TEST(SuiteFile, MalformedJsonGivesTheLine) {
 
 TEST(SuiteFile, BadValuesAreErrors) {
   // The model is checked when the suite is resolved (it needs the registry): see cli_test.
-  EXPECT_EQ(error_of("benchmarks:\n  - precision: fp8\n", false),
-            "suite.yaml:2: precision must be one of fp32, tf32, fp16, bf16, got 'fp8'");
+  EXPECT_EQ(error_of("benchmarks:\n  - precision: fp4\n", false),
+            "suite.yaml:2: precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp4'");
   EXPECT_EQ(error_of("benchmarks:\n  - steps: many\n", false),
             "suite.yaml:2: steps must be an integer from 1 to 10000000, got \"many\"");
   EXPECT_EQ(error_of("benchmarks:\n  - steps: 0\n", false),
