@@ -32,7 +32,8 @@ cmake --build "$build_dir" --parallel "$(nproc)"
 elapsed "built" "$start"
 
 start=$(date +%s)
-[ "$#" -eq 0 ] && export GPUBENCH_SCHEMA_REQUIRE_KINDS=1  # the whole suite: every kind of result
+# The whole suite: every kind of result, an fp8 run among them (LibTorch 2.x has FP8).
+[ "$#" -eq 0 ] && export GPUBENCH_SCHEMA_REQUIRE_KINDS=1 GPUBENCH_SCHEMA_REQUIRE_FP8=1
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" "$@"
 elapsed "CPU test suite passed" "$start"
 

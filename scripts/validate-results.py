@@ -9,7 +9,8 @@ gpubench result (no "schema": "gpubench.result/...") is left alone. Prints one l
 result seen. --require-kinds (or GPUBENCH_SCHEMA_REQUIRE_KINDS=1, which scripts/test.sh sets when
 it runs the whole suite) fails unless the first PATH holds every kind: a run that trained, one
 that inferred, generated text, searched its batch, failed, ran out of memory, ran several ranks,
-and a suite's entry (kept under a test name with "Suite" in it). Exit 0 when every file is valid."""
+and a suite's entry (kept under a test name with "Suite" in it); with GPUBENCH_SCHEMA_REQUIRE_FP8=1 an
+fp8 run too. Exit 0 when every file is valid."""
 import glob
 import json
 import os
@@ -30,8 +31,12 @@ KINDS = {
     "multi-rank": lambda r, name: r.get("distributed", {}).get("world_size", 1) > 1,
     "suite entry": lambda r, name: "Suite" in name,
     "published": lambda r, name: r["status"] == "published",
+    "fp8": lambda r, name: r["benchmark"].get("precision") == "fp8",
 }
-REQUIRED_KINDS = [kind for kind in KINDS if kind != "published"]
+# FP8 runs where LibTorch has it (2.5+): GPUBENCH_SCHEMA_REQUIRE_FP8=1 (scripts/check-torch2.sh)
+# requires it too.
+REQUIRED_KINDS = [kind for kind in KINDS if kind not in ("published", "fp8")] + (
+    ["fp8"] if os.environ.get("GPUBENCH_SCHEMA_REQUIRE_FP8") == "1" else [])
 
 
 def result_files(path):

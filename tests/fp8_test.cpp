@@ -16,6 +16,7 @@
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
+#include "test_helpers.h"
 #include "torch_support/compat.h"
 #include "train/training_step.h"
 
@@ -24,10 +25,10 @@ namespace {
 
 using torch::Tensor;
 
-#define SKIP_WITHOUT_FP8()                                                         \
-  if (!compat::kHasFp8) {                                                          \
+#define SKIP_WITHOUT_FP8()                                                       \
+  if (!compat::kHasFp8) {                                                        \
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no FP8; " \
-                 << "Fp8Refusals checks that it refuses";                          \
+                 << "Fp8Refusals checks that it refuses";                        \
   }
 
 // Unit roundoff (half the spacing relative to a value) of the normal numbers, and half the
@@ -102,8 +103,8 @@ TEST_P(ScaledLinear, ForwardAndBothGradientsMatchFloat64WithinTheFormatsPrecisio
 
   // dL/dx = g W: g per row, W per column (rowwise).
   const Tensor input_reference = torch::matmul(g64, w64);
-  const Tensor eg = element_error_bound(g64, scale(g0.to(torch::kBFloat16), gradient_dtype, 1),
-                                        gradient_format);
+  const Tensor eg =
+      element_error_bound(g64, scale(g0.to(torch::kBFloat16), gradient_dtype, 1), gradient_format);
   const Tensor ew_columns = element_error_bound(w64, scale(w0, e4m3, 0), kE4m3);
   const Tensor input_bound =
       product_error_bound(g64, eg, w64, ew_columns, input_reference, kBf16UnitRoundoff);
@@ -113,21 +114,18 @@ TEST_P(ScaledLinear, ForwardAndBothGradientsMatchFloat64WithinTheFormatsPrecisio
 
   // dL/dW = g^T x: g^T per row (output feature), x per column; float32 out for tensorwise.
   const Tensor weight_reference = torch::matmul(g64.t(), x64);
-  const Tensor eg_t =
-      element_error_bound(g64.t(), scale(g0.to(torch::kBFloat16).t(), gradient_dtype, 1),
-                          gradient_format);
+  const Tensor eg_t = element_error_bound(
+      g64.t(), scale(g0.to(torch::kBFloat16).t(), gradient_dtype, 1), gradient_format);
   const Tensor ex_columns = element_error_bound(x64, scale(x0, e4m3, 0), kE4m3);
-  const Tensor weight_bound =
-      product_error_bound(g64.t(), eg_t, x64, ex_columns, weight_reference,
-                          rowwise ? kBf16UnitRoundoff : 1e-6);
+  const Tensor weight_bound = product_error_bound(g64.t(), eg_t, x64, ex_columns, weight_reference,
+                                                  rowwise ? kBf16UnitRoundoff : 1e-6);
   const Tensor weight_error = (w.grad().to(torch::kDouble) - weight_reference).abs();
   EXPECT_TRUE((weight_error <= weight_bound).all().item<bool>())
       << "worst excess " << (weight_error - weight_bound).max().item<double>();
 }
 
 INSTANTIATE_TEST_SUITE_P(Recipes, ScaledLinear,
-                         ::testing::Values(ScaledLinearCase{fp8::Recipe::kTensorwise,
-                                                            "tensorwise"},
+                         ::testing::Values(ScaledLinearCase{fp8::Recipe::kTensorwise, "tensorwise"},
                                            ScaledLinearCase{fp8::Recipe::kRowwise, "rowwise"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
@@ -206,9 +204,9 @@ TEST(Fp8Scaling, RowwiseScalesArePowersOfTwo) {
 TEST(Fp8Layers, OnlyAlignedProductsUnderTheScopeRunInFp8AndTheCountSaysSo) {
   SKIP_WITHOUT_FP8();
   EXPECT_TRUE(fp8::aligned(32, 64, 48, true));
-  EXPECT_FALSE(fp8::aligned(32, 64, 2, true));   // BERT's next-sentence head: 2 outputs
-  EXPECT_FALSE(fp8::aligned(8, 64, 48, true));   // 8 rows: the weight gradient's inner side
-  EXPECT_TRUE(fp8::aligned(8, 64, 48, false));   // a frozen weight has no such product
+  EXPECT_FALSE(fp8::aligned(32, 64, 2, true));  // BERT's next-sentence head: 2 outputs
+  EXPECT_FALSE(fp8::aligned(8, 64, 48, true));  // 8 rows: the weight gradient's inner side
+  EXPECT_TRUE(fp8::aligned(8, 64, 48, false));  // a frozen weight has no such product
   layers::AdaptedLinear aligned(64, 48, true, "q"), unaligned(64, 2, true, "");
   torch::nn::init::normal_(aligned->weight);
   torch::nn::init::normal_(unaligned->weight);
@@ -256,10 +254,10 @@ std::vector<double> tiny_llama_losses(Precision precision, Tuning tuning, int st
 }
 
 // FP8 follows bf16's loss curve: at every step within 0.05 nats (about 1 % of the starting
-// loss, ln 256 = 5.5; 2.11's CPU kernels gave at most 0.013) of it, while both fall by more than 0.5 nats (LoRA on a frozen random base
-// learns slowest: about 0.7 in 100 steps), several times the tolerance. The curves start from
-// the same weights and batch; what differs is FP8's rounding of the products (3 mantissa bits
-// against bf16's 7), which moves each step's update slightly.
+// loss, ln 256 = 5.5; 2.11's CPU kernels gave at most 0.013) of it, while both fall by more than
+// 0.5 nats (LoRA on a frozen random base learns slowest: about 0.7 in 100 steps), several times the
+// tolerance. The curves start from the same weights and batch; what differs is FP8's rounding of
+// the products (3 mantissa bits against bf16's 7), which moves each step's update slightly.
 void expect_fp8_follows_bf16(Tuning tuning) {
   constexpr int kSteps = 100;
   constexpr double kTolerance = 0.05, kLearned = 0.5;
@@ -331,6 +329,47 @@ TEST(Fp8Inference, GreedyTokensOfATaughtTinyLlamaMatchBf16) {
   EXPECT_TRUE(torch::equal(generate(true, true).first, bf16));
 }
 
+// Through the binary: what an fp8 run records (and the schema check after the suite validates),
+// and the Debian build's refusal of both settings.
+TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
+  testing::ScratchDirectory dir("fp8-cli");
+  const std::string tiny =
+      " --device cpu --model test-tiny-llama --batch-size 2 --warmup-steps 1 "
+      "--steps 2 --repeat 1 --log-level warn";
+  const std::string generation = " --prompt-len 16 --gen-len 8";
+  if (!compat::kHasFp8) {
+    testing::expect_usage_error("train --precision fp8" + tiny, "needs LibTorch 2.5 or later");
+    testing::expect_usage_error("infer --kv-cache fp8" + tiny + generation,
+                                "kv_cache fp8 needs LibTorch 2.5 or later");
+    return;
+  }
+  const auto trained =
+      testing::run_gpubench("train --precision fp8 --fp8-recipe rowwise --seq-len 16" + tiny +
+                            " --output " + dir.file("train.json"));
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const nlohmann::json t = testing::read_json(dir.file("train.json"));
+  EXPECT_EQ(t["status"], "ok");
+  EXPECT_EQ(t["benchmark"]["precision"], "fp8");
+  EXPECT_EQ(t["benchmark"]["fp8_recipe"], "rowwise");
+  const double share = t["metrics"]["fp8_matmul_flop_share"].get<double>();
+  EXPECT_GT(share, 0.8);  // every projection and the head; attention's products are the rest
+  EXPECT_LT(share, 1.0);
+  auto generate = [&](const std::string& settings, const std::string& file) {
+    const auto run = testing::run_gpubench("infer" + settings + tiny + generation + " --output " +
+                                           dir.file(file));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    return testing::read_json(dir.file(file))["metrics"]["inference"];
+  };
+  const nlohmann::json bf16 = generate(" --precision bf16", "bf16.json");
+  const nlohmann::json fp8 = generate(" --precision fp8 --kv-cache fp8", "fp8.json");
+  // e4m3 weights and scales against bf16's: a little over half the bytes a decoded token reads.
+  const int64_t bf16_bytes = bf16["weight_bytes_per_decoded_token"].get<int64_t>();
+  const int64_t fp8_bytes = fp8["weight_bytes_per_decoded_token"].get<int64_t>();
+  EXPECT_GT(fp8_bytes, bf16_bytes / 2);
+  EXPECT_LT(fp8_bytes, bf16_bytes * 51 / 100);
+  EXPECT_EQ(2 * fp8["kv_cache_bytes"].get<int64_t>(), bf16["kv_cache_bytes"].get<int64_t>());
+}
+
 // Every refusal, on every build: LibTorch 1.x first, then the GPU, the CPU, the model.
 MachineFacts gpu(const std::string& name, int capability) {
   MachineFacts machine;
@@ -343,12 +382,7 @@ MachineFacts gpu(const std::string& name, int capability) {
 }
 
 std::string refusal(const BenchmarkRequest& request, const MachineFacts& machine) {
-  try {
-    resolve(request, machine);
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return "";
+  return testing::usage_error_of([&] { resolve(request, machine); });
 }
 
 BenchmarkRequest fp8_request(const std::string& model, DeviceKind device) {
@@ -380,14 +414,15 @@ TEST(Fp8Refusals, LibTorch1xSaysItNeeds25OrLater) {
 
 TEST(Fp8Refusals, AGpuWithoutFp8TensorCoresIsNamedWithItsCapability) {
   SKIP_WITHOUT_FP8();
-  for (const auto& [name, capability] : {std::pair{"NVIDIA A40", 86}, {"NVIDIA A100-SXM4-80GB", 80},
-                                         {"NVIDIA RTX A6000", 86}, {"Tesla V100-SXM2-32GB", 70}}) {
+  for (const auto& [name, capability] : {std::pair{"NVIDIA A40", 86},
+                                         {"NVIDIA A100-SXM4-80GB", 80},
+                                         {"NVIDIA RTX A6000", 86},
+                                         {"Tesla V100-SXM2-32GB", 70}}) {
     EXPECT_EQ(refusal(fp8_request("bert-large", DeviceKind::kCuda), gpu(name, capability)),
               "precision 'fp8' needs FP8 tensor cores (compute capability 8.9 or later: L4, L40S, "
               "RTX 4090, H100, H200); " +
-                  std::string(name) + " has compute capability " +
-                  std::to_string(capability / 10) + "." + std::to_string(capability % 10) +
-                  "; use bf16");
+                  std::string(name) + " has compute capability " + std::to_string(capability / 10) +
+                  "." + std::to_string(capability % 10) + "; use bf16");
   }
   for (const auto& [name, capability] : {std::pair{"NVIDIA L40S", 89}, {"NVIDIA H200", 90}}) {
     EXPECT_EQ(refusal(fp8_request("bert-large", DeviceKind::kCuda), gpu(name, capability)), "");

@@ -25,7 +25,7 @@ std::vector<LoadedResult> side(const std::string& spec, const std::vector<Loaded
   return out;
 }
 
-// What both sides' selectors pin (gpu=A40,precision=bf16 against gpu=L40S,precision=fp8) is
+// What both sides' selectors pin to different values (precision=bf16 against precision=fp8) is
 // each side's own, as --across makes it: rows join across those settings.
 std::vector<std::string> with_settings_both_sides_pin(std::vector<std::string> across,
                                                       const std::string& a, const std::string& b) {
@@ -33,7 +33,7 @@ std::vector<std::string> with_settings_both_sides_pin(std::vector<std::string> a
   const ResultSelector sa = ResultSelector::parse(a), sb = ResultSelector::parse(b);
   for (const std::string& key : selector_keys()) {
     if (key == "gpu" || key == "hostname" || key == "model") continue;
-    if (sa.constrains(key) && sb.constrains(key) &&
+    if (sa.constrains(key) && sb.constrains(key) && sa.value_of(key) != sb.value_of(key) &&
         std::find(across.begin(), across.end(), key) == across.end()) {
       across.push_back(key);
     }

@@ -1,6 +1,5 @@
 #include "modeling/fp8_linear.h"
 
-
 #include "common/errors.h"
 #include "torch_support/compat.h"
 
@@ -25,8 +24,8 @@ ScaledTensor transposed(const ScaledTensor& t) {
 // a [M, K] @ b [K, N], laid out as scaled_mm takes them (a row-major, b column-major).
 Tensor matmul(const ScaledTensor& a, const ScaledTensor& b, torch::ScalarType out,
               bool fast_accumulation) {
-  return compat::scaled_mm(a.data.contiguous(), b.data.t().contiguous().t(), a.scale, b.scale,
-                           out, fast_accumulation);
+  return compat::scaled_mm(a.data.contiguous(), b.data.t().contiguous().t(), a.scale, b.scale, out,
+                           fast_accumulation);
 }
 
 // torchao's choices: fast accumulation in the forward product only.
@@ -71,8 +70,8 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
       const auto e4m3 = compat::float8_e4m3();
       // Rowwise products come out in bf16 only (CUTLASS's kernels).
       if (input_grad) {
-        grad_input = matmul(quantize(grad, e4m3, 1), quantize(saved[1], e4m3, 0),
-                            torch::kBFloat16, false);
+        grad_input =
+            matmul(quantize(grad, e4m3, 1), quantize(saved[1], e4m3, 0), torch::kBFloat16, false);
       }
       if (weight_grad) {
         grad_weight = matmul(quantize(grad.t(), e4m3, 1), quantize(saved[0], e4m3, 0),

@@ -39,8 +39,7 @@ bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weigh
 
 // y = x W^T for x [..., in] and W [out, in]; the forward, input-gradient and weight-gradient
 // matmuls in FP8 by `recipe`. bf16 out; the gradients in their tensors' own dtypes.
-torch::Tensor scaled_linear(const torch::Tensor& input, const torch::Tensor& weight,
-                            Recipe recipe);
+torch::Tensor scaled_linear(const torch::Tensor& input, const torch::Tensor& weight, Recipe recipe);
 
 // A forward product's operand [rows, inner] (activations, or a weight [out, in]) in e4m3: one
 // scale, or one per row (rowwise). Inference quantises its weights once with it.

@@ -27,7 +27,9 @@ TORCH_MODULE(Conv2d);
 class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
  public:
   using torch::nn::LinearImpl::LinearImpl;
-  torch::Tensor forward(const torch::Tensor& input) { return compute_.forward(input, weight, bias); }
+  torch::Tensor forward(const torch::Tensor& input) {
+    return compute_.forward(input, weight, bias);
+  }
   bool quantize_for_inference(fp8::Recipe recipe) override {
     return compute_.quantize(*this, weight, recipe);
   }

@@ -18,8 +18,7 @@ torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Te
   const int64_t rows = input.numel() / in_features;
   const std::optional<fp8::Recipe> recipe = fp8::TrainingScope::active();
   const bool weight_gradient = torch::GradMode::is_enabled() && !frozen;
-  const bool fp8 =
-      recipe && fp8::aligned(rows, in_features, out_features, weight_gradient);
+  const bool fp8 = recipe && fp8::aligned(rows, in_features, out_features, weight_gradient);
   FlopCounter::record_multiply_adds(rows * in_features * out_features, frozen, fp8);
   FlopCounter::record_weight_read(weight.nbytes());
   if (!fp8) return torch::nn::functional::linear(input, weight, bias);
@@ -27,8 +26,7 @@ torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Te
   return bias.defined() ? output + bias.to(output.scalar_type()) : output;
 }
 
-bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight,
-                             fp8::Recipe recipe) {
+bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight, fp8::Recipe recipe) {
   out_features_ = weight.size(0);
   in_features_ = weight.size(1);
   if (!fp8::aligned(0, in_features_, out_features_, false)) return false;

@@ -69,11 +69,11 @@ ReportTable fp8_speedup_table(const std::vector<LoadedResult>& results,
     row.cells.push_back(number_cell(a.metrics.throughput, 4));
     row.cells.push_back(number_cell(b.metrics.throughput, 4));
     row.cells.push_back(number_cell(b.metrics.throughput / a.metrics.throughput, 3));
-    row.cells.push_back(b.metrics.fp8_matmul_flop_share > 0
-                            ? ReportCell{b.metrics.fp8_matmul_flop_share,
-                                         format_fixed(100 * b.metrics.fp8_matmul_flop_share, 1) +
-                                             "%"}
-                            : ReportCell{std::nullopt, "-"});
+    row.cells.push_back(
+        b.metrics.fp8_matmul_flop_share > 0
+            ? ReportCell{b.metrics.fp8_matmul_flop_share,
+                         format_fixed(100 * b.metrics.fp8_matmul_flop_share, 1) + "%"}
+            : ReportCell{std::nullopt, "-"});
     row.cells.push_back(number_cell(peak_ratio(b, database), 3));
     table.rows.push_back(std::move(row));
   }

@@ -111,8 +111,8 @@ RowKey row_of(const Result& r, const Across& across) {
   auto [setup, match] =
       across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb", "device"});
   auto [precision, order] = across.precision_of(r);
-  return {r.model_family,        r.benchmark.model, std::move(precision), order,
-          std::move(setup), std::move(match)};
+  return {r.model_family, r.benchmark.model, std::move(precision),
+          order,          std::move(setup),  std::move(match)};
 }
 
 std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {
@@ -544,8 +544,8 @@ std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
   const auto key_of = [&joined](const Result& r) -> Key {
     auto [setup, match] = joined.shared_settings(r, {"model", "precision", "gpus", "device"});
     auto [precision, order] = joined.precision_of(r);
-    return {r.model_family,    r.benchmark.model, order, std::move(precision), r.benchmark.gpus,
-            std::move(setup), std::move(match)};
+    return {r.model_family,   r.benchmark.model, order,           std::move(precision),
+            r.benchmark.gpus, std::move(setup),  std::move(match)};
   };
   std::map<Key, std::pair<std::vector<const Result*>, std::vector<const Result*>>> sides;
   for (const LoadedResult& l : a) sides[key_of(l.result)].first.push_back(&l.result);

@@ -68,6 +68,11 @@ class ResultSelector {
   static ResultSelector parse(const std::string& text);  // throws UsageError
   bool matches(const Result& result) const;
   bool constrains(const std::string& key) const { return fields_.count(key) > 0; }
+  // The value it asks `key` for, as written; empty when it does not constrain the key.
+  std::string value_of(const std::string& key) const {
+    const auto it = fields_.find(key);
+    return it == fields_.end() ? "" : it->second;
+  }
   const std::string& text() const { return text_; }
 
  private:

@@ -54,8 +54,7 @@ bool PrecisionPolicy::favours_channels_last(Precision precision, DeviceKind devi
   return mixed && device == DeviceKind::kCuda;
 }
 
-PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device,
-                                 fp8::Recipe fp8_recipe)
+PrecisionPolicy::PrecisionPolicy(Precision precision, torch::Device device, fp8::Recipe fp8_recipe)
     : precision_(precision), device_(device), fp8_recipe_(fp8_recipe) {}
 
 void PrecisionPolicy::apply_global_flags(bool deterministic) const {

@@ -201,6 +201,9 @@ json checked_value(const BenchmarkField& f, const json& value, Bounds bounds) {
       return value;
     case FieldType::kChoice:
       if (!value.is_string()) reject(f, echoed(value));
+      if (value.get<std::string>().empty() && bounds == Bounds::kRecorded && f.zero_means_none) {
+        return value;
+      }
       if (std::find(f.choices.begin(), f.choices.end(), value.get<std::string>()) ==
           f.choices.end()) {
         reject(f, "'" + echoed(value.get<std::string>()) + "'");

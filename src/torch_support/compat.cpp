@@ -207,8 +207,8 @@ at::Tensor scaled_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor&
                           use_fast_accum);
   }
   const at::Tensor one = at::ones({}, scale_a.options());
-  return (at::_scaled_mm(a, b, one, one, std::nullopt, std::nullopt, at::kFloat, false) *
-          scale_a * scale_b)
+  return (at::_scaled_mm(a, b, one, one, std::nullopt, std::nullopt, at::kFloat, false) * scale_a *
+          scale_b)
       .to(out_dtype);
 #else
   (void)a, (void)b, (void)scale_a, (void)scale_b, (void)out_dtype, (void)use_fast_accum;

@@ -128,6 +128,11 @@ TEST(Datasheets, AResultGetsThePeakOfThePrecisionThatRan) {
   EXPECT_EQ(r.datasheet.peak_quantity, "fp32_tflops");
   EXPECT_DOUBLE_EQ(r.datasheet.peak_tflops, 91.6);
   EXPECT_DOUBLE_EQ(r.metrics.achieved_fraction_of_peak, 362.05 / (4 * 91.6));
+  r.benchmark.precision = Precision::kFp8;  // the dense FP8 rate, not the sparse one
+  attach_datasheet(database(), r);
+  EXPECT_EQ(r.datasheet.peak_quantity, "fp8_tflops");
+  EXPECT_DOUBLE_EQ(r.datasheet.peak_tflops, 733);
+  EXPECT_DOUBLE_EQ(r.metrics.achieved_fraction_of_peak, 362.05 / (4 * 733));
   r.system.gpu_name = "NVIDIA L4";
   attach_datasheet(database(), r);
   EXPECT_FALSE(r.datasheet.matched);
