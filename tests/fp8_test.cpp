@@ -354,6 +354,21 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
   const double share = t["metrics"]["fp8_matmul_flop_share"].get<double>();
   EXPECT_GT(share, 0.8);  // every projection and the head; attention's products are the rest
   EXPECT_LT(share, 1.0);
+  // BERT (its 2-way head, the pooler at batch 2 and a vocabulary of 200 stay bf16) and
+  // Transformer-XL (its adaptive softmax in float32) train in fp8 too.
+  for (const auto& [model, extra] :
+       {std::pair{"test-tiny-bert", " --seq-len 16"}, {"test-tiny-transformerxl", ""}}) {
+    const std::string file = dir.file(std::string(model) + ".json");
+    const auto run = testing::run_gpubench("train --precision fp8 --device cpu --model " +
+                                           std::string(model) + extra +
+                                           " --batch-size 2 --warmup-steps 3 --steps 2 --repeat 1 "
+                                           "--log-level warn --output " +
+                                           file);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const double model_share = testing::read_json(file)["metrics"]["fp8_matmul_flop_share"];
+    EXPECT_GT(model_share, 0.3) << model;
+    EXPECT_LT(model_share, 1.0) << model;
+  }
   auto generate = [&](const std::string& settings, const std::string& file) {
     const auto run = testing::run_gpubench("infer" + settings + tiny + generation + " --output " +
                                            dir.file(file));

@@ -92,10 +92,6 @@ Recipe parse_recipe(const std::string& name) {
   throw UsageError("fp8_recipe must be one of tensorwise, rowwise, got '" + echoed(name) + "'");
 }
 
-std::string to_string(Recipe recipe) {
-  return recipe == Recipe::kTensorwise ? "tensorwise" : "rowwise";
-}
-
 double format_max(torch::ScalarType format) {
   return format == compat::float8_e5m2() ? 57344.0 : 448.0;
 }

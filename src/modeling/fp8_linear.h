@@ -13,7 +13,6 @@ namespace gpubench::fp8 {
 
 enum class Recipe { kTensorwise, kRowwise };
 Recipe parse_recipe(const std::string& name);  // "tensorwise" or "rowwise"
-std::string to_string(Recipe recipe);
 
 // An FP8 tensor and the float32 scale that gives its values back: value ~ data * scale.
 struct ScaledTensor {
