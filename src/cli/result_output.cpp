@@ -28,6 +28,7 @@ int report_result(const Result& result, const std::string& path, bool new_name) 
   std::fputs(render_results_table({result}).c_str(), stdout);
   if (result.status == RunStatus::kOk) {
     std::fputs(render_inference_lines(result).c_str(), stdout);
+    std::fputs(render_fp8_line(result).c_str(), stdout);
     std::fputs(render_efficiency_lines(result).c_str(), stdout);
   }
   if (unwritten) throw *unwritten;

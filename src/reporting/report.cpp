@@ -444,6 +444,19 @@ void add_inference_tables(const Layout& layout, Report& report) {
                               format_fixed(m.prefill_tokens_per_second, 0) + " / " +
                               bytes_text(m.kv_cache_bytes)};
       });
+  add_figure_table(layout, report, "decode-weight-bytes",
+                   "Decode: bytes of weights read per decoded token (docs/fp8.md)",
+                   [](const Result& r) -> std::optional<ReportCell> {
+                     const int64_t bytes = r.metrics.inference.weight_bytes_per_decoded_token;
+                     if (bytes <= 0) return std::nullopt;
+                     return ReportCell{static_cast<double>(bytes), bytes_text(bytes)};
+                   });
+  add_figure_table(layout, report, "fp8-share", "FP8's share of the products (precision fp8)",
+                   [](const Result& r) -> std::optional<ReportCell> {
+                     const double share = r.metrics.fp8_matmul_flop_share;
+                     if (share <= 0) return std::nullopt;
+                     return ReportCell{share, format_fixed(100 * share, 1) + "%"};
+                   });
 }
 
 // With results from several systems: does each recipe fit each card, with the headroom its

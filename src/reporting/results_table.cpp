@@ -40,8 +40,20 @@ std::string render_inference_lines(const Result& r) {
              std::to_string(m.kv_cache_bytes_per_token) + " per token of a sequence)" +
              (m.kv_cache_reallocated ? ", REALLOCATED during decode" : ", never reallocated") +
              "\n";
+    if (m.weight_bytes_per_decoded_token > 0) {
+      lines +=
+          "weights read per decoded token: " + std::to_string(m.weight_bytes_per_decoded_token) +
+          " bytes\n";
+    }
   }
+
   return lines;
+}
+
+std::string render_fp8_line(const Result& r) {
+  if (r.metrics.fp8_matmul_flop_share <= 0) return "";
+  return "fp8: " + format_fixed(100 * r.metrics.fp8_matmul_flop_share, 1) +
+         "% of the products ran in FP8 (" + r.benchmark.fp8_recipe + " scaling)\n";
 }
 
 std::string render_results_table(const std::vector<Result>& results) {

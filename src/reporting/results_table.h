@@ -20,7 +20,10 @@ std::string render_efficiency_lines(const Result& result);
 std::string render_batch_search(const BatchSearchInfo& search);
 
 // An inference run's latency (and generation's rates, time to first token, time per output
-// token, key/value cache) under its table; empty for a training run.
+// token, key/value cache, weights read per decoded token) under its table; empty for a training
+// run.
 std::string render_inference_lines(const Result& result);
+// precision fp8: the share of the products that ran in FP8, and the recipe; empty otherwise.
+std::string render_fp8_line(const Result& r);
 
 }  // namespace gpubench
