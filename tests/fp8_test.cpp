@@ -369,6 +369,20 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
     EXPECT_GT(model_share, 0.3) << model;
     EXPECT_LT(model_share, 1.0) << model;
   }
+  // 3 tokens a step: no weight gradient's product can run in FP8, so nothing did; the run
+  // fails rather than report bf16 as fp8.
+  const auto odd = testing::run_gpubench(
+      "train --precision fp8 --device cpu --model "
+      "test-tiny-llama --seq-len 3 --batch-size 1 --warmup-steps "
+      "1 --steps 1 --repeat 1 --log-level warn --output " +
+      dir.file("odd.json"));
+  EXPECT_EQ(odd.exit_code, 1) << odd.output;
+  const nlohmann::json failed = testing::read_json(dir.file("odd.json"));
+  EXPECT_EQ(failed["status"], "failed");
+  EXPECT_NE(
+      failed["error"].get<std::string>().find("none of test-tiny-llama's products ran in FP8"),
+      std::string::npos)
+      << failed["error"];
   auto generate = [&](const std::string& settings, const std::string& file) {
     const auto run = testing::run_gpubench("infer" + settings + tiny + generation + " --output " +
                                            dir.file(file));

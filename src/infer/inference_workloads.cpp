@@ -61,6 +61,7 @@ class InferenceWorkload : public Workload {
   void fill_metrics(RunSession& session, const Measurement&) override {
     if (session.benchmark().precision == Precision::kFp8) {
       session.result().metrics.fp8_matmul_flop_share = counts_.fp8_forward_share();
+      require_fp8_products(session.benchmark().model, counts_.fp8_forward_share());
     }
   }
 

@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "torch_support/compat.h"
 
@@ -85,6 +86,15 @@ std::optional<torch::ScalarType> PrecisionPolicy::autocast_dtype() const {
 std::optional<fp8::Recipe> PrecisionPolicy::fp8_recipe() const {
   if (precision_ != Precision::kFp8) return std::nullopt;
   return fp8_recipe_;
+}
+
+void require_fp8_products(const std::string& model, double share) {
+  if (share > 0) return;
+  throw std::runtime_error(
+      "precision fp8: none of " + model +
+      "'s products ran in FP8, so this run measured bf16: FP8 takes gpubench's linear layers "
+      "whose in and out features, and tokens per step when the weight trains, are multiples of "
+      "16");
 }
 
 MixedPrecisionScope::MixedPrecisionScope(const PrecisionPolicy& policy)

@@ -48,6 +48,11 @@ class PrecisionPolicy {
   fp8::Recipe fp8_recipe_;
 };
 
+// precision fp8: a run none of whose products ran in FP8 (linear layers that are not gpubench's,
+// or no side a multiple of 16: an odd token count) measured bf16, and fails naming why, rather
+// than be reported as fp8. `share`: fp8_matmul_flop_share.
+void require_fp8_products(const std::string& model, double share);
+
 // Enables autocast for the policy's device while alive (a no-op for fp32/tf32), restoring the
 // previous state afterwards, as torch.autocast does in Python; and for fp8 the linear layers'
 // FP8 products (fp8::TrainingScope).

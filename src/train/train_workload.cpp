@@ -114,6 +114,7 @@ class TrainWorkload : public Workload {
     metrics.skipped_steps = step_->skipped_steps();
     if (session.benchmark().precision == Precision::kFp8) {
       metrics.fp8_matmul_flop_share = step_->forward_counts().fp8_training_share();
+      require_fp8_products(session.benchmark().model, metrics.fp8_matmul_flop_share);
     }
     metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
                               metrics.throughput / static_cast<double>(samples_per_step_) / 1e12;
