@@ -48,7 +48,7 @@ class AuxHeadImpl : public torch::nn::Module {
 
   torch::Tensor forward(const torch::Tensor& x) {
     torch::Tensor out = conv(torch::adaptive_avg_pool2d(x, {4, 4})).flatten(1);
-    out = torch::dropout(torch::relu(fc1(out)), 0.7, is_training());
+    out = torch::dropout(fc1(out).relu_(), 0.7, is_training());
     return fc2(out);
   }
 

@@ -38,11 +38,13 @@ class BottleneckImpl : public torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
-    torch::Tensor out = torch::relu(bn1(conv1(x)));
-    out = torch::relu(bn2(conv2(out)));
+    // In place, as torchvision's ReLU(inplace=True) and `out += identity`: batch norm's
+    // backward reads its input, not its output, so nothing autograd saved is overwritten.
+    torch::Tensor out = bn1(conv1(x)).relu_();
+    out = bn2(conv2(out)).relu_();
     out = bn3(conv3(out));
-    torch::Tensor identity = downsample.is_empty() ? x : downsample->forward(x);
-    return torch::relu(out + identity);
+    out += downsample.is_empty() ? x : downsample->forward(x);
+    return out.relu_();
   }
 
   Conv2d conv1;
@@ -77,7 +79,7 @@ class ResNetImpl : public torch::nn::Module {
   }
 
   ClassifierOutput forward(const torch::Tensor& x) {
-    torch::Tensor out = torch::relu(bn1(conv1(x)));
+    torch::Tensor out = bn1(conv1(x)).relu_();
     out = torch::max_pool2d(out, 3, 2, 1);
     out = layer4->forward(layer3->forward(layer2->forward(layer1->forward(out))));
     out = torch::adaptive_avg_pool2d(out, {1, 1}).flatten(1);

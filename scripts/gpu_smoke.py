@@ -239,6 +239,35 @@ def resnet_fp16_b256(s, z):
                     pt and ratio(graph[2], pt) and "gpubench graph " + ratio(graph[2], pt)))
 
 
+def profile_resnet(s, z):
+    """One ResNet-50 fp16 step profiled on each side (docs/profiling.md), and their op table."""
+    steps = ["--warmup-steps", "3", "--steps", "1", "--repeat", "1"]
+    ours_trace = os.path.join(s.scratch, f"{s.stamp}_gpubench-trace.json")
+    ours = s.gpubench("profile_resnet50_fp16", train(s, z.resnet, z.half, z.big_batch, steps,
+                                                     "--profile", ours_trace), 90)
+    s.row("profile resnet50 fp16 gpubench", ours[0] if (ours[2] or {}).get("profile") or ours[0] != "ok"
+          else "failed", figure(ours[2]), "", notes(ours[1], ours[0] == "ok" and not (ours[2] or {}).get(
+              "profile") and "no profile block"))
+    theirs_trace = os.path.join(s.scratch, f"{s.stamp}_pytorch-trace.json")
+    pt, why = s.reference("torch_reference.py", ["--model", z.resnet, "--precision", z.half, "--batch-size",
+                                                 str(z.big_batch), *steps, "--profile", theirs_trace], 120)
+    if not pt or ours[0] != "ok":
+        s.row("profile resnet50 fp16 op table", "skipped", "", "", why or "gpubench's side did not run")
+        return
+    table = os.path.join(s.folder, "check-profile-resnet50.md")
+    code, output = s.run([sys.executable, os.path.join("scripts", "profile_diff.py"),
+                          ours[2]["profile"]["trace"], theirs_trace, "--top", "25", "--output", table], 60)
+    top = ""
+    if code == 0:
+        with open(table) as f:
+            rows = [line for line in f if line.startswith("| ") and "calls/step" not in line
+                    and line.count("|") > 8]
+        top = rows[0].split("|")[1].strip() + " " + rows[0].split("|")[6].strip() + " ms" if rows else ""
+    s.row("profile resnet50 fp16 op table", "ok" if code == 0 else "failed", "", "",
+          notes(code != 0 and first_line(output), top and f"largest difference: {top}",
+                code == 0 and os.path.basename(table)))
+
+
 def resnet_fp16_b32(s, z):
     for mode in ("eager", "graph"):
         r = s.gpubench(f"resnet50_fp16_b32_{mode}", train(s, z.resnet, z.half, z.small_batch, z.timed,
@@ -496,6 +525,7 @@ def telemetry(s, z):
 ITEMS = [
     ("resnet50-fp16-b256", resnet_fp16_b256),
     ("nccl-group-of-one", nccl_group_of_one),
+    ("profile-resnet50", profile_resnet),
     ("resnet50-fp16-b32", resnet_fp16_b32),
     ("graph-vs-eager-losses", graph_vs_eager_losses),
     ("googlenet-graph", googlenet_graph),

@@ -17,7 +17,7 @@ import statistics
 
 import torch
 
-from trial_timing import time_trials
+from trial_timing import keep_freed_host_memory, profile_trial, time_trials
 
 LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 8192}
@@ -114,10 +114,15 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                         help="cpu: only to rehearse scripts/gpu-check.sh on a machine without a GPU")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="after the trials, one more under torch.profiler: its Chrome trace to FILE "
+                             "(docs/profiling.md)")
     parser.add_argument("--output")
     args = parser.parse_args()
 
     device = torch.device(args.device)
+    if device.type == "cpu":
+        keep_freed_host_memory()
     tf32 = args.precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
@@ -178,6 +183,9 @@ def main():
               "peak_memory_bytes": torch.cuda.max_memory_allocated() if device.type == "cuda" else None,
               "torch": torch.__version__, "transformers": transformers.__version__,
               "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "cpu"}
+    if args.profile:
+        result["profile"] = {"trace": args.profile, "steps": args.steps, "throughput": profile_trial(
+            step, synchronize, args.steps, samples_per_step, args.profile, device.type == "cuda")}
     print(json.dumps(result))
     if args.output:
         with open(args.output, "w") as f:

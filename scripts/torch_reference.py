@@ -13,7 +13,7 @@ import statistics
 
 import torch
 
-from trial_timing import time_trials
+from trial_timing import keep_freed_host_memory, profile_trial, time_trials
 import torchvision
 
 
@@ -46,10 +46,15 @@ def main():
                         help="cpu: only to rehearse scripts/gpu-check.sh on a machine without a GPU")
     parser.add_argument("--mode", choices=["eager", "compile", "reduce-overhead"], default="eager",
                         help="eager; torch.compile(model); torch.compile(model, mode='reduce-overhead')")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="after the trials, one more under torch.profiler: its Chrome trace to FILE "
+                             "(docs/profiling.md)")
     parser.add_argument("--output")
     args = parser.parse_args()
 
     device = torch.device(args.device)
+    if device.type == "cpu":
+        keep_freed_host_memory()
     tf32 = args.precision == "tf32"
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
@@ -105,6 +110,9 @@ def main():
               "channels_last": channels_last, "mode": args.mode, "warmup_s": warmup_s,
               "throughput": statistics.median(trials),
               "trials": trials, "torch": torch.__version__, "gpu": torch.cuda.get_device_name() if device.type == "cuda" else "cpu"}
+    if args.profile:
+        result["profile"] = {"trace": args.profile, "steps": args.steps, "throughput": profile_trial(
+            step, synchronize, args.steps, args.batch_size, args.profile, device.type == "cuda")}
     print(json.dumps(result))
     if args.output:
         with open(args.output, "w") as f:

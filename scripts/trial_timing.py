@@ -1,6 +1,28 @@
 """The timing both reference scripts share, gpubench's method: warm-up steps, then trials of
 steps, each bounded by device synchronisations; samples per second of every trial."""
+import ctypes
+import ctypes.util
+import os
 import time
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
+
+
+def keep_freed_host_memory():
+    """What gpubench does for CPU runs (src/memory/tensor_memory.h): glibc's malloc keeps freed
+    tensor memory for reuse (mmap threshold at its 32 MiB maximum, no heap trimming) rather than
+    returning it to the kernel and faulting it in again the next step. Both sides of a CPU
+    comparison then run under the same allocator settings. A no-op without glibc, or with
+    GPUBENCH_REFERENCE_DEFAULT_MALLOC=1 (PyTorch as a user runs it: scripts/parity.py --pytorch-malloc
+    default)."""
+    if os.environ.get("GPUBENCH_REFERENCE_DEFAULT_MALLOC") == "1":
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(M_TRIM_THRESHOLD, 2**31 - 1)
+    except (OSError, AttributeError, TypeError):
+        pass
 
 
 def time_trials(step, synchronize, warmup_steps, steps, repeat, samples_per_step):
@@ -19,3 +41,22 @@ def time_trials(step, synchronize, warmup_steps, steps, repeat, samples_per_step
         synchronize()
         trials.append(samples_per_step * steps / (time.perf_counter() - start))
     return warmup_s, trials
+
+
+def profile_trial(step, synchronize, steps, samples_per_step, path, cuda):
+    """gpubench's --profile: one more trial of `steps` steps under torch.profiler, after the timed
+    trials, each step the range ProfilerStep#N; writes the Chrome trace to `path` and returns the
+    profiled trial's samples per second (docs/profiling.md)."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    synchronize()
+    with profile(activities=activities, record_shapes=True) as profiler:
+        start = time.perf_counter()
+        for i in range(1, steps + 1):
+            with record_function(f"ProfilerStep#{i}"):
+                step()
+        synchronize()
+        seconds = time.perf_counter() - start
+    profiler.export_chrome_trace(path)
+    return samples_per_step * steps / seconds

@@ -17,6 +17,7 @@ import time
 MUST_BE_OK = [
     "resnet50 fp16 b256 eager",
     "nccl group of one bf16",  # a Gloo group of one here: the exposed communication is read
+    "profile resnet50 fp16 gpubench",
     "resnet50 fp16 b32 eager",
     "bert-large bf16 full s128 eager",
     "llama-3.2-1b lora fp16",

@@ -48,6 +48,9 @@ int run_fit(const FitCommandOptions& o) {
         "fit takes a batch size (a number); it reports the largest that fits per "
         "card, which is what --batch-size max searches for in train");
   }
+  if (request.profile) {
+    throw UsageError("--profile applies to train and infer; fit measures memory, not op times");
+  }
   const int64_t reserve = parse_byte_size(o.reserve, "--reserve", 0);
   const std::vector<CardMemory> cards =
       o.memory.empty() ? datasheet_cards() : cards_from_list(o.memory);

@@ -1,10 +1,14 @@
 #include "memory/tensor_memory.h"
 
 #include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -16,6 +20,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
+#include "common/log.h"
 #include "results/memory_info.h"
 #include "torch_support/compat.h"
 
@@ -91,6 +96,19 @@ void track_cpu_tensors() {
   static std::once_flag installed;
   std::call_once(installed,
                  [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100); });
+}
+
+void keep_freed_host_memory() {
+#if defined(__GLIBC__)
+  static std::once_flag set;
+  std::call_once(set, [] {
+    constexpr int kMmapThresholdMax = 32 << 20;  // glibc's DEFAULT_MMAP_THRESHOLD_MAX, 64-bit
+    if (::mallopt(M_MMAP_THRESHOLD, kMmapThresholdMax) != 1 ||
+        ::mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max()) != 1) {
+      log::warn("glibc refused the malloc settings that keep freed tensor memory for reuse");
+    }
+  });
+#endif
 }
 
 int64_t allocated_bytes(torch::Device device) {

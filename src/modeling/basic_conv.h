@@ -19,7 +19,8 @@ class BasicConv2dImpl : public torch::nn::Module {
         bn(register_module(
             "bn", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(out).eps(0.001)))) {}
 
-  torch::Tensor forward(const torch::Tensor& x) { return torch::relu(bn(conv(x))); }
+  // ReLU in place, as torchvision's F.relu(x, inplace=True) and timm's activation.
+  torch::Tensor forward(const torch::Tensor& x) { return bn(conv(x)).relu_(); }
 
   layers::Conv2d conv;
   torch::nn::BatchNorm2d bn;

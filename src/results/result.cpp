@@ -107,6 +107,14 @@ void datasheet_fields(Io& io, DS& ds) {
   io.number("tdp_w", ds.tdp_w);
 }
 
+template <typename Io, typename P>
+void profile_fields(Io& io, P& p) {
+  io.text("trace", p.trace);
+  io.text("profiler", p.profiler);
+  io.integer("steps", p.steps, 0, 1, 1000000);
+  io.number("throughput", p.throughput, 0, kMaxThroughput);
+}
+
 }  // namespace
 
 bool has_throughput(RunStatus status) {
@@ -152,6 +160,9 @@ nlohmann::json result_to_json(const Result& r) {
     document["metrics"]["inference"] = inference_to_json(r.metrics.inference);
   }
   if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
+  if (r.profile.present()) {
+    document["profile"] = write_block(profile_fields<BlockWriter, const ProfileInfo>, r.profile);
+  }
   if (r.status != RunStatus::kPublished) {
     document["telemetry"] = telemetry_to_json(r.telemetry);
     nlohmann::json datasheet = nlohmann::json::object();
@@ -264,6 +275,10 @@ Result result_from_json(const nlohmann::json& document) {
   read_benchmark_block(top, r);
   read_metrics(top.object("metrics"), r);
   r.batch_search = batch_search_from_json(top.raw("batch_search"));
+  if (top.has("profile")) {
+    read_block(top.object("profile"), profile_fields<BlockReader, ProfileInfo>, r.profile);
+    if (!r.profile.present()) throw UsageError("profile.trace must name the trace file");
+  }
   BlockReader distributed(top.object("distributed"));
   distributed_fields(distributed, r.distributed, r.benchmark.gpus);
   r.system = top.raw("system").get<SystemInfo>();  // absent: null, read as an empty object

@@ -82,6 +82,16 @@ struct DistributedInfo {
   double exposed_communication_share = 0;
 };
 
+// --profile (docs/profiling.md): the extra trial run under the op profiler after the measured
+// ones; its figures are not among the metrics.
+struct ProfileInfo {
+  std::string trace;     // the file written; empty: the run was not profiled
+  std::string profiler;  // "kineto" or "legacy"
+  int64_t steps = 0;
+  double throughput = 0;  // of the profiled trial, in metrics' unit
+  bool present() const { return !trace.empty(); }
+};
+
 struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
@@ -98,6 +108,7 @@ struct Result {
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;
   BatchSearchInfo batch_search;  // --batch-size max
+  ProfileInfo profile;           // --profile
   DistributedInfo distributed;
   SystemInfo system;
   TelemetryReport telemetry;

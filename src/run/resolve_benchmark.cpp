@@ -1,8 +1,11 @@
 #include "run/resolve_benchmark.h"
 
 #include <algorithm>
+#include <filesystem>
 
+#include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
@@ -177,6 +180,25 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
   }
 }
 
+// The trace's folder must exist and take a new file: found now, not after the measured trials.
+void check_profile_path(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw UsageError("profile '" + echoed(path) + "' is a directory; it names the trace file");
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
+  if (!std::filesystem::is_directory(folder, error)) {
+    throw UsageError("profile '" + echoed(path) + "': its folder '" + echoed(folder) +
+                     "' does not exist");
+  }
+  if (const std::string why = why_not_writable(folder); !why.empty()) {
+    throw UsageError("profile '" + echoed(path) + "': cannot write in '" + echoed(folder) +
+                     "': " + why);
+  }
+}
+
 }  // namespace
 
 ModelOptions model_options_for(const ResolvedBenchmark& b) {
@@ -261,6 +283,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   out.threads = request.threads.value_or(
       out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores);
   check_machine_bounds(out, machine);
+  check_profile_path(out.profile);
   if (const std::string why = graph_mode_unsupported_reason(out); !why.empty()) {
     throw UsageError(why);
   }

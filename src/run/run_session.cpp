@@ -6,6 +6,7 @@
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
 #include "run/model_setup.h"
+#include "run/profiled_trial.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_telemetry.h"
 #include "system/system_probe.h"
@@ -121,6 +122,11 @@ void RunSession::measure(Workload& workload) {
   record_peak_over_ranks(rank, result_);
   result_.telemetry =
       telemetry.report(plan.samples_per_step * benchmark_.steps * benchmark_.repeat);
+  if (!benchmark_.profile.empty()) {
+    const bool rank0 = !rank.collectives || rank.collectives->rank() == 0;
+    result_.profile = run_profiled_trial(
+        plan, *timer, [&workload] { workload.step(); }, device(), benchmark_.profile, rank0);
+  }
 }
 
 void RunSession::record_failure(Workload& workload, const std::exception& error) {

@@ -22,6 +22,7 @@ RunSetup::RunSetup(const ResolvedBenchmark& benchmark, int device_index)
                                                      : fp8::Recipe::kTensorwise) {
   policy_.apply_global_flags(benchmark.deterministic);  // first: the system block records them
   tensor_memory::track_cpu_tensors();
+  if (device_.is_cpu()) tensor_memory::keep_freed_host_memory();
   at::set_num_threads(benchmark.threads);
   torch::manual_seed(static_cast<uint64_t>(benchmark.seed));
 }

@@ -114,6 +114,17 @@ bool tf32_cudnn_enabled();
 std::string out_of_memory_cause(const std::exception& error, bool near_limit = false);
 std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit);
 
+// The op profiler (docs/profiling.md): Kineto on 2.x; the legacy autograd profiler on 1.13,
+// whose Debian build has no Kineto. It records the ops of the calling thread and of the autograd
+// threads its backward passes start, with their input shapes; with `cuda`, the device's kernels
+// too (Kineto's CUDA activity; the legacy profiler's CUDA events).
+const char* profiler_name();  // "kineto" or "legacy"
+void start_profiler(bool cuda);
+// Stops the profiler started by start_profiler and returns its Chrome trace (a JSON object with
+// "traceEvents", as Perfetto and chrome://tracing open). Kineto writes the trace through a file:
+// it goes to a fresh temporary file in `scratch_directory`, removed again.
+std::string stop_profiler(const std::string& scratch_directory);
+
 // "1.13.0" or "2.11.0".
 std::string libtorch_version();
 
