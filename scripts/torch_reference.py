@@ -8,6 +8,7 @@ or the model under torch.compile (mode "default", or "reduce-overhead", which re
 compilation happens in the warm-up and is timed apart. Prints one JSON object (and writes it to
 --output)."""
 import argparse
+import contextlib
 import json
 import statistics
 
@@ -83,7 +84,8 @@ def main():
         if args.mode == "reduce-overhead":  # a new iteration for CUDA-graph trees
             torch.compiler.cudagraph_mark_step_begin()
         optimizer.zero_grad(set_to_none=True)
-        with torch.autocast(args.device, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
+        # No autocast context at all in fp32/tf32: torch 1.13's CPU autocast refuses float32 even disabled.
+        with (torch.autocast(args.device, dtype=autocast_dtype) if autocast_dtype else contextlib.nullcontext()):
             output = compiled(images)
             if aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
                 main, *aux = output
