@@ -53,7 +53,9 @@ def load_events(path):
             ts, dur = float(e["ts"]), float(e.get("dur", 0))
         except (KeyError, TypeError, ValueError):
             continue
-        complete.append({"name": str(e.get("name", "")), "cat": str(e.get("cat", "")),
+        # torch 1.13's legacy profiler (no Kineto) exports a bare list of events without "cat":
+        # host ops.
+        complete.append({"name": str(e.get("name", "")), "cat": str(e.get("cat") or "cpu_op"),
                          "pid": e.get("pid"), "tid": e.get("tid"), "ts": ts, "dur": max(dur, 0.0)})
     return complete
 
