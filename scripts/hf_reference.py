@@ -12,6 +12,7 @@ synchronisations, the median trial. Prints one JSON object (and writes it to --o
 throughput in gpubench's unit (sequences/sec for BERT, tokens/sec for Llama), the peak allocated
 memory and the parameter counts Hugging Face reports."""
 import argparse
+import contextlib
 import json
 import statistics
 
@@ -152,7 +153,8 @@ def main():
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        with torch.autocast(args.device, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
+        # No autocast context in fp32/tf32: torch 1.13's CPU autocast refuses float32 even disabled.
+        with (torch.autocast(args.device, dtype=autocast_dtype) if autocast_dtype else contextlib.nullcontext()):
             if family == "bert":
                 loss = model(**inputs).loss
             else:  # the causal-LM loss over every position, in float32, as gpubench computes it

@@ -25,7 +25,7 @@ import sys
 from collections import defaultdict
 
 STEP = re.compile(r"^ProfilerStep#\d+$")
-HOST_CATEGORIES = {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "cpu_instant_event"}
+HOST_CATEGORIES = {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver"}
 DEVICE_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
 # What a side may run that the other does not and that costs time without computing anything.
 OVERHEAD = re.compile(r"copy_|contiguous|clone|zero_|zeros|fill_|empty|::to$|_to_copy|"

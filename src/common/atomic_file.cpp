@@ -134,6 +134,11 @@ std::string write_new_file(const std::string& path, const std::string& text) {
   fail(path, EEXIST);
 }
 
+std::string folder_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
 std::string why_not_writable(const std::string& directory) {
   std::string name = (fs::path(directory) / ".gpubench-probe.XXXXXX").string();
   const int fd = ::mkostemp(name.data(), O_CLOEXEC);

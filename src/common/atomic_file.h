@@ -21,6 +21,9 @@ void write_json_atomically(const std::string& path, const nlohmann::json& docume
 // writers racing for the name. Returns the path written. Throws as write_text_atomically.
 std::string write_new_file(const std::string& path, const std::string& text);
 
+// The folder a file at `path` goes in: its parent, or "." for a bare name.
+std::string folder_of(const std::string& path);
+
 // Why a file cannot be created in `directory` (tried with an exclusively created, removed
 // probe file), or empty when it can.
 std::string why_not_writable(const std::string& directory);

@@ -35,8 +35,7 @@ void ensure_writable_directory(const std::string& directory) {
 std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {
   if (output.empty()) throw UsageError("--output must not be empty");
   if (names_result_file(output)) {
-    const fs::path parent = fs::path(output).parent_path();
-    ensure_writable_directory(parent.empty() ? "." : parent.string());
+    ensure_writable_directory(folder_of(output));
     std::error_code error;
     if (fs::is_directory(output, error)) {
       throw UsageError("output '" + echoed(output) + "' is a directory");

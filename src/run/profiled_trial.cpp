@@ -1,7 +1,5 @@
 #include "run/profiled_trial.h"
 
-#include <filesystem>
-
 #include <ATen/record_function.h>
 
 #include "common/atomic_file.h"
@@ -60,8 +58,7 @@ ProfileInfo run_profiled_trial(const TrialPlan& plan, StepTimer& timer,
     timer.stop_window();
     return {};
   }
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  ProfilerScope profiler(device.is_cuda(), parent.empty() ? "." : parent.string());
+  ProfilerScope profiler(device.is_cuda(), folder_of(path));
   run_marked_steps(plan, timer, step);
   const WindowTiming timing = timer.stop_window();
   ProfileInfo info;

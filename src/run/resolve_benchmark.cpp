@@ -187,8 +187,7 @@ void check_profile_path(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) {
     throw UsageError("profile '" + echoed(path) + "' is a directory; it names the trace file");
   }
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  const std::string folder = parent.empty() ? "." : parent.string();
+  const std::string folder = folder_of(path);
   if (!std::filesystem::is_directory(folder, error)) {
     throw UsageError("profile '" + echoed(path) + "': its folder '" + echoed(folder) +
                      "' does not exist");
