@@ -34,6 +34,8 @@ LAYERS = [
     [("torch_support", "LibTorch compatibility, device timers, CUDA-graph capture"),
      ("testing", "test hooks (fault injection)")],
     [("reporting", "report, compare, regress, trend, specs (no LibTorch)")],
+    [("scaling", "predicted data-parallel scaling: fabrics, collective costs, the overlap "
+                 "model (no LibTorch)")],
     [("datasheets", "GPU datasheets, run efficiency (no LibTorch)")],
     [("results", "result files (no LibTorch)")],
     [("spec", "the benchmark's settings, suites (no LibTorch)")],

@@ -24,6 +24,7 @@ void add_every_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   add_compare_command(app, exit_code);
   add_regress_command(app, exit_code);
   add_trend_command(app, exit_code);
+  add_scale_command(app, exit_code);
   add_specs_command(app, exit_code);
 }
 

@@ -82,6 +82,7 @@ void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
 void add_trend_command(CLI::App& app, int& exit_code);
+void add_scale_command(CLI::App& app, int& exit_code);
 // regress's --threshold and --alpha, which trend takes too.
 void add_gate_options(CLI::App& cmd, RegressOptions& gate);
 // --select: only the results a selector matches (report, regress, trend).

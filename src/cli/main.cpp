@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     add_compare_command(app, exit_code);
     add_regress_command(app, exit_code);
     add_trend_command(app, exit_code);
+    add_scale_command(app, exit_code);
     add_specs_command(app, exit_code);
   });
 }

@@ -114,6 +114,35 @@ Accelerator read_accelerator(const JsonFields& fields, const DatasheetDatabase& 
   return a;
 }
 
+Quantity link_quantity(const char* key, const char* unit, double min, double max) {
+  return {key, key, unit, QuantityKind::kBandwidth, "", false, min, max};
+}
+
+FabricLink read_fabric(const JsonFields& fields, const DatasheetDatabase& database,
+                       const std::string& where) {
+  static const Quantity bandwidth = link_quantity("bandwidth", "GB/s", 0.1, 10000);
+  static const Quantity latency = link_quantity("latency", "us", 0.01, 10000);
+  FabricLink link;
+  link.name = fields.text("name");
+  if (link.name.empty()) refuse(database.origin, where + ".name must be non-empty");
+  const std::string at = "fabric '" + echoed(link.name) + "'";
+  link.label = fields.text("label", link.name);
+  const std::string scope = fields.text("scope");
+  if (scope != "intra" && scope != "inter") {
+    refuse(database.origin, at + ": scope must be intra or inter, got '" + echoed(scope) + "'");
+  }
+  link.inter_node = scope == "inter";
+  link.bandwidth_gbs =
+      read_value(fields.object("bandwidth"), bandwidth, database, at + ".bandwidth", true);
+  link.ring_latency_us =
+      read_value(fields.object("ring_latency"), latency, database, at + ".ring_latency", true);
+  if (link.inter_node) {
+    link.tree_latency_us =
+        read_value(fields.object("tree_latency"), latency, database, at + ".tree_latency", true);
+  }
+  return link;
+}
+
 bool ranges_overlap(const Accelerator& a, const Accelerator& b) {
   return a.min_memory_gib <= b.max_memory_gib && b.min_memory_gib <= a.max_memory_gib;
 }
@@ -142,6 +171,14 @@ const Accelerator* DatasheetDatabase::find(const std::string& name) const {
     for (const std::string& alias : a.aliases) {
       if (normalized_name(alias) == wanted) return &a;
     }
+  }
+  return nullptr;
+}
+
+const FabricLink* DatasheetDatabase::fabric(const std::string& name) const {
+  const std::string wanted = normalized_name(name);
+  for (const FabricLink& link : fabrics) {
+    if (normalized_name(link.name) == wanted) return &link;
   }
   return nullptr;
 }
@@ -192,6 +229,16 @@ DatasheetDatabase parse_datasheets(const nlohmann::json& document, const std::st
     database.accelerators.push_back(std::move(a));
   }
   if (database.accelerators.empty()) refuse(origin, "accelerators must list at least one entry");
+  if (top.has("fabrics")) {
+    int index = 0;
+    for (const JsonFields& entry : top.objects("fabrics")) {
+      FabricLink link = read_fabric(entry, database, "fabrics[" + std::to_string(index++) + "]");
+      if (database.fabric(link.name) != nullptr) {
+        refuse(origin, "the fabric '" + echoed(link.name) + "' is listed twice");
+      }
+      database.fabrics.push_back(std::move(link));
+    }
+  }
   return database;
 }
 

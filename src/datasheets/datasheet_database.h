@@ -49,11 +49,24 @@ struct Accelerator {
   std::optional<double> number(const std::string& key) const;
 };
 
+// A link between GPUs as the scaling model sees it (docs/scaling.md): its bandwidth each way per
+// GPU (per NIC for a network) and NCCL's per-step latencies, each figure with its source.
+struct FabricLink {
+  std::string name;  // "nvlink4", "ib400": what --fabric takes
+  std::string label;
+  bool inter_node = false;
+  FigureValue bandwidth_gbs;  // GB/s each way
+  FigureValue ring_latency_us;
+  FigureValue tree_latency_us;  // networks only
+};
+
 struct DatasheetDatabase {
   std::string origin;  // "built-in data/datasheets.json" or the file's path
   std::map<std::string, DatasheetSource> sources;
   std::vector<Accelerator> accelerators;
+  std::vector<FabricLink> fabrics;
 
+  const FabricLink* fabric(const std::string& name) const;  // nullptr when unknown
   // By name or alias, ignoring case and treating '_' and ' ' as '-'; nullptr when unknown.
   const Accelerator* find(const std::string& name) const;
   std::vector<std::string> names() const;

@@ -1,45 +1,27 @@
 #include "distributed/gradient_synchronizer.h"
 
-#include <set>
-
 namespace gpubench {
 
 GradientSynchronizer::GradientSynchronizer(Collectives& collectives,
                                            std::vector<torch::Tensor> parameters,
                                            int64_t bucket_bytes)
     : collectives_(collectives), exposed_(collectives.device()) {
-  std::vector<std::vector<size_t>> members;
-  std::set<const void*> seen;  // a tensor listed twice (tied weights) is reduced once
-  int64_t filled = 0;
-  for (auto it = parameters.rbegin(); it != parameters.rend(); ++it) {
-    if (!it->requires_grad() || !seen.insert(it->unsafeGetTensorImpl()).second) continue;
-    const int64_t bytes = it->numel() * static_cast<int64_t>(it->element_size());
-    // The cap of the bucket being filled: the first one closes early so that communication
-    // starts soon after backward does.
-    const int64_t cap =
-        members.size() == 1 ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
-    const bool new_bucket =
-        members.empty() || filled >= cap ||
-        slots_[members.back().front()].parameter.scalar_type() != it->scalar_type();
-    if (new_bucket) {
-      members.emplace_back();
-      buckets_.emplace_back();
-      filled = 0;
-    }
-    members.back().push_back(slots_.size());
-    slots_.push_back({*it, buckets_.size() - 1, {}, false, 0});
-    filled += bytes;
-    gradient_bytes_ += bytes;
+  const GradientBuckets layout = assign_gradient_buckets(parameters, bucket_bytes);
+  gradient_bytes_ = layout.total_bytes();
+  for (size_t p = 0; p < layout.parameters.size(); ++p) {
+    slots_.push_back({layout.parameters[p], layout.bucket_of[p], {}, false, 0});
   }
+  buckets_.resize(layout.members.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {
+    const std::vector<size_t>& members = layout.members[b];
     int64_t numel = 0;
-    for (size_t s : members[b]) numel += slots_[s].parameter.numel();
-    const auto& first = slots_[members[b].front()].parameter;
+    for (size_t s : members) numel += slots_[s].parameter.numel();
+    const auto& first = slots_[members.front()].parameter;
     buckets_[b].buffer = torch::zeros({numel}, first.options().requires_grad(false));
-    buckets_[b].size = members[b].size();
-    buckets_[b].waiting = members[b].size();
+    buckets_[b].size = members.size();
+    buckets_[b].waiting = members.size();
     int64_t offset = 0;
-    for (size_t s : members[b]) {
+    for (size_t s : members) {
       auto& slot = slots_[s];
       slot.view =
           buckets_[b].buffer.narrow(0, offset, slot.parameter.numel()).view(slot.parameter.sizes());

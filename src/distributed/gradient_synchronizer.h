@@ -1,6 +1,5 @@
 // Data-parallel gradient averaging as PyTorch's DistributedDataParallel does it: gradients are
-// gathered into buckets (parameters in reverse registration order, the order backward produces
-// them; the first bucket at most 1 MiB, then `bucket_bytes` each), and each bucket's all-reduce
+// gathered into DDP's buckets (distributed/gradient_buckets.h), and each bucket's all-reduce
 // starts from a gradient hook as soon as its last gradient arrives, so communication overlaps the
 // rest of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
 // without the distributed-autograd headers it includes (see docs/data-parallel.md).
@@ -14,11 +13,10 @@
 #include <torch/torch.h>
 
 #include "distributed/collectives.h"
+#include "distributed/gradient_buckets.h"
 #include "torch_support/device_timers.h"
 
 namespace gpubench {
-
-inline constexpr int64_t kFirstBucketBytes = 1 << 20;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
 
 class GradientSynchronizer {
  public:

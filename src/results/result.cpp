@@ -115,6 +115,22 @@ void profile_fields(Io& io, P& p) {
   io.number("throughput", p.throughput, 0, kMaxThroughput);
 }
 
+template <typename Io, typename T>
+void timeline_fields(Io& io, T& t) {
+  io.text("clock", t.clock);
+  io.text("measured_over", t.measured_over);
+  io.integer("steps", t.steps, 0, 1, 1000000000);
+  io.number("forward_ms", t.forward_ms);
+  io.number("backward_ms", t.backward_ms);
+  io.number("gradient_sync_ms", t.gradient_sync_ms);
+  io.number("optimizer_ms", t.optimizer_ms);
+  io.integer("bucket_cap_bytes", t.bucket_cap_bytes);
+  io.integer("first_bucket_cap_bytes", t.first_bucket_cap_bytes);
+  io.integers("bucket_bytes", t.bucket_bytes);
+  io.numbers("bucket_ready_ms", t.bucket_ready_ms, 1e9);
+  io.number("overhead_ms", t.overhead_ms);
+}
+
 }  // namespace
 
 bool has_throughput(RunStatus status) {
@@ -162,6 +178,13 @@ nlohmann::json result_to_json(const Result& r) {
   if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
   if (r.profile.present()) {
     document["profile"] = write_block(profile_fields<BlockWriter, const ProfileInfo>, r.profile);
+  }
+  if (r.timeline.present()) {
+    nlohmann::json timeline =
+        write_block(timeline_fields<BlockWriter, const StepTimelineInfo>, r.timeline);
+    const double step_ms = r.metrics.step_time_ms.median;
+    timeline["overhead_share"] = step_ms > 0 ? r.timeline.overhead_ms / step_ms : 0.0;  // derived
+    document["timeline"] = timeline;
   }
   if (r.status != RunStatus::kPublished) {
     document["telemetry"] = telemetry_to_json(r.telemetry);
@@ -275,6 +298,12 @@ Result result_from_json(const nlohmann::json& document) {
   read_benchmark_block(top, r);
   read_metrics(top.object("metrics"), r);
   r.batch_search = batch_search_from_json(top.raw("batch_search"));
+  if (top.has("timeline")) {
+    read_block(top.object("timeline"), timeline_fields<BlockReader, StepTimelineInfo>, r.timeline);
+    if (r.timeline.bucket_bytes.size() != r.timeline.bucket_ready_ms.size()) {
+      throw UsageError("timeline.bucket_bytes and timeline.bucket_ready_ms must be as long");
+    }
+  }
   if (top.has("profile")) {
     read_block(top.object("profile"), profile_fields<BlockReader, ProfileInfo>, r.profile);
     if (!r.profile.present()) throw UsageError("profile.trace must name the trace file");

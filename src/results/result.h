@@ -92,6 +92,25 @@ struct ProfileInfo {
   bool present() const { return !trace.empty(); }
 };
 
+// The backward timeline (docs/scaling.md): a training step's phases and when each of DDP's
+// gradient buckets became ready, medians over the timed steps; what `gpubench scale` predicts
+// from. Times in ms; bucket readiness measured from the start of backward.
+struct StepTimelineInfo {
+  std::string clock;          // "cuda events" or "host clock"
+  std::string measured_over;  // "timed steps", or "eager warm-up steps" for a graph
+  int64_t steps = 0;          // 0: none recorded
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double gradient_sync_ms = 0;  // waiting for the all-reduces after backward (data parallel)
+  double optimizer_ms = 0;
+  int64_t bucket_cap_bytes = 0;
+  int64_t first_bucket_cap_bytes = 0;
+  std::vector<int64_t> bucket_bytes;
+  std::vector<double> bucket_ready_ms;
+  double overhead_ms = 0;  // host time per step spent recording the timeline
+  bool present() const { return steps > 0; }
+};
+
 struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
@@ -109,6 +128,7 @@ struct Result {
   Metrics metrics;
   BatchSearchInfo batch_search;  // --batch-size max
   ProfileInfo profile;           // --profile
+  StepTimelineInfo timeline;     // training runs
   DistributedInfo distributed;
   SystemInfo system;
   TelemetryReport telemetry;

@@ -94,7 +94,7 @@ struct HostMark {
   uint64_t synchronisations = 0;  // host_synchronisations when it was recorded
 };
 
-struct DeviceIntervals::Marks {
+struct DeviceMarks::Marks {
   torch::Device device = torch::kCPU;
   std::vector<HostMark> host;
 #if GPUBENCH_WITH_CUDA
@@ -102,12 +102,12 @@ struct DeviceIntervals::Marks {
 #endif
 };
 
-DeviceIntervals::DeviceIntervals(torch::Device device) : marks_(std::make_unique<Marks>()) {
+DeviceMarks::DeviceMarks(torch::Device device) : marks_(std::make_unique<Marks>()) {
   marks_->device = device;
 }
-DeviceIntervals::~DeviceIntervals() = default;
+DeviceMarks::~DeviceMarks() = default;
 
-void DeviceIntervals::begin() {
+void DeviceMarks::mark() {
 #if GPUBENCH_WITH_CUDA
   if (marks_->device.is_cuda()) {
     auto event = std::make_unique<at::cuda::CUDAEvent>(cudaEventDefault);
@@ -119,30 +119,40 @@ void DeviceIntervals::begin() {
   marks_->host.push_back({Clock::now(), host_synchronisations.load()});
 }
 
-void DeviceIntervals::end() {
-  begin();
+size_t DeviceMarks::size() const {
+#if GPUBENCH_WITH_CUDA
+  if (marks_->device.is_cuda()) return marks_->events.size();
+#endif
+  return marks_->host.size();
 }
 
-std::vector<double> DeviceIntervals::take_ms() {
+std::vector<double> DeviceMarks::take_ms() {
   std::vector<double> out;
 #if GPUBENCH_WITH_CUDA
   auto& events = marks_->events;
-  for (size_t i = 1; i < events.size(); i += 2) {
-    out.push_back(events[i - 1]->elapsed_time(*events[i]));
+  for (size_t i = 0; i < events.size(); ++i) {
+    out.push_back(i == 0 ? 0.0 : events[0]->elapsed_time(*events[i]));
   }
   events.clear();
 #endif
   auto& host = marks_->host;
-  for (size_t i = 1; i < host.size(); i += 2) {
-    if (host[i].synchronisations == host_synchronisations.load()) {
-      host.clear();
-      throw std::logic_error(
-          "a device interval was read before the device was synchronised past its end (CUDA "
-          "raises cudaErrorNotReady here)");
-    }
-    out.push_back(1000.0 * seconds_between(host[i - 1].time, host[i].time));
+  if (!host.empty() && host.back().synchronisations == host_synchronisations.load()) {
+    host.clear();
+    throw std::logic_error(
+        "a device mark was read before the device was synchronised past it (CUDA raises "
+        "cudaErrorNotReady here)");
+  }
+  for (const HostMark& mark : host) {
+    out.push_back(1000.0 * seconds_between(host.front().time, mark.time));
   }
   host.clear();
+  return out;
+}
+
+std::vector<double> DeviceIntervals::take_ms() {
+  const std::vector<double> points = marks_.take_ms();
+  std::vector<double> out;
+  for (size_t i = 1; i < points.size(); i += 2) out.push_back(points[i] - points[i - 1]);
   return out;
 }
 

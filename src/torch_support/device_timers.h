@@ -13,21 +13,33 @@ namespace gpubench {
 
 std::unique_ptr<StepTimer> make_step_timer(torch::Device device);
 
-// Durations of marked intervals on the device's timeline (CUDA events on the current stream, the
-// steady clock on the CPU), recorded without synchronising inside the timed window. As with CUDA
-// events, an interval can be read only after synchronize_device has run past its end: take_ms
-// throws otherwise, on the CPU too, so that reading too early fails in the CPU tests.
-class DeviceIntervals {
+// Points on the device's timeline (CUDA events on the current stream, the steady clock on the
+// CPU), recorded without synchronising. As with CUDA events, the points can be read only after
+// synchronize_device has run past the last: take_ms throws otherwise, on the CPU too, so that
+// reading too early fails in the CPU tests.
+class DeviceMarks {
  public:
-  explicit DeviceIntervals(torch::Device device);
-  ~DeviceIntervals();
-  void begin();
-  void end();
-  std::vector<double> take_ms();  // every completed interval since the last call
+  explicit DeviceMarks(torch::Device device);
+  ~DeviceMarks();
+  void mark();
+  size_t size() const;
+  std::vector<double> take_ms();  // each point's time after the first, in ms; then none are left
 
  private:
   struct Marks;
   std::unique_ptr<Marks> marks_;
+};
+
+// Durations of marked intervals on the device's timeline, read as DeviceMarks are.
+class DeviceIntervals {
+ public:
+  explicit DeviceIntervals(torch::Device device) : marks_(device) {}
+  void begin() { marks_.mark(); }
+  void end() { marks_.mark(); }
+  std::vector<double> take_ms();  // every completed interval since the last call
+
+ private:
+  DeviceMarks marks_;
 };
 
 // Waits until all work queued on the device has finished (on the CPU: marks what came before as

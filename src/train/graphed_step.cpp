@@ -21,6 +21,9 @@ GraphedStep::GraphedStep(TrainingStep& step, const SyntheticBatch& batch, torch:
   int calls = 0;
   const std::function<void()> work = [&step, &batch, device, warmup_steps, calls, this]() mutable {
     if (++calls == warmup_steps) step.measure_memory_of_next_step(device);
+    // The backward timeline is the eager warm-up's: a capture would record its marks into the
+    // graph, and a replay runs no hooks.
+    if (calls > warmup_steps) step.set_timeline(nullptr);
     loss_ = step.run(batch);
   };
   graph_ = rehearsal ? CapturedGraph::rehearsal(work, warmup_steps)

@@ -77,6 +77,11 @@ class TrainWorkload : public Workload {
         optimizer_settings_for(optimizer_for(spec, session.info().optimizer),
                                spec.batch_size * session.world_size()),
         synchronizer_.get());
+    if (spec.timeline) {
+      timeline_ = std::make_unique<StepTimeline>(
+          session.device(), trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
+      step_->set_timeline(timeline_.get());
+    }
     session.result().optimizer = step_->optimizer().description();
     session.result().optimizer_impl = to_string(step_->optimizer().implementation());
   }
@@ -119,6 +124,7 @@ class TrainWorkload : public Workload {
     metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
                               metrics.throughput / static_cast<double>(samples_per_step_) / 1e12;
     record_exposed_communication(session);
+    record_timeline(session);
   }
 
   // The peak of the timed steps and where it went (docs/memory.md): weights, gradients and
@@ -170,8 +176,23 @@ class TrainWorkload : public Workload {
     info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
   }
 
+  // The timed steps' backward timeline (a graph's: its eager warm-up steps'); later steps (the
+  // memory step, a profiled trial) record none.
+  void record_timeline(RunSession& session) {
+    if (!timeline_) return;
+    synchronize_device(session.device());
+    const ResolvedBenchmark& spec = session.result().benchmark;
+    const bool graphed = graphed_ != nullptr;
+    const size_t steps = graphed ? static_cast<size_t>(spec.warmup_steps)
+                                 : static_cast<size_t>(spec.steps) * spec.repeat;
+    session.result().timeline =
+        timeline_->summary(steps, graphed ? "eager warm-up steps" : "timed steps");
+    timeline_->stop();
+  }
+
   int64_t samples_per_step_ = 0;
   std::unique_ptr<GradientSynchronizer> synchronizer_;
+  std::unique_ptr<StepTimeline> timeline_;
   SyntheticBatch batch_;
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<GraphedStep> graphed_;

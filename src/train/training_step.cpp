@@ -22,7 +22,16 @@ TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
   if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
 }
 
-torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool clear_gradients) {
+namespace {
+
+void mark(StepTimeline* timeline, StepPoint point) {
+  if (timeline) timeline->mark(point);
+}
+
+}  // namespace
+
+torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool clear_gradients,
+                                             StepTimeline* timeline) {
   const std::optional<torch::Device> measured = measured_device_;
   if (clear_gradients) {
     for (auto& group : optimizer_->param_groups()) {
@@ -33,6 +42,7 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
     tensor_memory::reset_peak(*measured);
     step_memory_.start = tensor_memory::allocated_bytes(*measured);
   }
+  mark(timeline, StepPoint::kBegin);
   torch::Tensor loss;
   {
     MixedPrecisionScope mixed_precision(policy_);
@@ -41,27 +51,33 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
     forward_counts_ += counter.counts();
   }
   if (measured) step_memory_.after_forward = tensor_memory::allocated_bytes(*measured);
+  mark(timeline, StepPoint::kForwardEnd);
   (scaler_ ? scaler_->scale(loss) : loss).backward();
-  if (synchronizer_) synchronizer_->finish_step();
+  mark(timeline, StepPoint::kBackwardEnd);
+  if (synchronizer_) {
+    synchronizer_->finish_step();
+    mark(timeline, StepPoint::kSyncEnd);
+  }
   return loss;
 }
 
 torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch,
                                                  bool clear_gradients) {
-  const torch::Tensor loss = forward_backward(batch, clear_gradients);
+  const torch::Tensor loss = forward_backward(batch, clear_gradients, nullptr);
   if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
   measured_device_.reset();
   return loss.detach();
 }
 
 torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
-  const torch::Tensor loss = forward_backward(batch, true);
+  const torch::Tensor loss = forward_backward(batch, true, timeline_);
   if (scaler_) {
     scaler_->step(*optimizer_);
     scaler_->update();
   } else {
     optimizer_->step();
   }
+  mark(timeline_, StepPoint::kEnd);
   if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
   measured_device_.reset();
   return loss.detach();

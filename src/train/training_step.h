@@ -16,6 +16,7 @@
 #include "optim/multi_tensor_optimizer.h"
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
+#include "train/step_timeline.h"
 
 namespace gpubench {
 
@@ -43,11 +44,14 @@ class TrainingStep {
   // that ran in FP8.
   const FlopCounts& forward_counts() const { return forward_counts_; }
   int64_t skipped_steps() const { return scaler_ ? scaler_->skipped_steps() : 0; }
+  // Steps run by run() mark their phases on `timeline` (nullptr: none).
+  void set_timeline(StepTimeline* timeline) { timeline_ = timeline; }
   const MultiTensorOptimizer& optimizer() const { return *optimizer_; }
   MultiTensorOptimizer& optimizer() { return *optimizer_; }
 
  private:
-  torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients);
+  torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients,
+                                 StepTimeline* timeline);
   std::optional<torch::Device> measured_device_;
   StepMemory step_memory_;
   FlopCounts forward_counts_;
@@ -56,6 +60,7 @@ class TrainingStep {
   std::unique_ptr<MultiTensorOptimizer> optimizer_;
   std::unique_ptr<GradScaler> scaler_;
   GradientSynchronizer* synchronizer_;
+  StepTimeline* timeline_ = nullptr;
 };
 
 }  // namespace gpubench

@@ -46,6 +46,17 @@ Result sample_result() {
   r.system.tf32_cudnn = true;
   r.started_at = "2026-11-29T00:00:00Z";
   r.duration_s = 42.0;
+  r.timeline.clock = "host clock";
+  r.timeline.measured_over = "timed steps";
+  r.timeline.steps = 15;
+  r.timeline.forward_ms = 200;
+  r.timeline.backward_ms = 400;
+  r.timeline.optimizer_ms = 30;
+  r.timeline.bucket_cap_bytes = 25 << 20;
+  r.timeline.first_bucket_cap_bytes = 1 << 20;
+  r.timeline.bucket_bytes = {8196000, 26255360};
+  r.timeline.bucket_ready_ms = {12.5, 399.0};
+  r.timeline.overhead_ms = 0.01;
   return r;
 }
 
@@ -63,7 +74,16 @@ TEST(Result, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(copy.optimizer_impl, "fused");
   EXPECT_EQ(copy.system.gpu_names, original.system.gpu_names);
   EXPECT_TRUE(copy.system.tf32_cudnn);
+  EXPECT_EQ(copy.timeline.bucket_bytes, original.timeline.bucket_bytes);
+  EXPECT_EQ(copy.timeline.bucket_ready_ms, original.timeline.bucket_ready_ms);
+  EXPECT_NEAR(document["timeline"]["overhead_share"].get<double>(), 0.01 / 640, 1e-12);
   EXPECT_EQ(result_to_json(copy), document);
+}
+
+TEST(Result, ATimelineWhoseBucketListsDifferInLengthIsRefused) {
+  nlohmann::json forged = result_to_json(sample_result());
+  forged["timeline"]["bucket_ready_ms"].push_back(500.0);
+  EXPECT_THROW(result_from_json(forged), UsageError);
 }
 
 TEST(Result, FailedResultCarriesTheError) {

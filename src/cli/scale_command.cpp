@@ -1,0 +1,84 @@
+// gpubench scale: predicted data-parallel scaling from one device's training result and a
+// fabric (docs/scaling.md). Reads files only; never runs a benchmark.
+#include "commands.h"
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "datasheets/datasheet_database.h"
+#include "results/result.h"
+#include "scaling/scaling_prediction.h"
+
+namespace gpubench::cli {
+namespace {
+
+constexpr int kMaxWorldSize = 1 << 20;
+
+// The result's own accelerator: its datasheet entry's link inside a node.
+Fabric fabric_of_result(const Result& result, const DatasheetDatabase& database) {
+  if (!result.datasheet.matched) {
+    throw UsageError("'" + echoed(result.loaded_from) + "' ran on " +
+                     (result.system.gpu_names.empty() ? std::string("the CPU")
+                                                      : echoed(result.system.gpu_names.front())) +
+                     ", which no datasheet entry matches: name the fabric with --fabric (an "
+                     "accelerator such as A100-80GB-SXM, intra=...,inter=..., or an allreduce "
+                     "file)");
+  }
+  return parse_fabric(result.datasheet.entry, database);
+}
+
+}  // namespace
+
+void add_scale_command(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string result;
+    std::vector<std::string> fabrics;
+    bool compare_fabrics = false;
+    std::vector<int> gpus = {2, 4, 8, 16, 64, 1024};
+    int gpus_per_node = 8;
+    double throughput = 0;
+    std::string format = "markdown";
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "scale", "Predict data-parallel scaling from one device's training result and a fabric");
+  cmd->add_option("result", o->result, "A single-device training result with a timeline")
+      ->required();
+  cmd->add_option("--fabric", o->fabrics,
+                  "An accelerator (its datasheet's NVLink or PCIe), intra=LINK[,inter=LINK[xNICS]]"
+                  " with links from data/datasheets.json or GB/s, or a gpubench allreduce file; "
+                  "repeat to compare. Default: the result's own GPU");
+  cmd->add_flag("--compare-fabrics", o->compare_fabrics,
+                "Add PCIe Gen4, NVLink 3 and NVLink 4 nodes with their DGX's InfiniBand");
+  cmd->add_option("--gpus", o->gpus, "World sizes to predict, comma-separated")
+      ->delimiter(',')
+      ->check(number_in_range(1, kMaxWorldSize))
+      ->default_str("2,4,8,16,64,1024");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs a node")
+      ->check(number_in_range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--throughput", o->throughput,
+                  "Scale the measured times so that one device gives this throughput (e.g. a "
+                  "published figure), keeping the timeline's shape")
+      ->check(number_in_range(1e-6, 1e12, false));
+  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
+  cmd->callback([o, &exit_code] {
+    const Result result = read_result_file(o->result);
+    const ScaleInput input = scale_input_from(
+        result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt);
+    const DatasheetDatabase& database = datasheets();
+    std::vector<Fabric> fabrics;
+    for (const std::string& spec : o->fabrics) fabrics.push_back(parse_fabric(spec, database));
+    if (o->compare_fabrics) {
+      for (const std::string& spec : comparison_fabric_specs()) {
+        fabrics.push_back(parse_fabric(spec, database));
+      }
+    }
+    if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
+    const ScalePrediction prediction = predict_scaling(input, fabrics, o->gpus, o->gpus_per_node);
+    write_output(o->output, render_scaling(prediction, o->format));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gpubench::cli

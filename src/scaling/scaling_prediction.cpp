@@ -1,0 +1,118 @@
+#include "scaling/scaling_prediction.h"
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "common/text_table.h"
+
+namespace gpubench {
+namespace {
+
+// Below this share of the step, exposed communication is noise: compute binds.
+constexpr double kComputeBoundShare = 0.01;
+
+void rescale(ScaleInput& input, double factor) {
+  StepTimelineInfo& t = input.timeline;
+  input.step_ms *= factor;
+  for (double* ms : {&t.forward_ms, &t.backward_ms, &t.optimizer_ms, &t.gradient_sync_ms}) {
+    *ms *= factor;
+  }
+  for (double& ready : t.bucket_ready_ms) ready *= factor;
+}
+
+}  // namespace
+
+ScaleInput scale_input_from(const Result& result, std::optional<double> throughput) {
+  const std::string file = "'" + echoed(result.loaded_from) + "'";
+  if (result.status != RunStatus::kOk) {
+    throw UsageError(file + " is not a successful measured run (status " +
+                     to_string(result.status) + "): nothing to predict from");
+  }
+  if (result.benchmark.task != Task::kTrain) {
+    throw UsageError(file + " is not a training run: only training all-reduces gradients");
+  }
+  if (result.distributed.world_size != 1) {
+    throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
+                     " ranks: scale predicts from a single-device result");
+  }
+  if (!result.timeline.present()) {
+    throw UsageError(file +
+                     " has no backward timeline (written before gpubench recorded one, "
+                     "or run with --no-timeline): train it again");
+  }
+  ScaleInput input;
+  input.source = result.loaded_from;
+  input.model = result.benchmark.model;
+  input.precision = to_string(result.benchmark.precision);
+  input.device =
+      result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
+  input.unit = result.metrics.throughput_unit;
+  input.batch_size = result.benchmark.batch_size;
+  input.throughput = result.metrics.throughput;
+  input.step_ms = result.metrics.step_time_ms.median;
+  input.timeline = result.timeline;
+  if (input.throughput <= 0 || input.step_ms <= 0) {
+    throw UsageError(file + " has no throughput or step time to predict from");
+  }
+  if (throughput) {
+    const double factor = input.throughput / *throughput;
+    input.rescaled = "times scaled by " + format_fixed(factor, 4) + " to " +
+                     format_fixed(*throughput, 1) + " " + input.unit + " (--throughput) from the " +
+                     format_fixed(input.throughput, 1) + " measured";
+    input.throughput = *throughput;
+    rescale(input, factor);
+  }
+  return input;
+}
+
+ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
+                         const Fabric& fabric) {
+  const StepTimelineInfo& t = input.timeline;
+  ScalePoint point;
+  point.gpus = gpus;
+  point.nodes = gpus <= gpus_per_node ? 1 : (gpus + gpus_per_node - 1) / gpus_per_node;
+  // Each all-reduce starts when its bucket is ready and the one before it has finished (NCCL
+  // runs a communicator's collectives in order, on one stream).
+  double free_at = 0;
+  for (size_t b = 0; b < t.bucket_bytes.size(); ++b) {
+    const CollectiveCost cost = allreduce_cost(t.bucket_bytes[b], gpus, gpus_per_node, fabric);
+    free_at = std::max(free_at, t.bucket_ready_ms[b]) + cost.total_us() / 1000;
+    point.latency_ms += cost.latency_us / 1000;
+    point.bandwidth_ms += cost.bandwidth_us / 1000;
+    if (!cost.algorithm.empty()) point.algorithm = cost.algorithm;
+  }
+  point.communication_ms = point.latency_ms + point.bandwidth_ms;
+  point.exposed_ms = std::max(0.0, free_at - t.backward_ms);
+  point.step_ms = input.step_ms + point.exposed_ms;
+  point.efficiency = input.step_ms / point.step_ms;
+  point.throughput = input.throughput * gpus * point.efficiency;
+  if (gpus == 1 || point.exposed_ms < kComputeBoundShare * point.step_ms) {
+    point.bottleneck = "compute";
+  } else {
+    point.bottleneck = point.latency_ms > point.bandwidth_ms ? "latency" : "bandwidth";
+  }
+  return point;
+}
+
+ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabric>& fabrics,
+                                const std::vector<int>& gpus, int gpus_per_node) {
+  ScalePrediction prediction;
+  prediction.input = input;
+  prediction.gpus_per_node = gpus_per_node;
+  for (const Fabric& fabric : fabrics) {
+    ScaleLine line;
+    line.fabric = fabric;
+    for (int n : gpus) {
+      if (n > gpus_per_node && !fabric.inter && !fabric.measured) {
+        line.beyond_one_node.push_back(n);
+      } else {
+        line.points.push_back(predict_point(input, n, gpus_per_node, fabric));
+      }
+    }
+    prediction.lines.push_back(std::move(line));
+  }
+  return prediction;
+}
+
+}  // namespace gpubench

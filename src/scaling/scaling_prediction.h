@@ -1,0 +1,68 @@
+// Predicted data-parallel scaling from one device's backward timeline (docs/scaling.md): each
+// bucket's all-reduce starts when its gradients are ready and the previous all-reduce has
+// finished, overlapping the rest of backward; the step is
+//   other + forward + max(backward, end of the last all-reduce) + optimiser
+// where `other` is what the measured step spent outside those phases. A prediction, never a
+// measurement: every rendering says so.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/result.h"
+#include "scaling/collective_cost.h"
+#include "scaling/fabric.h"
+
+namespace gpubench {
+
+struct ScaleInput {
+  std::string source;  // the result file
+  std::string model, precision, device, unit;
+  int64_t batch_size = 0;     // per device
+  double throughput = 0;      // one device's, in `unit` (rescaled when asked)
+  double step_ms = 0;         // one device's median step (rescaled when asked)
+  StepTimelineInfo timeline;  // its times rescaled too
+  std::string rescaled;       // how, when --throughput gave another single-device figure
+};
+
+// From a single-device training result with a timeline; with `throughput`, every time is scaled
+// so that the step gives that throughput (a published figure), keeping the timeline's shape.
+// Throws UsageError for a result that cannot be predicted from, saying why.
+ScaleInput scale_input_from(const Result& result, std::optional<double> throughput = {});
+
+struct ScalePoint {
+  int gpus = 1;
+  int nodes = 1;
+  double step_ms = 0;
+  double throughput = 0;                    // all devices together
+  double efficiency = 1;                    // single-device step over this step
+  double exposed_ms = 0;                    // communication past the end of backward
+  double communication_ms = 0;              // every bucket's all-reduce, end to end
+  double latency_ms = 0, bandwidth_ms = 0;  // its two parts
+  std::string algorithm;
+  std::string bottleneck;  // "compute", "bandwidth" or "latency"
+};
+
+struct ScaleLine {
+  Fabric fabric;
+  std::vector<ScalePoint> points;
+  std::vector<int> beyond_one_node;  // world sizes left out: the fabric names no network
+};
+
+struct ScalePrediction {
+  ScaleInput input;
+  int gpus_per_node = 8;
+  std::vector<ScaleLine> lines;
+};
+
+ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
+                         const Fabric& fabric);
+ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabric>& fabrics,
+                                const std::vector<int>& gpus, int gpus_per_node);
+
+// Markdown, CSV, JSON (gpubench.scale/1) or HTML with a chart of efficiency against GPUs, one
+// line per fabric. Throws UsageError for another format.
+std::string render_scaling(const ScalePrediction& prediction, const std::string& format);
+
+}  // namespace gpubench

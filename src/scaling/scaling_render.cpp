@@ -1,0 +1,252 @@
+// The renderings of a scaling prediction (scaling_prediction.h).
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+#include "common/input_limits.h"
+#include "common/text_table.h"
+#include "scaling/scaling_prediction.h"
+
+namespace gpubench {
+namespace {
+
+constexpr const char* kPredictedNote =
+    "Predicted, not measured: the single-device step and its backward timeline, with each "
+    "gradient bucket's all-reduce on the fabric by the alpha-beta model (docs/scaling.md). It "
+    "leaves out what one device cannot show: stragglers, the input pipeline, clocks under a "
+    "full node's power and heat, NCCL's kernels slowing compute they overlap.";
+
+std::string fixed(double value, int decimals) {
+  return format_fixed(value, decimals);
+}
+
+std::string title_of(const ScalePrediction& p) {
+  return "Predicted data-parallel scaling: " + p.input.model + " " + p.input.precision +
+         ", batch " + std::to_string(p.input.batch_size) + " per GPU";
+}
+
+std::vector<std::string> measured_lines(const ScalePrediction& p) {
+  const ScaleInput& in = p.input;
+  const StepTimelineInfo& t = in.timeline;
+  int64_t bytes = 0;
+  for (int64_t b : t.bucket_bytes) bytes += b;
+  std::vector<std::string> lines = {
+      "From: " + in.source + " (" + in.device + ")",
+      "One device: " + fixed(in.throughput, 1) + " " + in.unit + ", step " + fixed(in.step_ms, 2) +
+          " ms (forward " + fixed(t.forward_ms, 2) + ", backward " + fixed(t.backward_ms, 2) +
+          ", optimiser " + fixed(t.optimizer_ms, 2) + ")",
+      "Gradients: " + std::to_string(t.bucket_bytes.size()) + " buckets, " +
+          fixed(static_cast<double>(bytes) / 1e6, 1) + " MB a step; timeline by " + t.clock +
+          " over " + std::to_string(t.steps) + " " + t.measured_over,
+      "Nodes of " + std::to_string(p.gpus_per_node) + " GPUs"};
+  if (!in.rescaled.empty()) lines.push_back("Rescaled: " + in.rescaled);
+  lines.push_back(kPredictedNote);
+  return lines;
+}
+
+std::string source_of(const Fabric& f) {
+  if (f.measured) {
+    return "measured all-reduce curve " + f.measured->file + " (" + f.measured->backend + ", " +
+           std::to_string(f.measured->world_size) + " ranks)";
+  }
+  std::string text = "inside a node " + f.intra.label + " [" + f.intra.source + "]";
+  if (f.inter) {
+    text += "; between nodes " + f.inter->label +
+            (f.nics_per_node ? ", " + std::to_string(f.nics_per_node) + " a node" : "") + " [" +
+            f.inter->source + "]";
+  }
+  return text;
+}
+
+const std::vector<std::string> kColumns = {
+    "GPUs",          "nodes",      "step ms",      "throughput", "efficiency", "exposed ms",
+    "all-reduce ms", "latency ms", "bandwidth ms", "algorithm",  "bottleneck"};
+
+std::vector<std::string> cells_of(const ScalePoint& s) {
+  return {std::to_string(s.gpus),
+          std::to_string(s.nodes),
+          fixed(s.step_ms, 2),
+          fixed(s.throughput, 1),
+          fixed(100 * s.efficiency, 1) + " %",
+          fixed(s.exposed_ms, 2),
+          fixed(s.communication_ms, 2),
+          fixed(s.latency_ms, 3),
+          fixed(s.bandwidth_ms, 3),
+          s.algorithm.empty() ? "-" : s.algorithm,
+          s.bottleneck};
+}
+
+std::string left_out(const ScaleLine& line) {
+  if (line.beyond_one_node.empty()) return "";
+  std::vector<std::string> sizes;
+  for (int n : line.beyond_one_node) sizes.push_back(std::to_string(n));
+  return "Left out " + join(sizes, ", ") +
+         " GPUs: beyond one node, and this fabric names no network (add inter=..., e.g. "
+         "--fabric 'intra=" +
+         line.fabric.intra.name + ",inter=ib400x8').";
+}
+
+std::string render_markdown(const ScalePrediction& p) {
+  std::ostringstream out;
+  out << "# " << markdown_cell(title_of(p)) << "\n\n";
+  for (const std::string& line : measured_lines(p)) out << markdown_cell(line) << "\n\n";
+  for (const ScaleLine& line : p.lines) {
+    out << "## " << markdown_cell(line.fabric.label) << " (predicted)\n\n"
+        << markdown_cell(source_of(line.fabric)) << "\n\n";
+    std::vector<std::string> header = kColumns;
+    header[3] = "predicted " + p.input.unit;
+    out << markdown_row(header) << markdown_row(std::vector<std::string>(header.size(), "---"));
+    for (const ScalePoint& s : line.points) out << markdown_row(cells_of(s));
+    out << "\n";
+    if (!left_out(line).empty()) out << markdown_cell(left_out(line)) << "\n\n";
+  }
+  return out.str();
+}
+
+std::string render_csv(const ScalePrediction& p) {
+  std::ostringstream out;
+  out << "fabric,gpus,nodes,step_ms,throughput,unit,efficiency,exposed_ms,allreduce_ms,"
+         "latency_ms,bandwidth_ms,algorithm,bottleneck,basis\n";
+  for (const ScaleLine& line : p.lines) {
+    for (const ScalePoint& s : line.points) {
+      out << csv_field(line.fabric.label) << "," << s.gpus << "," << s.nodes << ","
+          << fixed(s.step_ms, 4) << "," << fixed(s.throughput, 2) << "," << csv_field(p.input.unit)
+          << "," << fixed(s.efficiency, 5) << "," << fixed(s.exposed_ms, 4) << ","
+          << fixed(s.communication_ms, 4) << "," << fixed(s.latency_ms, 4) << ","
+          << fixed(s.bandwidth_ms, 4) << "," << csv_field(s.algorithm) << ","
+          << csv_field(s.bottleneck) << ",predicted\n";
+    }
+  }
+  return out.str();
+}
+
+nlohmann::json render_json_document(const ScalePrediction& p) {
+  const ScaleInput& in = p.input;
+  nlohmann::json lines = nlohmann::json::array();
+  for (const ScaleLine& line : p.lines) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const ScalePoint& s : line.points) {
+      points.push_back({{"gpus", s.gpus},
+                        {"nodes", s.nodes},
+                        {"step_ms", s.step_ms},
+                        {"throughput", s.throughput},
+                        {"efficiency", s.efficiency},
+                        {"exposed_communication_ms", s.exposed_ms},
+                        {"allreduce_ms", s.communication_ms},
+                        {"latency_ms", s.latency_ms},
+                        {"bandwidth_ms", s.bandwidth_ms},
+                        {"algorithm", s.algorithm},
+                        {"bottleneck", s.bottleneck}});
+    }
+    lines.push_back({{"fabric", line.fabric.label},
+                     {"source", source_of(line.fabric)},
+                     {"points", points},
+                     {"left_out_gpus", line.beyond_one_node}});
+  }
+  return {{"schema", "gpubench.scale/1"},
+          {"basis", "predicted"},
+          {"note", kPredictedNote},
+          {"input",
+           {{"result", in.source},
+            {"model", in.model},
+            {"precision", in.precision},
+            {"device", in.device},
+            {"batch_size", in.batch_size},
+            {"unit", in.unit},
+            {"throughput", in.throughput},
+            {"step_ms", in.step_ms},
+            {"rescaled", in.rescaled}}},
+          {"gpus_per_node", p.gpus_per_node},
+          {"fabrics", lines}};
+}
+
+// Efficiency against GPUs (log2 axis), one line per fabric.
+std::string svg_efficiency_chart(const ScalePrediction& p) {
+  const double width = 720, height = 360, left = 60, right = 220, top = 20, bottom = 40;
+  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  int max_gpus = 2;
+  for (const ScaleLine& line : p.lines) {
+    for (const ScalePoint& s : line.points) max_gpus = std::max(max_gpus, s.gpus);
+  }
+  const double span = std::log2(static_cast<double>(max_gpus));
+  const auto x_of = [&](int gpus) { return left + plot_w * std::log2(gpus) / span; };
+  const auto y_of = [&](double eff) { return top + plot_h * (1 - eff); };
+  const char* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"};
+  std::ostringstream svg;
+  svg << "<svg class=\"scaling\" width=\"" << width << "\" height=\"" << height
+      << "\" role=\"img\"><title>predicted scaling efficiency against GPUs</title>\n";
+  for (int pct = 0; pct <= 100; pct += 20) {
+    const double y = y_of(pct / 100.0);
+    svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
+        << y << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
+        << "\" text-anchor=\"end\" font-size=\"11\">" << pct << " %</text>\n";
+  }
+  for (int g = 1; g <= max_gpus; g *= 2) {
+    svg << "<text x=\"" << x_of(g) << "\" y=\"" << top + plot_h + 16
+        << "\" text-anchor=\"middle\" font-size=\"11\">" << g << "</text>\n";
+  }
+  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 4
+      << "\" text-anchor=\"middle\" font-size=\"12\">GPUs (predicted)</text>\n";
+  for (size_t i = 0; i < p.lines.size(); ++i) {
+    const char* colour = colours[i % 6];
+    svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
+    for (const ScalePoint& s : p.lines[i].points) {
+      svg << x_of(s.gpus) << "," << y_of(s.efficiency) << " ";
+    }
+    svg << "\"/>\n";
+    for (const ScalePoint& s : p.lines[i].points) {
+      svg << "<circle cx=\"" << x_of(s.gpus) << "\" cy=\"" << y_of(s.efficiency)
+          << "\" r=\"3\" fill=\"" << colour << "\"><title>"
+          << escape_markup(p.lines[i].fabric.label + ", " + std::to_string(s.gpus) +
+                           " GPUs: " + fixed(100 * s.efficiency, 1) + " % (" + s.bottleneck + ")")
+          << "</title></circle>\n";
+    }
+    svg << "<text x=\"" << left + plot_w + 10 << "\" y=\"" << top + 14 + 18 * i
+        << "\" font-size=\"12\" fill=\"" << colour << "\">"
+        << escape_markup(p.lines[i].fabric.label) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+std::string render_html(const ScalePrediction& p) {
+  std::ostringstream html;
+  html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+       << escape_markup(title_of(p))
+       << "</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+          "collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+          "</style></head><body>\n<h1>"
+       << escape_markup(title_of(p)) << "</h1>\n";
+  for (const std::string& line : measured_lines(p))
+    html << "<p>" << escape_markup(line) << "</p>\n";
+  html << "<h2>Scaling efficiency (predicted)</h2>\n" << svg_efficiency_chart(p);
+  for (const ScaleLine& line : p.lines) {
+    html << "<h2>" << escape_markup(line.fabric.label) << " (predicted)</h2>\n<p>"
+         << escape_markup(source_of(line.fabric)) << "</p>\n<table><tr>";
+    for (const std::string& h : kColumns) html << "<th>" << escape_markup(h) << "</th>";
+    html << "</tr>\n";
+    for (const ScalePoint& s : line.points) {
+      html << "<tr>";
+      for (const std::string& cell : cells_of(s)) html << "<td>" << escape_markup(cell) << "</td>";
+      html << "</tr>\n";
+    }
+    html << "</table>\n";
+    if (!left_out(line).empty()) html << "<p>" << escape_markup(left_out(line)) << "</p>\n";
+  }
+  html << "</body></html>\n";
+  return html.str();
+}
+
+}  // namespace
+
+std::string render_scaling(const ScalePrediction& prediction, const std::string& format) {
+  if (format == "markdown") return render_markdown(prediction);
+  if (format == "csv") return render_csv(prediction);
+  if (format == "json") return render_json_document(prediction).dump(2) + "\n";
+  if (format == "html") return render_html(prediction);
+  throw UsageError("--format '" + echoed(format) + "' is not one of markdown, csv, json, html");
+}
+
+}  // namespace gpubench
