@@ -108,8 +108,8 @@ void check_cpu_ranks(int ranks) {
   const auto curve = run_gpubench("allreduce --device cpu --gpus " + std::to_string(ranks) +
                                   " -b 4K -e 64M -n 5 -o " + dir.file("ar.json"));
   ASSERT_EQ(curve.exit_code, 0) << curve.output;
-  const auto p = scale_json(dir.file("one.json") + " --fabric " + dir.file("ar.json") +
-                            " --gpus " + std::to_string(ranks));
+  const auto p = scale_json(dir.file("one.json") + " --fabric " + dir.file("ar.json") + " --gpus " +
+                            std::to_string(ranks));
   const double predicted = p["fabrics"][0]["points"][0]["step_ms"].get<double>();
   const auto run = run_gpubench(train + "--gpus " + std::to_string(ranks) + " --output " +
                                 dir.file("many.json"));

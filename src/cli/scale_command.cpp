@@ -35,6 +35,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     std::vector<int> gpus = {2, 4, 8, 16, 64, 1024};
     int gpus_per_node = 8;
     double throughput = 0;
+    int64_t batch_size = 0;
     std::string format = "markdown";
     std::string output;
   };
@@ -60,12 +61,17 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "Scale the measured times so that one device gives this throughput (e.g. a "
                   "published figure), keeping the timeline's shape")
       ->check(number_in_range(1e-6, 1e12, false));
+  cmd->add_option("--batch-size", o->batch_size,
+                  "With --throughput: the per-GPU batch of that figure, compute taken as "
+                  "proportional to the batch")
+      ->check(number_in_range(1, 1 << 24));
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
     const Result result = read_result_file(o->result);
     const ScaleInput input = scale_input_from(
-        result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt);
+        result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt,
+        o->batch_size > 0 ? std::optional<int64_t>(o->batch_size) : std::nullopt);
     const DatasheetDatabase& database = datasheets();
     std::vector<Fabric> fabrics;
     for (const std::string& spec : o->fabrics) fabrics.push_back(parse_fabric(spec, database));

@@ -23,7 +23,8 @@ void rescale(ScaleInput& input, double factor) {
 
 }  // namespace
 
-ScaleInput scale_input_from(const Result& result, std::optional<double> throughput) {
+ScaleInput scale_input_from(const Result& result, std::optional<double> throughput,
+                            std::optional<int64_t> batch_size) {
   const std::string file = "'" + echoed(result.loaded_from) + "'";
   if (result.status != RunStatus::kOk) {
     throw UsageError(file + " is not a successful measured run (status " +
@@ -55,12 +56,19 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
   if (input.throughput <= 0 || input.step_ms <= 0) {
     throw UsageError(file + " has no throughput or step time to predict from");
   }
+  if (batch_size && !throughput) throw UsageError("--batch-size rescales with --throughput only");
   if (throughput) {
-    const double factor = input.throughput / *throughput;
-    input.rescaled = "times scaled by " + format_fixed(factor, 4) + " to " +
-                     format_fixed(*throughput, 1) + " " + input.unit + " (--throughput) from the " +
-                     format_fixed(input.throughput, 1) + " measured";
+    const int64_t batch = batch_size.value_or(input.batch_size);
+    // The step of `batch` at the given throughput over the measured step of the measured batch.
+    const double factor = input.throughput * static_cast<double>(batch) /
+                          (*throughput * static_cast<double>(input.batch_size));
+    input.rescaled = "times scaled by " + format_fixed(factor, 4) + " so that batch " +
+                     std::to_string(batch) + " gives " + format_fixed(*throughput, 1) + " " +
+                     input.unit + " (--throughput) where batch " +
+                     std::to_string(input.batch_size) + " measured " +
+                     format_fixed(input.throughput, 1);
     input.throughput = *throughput;
+    input.batch_size = batch;
     rescale(input, factor);
   }
   return input;

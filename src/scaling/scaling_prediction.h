@@ -27,9 +27,12 @@ struct ScaleInput {
 };
 
 // From a single-device training result with a timeline; with `throughput`, every time is scaled
-// so that the step gives that throughput (a published figure), keeping the timeline's shape.
-// Throws UsageError for a result that cannot be predicted from, saying why.
-ScaleInput scale_input_from(const Result& result, std::optional<double> throughput = {});
+// so that a step of `batch_size` (default: the result's) gives that throughput (a published
+// figure), keeping the timeline's shape: compute taken as proportional to the batch, the
+// gradient buckets as measured (they do not depend on the batch). Throws UsageError for a
+// result that cannot be predicted from, saying why.
+ScaleInput scale_input_from(const Result& result, std::optional<double> throughput = {},
+                            std::optional<int64_t> batch_size = {});
 
 struct ScalePoint {
   int gpus = 1;
