@@ -88,6 +88,22 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
   expect_usage_error("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
 
+TEST(ScaleCli, ReportAndCompareShowPredictedFiguresMarkedPredicted) {
+  ScratchDirectory dir("scale-report");
+  ASSERT_EQ(run_gpubench(kOneRank + dir.file("one.json")).exit_code, 0);
+  const std::string predict = " --predict-gpus 8 --predict-fabric A100-80GB-SXM";
+  const auto report = run_gpubench("report " + dir.file("one.json") + predict);
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("Predicted 8-GPU"), std::string::npos) << report.output;
+  EXPECT_NE(report.output.find("(predicted) |"), std::string::npos) << report.output;
+  const auto compare =
+      run_gpubench("compare " + dir.file("one.json") + " " + dir.file("one.json") + predict);
+  ASSERT_EQ(compare.exit_code, 0) << compare.output;
+  EXPECT_NE(compare.output.find("Predicted 8-GPU"), std::string::npos) << compare.output;
+  const auto plain = run_gpubench("report " + dir.file("one.json"));
+  EXPECT_EQ(plain.output.find("Predicted"), std::string::npos) << "only when asked";
+}
+
 double measured_step_ms(const std::string& path) {
   return read_json(path)["metrics"]["step_time_ms"]["median"].get<double>();
 }

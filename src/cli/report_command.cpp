@@ -6,6 +6,7 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "reporting/predicted_scaling.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "results/result_set.h"
@@ -48,6 +49,16 @@ void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
       ->delimiter(',');
 }
 
+void add_prediction_options(CLI::App& cmd, PredictionOptions& prediction) {
+  cmd.add_option("--predict-gpus", prediction.gpus,
+                 "Add predicted N-GPU figures beside each single-device training result "
+                 "(docs/scaling.md), marked predicted")
+      ->check(number_in_range(2, 1 << 20));
+  cmd.add_option("--predict-fabric", prediction.fabric,
+                 "The fabric for --predict-gpus, as `gpubench scale --fabric`; default: each "
+                 "result's own GPU");
+}
+
 }  // namespace
 
 void add_select_option(CLI::App& cmd, std::string& selector) {
@@ -75,6 +86,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     std::string normalize_to;
     std::vector<std::string> across;
     std::string select;
+    PredictionOptions prediction;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("report", "Tables (and charts in HTML) from result files");
@@ -86,16 +98,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "Divide by this baseline, e.g. gpu=\"NVIDIA GeForce RTX 3090\",gpus=1,precision=tf32");
   add_across_option(*cmd, o->across);
   add_select_option(*cmd, o->select);
+  add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
     options.across = o->across;
     options.history = o->format == "html";  // the only rendering that draws it
     check_report_format(o->format);
-    write_output(
-        o->output,
-        render_report(build_report(select_results(load_results(o->inputs), o->select), options),
-                      o->format));
+    const std::vector<LoadedResult> results = select_results(load_results(o->inputs), o->select);
+    Report report = build_report(results, options);
+    add_predicted_scaling_table(results, o->prediction, report);
+    write_output(o->output, render_report(report, o->format));
     exit_code = kExitOk;
   });
 }
@@ -105,6 +118,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
     std::string a, b, format = "markdown", output;
     std::vector<std::string> pool = {"results"};
     std::vector<std::string> across;
+    PredictionOptions prediction;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("compare", "Two systems side by side with B/A per row");
@@ -117,12 +131,17 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   add_across_option(*cmd, o->across);
+  add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
     check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
-    const Report report = build_comparison(side(o->a, pool), side(o->b, pool), o->a, o->b,
-                                           with_settings_both_sides_pin(o->across, o->a, o->b));
+    std::vector<LoadedResult> both = side(o->a, pool);
+    const std::vector<LoadedResult> b = side(o->b, pool);
+    Report report =
+        build_comparison(both, b, o->a, o->b, with_settings_both_sides_pin(o->across, o->a, o->b));
+    both.insert(both.end(), b.begin(), b.end());
+    add_predicted_scaling_table(both, o->prediction, report);
     write_output(o->output, render_report(report, o->format));
     exit_code = kExitOk;
   });
