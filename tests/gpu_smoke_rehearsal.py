@@ -95,6 +95,27 @@ def main():
             failures.append(f"group of one: {group.get('note')!r} does not name the Gloo group of one")
         if not any(r["status"] == "ok" for r in rows):
             failures.append("no item ran")
+        # Every training result the smoke call writes carries the backward timeline
+        # (docs/scaling.md), what `gpubench scale` predicts from.
+        trained = 0
+        for folder, _, names in os.walk(os.path.join(scratch, "results")):
+            for name in names:
+                if not name.endswith(".json"):
+                    continue
+                try:
+                    with open(os.path.join(folder, name)) as f:
+                        result = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                if not isinstance(result, dict) or result.get("status") != "ok":
+                    continue
+                benchmark = result.get("benchmark", {})
+                if benchmark.get("task") == "train" and benchmark.get("mode") != "graph":
+                    trained += 1
+                    if "timeline" not in result:
+                        failures.append(f"{name}: a training result without a timeline")
+        if trained == 0:
+            failures.append("no training result found to check for a timeline")
         # The results were packed, with the table, where the GPU call's files come back from.
         packed = os.path.join(out, "results-cpu-rehearsal.tar.gz")
         try:
