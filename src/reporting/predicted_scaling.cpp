@@ -48,7 +48,7 @@ void add_predicted_scaling_table(const std::vector<LoadedResult>& results,
       continue;
     }
     const Fabric fabric = given ? *given : parse_fabric(r.datasheet.entry, database);
-    if (options.gpus > options.gpus_per_node && !fabric.inter && !fabric.measured) {
+    if (!fabric_reaches(fabric, options.gpus, options.gpus_per_node)) {
       row.cells.push_back(text_cell("beyond one node: the fabric names no network"));
       row.cells.resize(table.columns.size(), text_cell(""));
       table.rows.push_back(std::move(row));

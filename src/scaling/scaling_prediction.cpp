@@ -74,6 +74,10 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
   return input;
 }
 
+bool fabric_reaches(const Fabric& fabric, int gpus, int gpus_per_node) {
+  return gpus <= gpus_per_node || fabric.inter || fabric.measured;
+}
+
 ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
                          const Fabric& fabric) {
   const StepTimelineInfo& t = input.timeline;
@@ -112,7 +116,7 @@ ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabri
     ScaleLine line;
     line.fabric = fabric;
     for (int n : gpus) {
-      if (n > gpus_per_node && !fabric.inter && !fabric.measured) {
+      if (!fabric_reaches(fabric, n, gpus_per_node)) {
         line.beyond_one_node.push_back(n);
       } else {
         line.points.push_back(predict_point(input, n, gpus_per_node, fabric));

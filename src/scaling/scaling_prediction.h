@@ -59,6 +59,9 @@ struct ScalePrediction {
   std::vector<ScaleLine> lines;
 };
 
+// Whether the fabric can carry `gpus`: within one node, or with a network or a measured curve.
+bool fabric_reaches(const Fabric& fabric, int gpus, int gpus_per_node);
+
 ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
                          const Fabric& fabric);
 ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabric>& fabrics,
