@@ -4,10 +4,12 @@
 // Gloo all-reduce curve, then run, within 15 % of the measured step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <future>
 #include <iostream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "test_helpers.h"
@@ -112,50 +114,82 @@ double measured_step_ms(const std::string& path) {
   return read_json(path)["metrics"]["step_time_ms"]["median"].get<double>();
 }
 
+// The slowest of `ranks` single-rank runs made at once, and its step.
+std::pair<std::string, double> slowest_of_concurrent_runs(const std::string& train, int ranks,
+                                                          const ScratchDirectory& dir,
+                                                          const std::string& stem) {
+  std::vector<std::future<CommandResult>> runs;
+  for (int r = 0; r < ranks; ++r) {
+    runs.push_back(std::async(std::launch::async, [&, r] {
+      return run_gpubench(train + "--output " + dir.file(stem + std::to_string(r) + ".json"));
+    }));
+  }
+  std::pair<std::string, double> slowest{"", 0};
+  for (int r = 0; r < ranks; ++r) {
+    const CommandResult run = runs[static_cast<size_t>(r)].get();
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    const std::string file = dir.file(stem + std::to_string(r) + ".json");
+    if (run.exit_code == 0 && measured_step_ms(file) > slowest.second) {
+      slowest = {file, measured_step_ms(file)};
+    }
+  }
+  return slowest;
+}
+
+double forward_ms(const std::string& path) {
+  return read_json(path)["timeline"]["forward_ms"].get<double>();
+}
+
 // CPU ranks of one thread each, one core a rank. The prediction's single device is a core with
 // its neighbours busy, as they are in a data-parallel step: `ranks` single-rank runs at once, and
-// of them the slowest, since every rank of a data-parallel step waits for the slowest. Cores share
-// caches and memory bandwidth, so one rank alone is no such device: on the 2-core machine of
-// docs/scaling.md a lone rank stepped in 622 ms and two at once in 921 and 1,016.
+// of them the slowest, since every rank of a data-parallel step waits for the slowest (cores share
+// caches and memory bandwidth: on the 2-core machine of docs/scaling.md a lone rank stepped in
+// 622 ms and two at once in 921 and 1,016). With fewer than two cores a rank, Gloo's reduction and
+// socket copies run on the cores that compute, so the prediction adds the all-reduces to the
+// step (--no-overlap).
+// That machine's speed also drifts, by up to 30 % between two runs a few seconds apart (the same
+// communication-free forward pass took 278 ms and 427 ms). What is checked is what the model
+// predicts, the communication: the single-rank basis is put on the data-parallel run's clock by
+// the ratio of their forward passes, which carry no communication in either (scale --throughput),
+// and the median of three rounds, each a basis and a run, must be within 15 %.
 void check_cpu_ranks(int ranks) {
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores < static_cast<unsigned>(ranks)) {
     GTEST_SKIP() << ranks << " ranks need " << ranks << " cores, one a rank; this machine has "
                  << cores << " (docs/scaling.md: what oversubscribed ranks do)";
   }
+  const bool overlap = cores >= static_cast<unsigned>(2 * ranks);
   ScratchDirectory dir("scale-ranks-" + std::to_string(ranks));
   const std::string train =
       "train --model resnet50 --device cpu --batch-size 2 --threads 1 --warmup-steps 2 "
       "--steps 6 --repeat 1 ";
-  std::vector<std::future<CommandResult>> alone;
-  for (int r = 0; r < ranks; ++r) {
-    alone.push_back(std::async(std::launch::async, [&, r] {
-      return run_gpubench(train + "--output " + dir.file("one-" + std::to_string(r) + ".json"));
-    }));
-  }
-  std::string slowest;
-  for (int r = 0; r < ranks; ++r) {
-    const CommandResult run = alone[static_cast<size_t>(r)].get();
-    ASSERT_EQ(run.exit_code, 0) << run.output;
-    const std::string file = dir.file("one-" + std::to_string(r) + ".json");
-    if (slowest.empty() || measured_step_ms(file) > measured_step_ms(slowest)) slowest = file;
-  }
   const auto curve = run_gpubench("allreduce --device cpu --gpus " + std::to_string(ranks) +
                                   " -b 4K -e 64M -n 5 -o " + dir.file("ar.json"));
   ASSERT_EQ(curve.exit_code, 0) << curve.output;
-  const auto p =
-      scale_json(slowest + " --fabric " + dir.file("ar.json") + " --gpus " + std::to_string(ranks));
-  const double predicted = p["fabrics"][0]["points"][0]["step_ms"].get<double>();
-  const auto run = run_gpubench(train + "--gpus " + std::to_string(ranks) + " --output " +
-                                dir.file("many.json"));
-  ASSERT_EQ(run.exit_code, 0) << run.output;
-  const double measured = measured_step_ms(dir.file("many.json"));
-  EXPECT_LT(std::abs(predicted / measured - 1), 0.15)
-      << "predicted " << predicted << " ms from the slowest of " << ranks
-      << " single ranks at once (" << measured_step_ms(slowest) << " ms), measured " << measured
-      << " ms";
-  std::cout << "[ scale    ] " << ranks << " Gloo ranks: predicted " << predicted
-            << " ms, measured " << measured << " ms\n";
+  std::vector<double> ratios;
+  for (int round = 0; round < 3; ++round) {
+    const std::string stem = "round" + std::to_string(round) + "-one-";
+    const auto [basis, basis_ms] = slowest_of_concurrent_runs(train, ranks, dir, stem);
+    ASSERT_FALSE(basis.empty());
+    const std::string many = dir.file("round" + std::to_string(round) + "-many.json");
+    const auto run = run_gpubench(train + "--gpus " + std::to_string(ranks) + " --output " + many);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const double clock = forward_ms(many) / forward_ms(basis);
+    const double basis_throughput = read_json(basis)["metrics"]["throughput"].get<double>();
+    const auto p = scale_json(basis + " --fabric " + dir.file("ar.json") + " --gpus " +
+                              std::to_string(ranks) + " --throughput " +
+                              std::to_string(basis_throughput / clock) +
+                              (overlap ? "" : " --no-overlap"));
+    const double predicted = p["fabrics"][0]["points"][0]["step_ms"].get<double>();
+    const double measured = measured_step_ms(many);
+    ratios.push_back(predicted / measured);
+    std::cout << "[ scale    ] " << ranks << " Gloo ranks, round " << round + 1 << ": single ranks "
+              << basis_ms << " ms, forward passes' ratio " << clock << ", predicted " << predicted
+              << " ms, measured " << measured << " ms, ratio " << ratios.back()
+              << (overlap ? "" : " (no overlap)") << "\n";
+  }
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_LT(std::abs(ratios[1] - 1), 0.15) << "median predicted/measured " << ratios[1];
 }
 
 TEST(ScaleCpuRanks, TwoGlooRanksWithinFifteenPercent) {

@@ -36,6 +36,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     int gpus_per_node = 8;
     double throughput = 0;
     int64_t batch_size = 0;
+    bool no_overlap = false;
     std::string format = "markdown";
     std::string output;
   };
@@ -65,13 +66,17 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "With --throughput: the per-GPU batch of that figure, compute taken as "
                   "proportional to the batch")
       ->check(number_in_range(1, 1 << 24));
+  cmd->add_flag("--no-overlap", o->no_overlap,
+                "The all-reduces take the device's compute for their whole time instead of "
+                "overlapping backward (CPU ranks of one core each)");
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
     const Result result = read_result_file(o->result);
-    const ScaleInput input = scale_input_from(
+    ScaleInput input = scale_input_from(
         result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt,
         o->batch_size > 0 ? std::optional<int64_t>(o->batch_size) : std::nullopt);
+    input.overlap = !o->no_overlap;
     const DatasheetDatabase& database = datasheets();
     std::vector<Fabric> fabrics;
     for (const std::string& spec : o->fabrics) fabrics.push_back(parse_fabric(spec, database));

@@ -95,7 +95,8 @@ ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
     if (!cost.algorithm.empty()) point.algorithm = cost.algorithm;
   }
   point.communication_ms = point.latency_ms + point.bandwidth_ms;
-  point.exposed_ms = std::max(0.0, free_at - t.backward_ms);
+  point.exposed_ms =
+      input.overlap ? std::max(0.0, free_at - t.backward_ms) : point.communication_ms;
   point.step_ms = input.step_ms + point.exposed_ms;
   point.efficiency = input.step_ms / point.step_ms;
   point.throughput = input.throughput * gpus * point.efficiency;

@@ -2,7 +2,8 @@
 // bucket's all-reduce starts when its gradients are ready and the previous all-reduce has
 // finished, overlapping the rest of backward; the step is
 //   other + forward + max(backward, end of the last all-reduce) + optimiser
-// where `other` is what the measured step spent outside those phases. A prediction, never a
+// where `other` is what the measured step spent outside those phases. Without overlap
+// (ScaleInput::overlap) every all-reduce's time is added to the step. A prediction, never a
 // measurement: every rendering says so.
 #pragma once
 
@@ -24,6 +25,10 @@ struct ScaleInput {
   double step_ms = 0;         // one device's median step (rescaled when asked)
   StepTimelineInfo timeline;  // its times rescaled too
   std::string rescaled;       // how, when --throughput gave another single-device figure
+  // Whether the all-reduces run beside backward (a GPU's copy engines and spare SMs) or take the
+  // device's compute for their whole time (CPU ranks of one core each: Gloo's reduction and the
+  // kernel's socket copies run on the core that computes).
+  bool overlap = true;
 };
 
 // From a single-device training result with a timeline; with `throughput`, every time is scaled

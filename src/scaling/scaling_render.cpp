@@ -42,6 +42,9 @@ std::vector<std::string> measured_lines(const ScalePrediction& p) {
           " over " + std::to_string(t.steps) + " " + t.measured_over,
       "Nodes of " + std::to_string(p.gpus_per_node) + " GPUs"};
   if (!in.rescaled.empty()) lines.push_back("Rescaled: " + in.rescaled);
+  if (!in.overlap) {
+    lines.push_back("Communication: not overlapped (--no-overlap): every all-reduce adds to the step");
+  }
   lines.push_back(kPredictedNote);
   return lines;
 }
@@ -157,7 +160,8 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
             {"unit", in.unit},
             {"throughput", in.throughput},
             {"step_ms", in.step_ms},
-            {"rescaled", in.rescaled}}},
+            {"rescaled", in.rescaled},
+            {"overlap", in.overlap}}},
           {"gpus_per_node", p.gpus_per_node},
           {"fabrics", lines}};
 }
