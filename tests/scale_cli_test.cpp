@@ -176,10 +176,10 @@ void check_cpu_ranks(int ranks) {
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const double clock = forward_ms(many) / forward_ms(basis);
     const double basis_throughput = read_json(basis)["metrics"]["throughput"].get<double>();
-    const auto p = scale_json(basis + " --fabric " + dir.file("ar.json") + " --gpus " +
-                              std::to_string(ranks) + " --throughput " +
-                              std::to_string(basis_throughput / clock) +
-                              (overlap ? "" : " --no-overlap"));
+    const auto p =
+        scale_json(basis + " --fabric " + dir.file("ar.json") + " --gpus " + std::to_string(ranks) +
+                   " --throughput " + std::to_string(basis_throughput / clock) +
+                   (overlap ? "" : " --no-overlap"));
     const double predicted = p["fabrics"][0]["points"][0]["step_ms"].get<double>();
     const double measured = measured_step_ms(many);
     ratios.push_back(predicted / measured);

@@ -14,26 +14,22 @@ GradientBuckets assign_gradient_buckets(const std::vector<torch::Tensor>& parame
                                         int64_t bucket_bytes) {
   GradientBuckets buckets;
   std::set<const void*> seen;
-  int64_t filled = 0;
+  std::vector<BucketedGradient> gradients;
   for (auto it = parameters.rbegin(); it != parameters.rend(); ++it) {
     if (!it->requires_grad() || !seen.insert(it->unsafeGetTensorImpl()).second) continue;
-    const int64_t bytes = it->numel() * static_cast<int64_t>(it->element_size());
-    // The cap of the bucket being filled: the first one closes early.
-    const int64_t cap =
-        buckets.members.size() == 1 ? std::min(kFirstBucketBytes, bucket_bytes) : bucket_bytes;
-    const bool new_bucket =
-        buckets.members.empty() || filled >= cap ||
-        buckets.parameters[buckets.members.back().front()].scalar_type() != it->scalar_type();
-    if (new_bucket) {
+    buckets.parameters.push_back(*it);
+    gradients.push_back({it->numel() * static_cast<int64_t>(it->element_size()),
+                         static_cast<int>(it->scalar_type())});
+  }
+  buckets.bucket_of = bucket_of_gradients(gradients, bucket_bytes);
+  for (size_t p = 0; p < gradients.size(); ++p) {
+    const size_t bucket = buckets.bucket_of[p];
+    if (bucket == buckets.members.size()) {
       buckets.members.emplace_back();
       buckets.bytes.push_back(0);
-      filled = 0;
     }
-    buckets.members.back().push_back(buckets.parameters.size());
-    buckets.bucket_of.push_back(buckets.members.size() - 1);
-    buckets.parameters.push_back(*it);
-    buckets.bytes.back() += bytes;
-    filled += bytes;
+    buckets.members[bucket].push_back(p);
+    buckets.bytes[bucket] += gradients[p].bytes;
   }
   return buckets;
 }

@@ -1,9 +1,8 @@
 // How DDP groups gradients into buckets (torch/nn/parallel/distributed.py, the Reducer): the
 // trainable parameters in reverse registration order, the order backward produces them; a tensor
-// listed twice (tied weights) once; a new bucket when the dtype changes or the open one is full,
-// the first closing at 1 MiB so that communication starts soon after backward does, the rest at
-// `bucket_bytes`. The gradient synchronizer reduces these buckets and the step timeline times
-// them, so a single-device run records the buckets a data-parallel one would all-reduce.
+// listed twice (tied weights) once; grouped by scaling/bucket_rule.h at `bucket_bytes`. The
+// gradient synchronizer reduces these buckets and the step timeline times them, so a single-device
+// run records the buckets a data-parallel one would all-reduce.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +10,9 @@
 
 #include <torch/torch.h>
 
-namespace gpubench {
+#include "scaling/bucket_rule.h"
 
-inline constexpr int64_t kFirstBucketBytes = 1 << 20;  // DDP's _DEFAULT_FIRST_BUCKET_BYTES
+namespace gpubench {
 
 struct GradientBuckets {
   std::vector<torch::Tensor> parameters;     // bucket order: reverse registration, distinct

@@ -41,7 +41,10 @@ class BlockReader {
     values = fields_.numbers(key, 0, max);
   }
   void texts(const char* key, std::vector<std::string>& values) { values = fields_.texts(key); }
-  void integers(const char* key, std::vector<int64_t>& values) { values = fields_.integers(key); }
+  void integers(const char* key, std::vector<int64_t>& values, int64_t min = 0,
+                Written = Written::kAlways) {
+    values = fields_.integers(key, min);
+  }
   // A value with a reader and a writer of its own: read(fields, key), write(value).
   template <typename T, typename Read, typename Write>
   void custom(const char* key, T& value, Read read, Write) {
@@ -71,7 +74,11 @@ class BlockWriter {
   }
   void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
   void texts(const char* key, const std::vector<std::string>& values) { block_[key] = values; }
-  void integers(const char* key, const std::vector<int64_t>& values) { block_[key] = values; }
+  // kWhenPositive: only a non-empty list.
+  void integers(const char* key, const std::vector<int64_t>& values, int64_t = 0,
+                Written written = Written::kAlways) {
+    if (written == Written::kAlways || !values.empty()) block_[key] = values;
+  }
   template <typename T, typename Read, typename Write>
   void custom(const char* key, const T& value, Read, Write write) {
     block_[key] = write(value);

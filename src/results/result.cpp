@@ -129,6 +129,8 @@ void timeline_fields(Io& io, T& t) {
   io.integers("bucket_bytes", t.bucket_bytes);
   io.numbers("bucket_ready_ms", t.bucket_ready_ms, 1e9);
   io.number("overhead_ms", t.overhead_ms);
+  io.integers("parameter_blocks", t.parameter_blocks, -1, Written::kWhenPositive);
+  io.integer("model_blocks", t.model_blocks, 0, 0, kMaxInteger, Written::kWhenPositive);
 }
 
 }  // namespace

@@ -108,6 +108,10 @@ struct StepTimelineInfo {
   std::vector<int64_t> bucket_bytes;
   std::vector<double> bucket_ready_ms;
   double overhead_ms = 0;  // host time per step spent recording the timeline
+  // A model built with fewer blocks than it has (--blocks): one bucket a parameter, each
+  // parameter's block (-1 outside the blocks), and the model's own number of blocks.
+  std::vector<int64_t> parameter_blocks;
+  int64_t model_blocks = 0;
   bool present() const { return steps > 0; }
 };
 

@@ -90,6 +90,20 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
       }
     }
   }
+  if (out.blocks > 0) {
+    if (info.blocks == 0) {
+      throw UsageError("blocks applies to the transformer models (" + fine_tuning_models() +
+                       "), not to '" + info.name + "'");
+    }
+    if (out.blocks > info.blocks) {
+      throw UsageError("blocks " + std::to_string(out.blocks) + " is more than " + info.name +
+                       "'s " + std::to_string(info.blocks) + ": at most " +
+                       std::to_string(info.blocks));
+    }
+    if (out.task != Task::kTrain) {
+      throw UsageError("blocks applies to training (a timeline for gpubench scale), not to infer");
+    }
+  }
   if (out.activation_checkpointing && !info.supports_activation_checkpointing) {
     throw UsageError("activation_checkpointing applies to the transformer models (" +
                      fine_tuning_models() + "), not to '" + info.name + "'");
@@ -205,6 +219,7 @@ ModelOptions model_options_for(const ResolvedBenchmark& b) {
   options.tgt_len = b.tgt_len;
   options.mem_len = b.mem_len;
   options.seq_len = b.seq_len;
+  options.blocks = b.blocks;
   options.tuning = b.tuning;
   options.activation_checkpointing = b.activation_checkpointing;
   if (b.tuning == Tuning::kLora) {

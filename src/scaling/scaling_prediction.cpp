@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/text_table.h"
+#include "scaling/timeline_extension.h"
 
 namespace gpubench {
 namespace {
@@ -55,6 +56,14 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
   input.timeline = result.timeline;
   if (input.throughput <= 0 || input.step_ms <= 0) {
     throw UsageError(file + " has no throughput or step time to predict from");
+  }
+  if (!result.timeline.parameter_blocks.empty()) {
+    ExtendedTimeline whole =
+        extend_timeline(result.timeline, input.step_ms, int64_t{result.benchmark.bucket_mb} << 20);
+    input.throughput *= input.step_ms / whole.step_ms;  // the same samples a step
+    input.step_ms = whole.step_ms;
+    input.timeline = std::move(whole.timeline);
+    input.extended = std::move(whole.how);
   }
   if (batch_size && !throughput) throw UsageError("--batch-size rescales with --throughput only");
   if (throughput) {

@@ -25,6 +25,7 @@ struct ScaleInput {
   double step_ms = 0;         // one device's median step (rescaled when asked)
   StepTimelineInfo timeline;  // its times rescaled too
   std::string rescaled;       // how, when --throughput gave another single-device figure
+  std::string extended;       // how, when the result built fewer blocks (timeline_extension.h)
   // Whether the all-reduces run beside backward (a GPU's copy engines and spare SMs) or take the
   // device's compute for their whole time (CPU ranks of one core each: Gloo's reduction and the
   // kernel's socket copies run on the core that computes).
@@ -34,7 +35,8 @@ struct ScaleInput {
 // From a single-device training result with a timeline; with `throughput`, every time is scaled
 // so that a step of `batch_size` (default: the result's) gives that throughput (a published
 // figure), keeping the timeline's shape: compute taken as proportional to the batch, the
-// gradient buckets as measured (they do not depend on the batch). Throws UsageError for a
+// gradient buckets as measured (they do not depend on the batch). A result of fewer blocks than
+// its model has (train --blocks) is first extended to the whole depth. Throws UsageError for a
 // result that cannot be predicted from, saying why.
 ScaleInput scale_input_from(const Result& result, std::optional<double> throughput = {},
                             std::optional<int64_t> batch_size = {});

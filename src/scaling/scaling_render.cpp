@@ -41,9 +41,11 @@ std::vector<std::string> measured_lines(const ScalePrediction& p) {
           fixed(static_cast<double>(bytes) / 1e6, 1) + " MB a step; timeline by " + t.clock +
           " over " + std::to_string(t.steps) + " " + t.measured_over,
       "Nodes of " + std::to_string(p.gpus_per_node) + " GPUs"};
+  if (!in.extended.empty()) lines.push_back("Extended: " + in.extended);
   if (!in.rescaled.empty()) lines.push_back("Rescaled: " + in.rescaled);
   if (!in.overlap) {
-    lines.push_back("Communication: not overlapped (--no-overlap): every all-reduce adds to the step");
+    lines.push_back(
+        "Communication: not overlapped (--no-overlap): every all-reduce adds to the step");
   }
   lines.push_back(kPredictedNote);
   return lines;
@@ -161,6 +163,7 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
             {"throughput", in.throughput},
             {"step_ms", in.step_ms},
             {"rescaled", in.rescaled},
+            {"extended", in.extended},
             {"overlap", in.overlap}}},
           {"gpus_per_node", p.gpus_per_node},
           {"fabrics", lines}};

@@ -1,6 +1,9 @@
 #include "train/step_timeline.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
 
 #include "distributed/gradient_buckets.h"
 #include "results/statistics.h"
@@ -49,6 +52,42 @@ StepTimeline::StepTimeline(torch::Device device, const std::vector<torch::Tensor
     hooks_.push_back(
         parameters_[p].register_hook([this, p](const torch::Tensor&) { on_gradient(p); }));
   }
+}
+
+StepTimeline::StepTimeline(torch::Device device, const std::vector<torch::Tensor>& trainable,
+                           const std::vector<int64_t>& block_of)
+    : StepTimeline(device, trainable, 0) {
+  std::map<const void*, int64_t> block_of_tensor;
+  for (size_t i = 0; i < trainable.size() && i < block_of.size(); ++i) {
+    block_of_tensor.emplace(trainable[i].unsafeGetTensorImpl(), block_of[i]);
+  }
+  for (const torch::Tensor& parameter : parameters_) {
+    const auto found = block_of_tensor.find(parameter.unsafeGetTensorImpl());
+    parameter_blocks_.push_back(found == block_of_tensor.end() ? -1 : found->second);
+  }
+}
+
+int64_t block_of_parameter(const std::string& name) {
+  size_t start = 0;
+  while (start <= name.size()) {
+    const size_t end = std::min(name.find('.', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    if (!part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        })) {
+      return std::stoll(part);
+    }
+    start = end + 1;
+  }
+  return -1;
+}
+
+std::vector<int64_t> blocks_of_trainable(torch::nn::Module& module) {
+  std::vector<int64_t> blocks;
+  for (const auto& item : module.named_parameters()) {
+    if (item.value().requires_grad()) blocks.push_back(block_of_parameter(item.key()));
+  }
+  return blocks;
 }
 
 StepTimeline::~StepTimeline() {
@@ -127,6 +166,7 @@ StepTimelineInfo StepTimeline::summary(size_t steps, const std::string& measured
   info.bucket_cap_bytes = bucket_cap_bytes_;
   info.first_bucket_cap_bytes = std::min(kFirstBucketBytes, bucket_cap_bytes_);
   info.bucket_bytes = bucket_bytes_;
+  info.parameter_blocks = parameter_blocks_;
   if (complete.empty()) return info;
   std::vector<double> forward, backward, sync, optimizer;
   std::vector<std::vector<double>> ready(bucket_bytes_.size());

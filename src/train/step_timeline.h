@@ -5,6 +5,7 @@
 // Recording costs two clock readings and a lock per hook and one event per point; the host time
 // spent inside the recorder is measured and stated (overhead_ms).
 #pragma once
+// Also `parameter_blocks` and the block index of a parameter from its name.
 
 #include <chrono>
 #include <cstdint>
@@ -20,10 +21,21 @@ namespace gpubench {
 
 enum class StepPoint { kBegin, kForwardEnd, kBackwardEnd, kSyncEnd, kEnd };
 
+// The block a parameter belongs to: the first all-digit part of its dotted name ("layers.3.mlp"
+// is in block 3), or -1 (embeddings, the head).
+int64_t block_of_parameter(const std::string& name);
+// block_of_parameter of each trainable parameter of `module`, in trainable_parameters' order.
+std::vector<int64_t> blocks_of_trainable(torch::nn::Module& module);
+
 class StepTimeline {
  public:
   StepTimeline(torch::Device device, const std::vector<torch::Tensor>& trainable,
                int64_t bucket_bytes);
+  // A model built with fewer blocks than it has (--blocks): every parameter is timed on its own
+  // and tagged with its block (`block_of`, aligned with `trainable`; -1 outside the blocks), for
+  // `gpubench scale` to extend to the model's depth.
+  StepTimeline(torch::Device device, const std::vector<torch::Tensor>& trainable,
+               const std::vector<int64_t>& block_of);
   ~StepTimeline();
   StepTimeline(const StepTimeline&) = delete;
   StepTimeline& operator=(const StepTimeline&) = delete;
@@ -48,6 +60,7 @@ class StepTimeline {
   std::vector<size_t> bucket_of_;
   std::vector<int64_t> bucket_bytes_;
   std::vector<size_t> bucket_sizes_;
+  std::vector<int64_t> parameter_blocks_;  // per bucket (one parameter each), with block_of
   int64_t bucket_cap_bytes_;
   std::vector<size_t> waiting_;  // per bucket, gradients still to arrive this step
   std::vector<bool> arrived_;    // per parameter, this step

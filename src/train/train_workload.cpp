@@ -77,9 +77,15 @@ class TrainWorkload : public Workload {
         optimizer_settings_for(optimizer_for(spec, session.info().optimizer),
                                spec.batch_size * session.world_size()),
         synchronizer_.get());
-    if (spec.timeline) {
+    if (spec.timeline && spec.blocks > 0) {
+      timeline_ =
+          std::make_unique<StepTimeline>(session.device(), trainable_parameters(model.module()),
+                                         blocks_of_trainable(model.module()));
+    } else if (spec.timeline) {
       timeline_ = std::make_unique<StepTimeline>(
           session.device(), trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
+    }
+    if (timeline_) {
       step_->set_timeline(timeline_.get());
     }
     session.result().optimizer = step_->optimizer().description();
@@ -187,6 +193,7 @@ class TrainWorkload : public Workload {
                                  : static_cast<size_t>(spec.steps) * spec.repeat;
     session.result().timeline =
         timeline_->summary(steps, graphed ? "eager warm-up steps" : "timed steps");
+    if (spec.blocks > 0) session.result().timeline.model_blocks = session.info().blocks;
     timeline_->stop();
   }
 
