@@ -110,6 +110,42 @@ TEST(ScaleCli, ReportAndCompareShowPredictedFiguresMarkedPredicted) {
   EXPECT_EQ(plain.output.find("Predicted"), std::string::npos) << "only when asked";
 }
 
+// A model too large for the host: `train --blocks 2` times each parameter, and scale extends it
+// to the model's depth with DDP's buckets; those are exactly the whole model's.
+TEST(ScaleCli, ATimelineOfTwoBlocksIsExtendedToTheWholeModelsBuckets) {
+  ScratchDirectory dir("scale-blocks");
+  const std::string train =
+      "train --model llama-3.2-1b --tuning lora --device cpu --seq-len 8 --batch-size 1 "
+      "--warmup-steps 1 --steps 2 --repeat 1 --bucket-mb 1 ";
+  ASSERT_EQ(run_gpubench(train + "--blocks 2 --output " + dir.file("two.json")).exit_code, 0);
+  ASSERT_EQ(run_gpubench(train + "--output " + dir.file("whole.json")).exit_code, 0);
+  const auto two = read_json(dir.file("two.json"));
+  EXPECT_EQ(two["benchmark"]["blocks"], 2);
+  EXPECT_EQ(two["timeline"]["model_blocks"], 16);
+  const auto& blocks = two["timeline"]["parameter_blocks"];
+  ASSERT_EQ(blocks.size(), two["timeline"]["bucket_bytes"].size()) << "a bucket a parameter";
+  EXPECT_EQ(blocks.front(), 1) << "backward reaches the last block's adapters first";
+  EXPECT_EQ(blocks.back(), 0);
+
+  const auto extended = scale_json(dir.file("two.json") + " --fabric L40S --gpus 8");
+  EXPECT_NE(extended["input"]["extended"].get<std::string>().find("from 2 to 16 blocks"),
+            std::string::npos);
+  const auto whole = read_json(dir.file("whole.json"));
+  EXPECT_FALSE(whole["timeline"].contains("parameter_blocks"));
+  const auto from_whole = scale_json(dir.file("whole.json") + " --fabric L40S --gpus 8");
+  EXPECT_EQ(from_whole["input"]["extended"], "");
+  EXPECT_EQ(extended["input"]["gradient_buckets"], from_whole["input"]["gradient_buckets"]);
+  EXPECT_EQ(extended["input"]["gradient_bytes"], from_whole["input"]["gradient_bytes"]);
+  EXPECT_GT(extended["input"]["gradient_buckets"].get<int>(), 2);
+  // Same buckets, so the same all-reduces: the predicted communication is the same.
+  EXPECT_NEAR(extended["fabrics"][0]["points"][0]["allreduce_ms"].get<double>(),
+              from_whole["fabrics"][0]["points"][0]["allreduce_ms"].get<double>(), 1e-9);
+  EXPECT_EQ(run_gpubench("scale " + dir.file("two.json") + " --fabric L40S -f csv").exit_code, 0);
+  expect_usage_error(train + "--blocks 17", "blocks 17 is more than llama-3.2-1b's 16");
+  expect_usage_error("train --model test-tiny-cnn --device cpu --blocks 1",
+                     "blocks applies to the transformer models");
+}
+
 double measured_step_ms(const std::string& path) {
   return read_json(path)["metrics"]["step_time_ms"]["median"].get<double>();
 }

@@ -36,6 +36,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     int gpus_per_node = 8;
     double throughput = 0;
     int64_t batch_size = 0;
+    int64_t seq_len = 0;
     bool no_overlap = false;
     std::string format = "markdown";
     std::string output;
@@ -66,6 +67,10 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "With --throughput: the per-GPU batch of that figure, compute taken as "
                   "proportional to the batch")
       ->check(number_in_range(1, 1 << 24));
+  cmd->add_option("--seq-len", o->seq_len,
+                  "With --throughput, for a fine-tuning model's result: the figure's tokens a "
+                  "sequence, compute taken as proportional to the tokens a step")
+      ->check(number_in_range(1, 1 << 24));
   cmd->add_flag("--no-overlap", o->no_overlap,
                 "The all-reduces take the device's compute for their whole time instead of "
                 "overlapping backward (CPU ranks of one core each)");
@@ -75,7 +80,8 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     const Result result = read_result_file(o->result);
     ScaleInput input = scale_input_from(
         result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt,
-        o->batch_size > 0 ? std::optional<int64_t>(o->batch_size) : std::nullopt);
+        o->batch_size > 0 ? std::optional<int64_t>(o->batch_size) : std::nullopt,
+        o->seq_len > 0 ? std::optional<int64_t>(o->seq_len) : std::nullopt);
     input.overlap = !o->no_overlap;
     const DatasheetDatabase& database = datasheets();
     std::vector<Fabric> fabrics;

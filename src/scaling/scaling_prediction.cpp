@@ -25,7 +25,7 @@ void rescale(ScaleInput& input, double factor) {
 }  // namespace
 
 ScaleInput scale_input_from(const Result& result, std::optional<double> throughput,
-                            std::optional<int64_t> batch_size) {
+                            std::optional<int64_t> batch_size, std::optional<int64_t> seq_len) {
   const std::string file = "'" + echoed(result.loaded_from) + "'";
   if (result.status != RunStatus::kOk) {
     throw UsageError(file + " is not a successful measured run (status " +
@@ -51,6 +51,7 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
       result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
   input.unit = result.metrics.throughput_unit;
   input.batch_size = result.benchmark.batch_size;
+  input.seq_len = result.benchmark.seq_len;
   input.throughput = result.metrics.throughput;
   input.step_ms = result.metrics.step_time_ms.median;
   input.timeline = result.timeline;
@@ -65,19 +66,32 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
     input.timeline = std::move(whole.timeline);
     input.extended = std::move(whole.how);
   }
-  if (batch_size && !throughput) throw UsageError("--batch-size rescales with --throughput only");
+  if ((batch_size || seq_len) && !throughput) {
+    throw UsageError("--batch-size and --seq-len rescale with --throughput only");
+  }
+  if (seq_len && input.seq_len <= 0) {
+    throw UsageError(file + " has no sequence length (" + input.model +
+                     "): --seq-len applies to the fine-tuning models' results");
+  }
   if (throughput) {
     const int64_t batch = batch_size.value_or(input.batch_size);
-    // The step of `batch` at the given throughput over the measured step of the measured batch.
-    const double factor = input.throughput * static_cast<double>(batch) /
-                          (*throughput * static_cast<double>(input.batch_size));
-    input.rescaled = "times scaled by " + format_fixed(factor, 4) + " so that batch " +
-                     std::to_string(batch) + " gives " + format_fixed(*throughput, 1) + " " +
-                     input.unit + " (--throughput) where batch " +
-                     std::to_string(input.batch_size) + " measured " +
-                     format_fixed(input.throughput, 1);
+    const int64_t length = seq_len.value_or(input.seq_len);
+    const auto shape = [](int64_t b, int64_t s) {
+      return "batch " + std::to_string(b) + (s > 0 ? " of " + std::to_string(s) + " tokens" : "");
+    };
+    // The step of the new shape at the given throughput over the measured step.
+    const double items =
+        static_cast<double>(batch) * static_cast<double>(std::max<int64_t>(1, length));
+    const double measured_items = static_cast<double>(input.batch_size) *
+                                  static_cast<double>(std::max<int64_t>(1, input.seq_len));
+    const double factor = input.throughput * items / (*throughput * measured_items);
+    input.rescaled =
+        "times scaled by " + format_fixed(factor, 4) + " so that " + shape(batch, length) +
+        " gives " + format_fixed(*throughput, 1) + " " + input.unit + " (--throughput) where " +
+        shape(input.batch_size, input.seq_len) + " measured " + format_fixed(input.throughput, 1);
     input.throughput = *throughput;
     input.batch_size = batch;
+    input.seq_len = length;
     rescale(input, factor);
   }
   return input;

@@ -21,6 +21,7 @@ struct ScaleInput {
   std::string source;  // the result file
   std::string model, precision, device, unit;
   int64_t batch_size = 0;     // per device
+  int64_t seq_len = 0;        // tokens a sequence (the fine-tuning models); 0: none
   double throughput = 0;      // one device's, in `unit` (rescaled when asked)
   double step_ms = 0;         // one device's median step (rescaled when asked)
   StepTimelineInfo timeline;  // its times rescaled too
@@ -38,8 +39,11 @@ struct ScaleInput {
 // gradient buckets as measured (they do not depend on the batch). A result of fewer blocks than
 // its model has (train --blocks) is first extended to the whole depth. Throws UsageError for a
 // result that cannot be predicted from, saying why.
+// With `seq_len` (a token model's), the figure's sequence length: compute taken as proportional
+// to the tokens a step.
 ScaleInput scale_input_from(const Result& result, std::optional<double> throughput = {},
-                            std::optional<int64_t> batch_size = {});
+                            std::optional<int64_t> batch_size = {},
+                            std::optional<int64_t> seq_len = {});
 
 struct ScalePoint {
   int gpus = 1;

@@ -24,14 +24,21 @@ std::string fixed(double value, int decimals) {
 
 std::string title_of(const ScalePrediction& p) {
   return "Predicted data-parallel scaling: " + p.input.model + " " + p.input.precision +
-         ", batch " + std::to_string(p.input.batch_size) + " per GPU";
+         ", batch " + std::to_string(p.input.batch_size) +
+         (p.input.seq_len > 0 ? " of " + std::to_string(p.input.seq_len) + " tokens" : "") +
+         " per GPU";
+}
+
+int64_t gradient_bytes(const StepTimelineInfo& t) {
+  int64_t bytes = 0;
+  for (int64_t b : t.bucket_bytes) bytes += b;
+  return bytes;
 }
 
 std::vector<std::string> measured_lines(const ScalePrediction& p) {
   const ScaleInput& in = p.input;
   const StepTimelineInfo& t = in.timeline;
-  int64_t bytes = 0;
-  for (int64_t b : t.bucket_bytes) bytes += b;
+  const int64_t bytes = gradient_bytes(t);
   std::vector<std::string> lines = {
       "From: " + in.source + " (" + in.device + ")",
       "One device: " + fixed(in.throughput, 1) + " " + in.unit + ", step " + fixed(in.step_ms, 2) +
@@ -159,9 +166,12 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
             {"precision", in.precision},
             {"device", in.device},
             {"batch_size", in.batch_size},
+            {"seq_len", in.seq_len},
             {"unit", in.unit},
             {"throughput", in.throughput},
             {"step_ms", in.step_ms},
+            {"gradient_buckets", in.timeline.bucket_bytes.size()},
+            {"gradient_bytes", gradient_bytes(in.timeline)},
             {"rescaled", in.rescaled},
             {"extended", in.extended},
             {"overlap", in.overlap}}},
