@@ -144,6 +144,10 @@ TEST(ScaleCli, ATimelineOfTwoBlocksIsExtendedToTheWholeModelsBuckets) {
   expect_usage_error(train + "--blocks 17", "blocks 17 is more than llama-3.2-1b's 16");
   expect_usage_error("train --model test-tiny-cnn --device cpu --blocks 1",
                      "blocks applies to the transformer models");
+  expect_usage_error("fit --model llama-3.2-1b --device cpu --blocks 2",
+                     "fit predicts the whole model");
+  expect_usage_error("infer --model llama-3.2-1b --device cpu --blocks 2",
+                     "blocks applies to training");
 }
 
 double measured_step_ms(const std::string& path) {

@@ -17,35 +17,40 @@ struct TimedGradient {
   double ready_ms;
 };
 
-}  // namespace
+// The measured gradients in backward order, split: the head (block -1 before any block), each
+// block's, and the rest (block -1 after the blocks).
+struct SplitTimeline {
+  std::vector<TimedGradient> head, tail;
+  std::map<int64_t, std::vector<TimedGradient>> blocks;
+};
 
-ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
-                                 int64_t bucket_cap_bytes) {
+SplitTimeline split_by_block(const StepTimelineInfo& t) {
   const size_t n = t.parameter_blocks.size();
   if (n != t.bucket_bytes.size() || n != t.bucket_ready_ms.size()) {
     throw UsageError("the timeline's parameter_blocks must list one block per bucket");
   }
-  // Backward order: the head (block -1 before any block), the blocks from the last built down to
-  // block 0, then the rest (block -1 after them).
-  std::vector<TimedGradient> head, tail;
-  std::map<int64_t, std::vector<TimedGradient>> blocks;
+  SplitTimeline split;
   for (size_t i = 0; i < n; ++i) {
     const TimedGradient g{t.bucket_bytes[i], t.bucket_ready_ms[i]};
     if (t.parameter_blocks[i] >= 0) {
-      blocks[t.parameter_blocks[i]].push_back(g);
+      split.blocks[t.parameter_blocks[i]].push_back(g);
     } else {
-      (blocks.empty() ? head : tail).push_back(g);
+      (split.blocks.empty() ? split.head : split.tail).push_back(g);
     }
   }
-  const int64_t built = static_cast<int64_t>(blocks.size());
-  if (built < 2) {
-    throw UsageError("the timeline has " + std::to_string(built) +
+  if (split.blocks.size() < 2) {
+    throw UsageError("the timeline has " + std::to_string(split.blocks.size()) +
                      " block: extending it needs two or more (train --blocks 2)");
   }
-  const int64_t whole = std::max(t.model_blocks, built);
+  return split;
+}
+
+// The median over the parameters of the time between the same parameter in consecutive blocks
+// (a lower block is ready later in backward).
+double block_period(const std::map<int64_t, std::vector<TimedGradient>>& blocks) {
   std::vector<double> periods;
   for (auto upper = std::next(blocks.begin()); upper != blocks.end(); ++upper) {
-    const auto& later = std::prev(upper)->second;  // the lower block: ready later in backward
+    const auto& later = std::prev(upper)->second;
     if (later.size() != upper->second.size()) {
       throw UsageError("the timeline's blocks differ in their parameters: cannot extend it");
     }
@@ -53,30 +58,16 @@ ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
       periods.push_back(later[k].ready_ms - upper->second[k].ready_ms);
     }
   }
-  const double period = std::max(0.0, median(periods));
-  const double added = period * static_cast<double>(whole - built);
+  return std::max(0.0, median(periods));
+}
 
-  std::vector<TimedGradient> order = head;
-  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
-    order.insert(order.end(), it->second.begin(), it->second.end());
-  }
-  const std::vector<TimedGradient>& lowest = blocks.begin()->second;
-  for (int64_t extra = 1; extra <= whole - built; ++extra) {
-    for (const TimedGradient& g : lowest) {
-      order.push_back({g.bytes, g.ready_ms + period * static_cast<double>(extra)});
-    }
-  }
-  for (const TimedGradient& g : tail) order.push_back({g.bytes, g.ready_ms + added});
-
-  ExtendedTimeline out;
-  StepTimelineInfo& x = out.timeline;
-  x = t;
-  x.parameter_blocks.clear();
-  x.bucket_cap_bytes = bucket_cap_bytes;
-  x.first_bucket_cap_bytes = std::min(kFirstBucketBytes, bucket_cap_bytes);
+// DDP's buckets of `order` at `cap`: each bucket's bytes and when its last gradient is ready.
+void group_into_buckets(const std::vector<TimedGradient>& order, int64_t cap, StepTimelineInfo& x) {
   std::vector<BucketedGradient> sizes;
   for (const TimedGradient& g : order) sizes.push_back({g.bytes, 0});
-  const std::vector<size_t> bucket_of = bucket_of_gradients(sizes, bucket_cap_bytes);
+  const std::vector<size_t> bucket_of = bucket_of_gradients(sizes, cap);
+  x.bucket_cap_bytes = cap;
+  x.first_bucket_cap_bytes = std::min(kFirstBucketBytes, cap);
   x.bucket_bytes.clear();
   x.bucket_ready_ms.clear();
   for (size_t i = 0; i < order.size(); ++i) {
@@ -87,9 +78,41 @@ ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
     x.bucket_bytes.back() += order[i].bytes;
     x.bucket_ready_ms.back() = std::max(x.bucket_ready_ms.back(), order[i].ready_ms);
   }
-  const auto total = [](const std::vector<int64_t>& bytes) {
-    return static_cast<double>(std::accumulate(bytes.begin(), bytes.end(), int64_t{0}));
-  };
+}
+
+double total(const std::vector<int64_t>& bytes) {
+  return static_cast<double>(std::accumulate(bytes.begin(), bytes.end(), int64_t{0}));
+}
+
+}  // namespace
+
+ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
+                                 int64_t bucket_cap_bytes) {
+  const SplitTimeline split = split_by_block(t);
+  const int64_t built = static_cast<int64_t>(split.blocks.size());
+  const int64_t whole = std::max(t.model_blocks, built);
+  const double period = block_period(split.blocks);
+  const double added = period * static_cast<double>(whole - built);
+
+  // Backward order: the head, the measured blocks from the last down, the missing blocks after
+  // the lowest one a period apart, then the rest.
+  std::vector<TimedGradient> order = split.head;
+  for (auto it = split.blocks.rbegin(); it != split.blocks.rend(); ++it) {
+    order.insert(order.end(), it->second.begin(), it->second.end());
+  }
+  const std::vector<TimedGradient>& lowest = split.blocks.begin()->second;
+  for (int64_t extra = 1; extra <= whole - built; ++extra) {
+    for (const TimedGradient& g : lowest) {
+      order.push_back({g.bytes, g.ready_ms + period * static_cast<double>(extra)});
+    }
+  }
+  for (const TimedGradient& g : split.tail) order.push_back({g.bytes, g.ready_ms + added});
+
+  ExtendedTimeline out;
+  StepTimelineInfo& x = out.timeline;
+  x = t;
+  x.parameter_blocks.clear();
+  group_into_buckets(order, bucket_cap_bytes, x);
   x.backward_ms = t.backward_ms + added;
   x.forward_ms = t.backward_ms > 0 ? t.forward_ms * x.backward_ms / t.backward_ms : t.forward_ms;
   const double measured_bytes = total(t.bucket_bytes);

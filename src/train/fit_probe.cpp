@@ -197,6 +197,11 @@ std::string shapes_text(const std::vector<Shape>& shapes) {
 
 MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
   if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
+  if (b.blocks > 0) {
+    throw UsageError("blocks " + std::to_string(b.blocks) +
+                     ": fit predicts the whole model, probing one and two blocks itself; "
+                     "--blocks applies to train");
+  }
   const auto started = std::chrono::steady_clock::now();
   const RunSetup setup(b, /*device_index=*/0);
   const ModelInfo& info = setup.info();
