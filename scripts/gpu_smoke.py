@@ -328,11 +328,30 @@ def llama_1b(s, z):
     s.row("llama-3.2-1b lora bf16 checkpointed", r[0], figure(r[2]), "", notes(r[1], peak(r[2])))
 
 
+def scale_llama_8b_lora(s, result):
+    """The 8B LoRA step's own timeline, on this GPU, predicted on 8x L40S (PCIe) and 8x A100 SXM
+    (docs/scaling.md, whose table rests on CPU timelines and an assumed throughput)."""
+    out = os.path.join(s.folder, "check-scale-llama-3-8b-lora.json")
+    code, output = s.run([s.binary, "scale", result, "--fabric", "L40S", "--fabric", "A100-80GB-SXM",
+                          "--gpus", "8", "-f", "json", "-o", out], 30)
+    prediction = load(out) if code == 0 else None
+    if not prediction:
+        s.row("llama-3-8b lora predicted 8-gpu scaling", "failed", "", "",
+              first_line(output) or f"exit code {code}")
+        return
+    lines = [f"{line['fabric']} {line['points'][0]['efficiency'] * 100:.1f} %"
+             for line in prediction["fabrics"] if line["points"]]
+    s.row("llama-3-8b lora predicted 8-gpu scaling", "ok", lines[0] + " (predicted)", "",
+          "predicted efficiency: " + ", ".join(lines) + "; " + os.path.basename(out))
+
+
 def llama_8b_lora(s, z):
     args = ["--seq-len", str(z.long_seq), "--batch-size", "1", "--tuning", "lora", "--precision", "bf16"]
     r = s.gpubench("llama-3-8b_lora_bf16_s2048", train(s, z.llama_8b, "bf16", 1, z.short, "--seq-len",
                                                        str(z.long_seq), "--tuning", "lora"), 120)
     s.row("llama-3-8b lora bf16 s2048", r[0], figure(r[2]), "", notes(r[1], peak(r[2])))
+    if r[0] == "ok":
+        scale_llama_8b_lora(s, os.path.join(s.folder, f"{s.stamp}_llama-3-8b_lora_bf16_s2048.json"))
     code, _ = s.run([sys.executable, "-c", "import transformers, peft"], 60)
     if code != 0:
         s.row("llama-3-8b lora hugging face", "skipped", "", "", "transformers + peft do not import")
