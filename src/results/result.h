@@ -113,6 +113,11 @@ struct StepTimelineInfo {
   std::vector<int64_t> parameter_blocks;
   int64_t model_blocks = 0;
   bool present() const { return steps > 0; }
+  int64_t gradient_bytes() const {  // every bucket's, one step's gradients
+    int64_t bytes = 0;
+    for (int64_t b : bucket_bytes) bytes += b;
+    return bytes;
+  }
 };
 
 struct Result {

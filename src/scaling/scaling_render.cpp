@@ -29,16 +29,10 @@ std::string title_of(const ScalePrediction& p) {
          " per GPU";
 }
 
-int64_t gradient_bytes(const StepTimelineInfo& t) {
-  int64_t bytes = 0;
-  for (int64_t b : t.bucket_bytes) bytes += b;
-  return bytes;
-}
-
 std::vector<std::string> measured_lines(const ScalePrediction& p) {
   const ScaleInput& in = p.input;
   const StepTimelineInfo& t = in.timeline;
-  const int64_t bytes = gradient_bytes(t);
+  const int64_t bytes = t.gradient_bytes();
   std::vector<std::string> lines = {
       "From: " + in.source + " (" + in.device + ")",
       "One device: " + fixed(in.throughput, 1) + " " + in.unit + ", step " + fixed(in.step_ms, 2) +
@@ -171,7 +165,7 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
             {"throughput", in.throughput},
             {"step_ms", in.step_ms},
             {"gradient_buckets", in.timeline.bucket_bytes.size()},
-            {"gradient_bytes", gradient_bytes(in.timeline)},
+            {"gradient_bytes", in.timeline.gradient_bytes()},
             {"rescaled", in.rescaled},
             {"extended", in.extended},
             {"overlap", in.overlap}}},

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 
 #include "common/errors.h"
 #include "common/text_table.h"
@@ -80,10 +79,6 @@ void group_into_buckets(const std::vector<TimedGradient>& order, int64_t cap, St
   }
 }
 
-double total(const std::vector<int64_t>& bytes) {
-  return static_cast<double>(std::accumulate(bytes.begin(), bytes.end(), int64_t{0}));
-}
-
 }  // namespace
 
 ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
@@ -115,8 +110,10 @@ ExtendedTimeline extend_timeline(const StepTimelineInfo& t, double step_ms,
   group_into_buckets(order, bucket_cap_bytes, x);
   x.backward_ms = t.backward_ms + added;
   x.forward_ms = t.backward_ms > 0 ? t.forward_ms * x.backward_ms / t.backward_ms : t.forward_ms;
-  const double measured_bytes = total(t.bucket_bytes);
-  x.optimizer_ms = measured_bytes > 0 ? t.optimizer_ms * total(x.bucket_bytes) / measured_bytes : 0;
+  const double measured_bytes = static_cast<double>(t.gradient_bytes());
+  x.optimizer_ms = measured_bytes > 0
+                       ? t.optimizer_ms * static_cast<double>(x.gradient_bytes()) / measured_bytes
+                       : 0;
   const double other =
       std::max(0.0, step_ms - t.forward_ms - t.backward_ms - t.gradient_sync_ms - t.optimizer_ms);
   out.step_ms = other + x.forward_ms + x.backward_ms + x.gradient_sync_ms + x.optimizer_ms;

@@ -56,7 +56,7 @@ StepTimeline::StepTimeline(torch::Device device, const std::vector<torch::Tensor
 
 StepTimeline::StepTimeline(torch::Device device, const std::vector<torch::Tensor>& trainable,
                            const std::vector<int64_t>& block_of)
-    : StepTimeline(device, trainable, 0) {
+    : StepTimeline(device, trainable, /*bucket_bytes=*/0) {  // a cap of 0: a bucket a parameter
   std::map<const void*, int64_t> block_of_tensor;
   for (size_t i = 0; i < trainable.size() && i < block_of.size(); ++i) {
     block_of_tensor.emplace(trainable[i].unsafeGetTensorImpl(), block_of[i]);

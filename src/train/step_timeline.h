@@ -3,9 +3,9 @@
 // forward, backward, gradient-sync and optimiser phases. Device events on CUDA, the host clock on
 // the CPU, read after the timed windows; `gpubench scale` predicts data-parallel steps from it.
 // Recording costs two clock readings and a lock per hook and one event per point; the host time
-// spent inside the recorder is measured and stated (overhead_ms).
+// spent inside the recorder is measured and stated (overhead_ms). For a model built with fewer
+// blocks (--blocks) it times each parameter and tags its block, for `gpubench scale` to extend.
 #pragma once
-// Also `parameter_blocks` and the block index of a parameter from its name.
 
 #include <chrono>
 #include <cstdint>
