@@ -303,7 +303,8 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
-  info.lora_rank_limits = {{"q", h}, {"k", h}, {"v", h}, {"o", h}, {"up", mlp}, {"down", mlp}};
+  info.capabilities.lora_rank_limits = {{"q", h}, {"k", h},    {"v", h},
+                                        {"o", h}, {"up", mlp}, {"down", mlp}};
   return info;
 }
 

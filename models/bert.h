@@ -54,7 +54,6 @@ class BertModel : public TrainableModel {
     return true;
   }
   // The encoder and the masked-LM head's scores.
-  bool has_inference() const override { return true; }
   torch::Tensor inference_output(const SyntheticBatch& batch) override;
 
   // An all-ones mask is not applied (as Hugging Face's SDPA path drops it), so the fused

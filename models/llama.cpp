@@ -441,11 +441,11 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
-  info.generates_text = true;
+  info.capabilities.generates = true;
   const int64_t h = config.hidden_size, kv = std::min(h, config.num_kv_heads * config.head_dim()),
                 mlp = std::min(h, config.intermediate_size);
-  info.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
-                           {"gate", mlp}, {"up", mlp}, {"down", mlp}};
+  info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
+                                        {"gate", mlp}, {"up", mlp}, {"down", mlp}};
   return info;
 }
 

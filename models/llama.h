@@ -63,7 +63,6 @@ class LlamaModel : public TrainableModel, public TextGenerator {
     return true;
   }
 
-  bool has_inference() const override { return true; }
   torch::Tensor inference_output(const SyntheticBatch& batch) override;
   TextGenerator* text_generator() override { return this; }
 

@@ -408,7 +408,10 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
   info.input_shape = {config.tgt_len};
   info.default_batch_size = default_batch;
   info.reference = reference;
-  info.sequence_model = true;
+  // Its memory is a new tensor every step, which a replayed graph would never read.
+  info.capabilities.input = SyntheticInput::kTokenSegments;
+  info.capabilities.fp8_linear_layers = true;
+  info.capabilities.weight_formats.clear();  // no inference path
   info.default_tgt_len = config.tgt_len;
   info.default_mem_len = config.mem_len;
   // The recurrence memory must be full before the timed steps: mem_len / tgt_len segments,

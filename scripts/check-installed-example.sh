@@ -2,7 +2,7 @@
 # The installed package as a user meets it (docs/api.md): installs BUILD_DIR into a scratch
 # prefix, builds examples/custom_model against it with find_package(gpubench), and runs the
 # example's own model through train (one process, then two CPU ranks: the executable re-runs
-# itself), models and report; and checks that docs/api.md shows the example as it is. A CTest test
+# itself), models and report, and from code (run_request, write_result_file); and checks that docs/api.md shows the example as it is. A CTest test
 # runs it.
 #   usage: check-installed-example.sh BUILD_DIR
 set -euo pipefail
@@ -30,7 +30,9 @@ python3 - <<'PY' || fail "docs/api.md does not show examples/custom_model as it 
 import pathlib, sys
 page = pathlib.Path("docs/api.md").read_text()
 for path, start in (("examples/custom_model/CMakeLists.txt", "cmake_minimum_required"),
-                    ("examples/custom_model/custom_bench.cpp", "#include")):
+                    ("examples/custom_model/example_net.cpp", "#include"),
+                    ("examples/custom_model/custom_bench.cpp", "#include"),
+                    ("examples/custom_model/run_from_code.cpp", "#include")):
     text = pathlib.Path(path).read_text()
     if text[text.index(start):] not in page:
         sys.exit(f"{path} differs from its copy in docs/api.md")
@@ -53,4 +55,16 @@ for path, ranks in zip(sys.argv[1:], (1, 2)):
 PY
 "$bench" report "$scratch/one.json" "$scratch/two.json" | grep -q "example-net" ||
   fail "report does not show example-net"
-echo "check-installed-example: example-net trained (1 and 2 ranks) from $prefix"
+# The API from code: run_request in this process, write_result_file, read back.
+"$scratch/example/run_from_code" "$scratch/code.json" >"$scratch/code.log" 2>&1 ||
+  { cat "$scratch/code.log"; fail "run_from_code failed"; }
+grep -q "^example-net ok: " "$scratch/code.log" || { cat "$scratch/code.log"; fail "run_from_code said no result"; }
+python3 - "$scratch/code.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["status"] == "ok", result.get("error")
+assert result["benchmark"]["model"] == "example-net" and result["benchmark"]["gpus"] == 1
+assert result["metrics"]["throughput"] > 0, result["metrics"]
+assert result["distributed"]["launcher"] == "none", result["distributed"]
+PY
+echo "check-installed-example: example-net trained (1 and 2 ranks, and from code) from $prefix"

@@ -18,8 +18,10 @@ import sys
 LAYERS = [
     [("gpubench", "the public API (include/gpubench/): a model's interface and registration, "
                   "running gpubench from code, result files")],
-    [("cli", "the subcommands: thin, one file each")],
-    [("process", "child processes: suite entries, data-parallel ranks, batch probes")],
+    [("cli", "the subcommands: thin, one file each; the reporters (file, terminal)")],
+    [("runner", "the one runner: a benchmark here, as local ranks, after a batch search, as a "
+                "launcher's rank, as a child; suites")],
+    [("process", "child processes: data-parallel ranks, batch probes, the child's command")],
     [("train", "the training workload (a step, graph capture) and fit's probes"),
      ("infer", "the inference workloads: forward passes, text generation")],
     [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
@@ -41,6 +43,16 @@ LAYERS = [
     [("spec", "the benchmark's settings, suites (no LibTorch)")],
     [("common", "errors, files, text tables, JSON helpers (no LibTorch)")],
 ]
+
+# cli/ parses, calls the runner and hands results to the reporters: each subcommand reaches its own
+# concern and the runner, never the run's internals. These folders are closed to it but for the
+# headers named (a path) or the files named (a cli/ file that may include the whole folder).
+CLI_CLOSED = {
+    "train": [], "optim": [], "testing": [], "process": [], "infer": [], "torch_support": [],
+    "modeling": ["modeling/model_registry.h"],  # models, help-reference: the model registry
+    "distributed": ["src/cli/allreduce_command.cpp"],  # allreduce: its collectives
+    "run": ["src/cli/allreduce_command.cpp"],  # allreduce: the device its ranks resolve to
+}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+/[^"]+)"', re.M)
 
@@ -67,6 +79,20 @@ def edges_of(root, folders):
                 if target != folder and target in folders:
                     edges[(folder, target)].append(str(path.relative_to(root)))
     return edges
+
+
+def cli_reaches_closed(root, directory):
+    """cli/'s includes into CLI_CLOSED, as 'file: header' lines."""
+    found = []
+    for path in sorted(directory.rglob("*")):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        relative = str(path.relative_to(root))
+        for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            allowed = CLI_CLOSED.get(name.split("/")[0])
+            if allowed is not None and name not in allowed and relative not in allowed:
+                found.append(f"{relative}: {name}")
+    return found
 
 
 def cycles(folders, edges):
@@ -125,6 +151,8 @@ def main():
         if a in layer_of and b in layer_of and layer_of[b] <= layer_of[a]:
             where = "its own layer" if layer_of[b] == layer_of[a] else "a layer above"
             problems.append(f"{a} includes {b}, {where} ({', '.join(sorted(set(files)))})")
+    for reach in cli_reaches_closed(root, directories["cli"]):
+        problems.append("cli/ reaches the run's internals instead of the runner: " + reach)
     if problems:
         for problem in problems:
             print("folder-graph: " + problem, file=sys.stderr)

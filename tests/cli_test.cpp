@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpubench/build_info.h"
+#include "modeling/model_registry.h"
 #include "process/child_process.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"
@@ -27,8 +28,8 @@ using testing::read_json;
 TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   ScratchDirectory dir("cli-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --model resnet5" + out,
-                     "unknown model 'resnet5'; known: bert-large, googlenet");
+  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: " +
+                                                        ModelRegistry::instance().names().front());
   expect_usage_error("train --precision fp64" + out,
                      "precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp64'");
   expect_usage_error("train --device tpu" + out,

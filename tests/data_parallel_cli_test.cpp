@@ -98,6 +98,44 @@ TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
   EXPECT_EQ(result["distributed"]["launcher"], "torchrun");
 }
 
+// infer --gpus N: N replicas through the runner's rank path, each serving its own batch; the
+// result's throughput is theirs summed, and the bucket setting (training's) is not its identity.
+void expect_summed_replicas(const nlohmann::json& result, const std::string& launcher) {
+  ASSERT_EQ(result["status"], "ok") << result.value("error", "");
+  EXPECT_EQ(result["benchmark"]["task"], "infer");
+  EXPECT_EQ(result["benchmark"]["gpus"], 2);
+  EXPECT_EQ(result["distributed"]["world_size"], 2);
+  EXPECT_EQ(result["distributed"]["launcher"], launcher);
+  EXPECT_EQ(result["distributed"]["buckets"], 0);
+  EXPECT_NE(result["distributed"]["gradient_sync"].get<std::string>().find("replicas"),
+            std::string::npos);
+  const auto& metrics = result["metrics"];
+  EXPECT_GT(metrics["throughput"].get<double>(), 0.0);
+  EXPECT_NEAR(metrics["per_device_throughput"].get<double>(),
+              metrics["throughput"].get<double>() / 2, 1e-9);
+  EXPECT_EQ(metrics["inference"]["request_latency_ms"]["count"], 2);  // rank 0's: steps x repeat
+}
+
+TEST(DataParallelCli, InferWithTwoCpuRanksSumsTheReplicasThroughput) {
+  ScratchDirectory dir("dp-infer");
+  const std::string path = dir.file("r.json");
+  const auto run =
+      run_gpubench("infer --model test-tiny-cnn --gpus 2" + kTinyRun + " --output " + path);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  expect_summed_replicas(read_json(path), "gpubench");
+  EXPECT_EQ(dir.files_with_extension(".json").size(), 1u) << "only the run's result";
+}
+
+TEST(DataParallelCli, InferUnderTorchrunJoinsAsTheGivenRanks) {
+  ScratchDirectory dir("dp-infer-torchrun");
+  const auto codes =
+      run_as_torchrun("infer --model test-tiny-cnn" + kTinyRun + " --output " + dir.path());
+  EXPECT_EQ(codes, (std::vector<int>{0, 0}));
+  const auto files = dir.files_with_extension(".json");
+  ASSERT_EQ(files.size(), 1u) << "rank 0 alone writes the result";
+  expect_summed_replicas(read_json(files.front()), "torchrun");
+}
+
 // One process as a launcher's world of one (torchrun's variables), with its output.
 testing::CommandResult run_as_group_of_one(const std::string& arguments) {
   return run_command(

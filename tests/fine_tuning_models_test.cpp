@@ -183,7 +183,7 @@ TEST(FineTuningModels, LoraChangesNothingAtFirstAndOnlyItsAdaptersTrain) {
     torch::manual_seed(4);
     auto full = info.instantiate(options_for(Tuning::kFull, {}, 16));
     torch::manual_seed(4);
-    auto lora = info.instantiate(options_for(Tuning::kLora, info.lora_roles, 16));
+    auto lora = info.instantiate(options_for(Tuning::kLora, info.capabilities.lora_roles, 16));
     full->module().eval();  // no dropout: the same function on both sides
     lora->module().eval();
     torch::manual_seed(5);
@@ -212,7 +212,8 @@ TEST(FineTuningModels, LoraChangesNothingAtFirstAndOnlyItsAdaptersTrain) {
         EXPECT_TRUE(torch::equal(item.value(), before.at(key))) << name << " " << key << " moved";
       }
     }
-    EXPECT_EQ(adapters, 2 * 2 * static_cast<int>(info.lora_roles.size())) << name;  // 2 blocks
+    EXPECT_EQ(adapters, 2 * 2 * static_cast<int>(info.capabilities.lora_roles.size()))
+        << name;  // 2 blocks
   }
 }
 

@@ -474,8 +474,8 @@ TEST(Fp8Refusals, ConvnetsTheRecipeAndTheCacheOutsideTheirPlace) {
   SKIP_WITHOUT_FP8();
   const MachineFacts h200 = gpu("NVIDIA H200", 90);
   EXPECT_EQ(refusal(fp8_request("resnet50", DeviceKind::kCuda), h200),
-            "precision 'fp8' runs the linear layers' products in FP8, and resnet50 is a "
-            "convolutional network: FP8 convolutions are not a PyTorch path; use bf16");
+            "precision 'fp8' runs the linear layers' products in FP8, and resnet50 declares no "
+            "FP8-eligible layers (FP8 convolutions are not a PyTorch path); use bf16");
   BenchmarkRequest recipe;
   recipe.model = "bert-large";
   recipe.precision = Precision::kBf16;

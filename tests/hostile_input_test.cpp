@@ -213,6 +213,12 @@ TEST(HostileInput, NothingCrashesOrExhaustsTheProcess) {
        "run s.yaml --max-benchmarks 2",
        2,
        "more than 2 benchmarks"},
+  });
+}
+
+// 1b. ... nor a file, a byte count or a value too large.
+TEST(HostileInput, NoFileOrValueTooLargeExhaustsTheProcess) {
+  run_cases({
       {"endless-device", {}, "run /dev/zero", 2, "suite file '/dev/zero' is not a regular file"},
       {"endless-pipe", {}, "run <(yes benchmarks:)", 2, "is larger than 16 MiB"},
       {"huge-file",
@@ -343,6 +349,12 @@ TEST(HostileInput, EveryNumberIsRangeCheckedWhereItEnters) {
        "regress --baseline a --current b --threshold=-0.5",
        2,
        "--threshold: must be a finite number from 0 to 1"},
+  });
+}
+
+// 2b. ... in trend's options, suite files and the environment.
+TEST(HostileInput, NumbersOfTrendSuitesAndTheEnvironmentAreRangeChecked) {
+  run_cases({
       {"trend-nan-change-alpha",
        {},
        "trend r.json --change-alpha nan",
@@ -481,6 +493,12 @@ TEST(HostileInput, ResultFilesAreValidatedLikeUserInput) {
        "report r.json",
        2,
        "benchmark.params must be an integer from 0, got 1e+30"},
+  });
+}
+
+// 3b. ... their texts, kinds and shapes too.
+TEST(HostileInput, ResultFilesTextsAndShapesAreValidated) {
+  run_cases({
       {"trial-text",
        {{"r.json", with("/metrics/trials", {1.0, "a"})}},
        "report r.json",

@@ -106,7 +106,8 @@ TEST(InferCli, BadInputIsOneLineAndExitTwo) {
                      "prompt_len and gen_len apply to the models that generate text");
   expect_usage_error("infer --model test-tiny-llama --device cpu --seq-len 16",
                      "seq_len does not apply to infer");
-  expect_usage_error("infer --model test-tiny-cnn --device cpu --gpus 2", "infer runs on one");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --gpus 2 --batch-size max",
+                     "infer takes batch sizes");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --mode graph",
                      "graph mode needs a CUDA device");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --batch-size 1,2 -o x.json",

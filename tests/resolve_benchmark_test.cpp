@@ -116,13 +116,21 @@ TEST(Resolve, GraphModeNeedsCudaAndSaysWhatItCannotCapture) {
   EXPECT_EQ(error_of(request, cpu_machine()), "graph mode needs a CUDA device");
   request.gpus = 2;
   const std::string several = error_of(request, gpu_machine(2));
+  EXPECT_NE(several.find("graph mode runs one rank"), std::string::npos) << several;
+  request.gpus = 1;
   if (compat::kHasFusedSgd) {
-    EXPECT_NE(several.find("graph mode runs one rank"), std::string::npos) << several;
-    request.gpus = 1;
     EXPECT_EQ(resolve(request, gpu_machine(2)).mode, Mode::kGraph);
   } else {  // Debian's LibTorch 1.13: no fused SGD, so no graph mode at all
-    EXPECT_NE(several.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos) << several;
+    const std::string one = error_of(request, gpu_machine(2));
+    EXPECT_NE(one.find("graph mode needs LibTorch 2.4 or newer"), std::string::npos) << one;
   }
+  // What the model declares: Transformer-XL's recurrent memory cannot be replayed.
+  request.model = "transformerxl-base";
+  request.warmup_steps = 100;
+  EXPECT_NE(error_of(request, gpu_machine(2))
+                .find("graph mode cannot capture transformerxl-base's "
+                      "training step: its recurrent memory"),
+            std::string::npos);
 }
 
 // A capture without its warm-up would hold cuDNN's autotuning and the optimiser's first step.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cli/command_line.h"
+#include "common/errors.h"  // UsageError: a request that cannot run here
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "spec/benchmark.h"

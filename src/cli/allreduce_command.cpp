@@ -10,10 +10,8 @@
 #include "common/errors.h"
 #include "distributed/allreduce_benchmark.h"
 #include "distributed/collectives.h"
-#include "process/child_process.h"
-#include "process/data_parallel_run.h"
-#include "process/rank_launcher.h"
 #include "run/resolve_benchmark.h"
+#include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
@@ -69,7 +67,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
   validate_sweep(sweep);
   require_positive(options.timeout_seconds, "timeout");
   require_positive(options.gpus, "gpus");
-  if (const auto launch = detect_launch_environment(process_environment())) {
+  if (const auto launch = launched_by()) {
     int code = kExitBenchmarkFailed;
     try {
       code = run_rank(options, sweep, *launch);
@@ -92,10 +90,8 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     return run_rank(options, sweep, alone);
   }
   // Each rank runs this command line again, and finds its place in the launch environment.
-  std::vector<std::string> argv{current_executable()};
-  argv.insert(argv.end(), global.arguments.begin(), global.arguments.end());
-  const auto failure =
-      launch_local_ranks(argv, options.gpus, std::chrono::seconds(options.timeout_seconds));
+  const auto failure = rerun_as_local_ranks(global.arguments, options.gpus,
+                                            std::chrono::seconds(options.timeout_seconds));
   if (failure) {
     log::error("all-reduce failed: rank {} {}", failure->rank, failure->outcome.describe());
     // A rank's output error (its table could not be printed) is the run's: exit code 2.

@@ -27,12 +27,21 @@ std::string unknown_subcommand(const CLI::App& app, const std::string& name) {
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) {
     if (sub->get_name() == name) return "";
-    names.push_back(sub->get_name());
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden: no group
   }
   return "unknown subcommand '" + echoed(name) + "'; known: " + join(names);
 }
 
 }  // namespace
+
+void add_torch_free_commands(CLI::App& app, int& exit_code) {
+  add_report_command(app, exit_code);
+  add_compare_command(app, exit_code);
+  add_regress_command(app, exit_code);
+  add_trend_command(app, exit_code);
+  add_scale_command(app, exit_code);
+  add_specs_command(app, exit_code);
+}
 
 CLI::Validator number_in_range(double min, double max, bool integer) {
   const auto text_of = [](double value) {

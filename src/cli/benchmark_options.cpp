@@ -2,7 +2,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "run/resolve_benchmark.h"
+#include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
@@ -65,20 +65,13 @@ bool any_setting_given(const BenchmarkOptions& options) {
 
 namespace gpubench::cli {
 
-ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, BenchmarkRequest request,
-                                   const MachineFacts& machine) {
-  if (options.benchmark_file.empty()) return resolve(request, machine);
+ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, const BenchmarkRequest& request,
+                                   bool warn_on_cpu_fallback) {
+  if (options.benchmark_file.empty()) return resolve_here(request, warn_on_cpu_fallback);
   if (any_setting_given(options)) {
     throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
   }
-  const ResolvedBenchmark resolved = read_benchmark_file(options.benchmark_file);
-  // Through resolve() and every rule of it, as the command line and suites go.
-  const ResolvedBenchmark again = resolve(request_from(resolved), machine);
-  if (const std::string difference = first_difference(resolved, again); !difference.empty()) {
-    throw UsageError("'" + echoed(options.benchmark_file) +
-                     "' is not a resolved benchmark: " + difference);
-  }
-  return resolved;
+  return checked_benchmark_file(options.benchmark_file);
 }
 
 }  // namespace gpubench::cli

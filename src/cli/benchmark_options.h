@@ -10,7 +10,6 @@
 #include <CLI/CLI.hpp>
 
 #include "spec/benchmark.h"
-#include "system/machine.h"
 
 namespace gpubench::cli {
 
@@ -27,9 +26,9 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
 // What the command line asked for; throws UsageError for a bad value.
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);
-// What runs: the file a parent wrote (checked against this machine, nothing decided again), or
-// the options resolved here.
-ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, BenchmarkRequest request,
-                                   const MachineFacts& machine);
+// What runs: the benchmark file given (checked against this machine), or the options resolved
+// here (runner/runner.h, resolve_here).
+ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, const BenchmarkRequest& request,
+                                   bool warn_on_cpu_fallback = true);
 
 }  // namespace gpubench::cli

@@ -5,8 +5,7 @@
 #include "cli/command_line.h"
 
 #include "commands.h"
-#include "common/environment.h"
-#include "testing/test_hooks.h"
+#include "runner/runner.h"
 
 namespace {
 
@@ -14,18 +13,14 @@ using namespace gpubench::cli;
 
 void add_every_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   add_train_command(app, global, exit_code);
-  add_infer_command(app, exit_code);
+  add_infer_command(app, global, exit_code);
   add_run_command(app, global, exit_code);
+  add_run_benchmark_command(app, global, exit_code);
   add_allreduce_command(app, global, exit_code);
   add_fit_command(app, exit_code);
   add_models_command(app, exit_code);
   add_env_command(app, exit_code);
-  add_report_command(app, exit_code);
-  add_compare_command(app, exit_code);
-  add_regress_command(app, exit_code);
-  add_trend_command(app, exit_code);
-  add_scale_command(app, exit_code);
-  add_specs_command(app, exit_code);
+  add_torch_free_commands(app, exit_code);
 }
 
 }  // namespace
@@ -33,7 +28,7 @@ void add_every_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
 namespace gpubench {
 
 int run_command_line(int argc, char** argv) {
-  enable_test_hooks(process_environment()(kTestHooksVariable) == std::optional<std::string>("1"));
+  enable_test_hooks_from_environment();
   return cli::run_app(argc, argv,
                       [](CLI::App& app, const cli::GlobalOptions& global, int& exit_code) {
                         add_every_command(app, global, exit_code);

@@ -73,16 +73,21 @@ std::string torch_command_description(const std::string& name);
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
+// The hidden child subcommand (process/child_command.h, kChildSubcommand).
+void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
-void add_infer_command(CLI::App& app, int& exit_code);
+void add_infer_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_compare_command(CLI::App& app, int& exit_code);
 void add_regress_command(CLI::App& app, int& exit_code);
 void add_trend_command(CLI::App& app, int& exit_code);
 void add_scale_command(CLI::App& app, int& exit_code);
+// The subcommands without LibTorch, which both executables answer: report, compare, regress,
+// trend, scale, specs.
+void add_torch_free_commands(CLI::App& app, int& exit_code);
 // regress's --threshold and --alpha, which trend takes too.
 void add_gate_options(CLI::App& cmd, RegressOptions& gate);
 // --select: only the results a selector matches (report, regress, trend).

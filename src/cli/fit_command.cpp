@@ -7,10 +7,8 @@
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "reporting/fit_verdicts.h"
-#include "run/resolve_benchmark.h"
+#include "runner/runner.h"
 #include "spec/benchmark_fields.h"
-#include "system/machine.h"
-#include "train/fit_probe.h"
 
 namespace gpubench::cli {
 namespace {
@@ -54,10 +52,8 @@ int run_fit(const FitCommandOptions& o) {
   const int64_t reserve = parse_byte_size(o.reserve, "--reserve", 0);
   const std::vector<CardMemory> cards =
       o.memory.empty() ? datasheet_cards() : cards_from_list(o.memory);
-  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, request, read_machine_facts());
-  FitOptions fit_options;
-  fit_options.force_blocks = o.probe == "blocks";
-  const MemoryFit fit = fit_memory(resolved, fit_options);
+  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, request, false);
+  const MemoryFit fit = predict_memory(resolved, o.probe == "blocks");
 
   FitReport report;
   report.recipe = recipe_text(resolved);

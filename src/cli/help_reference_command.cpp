@@ -10,7 +10,7 @@
 #include "common/errors.h"
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
-#include "optim/optimizer_registry.h"
+#include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
@@ -114,7 +114,9 @@ std::string options_reference(const CLI::App& app) {
     out += option_row(*option);
   }
   out += "\n";
-  for (const CLI::App* command : app.get_subcommands({})) out += subcommand_section(*command);
+  for (const CLI::App* command : app.get_subcommands({})) {
+    if (!command->get_group().empty()) out += subcommand_section(*command);  // hidden: no group
+  }
   return out + suite_keys_section();
 }
 
@@ -124,26 +126,42 @@ std::string models_reference() {
       "Every model `train` takes by name (`--model`); `gpubench models` also counts each one's "
       "parameters and forward FLOPs by building it. Batch sizes are per device.\n\n" +
       header({"name", "aliases", "task", "input", "default batch", "throughput in", "sequence",
-              "optimizer", "LoRA roles", "activation checkpointing", "inference", "reference"});
+              "optimizer", "reference"});
   for (const ModelInfo* info : ModelRegistry::instance().all()) {
     std::string input;
     for (const int64_t d : info->input_shape)
       input += (input.empty() ? "" : "x") + std::to_string(d);
     std::string sequence;
-    if (info->sequence_model) {
+    if (info->capabilities.input == SyntheticInput::kTokenSegments) {
       sequence = "tgt_len " + std::to_string(info->default_tgt_len) + ", mem_len " +
                  std::to_string(info->default_mem_len);
     } else if (info->default_seq_len > 0) {
       sequence = "seq_len " + std::to_string(info->default_seq_len) + " (at most " +
                  std::to_string(info->max_seq_len) + ")";
     }
-    std::string inference = info->inference ? "yes" : "no";
-    if (info->generates_text) inference += ", generates text";
+    out += markdown_row({code(info->name), join(info->aliases), info->task, input,
+                         std::to_string(info->default_batch_size), info->sample_unit, sequence,
+                         optimizer_label(info->optimizer), info->reference});
+  }
+  out +=
+      "\n## Capabilities\n\nWhat each model declares in its registration "
+      "(`ModelCapabilities`, src/modeling/model_registry.h); resolve, the precision policy "
+      "and graph mode's rules read these.\n\n" +
+      header({"name", "synthetic batch", "tasks", "graph mode", "LoRA roles",
+              "activation checkpointing", "FP8 layers", "--blocks", "inference weights"});
+  auto yes_no = [](bool yes) { return std::string(yes ? "yes" : "no"); };
+  for (const ModelInfo* info : ModelRegistry::instance().all()) {
+    const ModelCapabilities& can = info->capabilities;
+    std::vector<std::string> tasks, graph;
+    if (can.trains) tasks.push_back("train");
+    if (can.infers) tasks.push_back(can.generates ? "infer (generates)" : "infer");
+    if (can.graph_training) graph.push_back("train");
+    if (can.graph_inference) graph.push_back("infer");
     out += markdown_row(
-        {code(info->name), join(info->aliases), info->task, input,
-         std::to_string(info->default_batch_size), info->sample_unit, sequence,
-         OptimizerRegistry::instance().get(info->optimizer).label, join(info->lora_roles, ","),
-         info->supports_activation_checkpointing ? "yes" : "no", inference, info->reference});
+        {code(info->name), to_string(can.input), join(tasks), graph.empty() ? "no" : join(graph),
+         join(can.lora_roles, ","), yes_no(can.activation_checkpointing),
+         can.fp8_linear_layers ? "linear" : "none",
+         can.blocks > 0 ? "1-" + std::to_string(can.blocks) : "no", join(can.weight_formats)});
   }
   return out;
 }

@@ -45,11 +45,6 @@ int main(int argc, char** argv) {
     for (const TorchCommand& command : kTorchCommands) {
       app.add_subcommand(command.name, command.description);  // listed in --help only
     }
-    add_report_command(app, exit_code);
-    add_compare_command(app, exit_code);
-    add_regress_command(app, exit_code);
-    add_trend_command(app, exit_code);
-    add_scale_command(app, exit_code);
-    add_specs_command(app, exit_code);
+    add_torch_free_commands(app, exit_code);
   });
 }

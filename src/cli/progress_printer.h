@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "run/measurement.h"
+#include "runner/runner.h"
 
 namespace gpubench {
 

@@ -7,13 +7,10 @@
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/standard_streams.h"
-#include "distributed/launch_environment.h"
-#include "process/child_process.h"
-#include "process/suite_runner.h"
 #include "reporting/results_table.h"
-#include "run/resolve_benchmark.h"
+#include "runner/runner.h"
+#include "runner/suite_runner.h"
 #include "spec/suite_file.h"
-#include "system/machine.h"
 
 namespace gpubench::cli {
 namespace {
@@ -44,25 +41,15 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
       ->check(number_in_range(1, kMaxBenchmarksLimit))
       ->capture_default_str();
   cmd->callback([options, &global, &exit_code] {
-    if (const auto launch = detect_launch_environment(process_environment())) {
+    if (const auto launch = launched_by()) {
       throw UsageError("gpubench run starts each benchmark's ranks itself; under " +
                        launch->launcher + " launch `gpubench train` for each benchmark instead");
     }
-    // Every entry resolved before the first runs: a bad one stops the suite at once.
-    const MachineFacts machine = read_machine_facts();
     const std::vector<SuiteEntry> entries =
         load_suite_file(options->suite, options->max_benchmarks);
     log::info("{}: {} benchmark(s)", options->suite, entries.size());
-    std::vector<ResolvedBenchmark> benchmarks;
-    for (const SuiteEntry& entry : entries) {
-      try {
-        benchmarks.push_back(resolve(entry.request, machine));
-      } catch (const UsageError& error) {
-        throw UsageError(entry.origin + ": " + error.what());
-      }
-    }
+    const std::vector<ResolvedBenchmark> benchmarks = resolve_suite_entries(entries);
     SuiteRunOptions run = options->run;
-    run.executable = current_executable();
     run.log_level = global.log_level;
     const std::vector<Result> results = run_suite(benchmarks, run);
     write_standard_output(render_results_table(results));

@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <set>
 
+#if GPUBENCH_WITH_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#endif
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Types.hpp>
@@ -16,6 +19,7 @@
 
 #include "common/errors.h"
 #include "spec/benchmark.h"
+#include "system/machine.h"
 #include "system/system_probe.h"
 #include "torch_support/compat.h"
 #include "torch_support/device_timers.h"
@@ -248,6 +252,20 @@ int RendezvousServer::port() const {
 
 double allreduce_bus_factor(int ranks) {
   return ranks <= 1 ? 0.0 : 2.0 * (ranks - 1) / ranks;
+}
+
+torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch) {
+  if (kind != DeviceKind::kCuda) return torch::kCPU;
+  const int count = read_machine_facts().cuda_device_count;
+  const int index = count == 1 ? 0 : launch.local_rank;
+  if (index >= count) {
+    throw UsageError("local rank " + std::to_string(launch.local_rank) +
+                     " has no CUDA device: " + std::to_string(count) + " visible");
+  }
+#if GPUBENCH_WITH_CUDA
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+#endif
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
 }  // namespace gpubench

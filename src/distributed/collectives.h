@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "distributed/launch_environment.h"
+#include "spec/benchmark.h"
 
 namespace gpubench {
 
@@ -74,5 +75,9 @@ class RendezvousServer {
 // bytes x 2(n-1)/n: what each rank sends in a ring all-reduce, nccl-tests' "bus bandwidth"
 // factor, so that figures for different rank counts compare with the link's speed.
 double allreduce_bus_factor(int ranks);
+
+// This rank's device: the CUDA device of its local rank (or the only one visible, when the
+// launcher binds one device to each task), made current; the CPU otherwise.
+torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch);
 
 }  // namespace gpubench

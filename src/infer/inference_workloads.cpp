@@ -45,7 +45,6 @@ class InferenceWorkload : public Workload {
   void describe(RunSession& session) override {
     Result& result = session.result();
     result.optimizer.clear();
-    if (session.info().generates_text) result.metrics.throughput_unit = "tokens/sec";
     result.metrics.inference.present = true;
   }
 
@@ -136,8 +135,9 @@ class ForwardWorkload : public InferenceWorkload {
       forward_ = [this] { graph_->replay(); };
       warmup = 0;
     }
+    // Replicas (--gpus N) each serve their batch; the timer's windows close on every rank.
     return {warmup, spec.steps, spec.repeat,
-            static_cast<double>(spec.batch_size * model.samples_per_item())};
+            static_cast<double>(spec.batch_size * model.samples_per_item() * session.world_size())};
   }
 
   void step() override { counted(forward_); }
@@ -199,6 +199,7 @@ class GenerateWorkload : public InferenceWorkload {
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
       session.result().metrics.graph_capture_ms = graphed_->capture_ms();
     }
+    // One replica's: each rank's decode rate is summed over the ranks (measure).
     const double decoded_per_generation =
         static_cast<double>(spec.batch_size) * static_cast<double>(spec.gen_len - 1);
     return {spec.warmup_steps, spec.steps, spec.repeat, decoded_per_generation};
@@ -234,7 +235,10 @@ class GenerateWorkload : public InferenceWorkload {
         if (hooks.progress) hooks.progress({false, trial, plan.repeat, i, plan.steps, 0});
       }
       if (hooks.window_closed) hooks.window_closed();
-      measured.trials.push_back(plan.samples_per_step * plan.steps / (decode_ms / 1e3));
+      // Replicas generate on their own: the run's rate is the sum of theirs.
+      double rate = plan.samples_per_step * plan.steps / (decode_ms / 1e3);
+      if (Collectives* ranks = session.rank().collectives) rate = ranks->sum_over_ranks(rate);
+      measured.trials.push_back(rate);
     }
     measured.throughput = median(measured.trials);
     measured.step_time_ms = summarize(steps);
@@ -265,14 +269,14 @@ class GenerateWorkload : public InferenceWorkload {
 const WorkloadRegistration kForwardWorkload{
     {"infer-forward", "forward passes of a synthetic batch (gpubench infer)",
      [](const ResolvedBenchmark& benchmark, const ModelInfo& info) {
-       return benchmark.task == Task::kInfer && !info.generates_text;
+       return benchmark.task == Task::kInfer && !info.capabilities.generates;
      },
      [] { return std::make_unique<ForwardWorkload>(); }}};
 
 const WorkloadRegistration kGenerateWorkload{
     {"generate", "greedy text generation with a key/value cache (gpubench infer, LLMs)",
      [](const ResolvedBenchmark& benchmark, const ModelInfo& info) {
-       return benchmark.task == Task::kInfer && info.generates_text;
+       return benchmark.task == Task::kInfer && info.capabilities.generates;
      },
      [] { return std::make_unique<GenerateWorkload>(); }}};
 

@@ -97,10 +97,16 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.default_seq_len = entry.default_seq_len;
   info.max_seq_len = entry.max_seq_len;
   info.optimizer = "adamw";
-  info.lora_roles = std::move(entry.lora_roles);
-  info.supports_activation_checkpointing = true;
-  info.inference = true;
-  info.blocks = entry.shape.layers;
+  ModelCapabilities& can = info.capabilities;
+  can.input = SyntheticInput::kTokenSequences;
+  can.infers = true;
+  can.graph_training = true;
+  can.graph_inference = true;
+  can.activation_checkpointing = true;
+  can.fp8_linear_layers = true;
+  can.lora_roles = std::move(entry.lora_roles);
+  can.blocks = entry.shape.layers;
+  can.weight_formats.push_back("fp8");
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;
   auto with_defaults = [default_seq_len](ModelOptions options) {

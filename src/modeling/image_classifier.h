@@ -51,7 +51,6 @@ class ImageClassifier : public TrainableModel {
     return loss;
   }
 
-  bool has_inference() const override { return true; }
   torch::Tensor inference_output(const SyntheticBatch& batch) override {
     return net_->forward(batch.inputs).logits;
   }
@@ -83,7 +82,10 @@ ModelInfo image_classifier_info(std::string name, std::vector<std::string> alias
   info.aliases = std::move(aliases);
   info.family = "convnet";
   info.prefers_channels_last = true;
-  info.inference = true;
+  info.capabilities.input = SyntheticInput::kImages;
+  info.capabilities.infers = true;
+  info.capabilities.graph_training = true;
+  info.capabilities.graph_inference = true;
   info.task = "image-classification";
   info.sample_unit = "images";
   info.input_shape = {3, image_size, image_size};

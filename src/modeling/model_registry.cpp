@@ -51,6 +51,37 @@ std::vector<std::string> ModelRegistry::names() const {
   return out;
 }
 
+std::string ModelRegistry::names_where(
+    const std::function<bool(const ModelCapabilities&)>& holds) const {
+  std::vector<std::string> out;
+  for (const ModelInfo* model : all()) {
+    if (holds(model->capabilities)) out.push_back(model->name);
+  }
+  return join(out);
+}
+
+std::string to_string(SyntheticInput input) {
+  switch (input) {
+    case SyntheticInput::kImages:
+      return "images";
+    case SyntheticInput::kTokenSegments:
+      return "token segments";
+    case SyntheticInput::kTokenSequences:
+      return "token sequences";
+  }
+  return "";
+}
+
+bool ModelCapabilities::holds_weights_in(const std::string& format) const {
+  return std::find(weight_formats.begin(), weight_formats.end(), format) != weight_formats.end();
+}
+
+std::string ModelInfo::throughput_unit(Task run_task) const {
+  return (run_task == Task::kInfer && capabilities.generates ? std::string("tokens")
+                                                             : sample_unit) +
+         "/sec";
+}
+
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options) {
   if (info.count) return info.count(options);
   return measure_instance(*info.instantiate(options));

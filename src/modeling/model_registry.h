@@ -55,7 +55,6 @@ class TrainableModel {
     (void)batch;
     return {};
   }
-  virtual bool has_inference() const { return false; }
   // Models that generate text: their generation with a key/value cache; null for the others.
   virtual TextGenerator* text_generator() { return nullptr; }
   // Weights (and buffers) in `dtype` for half-precision inference, as inference engines hold
@@ -102,39 +101,71 @@ struct ModelStats {
   int64_t train_flops() const { return 3 * forward_flops - frozen_weight_flops; }
 };
 
+// The kind of synthetic batch a model trains on.
+enum class SyntheticInput {
+  kImages,          // images and class labels
+  kTokenSegments,   // token segments read with a recurrent memory (tgt_len, mem_len)
+  kTokenSequences,  // token sequences of seq_len (masked or causal language modelling)
+};
+std::string to_string(SyntheticInput input);
+
+// What a model can do, declared in its registration. Resolve, the precision policy and graph
+// mode's rules read these; nothing checks a model's name or family.
+struct ModelCapabilities {
+  SyntheticInput input = SyntheticInput::kImages;
+  bool trains = true;
+  // gpubench infer: forward passes as served (TrainableModel::inference_output).
+  bool infers = false;
+  // Text generation with a key/value cache (TrainableModel::text_generator); infer of such a
+  // model generates.
+  bool generates = false;
+  // A training step, and an inference pass or decode step, captured in a CUDA graph. A model
+  // that makes new tensors every step (Transformer-XL's memory) cannot be replayed.
+  bool graph_training = false;
+  bool graph_inference = false;
+  // Its transformer blocks can recompute their activations in backward.
+  bool activation_checkpointing = false;
+  // Its products run through gpubench's linear layers (modeling/linear_compute.h), which
+  // precision fp8 runs in FP8; convolutions have no FP8 path in PyTorch.
+  bool fp8_linear_layers = false;
+  // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
+  std::vector<std::string> lora_roles;
+  // Per role, the smaller side of its projection (min of in and out features): the largest rank
+  // whose adapter is still low-rank.
+  std::map<std::string, int64_t> lora_rank_limits;
+  // The repeated blocks ModelOptions::blocks (--blocks) can reduce; 0: none to reduce.
+  int64_t blocks = 0;
+  // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype) and "fp8"
+  // (quantised once, the linear layers' products in FP8); empty for a model that does not infer.
+  std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};
+
+  bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
+  bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }
+  bool holds_weights_in(const std::string& format) const;
+};
+
 struct ModelInfo {
   std::string name;                  // command-line name, e.g. "resnet50"
   std::vector<std::string> aliases;  // other accepted names
-  std::string family;                // "convnet" or "language-model"
+  std::string family;                // a label for reports' per-family tables: "convnet", ...
   std::string task;                  // "image-classification", ...
   std::string sample_unit;           // "images", ...
   std::vector<int64_t> input_shape;  // of one sample
   int64_t default_batch_size = 32;   // per device
   std::string reference;             // the architecture this model reproduces
-  bool sequence_model = false;       // takes tgt_len and mem_len
-  int64_t default_tgt_len = 0;
+  ModelCapabilities capabilities;
+  int64_t default_tgt_len = 0;  // token segments: tokens per segment, and memory
   int64_t default_mem_len = 0;
   // NHWC activations help it where the precision policy says the device computes in tensor
   // cores (convolutions under mixed precision on CUDA).
   bool prefers_channels_last = false;
   // Fewest warm-up steps before its timed steps are in steady state; unset: any number.
   std::function<int(int64_t tgt_len, int64_t mem_len)> minimum_warmup_steps;
-  // The fine-tuning models: tokens per sequence (seq_len), and its bound (positions); 0: none.
+  // Token sequences: tokens per sequence (seq_len), and its bound (positions); 0: none.
   int64_t default_seq_len = 0;
   int64_t max_seq_len = 0;
   // The optimiser its reference recipe trains with (optim/optimizer_registry.h).
   std::string optimizer = "sgd";
-  // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
-  std::vector<std::string> lora_roles;
-  // Per role, the smaller side of its projection (min of in and out features): the largest rank
-  // whose adapter is still low-rank.
-  std::map<std::string, int64_t> lora_rank_limits;
-  // Its transformer blocks can recompute their activations in backward.
-  bool supports_activation_checkpointing = false;
-  // gpubench infer: it has an inference path (docs/inference.md), and generates text with a
-  // key/value cache (TrainableModel::text_generator).
-  bool inference = false;
-  bool generates_text = false;
   // A test model: left out of every listing, and found by name only with the test hooks on
   // (testing/test_hooks.h).
   bool hidden = false;
@@ -146,8 +177,10 @@ struct ModelInfo {
   // per device with activations of `element_bytes`; unset: not estimated.
   std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
       activation_bytes;
-  // The repeated blocks ModelOptions::blocks can reduce; 0: the model has none to reduce.
-  int64_t blocks = 0;
+
+  // What its throughput counts per second: tokens for a model that generates, its samples
+  // otherwise ("images/sec", "sequences/sec", "tokens/sec").
+  std::string throughput_unit(Task task) const;
 
   std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
     return create(options);
@@ -167,6 +200,8 @@ class ModelRegistry {
   const ModelInfo& get(const std::string& name_or_alias) const;  // throws UsageError
   std::vector<const ModelInfo*> all() const;  // sorted by name; without the hidden ones
   std::vector<std::string> names() const;
+  // The listed models that `holds`, by name ("bert-large, llama-2-7b, ...").
+  std::string names_where(const std::function<bool(const ModelCapabilities&)>& holds) const;
 
  private:
   std::vector<std::unique_ptr<ModelInfo>> models_;

@@ -7,10 +7,11 @@
 #include "memory/batch_search.h"
 #include "memory/memory_plan.h"
 #include "memory/tensor_memory.h"
+#include "process/child_command.h"
 #include "process/child_process.h"
 #include "process/temporary_folder.h"
-#include "process/train_child.h"
 #include "results/result.h"
+#include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -40,8 +41,8 @@ int64_t predicted_batch(const ResolvedBenchmark& b, const MemoryLimit& limit,
   // CUDA context and library workspaces, which fit's default reserve stands for.
   const std::string reserve = b.memory_limit > 0 || b.device != DeviceKind::kCuda ? "1" : "1G";
   std::vector<std::string> command =
-      train_child_command(at_one, folder.file("fit-benchmark.json"),
-                          {options.executable, options.log_level, output, "fit"});
+      child_command_line(at_one, folder.file("fit-benchmark.json"),
+                         {options.executable, options.log_level, output, "fit"});
   command.insert(command.end(), {"--memory", std::to_string(limit.bytes), "--reserve", reserve,
                                  "--format", "json"});
   const ProcessOutcome outcome = run_child_process(command, options.timeout_seconds);
@@ -66,7 +67,7 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
   ResolvedBenchmark probe = b;
   probe.batch_size = batch;
   probe.gpus = 1;
-  probe.warmup_steps = 1;
+  probe.warmup_steps = fewest_warmup_steps(b);
   probe.steps = 1;
   probe.repeat = 1;
   probe.telemetry_interval_ms = 0;
@@ -74,8 +75,8 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
   const std::string name = "probe-" + std::to_string(batch);
   const std::string output = folder.file(name + ".json");
   const ProcessOutcome outcome =
-      run_child_process(train_child_command(probe, folder.file(name + "-benchmark.json"),
-                                            {options.executable, options.log_level, output}),
+      run_child_process(child_command_line(probe, folder.file(name + "-benchmark.json"),
+                                           {options.executable, options.log_level, output}),
                         options.timeout_seconds, /*discard_stdout=*/true);
   BatchProbe result;
   result.batch = batch;

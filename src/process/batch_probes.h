@@ -18,7 +18,8 @@ struct BatchProbeOptions {
 // The largest batch per device that trains for `benchmark` (its batch_size is
 // kSearchBatchSize): under its memory_limit, else the device's memory (the CPU: MemAvailable,
 // enforced on the probes as their memory limit, so that none meets the kernel's OOM killer).
-// The probes run one rank, 1 warm-up and 1 timed step. Throws Interrupted on SIGINT/SIGTERM.
+// The probes run one rank, the fewest warm-up steps the model and the mode allow, and 1 timed
+// step. Throws Interrupted on SIGINT/SIGTERM.
 BatchSearchInfo find_largest_batch(const ResolvedBenchmark& benchmark,
                                    const BatchProbeOptions& options);
 

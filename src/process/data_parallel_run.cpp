@@ -2,17 +2,13 @@
 
 #include <filesystem>
 
-#if GPUBENCH_WITH_CUDA
-#include <c10/cuda/CUDAFunctions.h>
-#endif
-
 #include "common/log.h"
 
 #include "common/errors.h"
 #include "distributed/collectives.h"
+#include "process/child_command.h"
 #include "process/rank_launcher.h"
 #include "process/temporary_folder.h"
-#include "process/train_child.h"
 #include "system/machine.h"
 
 namespace gpubench {
@@ -26,22 +22,8 @@ std::string rank_file(const std::string& folder, int rank) {
 
 }  // namespace
 
-torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch) {
-  if (kind != DeviceKind::kCuda) return torch::kCPU;
-  const int count = read_machine_facts().cuda_device_count;
-  const int index = count == 1 ? 0 : launch.local_rank;
-  if (index >= count) {
-    throw UsageError("local rank " + std::to_string(launch.local_rank) +
-                     " has no CUDA device: " + std::to_string(count) + " visible");
-  }
-#if GPUBENCH_WITH_CUDA
-  c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
-#endif
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
-}
-
 Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvironment& launch,
-                             RunContext context) {
+                             RunSetup run_setup) {
   const torch::Device device = device_for_rank(resolved.device, launch);
   const std::chrono::seconds timeout(resolved.timeout_s);
   std::unique_ptr<Collectives> collectives;
@@ -59,11 +41,11 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   }
   log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
              collectives->backend(), device.str());
-  context.rank.collectives = collectives.get();
-  context.rank.device_index = device.is_cuda() ? device.index() : 0;
-  context.rank.launcher = launch.launcher;
-  if (launch.rank != 0) context.progress = {};
-  Result result = run_benchmark(resolved, context);
+  run_setup.rank.collectives = collectives.get();
+  run_setup.rank.device_index = device.is_cuda() ? device.index() : 0;
+  run_setup.rank.launcher = launch.launcher;
+  if (launch.rank != 0) run_setup.progress = {};
+  Result result = run_benchmark(resolved, run_setup);
   if (result.status == RunStatus::kOk) collectives->shutdown();
   return result;
 }
@@ -78,9 +60,8 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
   // In the temp folder, not beside the result: a run killed before it cleans up must not leave
   // rank files where `report` looks for results.
   const TemporaryFolder folder("gpubench-ranks");
-  const std::vector<std::string> argv =
-      train_child_command(resolved, folder.file("benchmark.json"),
-                          {options.executable, options.log_level, options.result_path});
+  const std::vector<std::string> argv = child_command_line(
+      resolved, folder.file("benchmark.json"), {options.executable, options.log_level, ""});
   const auto failure =
       launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
                          {{kRankResultsVariable, folder.path()}});

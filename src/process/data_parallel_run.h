@@ -12,15 +12,11 @@
 
 namespace gpubench {
 
-// This rank's device: the CUDA device of its local rank (or the only one visible, when the
-// launcher binds one device to each task), made current; the CPU otherwise.
-torch::Device device_for_rank(DeviceKind kind, const LaunchEnvironment& launch);
-
 // Connects to the other ranks and runs the benchmark as this rank. A failed rendezvous or a
 // peer that dies or hangs past the benchmark's timeout_s gives a failed result. Only rank 0
 // reports progress.
 Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvironment& launch,
-                             RunContext context = {});
+                             RunSetup run_setup = {});
 
 // Where this rank writes its result: every rank under gpubench's launcher (which reads them),
 // otherwise rank 0 only, at `output_path`; empty for a rank that writes none.
@@ -29,12 +25,11 @@ std::string rank_result_path(const LaunchEnvironment& launch, const std::string&
 struct LocalRanksOptions {
   std::string executable;  // the gpubench binary the ranks run
   std::string log_level = "info";
-  std::string result_path;  // the run's result file
 };
 
-// Starts resolved.gpus ranks of `gpubench train` here, each given the resolved benchmark as a
-// file, and returns rank 0's result, or a failed result naming the first rank that failed and
-// why.
+// Starts resolved.gpus ranks of the child subcommand (process/child_command.h) here, each given the
+// resolved benchmark as a file, and returns rank 0's result, or a failed result naming the first
+// rank that failed and why.
 Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOptions& options);
 
 }  // namespace gpubench

@@ -163,10 +163,12 @@ nlohmann::json result_to_json(const Result& r) {
   BlockWriter metrics_writer(metrics);
   metrics_fields(metrics_writer, r.metrics);
   nlohmann::json distributed = {
-      {"gradient_sync", r.distributed.world_size > 1
-                            ? "bucketed all-reduce started from gradient hooks, overlapping "
-                              "backward (DDP's scheme)"
-                            : "none"}};
+      {"gradient_sync",
+       r.distributed.world_size <= 1 ? "none"
+       : s.task == Task::kInfer
+           ? "none: inference replicas, each serving its own batch; their throughputs summed"
+           : "bucketed all-reduce started from gradient hooks, overlapping backward (DDP's "
+             "scheme)"}};
   BlockWriter distributed_writer(distributed);
   distributed_fields(distributed_writer, r.distributed, r.benchmark.gpus);
   nlohmann::json document = {{"schema", r.schema},         {"status", to_string(r.status)},

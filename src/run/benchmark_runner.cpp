@@ -8,8 +8,8 @@
 
 namespace gpubench {
 
-Result run_benchmark(const ResolvedBenchmark& benchmark, const RunContext& context) {
-  RunSession session(benchmark, context);
+Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_setup) {
+  RunSession session(benchmark, run_setup);
   const WorkloadInfo& workload_info =
       WorkloadRegistry::instance().for_benchmark(benchmark, session.info());
   const std::unique_ptr<Workload> workload = workload_info.make();

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "results/result.h"
-#include "run/run_context.h"
+#include "run/run_setup.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {
@@ -14,7 +14,7 @@ namespace gpubench {
 // status failed, both with the error text. With several ranks every rank runs this; the
 // result's throughput is global and its metrics are rank 0's, with the exposed communication
 // and peak memory of the worst rank.
-Result run_benchmark(const ResolvedBenchmark& benchmark, const RunContext& context = {});
+Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_setup = {});
 
 // `request` resolved on this machine (the model's defaults, the precision policy, the devices
 // present) and run in this process, as `gpubench train` (or infer, by its task) runs one device.

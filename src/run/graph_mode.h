@@ -13,6 +13,9 @@ namespace gpubench {
 // network up for three iterations on a side stream before capturing it.
 inline constexpr int kGraphCaptureWarmupSteps = 3;
 
+// The eager steps graph mode runs before its capture: kGraphCaptureWarmupSteps for training, one
+// for inference.
+int graph_capture_warmup_steps(Task task);
 // Why this benchmark cannot run in graph mode with this gpubench, or empty when it can.
 std::string graph_mode_unsupported_reason(const ResolvedBenchmark& benchmark);
 // Why graph mode cannot run as one of `world_size` ranks that `launcher` started: decided from

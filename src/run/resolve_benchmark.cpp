@@ -37,35 +37,42 @@ void check_machine_bounds(const ResolvedBenchmark& b, const MachineFacts& machin
   }
 }
 
-std::string models_where(bool (*holds)(const ModelInfo&)) {
-  std::vector<std::string> names;
-  for (const ModelInfo* model : ModelRegistry::instance().all()) {
-    if (holds(*model)) names.push_back(model->name);
-  }
-  return join(names);
+std::string models_where(const std::function<bool(const ModelCapabilities&)>& holds) {
+  return ModelRegistry::instance().names_where(holds);
 }
 
-std::string fine_tuning_models() {
-  return models_where([](const ModelInfo& m) { return m.default_seq_len > 0; });
+std::string models_with_lora() {
+  return models_where([](const ModelCapabilities& can) { return !can.lora_roles.empty(); });
+}
+
+std::string sequence_models() {
+  return models_where(
+      [](const ModelCapabilities& can) { return can.input == SyntheticInput::kTokenSequences; });
+}
+
+std::string generating_models() {
+  return models_where([](const ModelCapabilities& can) { return can.generates; });
 }
 
 // seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
 // the LoRA targets in canonical form (the model's role order; every role is "all-linear").
 void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
                          ResolvedBenchmark& out) {
-  if (info.default_seq_len == 0 && request.seq_len) {
-    throw UsageError("seq_len applies to the fine-tuning models (" + fine_tuning_models() +
+  const ModelCapabilities& can = info.capabilities;
+  const bool sequences = can.input == SyntheticInput::kTokenSequences;
+  if (!sequences && request.seq_len) {
+    throw UsageError("seq_len applies to the fine-tuning models (" + sequence_models() +
                      "), not to '" + info.name + "'");
   }
-  if (info.default_seq_len > 0) {
+  if (sequences) {
     out.seq_len = request.seq_len.value_or(info.default_seq_len);
     if (info.max_seq_len > 0 && out.seq_len > info.max_seq_len) {
       throw UsageError("seq_len " + std::to_string(out.seq_len) + " is more than " + info.name +
                        "'s " + std::to_string(info.max_seq_len) + " positions");
     }
   }
-  if (out.tuning == Tuning::kLora && info.lora_roles.empty()) {
-    throw UsageError("tuning 'lora' applies to the fine-tuning models (" + fine_tuning_models() +
+  if (out.tuning == Tuning::kLora && can.lora_roles.empty()) {
+    throw UsageError("tuning 'lora' applies to the fine-tuning models (" + models_with_lora() +
                      "); '" + info.name + "' trains in full only");
   }
   if (out.tuning == Tuning::kFull) {
@@ -78,11 +85,11 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
     out.lora_alpha = 0;
     out.lora_targets.clear();
   } else {
-    const auto targets = layers::parse_lora_targets(out.lora_targets, info.lora_roles, info.name);
-    out.lora_targets = targets.size() == info.lora_roles.size() ? "all-linear" : join(targets, ",");
+    const auto targets = layers::parse_lora_targets(out.lora_targets, can.lora_roles, info.name);
+    out.lora_targets = targets.size() == can.lora_roles.size() ? "all-linear" : join(targets, ",");
     for (const std::string& target : targets) {
-      const auto limit = info.lora_rank_limits.find(target);
-      if (limit != info.lora_rank_limits.end() && out.lora_rank > limit->second) {
+      const auto limit = can.lora_rank_limits.find(target);
+      if (limit != can.lora_rank_limits.end() && out.lora_rank > limit->second) {
         throw UsageError("lora_rank " + std::to_string(out.lora_rank) + " is more than " +
                          std::to_string(limit->second) + ", the smaller side of " + info.name +
                          "'s '" + target + "' projection: at most " +
@@ -91,22 +98,25 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
     }
   }
   if (out.blocks > 0) {
-    if (info.blocks == 0) {
-      throw UsageError("blocks applies to the transformer models (" + fine_tuning_models() +
+    if (can.blocks == 0) {
+      throw UsageError("blocks applies to the transformer models (" +
+                       models_where([](const ModelCapabilities& m) { return m.blocks > 0; }) +
                        "), not to '" + info.name + "'");
     }
-    if (out.blocks > info.blocks) {
+    if (out.blocks > can.blocks) {
       throw UsageError("blocks " + std::to_string(out.blocks) + " is more than " + info.name +
-                       "'s " + std::to_string(info.blocks) + ": at most " +
-                       std::to_string(info.blocks));
+                       "'s " + std::to_string(can.blocks) + ": at most " +
+                       std::to_string(can.blocks));
     }
     if (out.task != Task::kTrain) {
       throw UsageError("blocks applies to training (a timeline for gpubench scale), not to infer");
     }
   }
-  if (out.activation_checkpointing && !info.supports_activation_checkpointing) {
-    throw UsageError("activation_checkpointing applies to the transformer models (" +
-                     fine_tuning_models() + "), not to '" + info.name + "'");
+  if (out.activation_checkpointing && !can.activation_checkpointing) {
+    throw UsageError(
+        "activation_checkpointing applies to the transformer models (" +
+        models_where([](const ModelCapabilities& m) { return m.activation_checkpointing; }) +
+        "), not to '" + info.name + "'");
   }
 }
 
@@ -114,39 +124,35 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
 // that generate text (their requests are those, not a sequence length).
 void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
                        ResolvedBenchmark& out) {
-  auto generating = [](const ModelInfo& m) { return m.generates_text; };
+  const ModelCapabilities& can = info.capabilities;
   const bool lengths_given = request.prompt_len || request.gen_len;
   if (out.task == Task::kTrain) {
     if (lengths_given) {
       throw UsageError(
           "prompt_len and gen_len apply to inference (gpubench infer) of the models "
           "that generate text (" +
-          models_where(generating) + ")");
+          generating_models() + ")");
     }
     return;
   }
-  if (!info.inference) {
+  if (!can.infers) {
     throw UsageError("'" + info.name + "' has no inference path in gpubench; infer runs " +
-                     models_where([](const ModelInfo& m) { return m.inference; }));
+                     models_where([](const ModelCapabilities& m) { return m.infers; }));
   }
   if (out.batch_size == kSearchBatchSize) {
     throw UsageError(
         "batch_size max searches for the largest batch that trains; infer takes "
         "batch sizes (a list such as 1,8,32)");
   }
-  if (out.gpus > 1) {
-    throw UsageError("infer runs on one device, not " + std::to_string(out.gpus) +
-                     " (--gpus 1); data parallelism is for training");
-  }
   if (out.tuning == Tuning::kLora || out.activation_checkpointing) {
     throw UsageError(
         "infer runs the model's own weights: tuning 'lora' and "
         "activation_checkpointing are training settings");
   }
-  if (!info.generates_text) {
+  if (!can.generates) {
     if (lengths_given) {
       throw UsageError("prompt_len and gen_len apply to the models that generate text (" +
-                       models_where(generating) + "), not to '" + info.name + "'");
+                       generating_models() + "), not to '" + info.name + "'");
     }
     return;
   }
@@ -177,20 +183,34 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
   if (out.precision != Precision::kFp8) {
     if (request.fp8_recipe) throw UsageError("fp8_recipe applies to precision fp8 only");
     out.fp8_recipe.clear();
-  } else if (info.family == "convnet") {
+  } else if (!info.capabilities.fp8_linear_layers) {
     throw UsageError("precision 'fp8' runs the linear layers' products in FP8, and " + info.name +
-                     " is a convolutional network: FP8 convolutions are not a PyTorch path; use "
-                     "bf16");
+                     " declares no FP8-eligible layers (FP8 convolutions are not a PyTorch "
+                     "path); use bf16");
   }
   if (out.kv_cache != "fp8") return;
-  if (out.task != Task::kInfer || !info.generates_text) {
+  if (out.task != Task::kInfer || !info.capabilities.generates) {
     throw UsageError("kv_cache fp8 applies to gpubench infer of the models that generate text (" +
-                     models_where([](const ModelInfo& m) { return m.generates_text; }) + ")");
+                     generating_models() + ")");
   }
   if (!compat::kHasFp8) {
     throw UsageError("kv_cache fp8 needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
                      " or later; this gpubench is built with LibTorch " +
                      compat::libtorch_version());
+  }
+}
+
+// infer holds the weights in the precision's format (fp32 for tf32; fp8 quantised once): one the
+// model declares.
+void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
+  if (out.task != Task::kInfer) return;
+  const std::string format = out.precision == Precision::kTf32 ? "fp32" : to_string(out.precision);
+  if (!info.capabilities.holds_weights_in(format)) {
+    throw UsageError("infer with precision '" + to_string(out.precision) + "' holds " + info.name +
+                     "'s weights in " + format +
+                     ", which it does not declare; it "
+                     "holds " +
+                     join(info.capabilities.weight_formats));
   }
 }
 
@@ -214,6 +234,14 @@ void check_profile_path(const std::string& path) {
 
 }  // namespace
 
+int fewest_warmup_steps(const ResolvedBenchmark& b) {
+  const ModelInfo& info = ModelRegistry::instance().get(b.model);
+  int fewest = 1;
+  if (info.minimum_warmup_steps) fewest = info.minimum_warmup_steps(b.tgt_len, b.mem_len);
+  if (b.mode == Mode::kGraph) fewest = std::max(fewest, graph_capture_warmup_steps(b.task));
+  return std::max(1, fewest);
+}
+
 ModelOptions model_options_for(const ResolvedBenchmark& b) {
   ModelOptions options;
   options.tgt_len = b.tgt_len;
@@ -226,7 +254,8 @@ ModelOptions model_options_for(const ResolvedBenchmark& b) {
     const ModelInfo& info = ModelRegistry::instance().get(b.model);
     options.lora.rank = b.lora_rank;
     options.lora.alpha = b.lora_alpha;
-    options.lora.targets = layers::parse_lora_targets(b.lora_targets, info.lora_roles, info.name);
+    options.lora.targets =
+        layers::parse_lora_targets(b.lora_targets, info.capabilities.lora_roles, info.name);
   }
   return options;
 }
@@ -268,11 +297,12 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   out.channels_last = request.channels_last.value_or(
       info.prefers_channels_last &&
       PrecisionPolicy::favours_channels_last(out.precision, out.device));
-  if (!info.sequence_model && (request.tgt_len || request.mem_len)) {
+  const bool segments = info.capabilities.input == SyntheticInput::kTokenSegments;
+  if (!segments && (request.tgt_len || request.mem_len)) {
     throw UsageError("tgt_len and mem_len apply to language models only, not to '" + info.name +
                      "'");
   }
-  if (info.sequence_model) {
+  if (segments) {
     out.tgt_len = request.tgt_len.value_or(info.default_tgt_len);
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
   }
@@ -284,6 +314,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   resolve_fine_tuning(request, info, out);
   resolve_inference(request, info, out);
   resolve_fp8(request, info, out);
+  check_weight_format(info, out);
   if (info.minimum_warmup_steps) {
     const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);
     if (out.warmup_steps < needed) {

@@ -20,6 +20,10 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
 // model does not take, too few warm-up steps for the model, or devices this machine lacks.
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
 
+// The fewest warm-up steps `benchmark` runs with: the model's steady state and, in graph mode,
+// what the capture needs; at least 1 (what batch probes run).
+int fewest_warmup_steps(const ResolvedBenchmark& benchmark);
+
 // What the model's factory takes from a resolved benchmark (lengths, tuning, LoRA adapters).
 ModelOptions model_options_for(const ResolvedBenchmark& benchmark);
 

@@ -16,7 +16,7 @@
 namespace gpubench {
 namespace {
 
-void describe_placement(const RankContext& rank, DistributedInfo& info) {
+void describe_placement(const RankPlacement& rank, DistributedInfo& info) {
   info.launcher = rank.launcher;
   if (!rank.collectives) return;
   info.world_size = rank.collectives->world_size();
@@ -25,7 +25,7 @@ void describe_placement(const RankContext& rank, DistributedInfo& info) {
 }
 
 // The largest peak memory of any rank.
-void record_peak_over_ranks(const RankContext& rank, Result& result) {
+void record_peak_over_ranks(const RankPlacement& rank, Result& result) {
   if (!rank.collectives) return;
   result.metrics.peak_memory_bytes = static_cast<int64_t>(
       rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
@@ -39,7 +39,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.model_reference = info.reference;
   result.model_family = info.family;
   result.input_shape = info.input_shape;
-  result.metrics.throughput_unit = info.sample_unit + "/sec";
+  result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =
       OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;
   result.system = collect_system_info();
@@ -48,13 +48,13 @@ Result result_for(const ResolvedBenchmark& resolved) {
   return result;
 }
 
-RunSession::RunSession(const ResolvedBenchmark& benchmark, const RunContext& context)
+RunSession::RunSession(const ResolvedBenchmark& benchmark, const RunSetup& run_setup)
     : benchmark_(benchmark),
-      context_(context),
+      run_setup_(run_setup),
       started_(std::chrono::steady_clock::now()),
-      setup_(benchmark, context.rank.device_index),
+      device_setup_(benchmark, run_setup.rank.device_index),
       result_(result_for(benchmark)) {
-  describe_placement(context.rank, result_.distributed);
+  describe_placement(run_setup.rank, result_.distributed);
   tensor_memory::set_limit(device(), benchmark.memory_limit);
 }
 
@@ -63,7 +63,7 @@ RunSession::~RunSession() {
 }
 
 int RunSession::world_size() const {
-  return context_.rank.collectives ? context_.rank.collectives->world_size() : 1;
+  return run_setup_.rank.collectives ? run_setup_.rank.collectives->world_size() : 1;
 }
 
 Result RunSession::run(Workload& workload) {
@@ -102,14 +102,14 @@ void RunSession::build_model(Workload& workload) {
 void RunSession::measure(Workload& workload) {
   const TrialPlan plan = workload.start(*this);
   auto timer = make_step_timer(device());
-  const RankContext& rank = context_.rank;
+  const RankPlacement& rank = run_setup_.rank;
   if (rank.collectives) timer->set_barrier([&rank] { rank.collectives->barrier(); });
   RunTelemetry telemetry(benchmark_, rank);
   MeasurementHooks hooks;
-  hooks.progress = context_.progress;
+  hooks.progress = run_setup_.progress;
   hooks.window_opened = [&telemetry] { telemetry.window_opened(); };
   hooks.window_closed = [&telemetry] { telemetry.window_closed(); };
-  if (context_.fault) hooks.before_first_timed_step = [this] { context_.fault->trigger(); };
+  if (run_setup_.fault) hooks.before_first_timed_step = [this] { run_setup_.fault->trigger(); };
   const Measurement measured = workload.measure(*this, plan, *timer, hooks);
   Metrics& metrics = result_.metrics;
   metrics.trials = measured.trials;

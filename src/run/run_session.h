@@ -1,5 +1,5 @@
 // One run's lifecycle, written once for every workload (docs/development.md, "One run"):
-//   setup        device, precision policy and its flags, threads, seed (RunSetup); memory limit
+//   setup        device, precision policy and its flags, threads, seed (DeviceSetup); memory limit
 //   result       the benchmark, the model's facts, the system, the ranks (result_for)
 //   model        counted from its configuration where it can be, checked, built, placed
 //   workload     prepare; the peak reset; start; the trials inside telemetry windows
@@ -18,7 +18,7 @@
 
 #include "modeling/model_registry.h"
 #include "results/result.h"
-#include "run/run_context.h"
+#include "run/device_setup.h"
 #include "run/run_setup.h"
 #include "run/workload.h"
 #include "spec/benchmark.h"
@@ -35,7 +35,7 @@ class OutOfMemoryBeforeRun : public std::runtime_error {
 
 class RunSession {
  public:
-  RunSession(const ResolvedBenchmark& benchmark, const RunContext& context);
+  RunSession(const ResolvedBenchmark& benchmark, const RunSetup& run_setup);
   ~RunSession();  // lifts the memory limit
   RunSession(const RunSession&) = delete;
   RunSession& operator=(const RunSession&) = delete;
@@ -46,11 +46,11 @@ class RunSession {
 
   // What the workloads use.
   const ResolvedBenchmark& benchmark() const { return benchmark_; }
-  const RunContext& context() const { return context_; }
-  const RankContext& rank() const { return context_.rank; }
-  const ModelInfo& info() const { return setup_.info(); }
-  torch::Device device() const { return setup_.device(); }
-  const PrecisionPolicy& policy() const { return setup_.policy(); }
+  const RunSetup& run_setup() const { return run_setup_; }
+  const RankPlacement& rank() const { return run_setup_.rank; }
+  const ModelInfo& info() const { return device_setup_.info(); }
+  torch::Device device() const { return device_setup_.device(); }
+  const PrecisionPolicy& policy() const { return device_setup_.policy(); }
   int world_size() const;
   const ModelOptions& model_options() const { return options_; }
   Result& result() { return result_; }
@@ -63,9 +63,9 @@ class RunSession {
   void record_failure(Workload& workload, const std::exception& error);
 
   const ResolvedBenchmark& benchmark_;
-  const RunContext& context_;
+  const RunSetup& run_setup_;
   const std::chrono::steady_clock::time_point started_;
-  RunSetup setup_;
+  DeviceSetup device_setup_;
   Result result_;
   ModelOptions options_;
   std::unique_ptr<TrainableModel> model_;

@@ -1,31 +1,31 @@
-// The first steps of every run on a device, `fit`'s probes included: the device, the precision
-// policy and its global flags, the intra-op threads, the seed and CPU tensor accounting. (The
-// memory limit is a run's, RunSession's: fit's probes measure what a step takes, unlimited.)
+// What a run is given from outside (RunSession's second argument): its rank placement, who
+// watches its progress, a test fault, the host memory it may take.
 #pragma once
 
-#include <torch/torch.h>
+#include <cstdint>
+#include <optional>
+#include <string>
 
-#include "modeling/model_registry.h"
-#include "run/precision_policy.h"
-#include "spec/benchmark.h"
+#include "distributed/collectives.h"
+#include "run/measurement.h"
+#include "testing/fault_injection.h"
 
 namespace gpubench {
 
-class RunSetup {
- public:
-  // `device_index`: the CUDA device of this rank (unused on the CPU).
-  RunSetup(const ResolvedBenchmark& benchmark, int device_index);
+// This process's place in a data-parallel run. The default is a single process.
+struct RankPlacement {
+  Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
+  int device_index = 0;                // CUDA device of this rank
+  std::string launcher = "none";
+};
 
-  const ResolvedBenchmark& benchmark() const { return benchmark_; }
-  const ModelInfo& info() const { return info_; }
-  torch::Device device() const { return device_; }
-  const PrecisionPolicy& policy() const { return policy_; }
-
- private:
-  const ResolvedBenchmark& benchmark_;
-  const ModelInfo& info_;
-  torch::Device device_;
-  PrecisionPolicy policy_;
+struct RunSetup {
+  RankPlacement rank;
+  ProgressCallback progress;            // rank 0's; empty for the others
+  std::optional<FaultInjection> fault;  // made to happen at the first timed step
+  // The host memory this process may take, which the run's planned bytes are checked against
+  // (memory/memory_plan.h); unset: MemAvailable.
+  std::optional<int64_t> host_memory_available;
 };
 
 }  // namespace gpubench

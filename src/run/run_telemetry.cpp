@@ -8,7 +8,7 @@
 
 namespace gpubench {
 
-RunTelemetry::RunTelemetry(const ResolvedBenchmark& spec, const RankContext& rank)
+RunTelemetry::RunTelemetry(const ResolvedBenchmark& spec, const RankPlacement& rank)
     : rank_(rank), interval_ms_(spec.telemetry_interval_ms) {
   const bool gpu = spec.device == DeviceKind::kCuda;
   source_name_ = gpu ? "nvml" : "rapl";

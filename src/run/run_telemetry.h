@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "results/telemetry_info.h"
-#include "run/run_context.h"
+#include "run/run_setup.h"
 #include "spec/benchmark.h"
 #include "telemetry/telemetry_recorder.h"
 
@@ -14,14 +14,14 @@ namespace gpubench {
 
 class RunTelemetry {
  public:
-  RunTelemetry(const ResolvedBenchmark& spec, const RankContext& rank);
+  RunTelemetry(const ResolvedBenchmark& spec, const RankPlacement& rank);
   void window_opened();
   void window_closed();
   // Collective on a GPU run with several ranks: every rank calls it.
   TelemetryReport report(double timed_samples);
 
  private:
-  const RankContext& rank_;
+  const RankPlacement& rank_;
   std::string source_name_;
   int interval_ms_ = 0;
   bool gathered_ = false;  // one device per rank (GPUs), or rank 0's host (CPU)

@@ -12,10 +12,10 @@
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "modeling/model_registry.h"
+#include "run/device_setup.h"
 #include "run/model_setup.h"
 #include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
-#include "run/run_setup.h"
 #include "train/training_step.h"
 
 namespace gpubench {
@@ -203,7 +203,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
                      "--blocks applies to train");
   }
   const auto started = std::chrono::steady_clock::now();
-  const RunSetup setup(b, /*device_index=*/0);
+  const DeviceSetup setup(b, /*device_index=*/0);
   const ModelInfo& info = setup.info();
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
@@ -211,8 +211,9 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
 
   const int64_t whole_limit =
       device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
-  const bool by_blocks = info.blocks > 1 && (fit_options.force_blocks ||
-                                             planned_probe_bytes(info, options, b) > whole_limit);
+  const bool by_blocks =
+      info.capabilities.blocks > 1 &&
+      (fit_options.force_blocks || planned_probe_bytes(info, options, b) > whole_limit);
   ModelOptions one_block = options, two_blocks = options;
   one_block.blocks = 1;
   two_blocks.blocks = 2;
@@ -235,7 +236,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   if (by_blocks) {
     const ProbeFits one = probe_model(b, info, one_block, device, policy, shapes, fit.readings);
     const ProbeFits two = probe_model(b, info, two_blocks, device, policy, shapes, fit.readings);
-    const double t = static_cast<double>(info.blocks - 1);
+    const double t = static_cast<double>(info.capabilities.blocks - 1);
     fits.weights = extended(one.weights, two.weights, t);
     fits.gradients = extended(one.gradients, two.gradients, t);
     fits.optimizer_states = extended(one.optimizer_states, two.optimizer_states, t);
@@ -245,8 +246,9 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
     fits.backward_extra = BatchSeqFit::extended(one.backward_extra, two.backward_extra, t);
     fits.gradient_peak_extra = extended(one.gradient_peak_extra, two.gradient_peak_extra, t);
     fit.method = "forward and backward of the model with 1 and with 2 of its " +
-                 std::to_string(info.blocks) + " blocks at " + shapes_text(shapes) + " on the " +
-                 to_string(b.device) + ", extended to " + std::to_string(info.blocks) + " blocks";
+                 std::to_string(info.capabilities.blocks) + " blocks at " + shapes_text(shapes) +
+                 " on the " + to_string(b.device) + ", extended to " +
+                 std::to_string(info.capabilities.blocks) + " blocks";
   } else {
     fits = probe_model(b, info, options, device, policy, shapes, fit.readings);
     fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +

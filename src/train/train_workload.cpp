@@ -34,9 +34,9 @@ MemoryReport planned_memory(const MemoryPlan& plan) {
 class TrainWorkload : public Workload {
  public:
   void check_counted(RunSession& session, const ModelStats& counted) override {
-    const RunContext& context = session.context();
+    const RunSetup& run_setup = session.run_setup();
     const std::optional<int64_t> host =
-        context.host_memory_available ? context.host_memory_available : host_available_memory();
+        run_setup.host_memory_available ? run_setup.host_memory_available : host_available_memory();
     if (!host) return;
     const ResolvedBenchmark& spec = session.benchmark();
     const torch::Device device = session.device();
@@ -59,7 +59,7 @@ class TrainWorkload : public Workload {
 
   void prepare(RunSession& session) override {
     const ResolvedBenchmark& spec = session.benchmark();
-    const RankContext& rank = session.rank();
+    const RankPlacement& rank = session.rank();
     TrainableModel& model = *session.model();
     if (rank.collectives) {
       // Identical weights everywhere (DDP's broadcast), then each rank its own data.
@@ -97,10 +97,6 @@ class TrainWorkload : public Workload {
     TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
                    static_cast<double>(samples_per_step_)};
     if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
-      if (session.rank().collectives) {
-        throw UsageError(
-            graph_mode_unsupported_in_process_group(session.rank().launcher, session.world_size()));
-      }
       graphed_ = std::make_unique<GraphedStep>(*step_, batch_, session.device(), spec.warmup_steps);
       session.result().metrics.graph_capture_ms = graphed_->capture_ms();
       plan.warmup_steps = 0;
@@ -167,7 +163,7 @@ class TrainWorkload : public Workload {
   // rank, and the gradient sync's shape. Read right after the timed windows: their intervals
   // are the last ones recorded, and the device is synchronised past them before they are read.
   void record_exposed_communication(RunSession& session) {
-    const RankContext& rank = session.rank();
+    const RankPlacement& rank = session.rank();
     if (!rank.collectives) return;
     Result& result = session.result();
     DistributedInfo& info = result.distributed;
@@ -193,7 +189,8 @@ class TrainWorkload : public Workload {
                                  : static_cast<size_t>(spec.steps) * spec.repeat;
     session.result().timeline =
         timeline_->summary(steps, graphed ? "eager warm-up steps" : "timed steps");
-    if (spec.blocks > 0) session.result().timeline.model_blocks = session.info().blocks;
+    if (spec.blocks > 0)
+      session.result().timeline.model_blocks = session.info().capabilities.blocks;
     timeline_->stop();
   }
 

@@ -227,8 +227,11 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
     return out;
   };
   EXPECT_EQ(text(b),
-            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 bucket 100 MiB graph "
-            "seq 256 LoRA r8 alpha 16 q,v checkpointed inference prompt 96 gen 24 deterministic");
+            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 graph seq 256 LoRA r8 "
+            "alpha 16 q,v checkpointed inference prompt 96 gen 24 deterministic");
+  b.task = Task::kTrain;  // buckets are training's: inference replicas exchange no gradients
+  EXPECT_NE(text(b).find(" bucket 100 MiB "), std::string::npos) << text(b);
+  b.task = Task::kInfer;
   ResolvedBenchmark other_run = b;  // how long and how often it is measured is not the work
   other_run.warmup_steps = 1;
   other_run.steps = 2;

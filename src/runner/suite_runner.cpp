@@ -1,4 +1,4 @@
-#include "process/suite_runner.h"
+#include "runner/suite_runner.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -6,11 +6,13 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "process/child_command.h"
 #include "process/child_process.h"
 #include "process/temporary_folder.h"
-#include "process/train_child.h"
 #include "results/result_path.h"
 #include "run/benchmark_runner.h"
+#include "run/resolve_benchmark.h"
+#include "system/machine.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;
@@ -24,6 +26,19 @@ std::string seconds_text(double seconds) {
 }
 
 }  // namespace
+
+std::vector<ResolvedBenchmark> resolve_suite_entries(const std::vector<SuiteEntry>& entries) {
+  const MachineFacts machine = read_machine_facts();
+  std::vector<ResolvedBenchmark> benchmarks;
+  for (const SuiteEntry& entry : entries) {
+    try {
+      benchmarks.push_back(resolve(entry.request, machine));
+    } catch (const UsageError& error) {
+      throw UsageError(entry.origin + ": " + error.what());
+    }
+  }
+  return benchmarks;
+}
 
 std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
                               const SuiteRunOptions& options) {
@@ -41,8 +56,9 @@ std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
               to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
     const std::string benchmark_file = folder.file("benchmark-" + std::to_string(i) + ".json");
     const ProcessOutcome outcome = run_child_process(
-        train_child_command(benchmark, benchmark_file,
-                            {options.executable, options.log_level, child_output}),
+        child_command_line(benchmark, benchmark_file,
+                           {options.executable.empty() ? current_executable() : options.executable,
+                            options.log_level, child_output}),
         options.timeout_seconds, /*discard_stdout=*/true);  // the suite prints one table
     std::error_code ignored;
     fs::remove(benchmark_file, ignored);

@@ -1,4 +1,4 @@
-#include "run/run_setup.h"
+#include "run/device_setup.h"
 
 #include "memory/tensor_memory.h"
 
@@ -13,7 +13,7 @@ torch::Device device_of(const ResolvedBenchmark& benchmark, int device_index) {
 
 }  // namespace
 
-RunSetup::RunSetup(const ResolvedBenchmark& benchmark, int device_index)
+DeviceSetup::DeviceSetup(const ResolvedBenchmark& benchmark, int device_index)
     : benchmark_(benchmark),
       info_(ModelRegistry::instance().get(benchmark.model)),
       device_(device_of(benchmark, device_index)),

@@ -1,0 +1,23 @@
+// What train and infer share between parsing and reporting: the runner's options, rank 0's
+// progress on the terminal, and a launcher's rank run and reported.
+#pragma once
+
+#include <string>
+
+#include "cli/progress_printer.h"
+#include "commands.h"
+#include "runner/runner.h"
+
+namespace gpubench::cli {
+
+// The progress line of `benchmark`, in its throughput unit.
+ProgressPrinter progress_for(const ResolvedBenchmark& benchmark);
+// The runner's options for this command line; `progress` (may be null) receives rank 0's.
+RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
+
+// This process as a launcher's rank: runs, rank 0 of another launcher reports to `output`, and
+// the process ends with _Exit (no c10d thread stuck on a dead peer keeps it alive).
+[[noreturn]] void run_launched_rank(const LaunchedRank& rank, const std::string& output,
+                                    const GlobalOptions& global);
+
+}  // namespace gpubench::cli

@@ -1,0 +1,48 @@
+#include "reporters.h"
+
+#include <cstdio>
+#include <optional>
+
+#include "commands.h"
+#include "common/atomic_file.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "reporting/results_table.h"
+
+namespace gpubench::cli {
+
+std::string save_result(const Result& result, const std::string& path, bool new_name) {
+  const std::string text = result_to_json(result).dump(2) + "\n";
+  if (new_name) return write_new_file(path, text);
+  write_text_atomically(path, text);
+  return path;
+}
+
+void print_result(const Result& result) {
+  std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
+  std::fputs(render_results_table({result}).c_str(), stdout);
+  if (result.status != RunStatus::kOk) return;
+  std::fputs(render_inference_lines(result).c_str(), stdout);
+  std::fputs(render_fp8_line(result).c_str(), stdout);
+  std::fputs(render_efficiency_lines(result).c_str(), stdout);
+}
+
+int report_result(const Result& result, const std::string& path, bool new_name) {
+  std::optional<UsageError> unwritten;
+  std::string written;
+  try {
+    written = save_result(result, path, new_name);
+  } catch (const UsageError& error) {
+    unwritten = error;
+  }
+  print_result(result);
+  if (unwritten) throw *unwritten;
+  std::printf("result: %s\n", written.c_str());
+  if (result.status != RunStatus::kOk) {
+    log::error("benchmark {}: {}", to_string(result.status), result.error);
+    return kExitBenchmarkFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,26 @@
+// The reporters of a run's result, as google/benchmark separates its reporters from its runner:
+// the file reporter writes the result file, the terminal reporter prints its tables. The runner
+// (runner/runner.h) knows neither.
+#pragma once
+
+#include <string>
+
+#include "results/result.h"
+
+namespace gpubench::cli {
+
+// Writes the result to `path` atomically; with `new_name` (a name in an output directory) never
+// over another run's file: the next free name. Returns the path written; throws UsageError (an
+// output error) when it cannot be written.
+std::string save_result(const Result& result, const std::string& path, bool new_name);
+
+// Prints the result's batch search, its table and, for a run that succeeded, its inference, FP8
+// and efficiency lines.
+void print_result(const Result& result);
+
+// Both, as `train` and `infer` leave a run: the figures are printed even when the file cannot be
+// written (that is then exit code 2, an output error): a measurement is not lost to a full disk.
+// kExitBenchmarkFailed for a run that failed.
+int report_result(const Result& result, const std::string& path, bool new_name);
+
+}  // namespace gpubench::cli

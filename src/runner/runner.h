@@ -1,0 +1,92 @@
+// One runner for every kind of run (docs/development.md, "One runner"): a resolved benchmark in
+// this process, as N ranks of gpubench's own launcher, after a batch search, or as one rank of a
+// launcher's run (torchrun, srun, mpirun); `train` and `infer` alike, and the children that
+// suites, ranks and batch probes start. It returns results: writing them to a file and printing
+// them are the reporters' (cli/), which the runner never names.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "distributed/launch_environment.h"
+#include "memory/fit_prediction.h"
+#include "process/child_command.h"
+#include "process/rank_launcher.h"
+#include "results/result.h"
+#include "run/measurement.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+struct RunnerOptions {
+  std::string executable;  // the gpubench binary children run; empty: this one
+  std::string log_level = "info";
+  ProgressCallback progress;  // rank 0's progress; empty for none
+};
+
+// The launcher that started this process (torchrun, srun, mpirun, gpubench's own), if any.
+// Throws UsageError for an inconsistent environment.
+std::optional<LaunchEnvironment> launched_by();
+
+// What the command line asked for, resolved on this machine, warning once when `auto` fell back
+// to the CPU (what runs there; fit, which predicts for cards, does not warn). Throws UsageError.
+ResolvedBenchmark resolve_here(const BenchmarkRequest& request, bool warn_on_cpu_fallback = true);
+std::vector<ResolvedBenchmark> resolve_here(const std::vector<BenchmarkRequest>& requests,
+                                            bool warn_on_cpu_fallback = true);
+
+// A benchmark file given on the command line (train, infer or fit --benchmark-file), checked
+// through every rule of resolve on this machine, as the command line and suites go: a file that
+// resolves to anything else is refused. Throws UsageError.
+ResolvedBenchmark checked_benchmark_file(const std::string& path);
+
+// Runs `benchmark` from here: its batch found first when batch_size is max (probes in child
+// processes), then in this process, or as benchmark.gpus ranks of gpubench's own launcher.
+// Never throws for a run-time failure (the result says failed or oom); throws Interrupted on
+// SIGINT/SIGTERM and UsageError for a benchmark that cannot start.
+Result run_benchmark_here(ResolvedBenchmark benchmark, const RunnerOptions& options);
+
+// This process as one rank of a launcher's run (detect_launch_environment).
+struct LaunchedRank {
+  LaunchEnvironment launch;
+  ResolvedBenchmark benchmark;
+};
+// `request` as the launcher's rank: its world size, the machine's devices as the launcher bound
+// them; refuses the batch search and graph mode (there is a process group). Throws UsageError.
+LaunchedRank resolve_as_launched_rank(BenchmarkRequest request, const LaunchEnvironment& launch);
+
+struct RankOutcome {
+  Result result;
+  // Rank 0 of another launcher's run: the run's result, for the caller to report. Under
+  // gpubench's own launcher every rank has written its result to its rank file, which the
+  // launcher reads; the other ranks of another launcher report nothing.
+  bool to_report = false;
+};
+// Joins the other ranks and runs. The process should end with _Exit afterwards, so that no c10d
+// thread stuck on a dead peer keeps it alive.
+RankOutcome run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options);
+
+// The child subcommand: the benchmark in `benchmark_file` (gpubench.benchmark/1) run as given,
+// and its result written whole: under gpubench's launcher the child is a rank
+// (run_as_launched_rank, its rank file); otherwise run_benchmark_here, to `result_path`.
+Result run_child(const std::string& benchmark_file, const std::string& result_path,
+                 const RunnerOptions& options);
+
+// fit: `benchmark`'s peak memory per device as a function of batch (and length), from short
+// probes of its training step here (train/fit_probe.h); `by_blocks` probes 1 and 2 of its
+// blocks even where the whole model could be built.
+MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
+
+// allreduce: `arguments` (this executable's command line) run again as `ranks` ranks of
+// gpubench's own launcher; the first rank that failed, or nothing.
+std::optional<RankFailure> rerun_as_local_ranks(const std::vector<std::string>& arguments,
+                                                int ranks, std::chrono::seconds timeout);
+
+// The label of an optimiser by its registered name ("adamw" -> "AdamW"), for listings.
+std::string optimizer_label(const std::string& name);
+
+// GPUBENCH_TEST_HOOKS=1 turns on the test models and fault injection (testing/test_hooks.h).
+void enable_test_hooks_from_environment();
+
+}  // namespace gpubench
