@@ -3,8 +3,8 @@
 # torch wheel that GPU nodes use into a virtual environment, builds gpubench against it with the
 # plain GPU build command of docs/gpu-machines.md (every source compiled with CUDA and NCCL on,
 # linked against the wheel's libraries), runs the whole CPU test suite on that build, then runs
-# 2-rank jobs under the wheel's own torchrun (static and c10d rendezvous) and checks their
-# result files.
+# 2-rank jobs under the wheel's own torchrun (static and c10d rendezvous; train and infer) and
+# checks their result files.
 # Needs scripts/setup.sh's packages and the CUDA toolkit (nvcc on the PATH or in /usr/local/cuda).
 # GPUBENCH_TORCH_VERSION (default 2.11.0), GPUBENCH_TORCH2_VENV and GPUBENCH_TORCH2_BUILD_DIR
 # override the defaults; extra arguments go to ctest.
@@ -67,3 +67,24 @@ for path in sys.argv[2:]:
           f"libtorch {result['system']['libtorch']}, {m['throughput']:.2f} {m['throughput_unit']}")
 PY
 elapsed "two ranks under torchrun (static and c10d rendezvous) wrote correct results" "$start"
+
+# infer's replicas under torchrun: one result, the two ranks' throughput summed.
+start=$(date +%s)
+"$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
+  "$build_dir/gpubench" --log-level warn infer "${train[@]:1}" --output "$work/infer.json"
+"$venv/bin/python" - "$work/infer.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+d, m = result["distributed"], result["metrics"]
+problems = [f"{name} is {value!r}, expected {want!r}" for name, value, want in [
+    ("status", result["status"], "ok"), ("task", result["benchmark"]["task"], "infer"),
+    ("world_size", d["world_size"], 2), ("launcher", d["launcher"], "torchrun")]
+    if value != want]
+if not m.get("throughput", 0) > 0 or abs(m["per_device_throughput"] * 2 - m["throughput"]) > 1e-6:
+    problems.append(f"throughput {m.get('throughput')!r}, per device {m.get('per_device_throughput')!r}")
+if problems:
+    sys.exit(f"check-torch2: {sys.argv[1]}: " + "; ".join(problems))
+print(f"check-torch2: {sys.argv[1]}: ok, infer on 2 ranks under torchrun, "
+      f"{m['throughput']:.2f} {m['throughput_unit']} summed")
+PY
+elapsed "infer's two replicas under torchrun wrote one result" "$start"

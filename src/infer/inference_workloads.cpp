@@ -42,29 +42,29 @@ int64_t weight_bytes(torch::nn::Module& module) {
 // forward pass's transient tensors (activations).
 class InferenceWorkload : public Workload {
  public:
-  void describe(RunSession& session) override {
-    Result& result = session.result();
-    result.optimizer.clear();
-    result.metrics.inference.present = true;
+  bool trains() const override { return false; }
+
+  WorkloadDescription describe(const RunSession&) override {
+    return {std::string(), "", true};  // no optimiser; the inference block
   }
 
   // Models counted from their configuration are built in the weights' dtype and drawn on the
   // device; the others are counted on an instance in float32 first.
-  void record_counts(RunSession& session, const ModelStats& stats) override {
-    Result& result = session.result();
-    result.params = stats.params;
-    result.trainable_params = 0;
-    result.metrics.forward_flops_per_sample = stats.forward_flops;
+  WorkloadCounts counts(RunSession&, const ModelStats& stats) override {
+    return {stats.forward_flops, 0};
   }
 
-  void fill_metrics(RunSession& session, const Measurement&) override {
+  WorkloadFigures figures(RunSession& session, const Measurement&) override {
+    WorkloadFigures figures;
+    figures.metrics = metrics_;
     if (session.benchmark().precision == Precision::kFp8) {
-      session.result().metrics.fp8_matmul_flop_share = counts_.fp8_forward_share();
+      figures.metrics.fp8_matmul_flop_share = counts_.fp8_forward_share();
       require_fp8_products(session.benchmark().model, counts_.fp8_forward_share());
     }
+    return figures;
   }
 
-  void prepare(RunSession& session) override {
+  WorkloadDescription prepare(RunSession& session) override {
     TrainableModel& model = *session.model();
     dtype_ = weight_dtype(session.benchmark().precision);
     if (dtype_) model.cast_for_inference(*dtype_);
@@ -74,11 +74,12 @@ class InferenceWorkload : public Workload {
     model.module().eval();
     weights_ = weight_bytes(model.module());
     inference_mode_.emplace();
+    return {};
   }
 
   MemoryReport memory_breakdown(RunSession& session) override {
     const torch::Device device = session.device();
-    const int64_t kv_cache = session.result().metrics.inference.kv_cache_bytes;
+    const int64_t kv_cache = metrics_.inference.kv_cache_bytes;
     MemoryBreakdown parts;
     parts.weights = weights_;
     const int64_t peak = tensor_memory::peak_allocated_bytes(device);
@@ -104,6 +105,7 @@ class InferenceWorkload : public Workload {
 
   std::optional<torch::ScalarType> dtype_;
   FlopCounts counts_;
+  Metrics metrics_;  // the figures gathered as it runs (Workload::figures)
 
  private:
   int64_t weights_ = 0;
@@ -131,7 +133,7 @@ class ForwardWorkload : public InferenceWorkload {
       counted([&] {
         graph_ = std::make_unique<CapturedGraph>(forward_, session.device(), std::max(1, warmup));
       });
-      session.result().metrics.graph_capture_ms = graph_->capture_ms();
+      metrics_.graph_capture_ms = graph_->capture_ms();
       forward_ = [this] { graph_->replay(); };
       warmup = 0;
     }
@@ -146,22 +148,24 @@ class ForwardWorkload : public InferenceWorkload {
                       const MeasurementHooks& hooks) override {
     const Measurement measured = Workload::measure(session, plan, timer, hooks);
     const ResolvedBenchmark& spec = session.benchmark();
-    session.result().metrics.inference.request_latency_ms =
+    metrics_.inference.request_latency_ms =
         summarize_latency(time_requests(timer, spec.steps * spec.repeat, forward_));
     return measured;
   }
 
-  void fill_metrics(RunSession& session, const Measurement& measured) override {
-    InferenceWorkload::fill_metrics(session, measured);
+  WorkloadFigures figures(RunSession& session, const Measurement& measured) override {
+    WorkloadFigures figures = InferenceWorkload::figures(session, measured);
     TrainableModel& model = *session.model();
-    Metrics& metrics = session.result().metrics;
+    Metrics& metrics = figures.metrics;
     if (model.tokens_per_item() > 0) {
       metrics.sequences_per_second = measured.throughput;
       metrics.tokens_per_second =
           measured.throughput * static_cast<double>(model.tokens_per_item());
     }
     metrics.achieved_tflops =
-        static_cast<double>(metrics.forward_flops_per_sample) * measured.throughput / 1e12;
+        static_cast<double>(session.result().metrics.forward_flops_per_sample) *
+        measured.throughput / 1e12;
+    return figures;
   }
 
  private:
@@ -184,7 +188,7 @@ class GenerateWorkload : public InferenceWorkload {
         spec.kv_cache == "fp8" ? compat::float8_e4m3() : dtype_.value_or(torch::kFloat);
     cache_.emplace(generator_->allocate_cache(spec.batch_size, spec.prompt_len + spec.gen_len,
                                               device_, cache_dtype));
-    InferenceMetrics& inference = session.result().metrics.inference;
+    InferenceMetrics& inference = metrics_.inference;
     inference.kv_cache_bytes = cache_->bytes();
     inference.kv_cache_bytes_per_token = cache_->bytes_per_token();
     prompt_ = torch::randint(generator_->vocab_size(), {spec.batch_size, spec.prompt_len},
@@ -197,7 +201,7 @@ class GenerateWorkload : public InferenceWorkload {
     if (spec.mode == Mode::kGraph) {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
-      session.result().metrics.graph_capture_ms = graphed_->capture_ms();
+      metrics_.graph_capture_ms = graphed_->capture_ms();
     }
     // One replica's: each rank's decode rate is summed over the ranks (measure).
     const double decoded_per_generation =
@@ -218,7 +222,7 @@ class GenerateWorkload : public InferenceWorkload {
     if (hooks.before_first_timed_step) hooks.before_first_timed_step();
     const double prompt_tokens = static_cast<double>(session.benchmark().batch_size) *
                                  static_cast<double>(session.benchmark().prompt_len);
-    InferenceMetrics& inference = session.result().metrics.inference;
+    InferenceMetrics& inference = metrics_.inference;
     std::vector<double> requests, first_tokens, steps, prefill_rates;
     Measurement measured;
     for (int trial = 1; trial <= plan.repeat; ++trial) {
@@ -249,11 +253,11 @@ class GenerateWorkload : public InferenceWorkload {
     return measured;
   }
 
-  void fill_metrics(RunSession& session, const Measurement& measured) override {
-    InferenceWorkload::fill_metrics(session, measured);
-    Metrics& metrics = session.result().metrics;
-    metrics.tokens_per_second = measured.throughput;
-    metrics.inference.decode_tokens_per_second = measured.throughput;
+  WorkloadFigures figures(RunSession& session, const Measurement& measured) override {
+    WorkloadFigures figures = InferenceWorkload::figures(session, measured);
+    figures.metrics.tokens_per_second = measured.throughput;
+    figures.metrics.inference.decode_tokens_per_second = measured.throughput;
+    return figures;
   }
 
  private:

@@ -67,10 +67,10 @@ int RunSession::world_size() const {
 }
 
 Result RunSession::run(Workload& workload) {
-  workload.describe(*this);
+  record_description(workload.describe(*this));
   try {
     build_model(workload);
-    workload.prepare(*this);
+    record_description(workload.prepare(*this));
     tensor_memory::reset_peak(device());
     measure(workload);
   } catch (const std::exception& error) {
@@ -88,15 +88,55 @@ void RunSession::build_model(Workload& workload) {
   options_ = model_options_for(benchmark_);
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
+  // The model's size, once: before it is built where it is counted (a run refused by its plan
+  // still says it), else measured on the instance.
+  const auto record_size = [&](const ModelStats& stats) {
+    result_.params = stats.params;
+    result_.trainable_params = workload.trains() ? stats.trainable_params : 0;
+  };
   if (counted) {
-    result_.params = counted->params;
-    result_.trainable_params = counted->trainable_params;
+    record_size(*counted);
     workload.check_counted(*this, *counted);
   }
   options_.defer_initialization = counted.has_value();
   model_ = gpubench::build_model(info(), options_, benchmark_, policy());
-  workload.record_counts(*this, counted ? *counted : measure_instance(*model_));  // on the CPU
+  const ModelStats stats = counted ? *counted : measure_instance(*model_);  // on the CPU
+  if (!counted) record_size(stats);
+  const WorkloadCounts counts = workload.counts(*this, stats);
+  result_.metrics.forward_flops_per_sample = counts.forward_flops_per_sample;
+  result_.metrics.train_flops_per_step = counts.train_flops_per_step;
   place_model(*model_, device(), options_, benchmark_.channels_last);
+}
+
+void RunSession::record_description(const WorkloadDescription& description) {
+  if (description.optimizer) result_.optimizer = *description.optimizer;
+  if (!description.optimizer_impl.empty()) result_.optimizer_impl = description.optimizer_impl;
+  result_.metrics.inference.present = result_.metrics.inference.present || description.inference;
+}
+
+// The workload's own metrics (Workload::figures): every other field of Metrics is the session's.
+void RunSession::record_figures(const WorkloadFigures& figures) {
+  const Metrics& from = figures.metrics;
+  Metrics& metrics = result_.metrics;
+  metrics.achieved_tflops = from.achieved_tflops;
+  metrics.final_loss = from.final_loss;
+  metrics.skipped_steps = from.skipped_steps;
+  metrics.sequences_per_second = from.sequences_per_second;
+  metrics.tokens_per_second = from.tokens_per_second;
+  metrics.graph_capture_ms = from.graph_capture_ms;
+  metrics.fp8_matmul_flop_share = from.fp8_matmul_flop_share;
+  if (metrics.inference.present) {
+    metrics.inference = from.inference;
+    metrics.inference.present = true;
+  }
+  if (figures.distributed) {
+    DistributedInfo& distributed = result_.distributed;
+    distributed.buckets = figures.distributed->buckets;
+    distributed.gradient_bytes = figures.distributed->gradient_bytes;
+    distributed.exposed_communication_ms = figures.distributed->exposed_communication_ms;
+    distributed.exposed_communication_share = figures.distributed->exposed_communication_share;
+  }
+  result_.timeline = figures.timeline;
 }
 
 void RunSession::measure(Workload& workload) {
@@ -116,7 +156,7 @@ void RunSession::measure(Workload& workload) {
   metrics.step_time_ms = measured.step_time_ms;
   metrics.throughput = measured.throughput;
   metrics.per_device_throughput = metrics.throughput / world_size();
-  workload.fill_metrics(*this, measured);
+  record_figures(workload.figures(*this, measured));
   record_peak_memory(device(), metrics);
   metrics.memory = workload.memory_breakdown(*this);
   record_peak_over_ranks(rank, result_);

@@ -53,12 +53,16 @@ class RunSession {
   const PrecisionPolicy& policy() const { return device_setup_.policy(); }
   int world_size() const;
   const ModelOptions& model_options() const { return options_; }
-  Result& result() { return result_; }
-  // Built and placed (from the workload's record_counts on); null before.
+  // The result as far as the session has written it (the benchmark, the model's counts, the
+  // placement); a workload reads it, never writes it.
+  const Result& result() const { return result_; }
+  // Built and placed (from the workload's counts on); null before.
   TrainableModel* model() { return model_.get(); }
 
  private:
   void build_model(Workload& workload);
+  void record_description(const WorkloadDescription& description);
+  void record_figures(const WorkloadFigures& figures);
   void measure(Workload& workload);
   void record_failure(Workload& workload, const std::exception& error);
 

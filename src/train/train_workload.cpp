@@ -33,6 +33,8 @@ MemoryReport planned_memory(const MemoryPlan& plan) {
 
 class TrainWorkload : public Workload {
  public:
+  bool trains() const override { return true; }
+
   void check_counted(RunSession& session, const ModelStats& counted) override {
     const RunSetup& run_setup = session.run_setup();
     const std::optional<int64_t> host =
@@ -46,18 +48,15 @@ class TrainWorkload : public Workload {
     if (!shortfall.empty()) throw OutOfMemoryBeforeRun(shortfall, planned_memory(plan));
   }
 
-  void record_counts(RunSession& session, const ModelStats& stats) override {
+  WorkloadCounts counts(RunSession& session, const ModelStats& stats) override {
     const ResolvedBenchmark& spec = session.benchmark();
     samples_per_step_ =
         spec.batch_size * session.world_size() * session.model()->samples_per_item();
-    Result& result = session.result();
-    result.params = stats.params;
-    result.trainable_params = stats.trainable_params;
-    result.metrics.forward_flops_per_sample = stats.forward_flops;
-    result.metrics.train_flops_per_step = stats.train_flops() * samples_per_step_;
+    train_flops_per_step_ = stats.train_flops() * samples_per_step_;
+    return {stats.forward_flops, train_flops_per_step_};
   }
 
-  void prepare(RunSession& session) override {
+  WorkloadDescription prepare(RunSession& session) override {
     const ResolvedBenchmark& spec = session.benchmark();
     const RankPlacement& rank = session.rank();
     TrainableModel& model = *session.model();
@@ -88,8 +87,8 @@ class TrainWorkload : public Workload {
     if (timeline_) {
       step_->set_timeline(timeline_.get());
     }
-    session.result().optimizer = step_->optimizer().description();
-    session.result().optimizer_impl = to_string(step_->optimizer().implementation());
+    return {step_->optimizer().description(), to_string(step_->optimizer().implementation()),
+            false};
   }
 
   TrialPlan start(RunSession& session) override {
@@ -98,7 +97,6 @@ class TrainWorkload : public Workload {
                    static_cast<double>(samples_per_step_)};
     if (spec.mode == Mode::kGraph) {  // the warm-up runs before the capture, inside
       graphed_ = std::make_unique<GraphedStep>(*step_, batch_, session.device(), spec.warmup_steps);
-      session.result().metrics.graph_capture_ms = graphed_->capture_ms();
       plan.warmup_steps = 0;
     }
     return plan;
@@ -106,12 +104,14 @@ class TrainWorkload : public Workload {
 
   void step() override { loss_ = graphed_ ? graphed_->run() : step_->run(batch_); }
 
-  void fill_metrics(RunSession& session, const Measurement&) override {
+  WorkloadFigures figures(RunSession& session, const Measurement& measured) override {
     TrainableModel& model = *session.model();
-    Metrics& metrics = session.result().metrics;
+    WorkloadFigures figures;
+    Metrics& metrics = figures.metrics;
+    if (graphed_) metrics.graph_capture_ms = graphed_->capture_ms();
     if (model.tokens_per_item() > 0 || model.samples_per_item() > 1) {
       metrics.sequences_per_second =
-          metrics.throughput / static_cast<double>(model.samples_per_item());
+          measured.throughput / static_cast<double>(model.samples_per_item());
     }
     if (model.tokens_per_item() > 0) {
       metrics.tokens_per_second =
@@ -123,10 +123,11 @@ class TrainWorkload : public Workload {
       metrics.fp8_matmul_flop_share = step_->forward_counts().fp8_training_share();
       require_fp8_products(session.benchmark().model, metrics.fp8_matmul_flop_share);
     }
-    metrics.achieved_tflops = static_cast<double>(metrics.train_flops_per_step) *
-                              metrics.throughput / static_cast<double>(samples_per_step_) / 1e12;
-    record_exposed_communication(session);
-    record_timeline(session);
+    metrics.achieved_tflops = static_cast<double>(train_flops_per_step_) * measured.throughput /
+                              static_cast<double>(samples_per_step_) / 1e12;
+    figures.distributed = exposed_communication(session, measured);
+    figures.timeline = timeline(session);
+    return figures;
   }
 
   // The peak of the timed steps and where it went (docs/memory.md): weights, gradients and
@@ -162,39 +163,42 @@ class TrainWorkload : public Workload {
   // Communication the backward pass left exposed, averaged over the timed steps, on the slowest
   // rank, and the gradient sync's shape. Read right after the timed windows: their intervals
   // are the last ones recorded, and the device is synchronised past them before they are read.
-  void record_exposed_communication(RunSession& session) {
+  std::optional<DistributedInfo> exposed_communication(RunSession& session,
+                                                       const Measurement& measured) {
     const RankPlacement& rank = session.rank();
-    if (!rank.collectives) return;
-    Result& result = session.result();
-    DistributedInfo& info = result.distributed;
+    if (!rank.collectives) return std::nullopt;
+    const ResolvedBenchmark& spec = session.benchmark();
+    DistributedInfo info;
     info.buckets = synchronizer_->bucket_count();
     info.gradient_bytes = synchronizer_->gradient_bytes();
     synchronize_device(session.device());
     auto exposed = synchronizer_->take_exposed_communication_ms();
-    const size_t timed = static_cast<size_t>(result.benchmark.steps) * result.benchmark.repeat;
+    const size_t timed = static_cast<size_t>(spec.steps) * spec.repeat;
     if (exposed.size() > timed) exposed.erase(exposed.begin(), exposed.end() - timed);
     info.exposed_communication_ms = rank.collectives->max_over_ranks(summarize(exposed).mean);
-    const double step_ms = result.metrics.step_time_ms.median;
+    const double step_ms = measured.step_time_ms.median;
     info.exposed_communication_share = step_ms > 0 ? info.exposed_communication_ms / step_ms : 0;
+    return info;
   }
 
   // The timed steps' backward timeline (a graph's: its eager warm-up steps'); later steps (the
   // memory step, a profiled trial) record none.
-  void record_timeline(RunSession& session) {
-    if (!timeline_) return;
+  StepTimelineInfo timeline(RunSession& session) {
+    if (!timeline_) return {};
     synchronize_device(session.device());
-    const ResolvedBenchmark& spec = session.result().benchmark;
+    const ResolvedBenchmark& spec = session.benchmark();
     const bool graphed = graphed_ != nullptr;
     const size_t steps = graphed ? static_cast<size_t>(spec.warmup_steps)
                                  : static_cast<size_t>(spec.steps) * spec.repeat;
-    session.result().timeline =
+    StepTimelineInfo info =
         timeline_->summary(steps, graphed ? "eager warm-up steps" : "timed steps");
-    if (spec.blocks > 0)
-      session.result().timeline.model_blocks = session.info().capabilities.blocks;
+    if (spec.blocks > 0) info.model_blocks = session.info().capabilities.blocks;
     timeline_->stop();
+    return info;
   }
 
   int64_t samples_per_step_ = 0;
+  int64_t train_flops_per_step_ = 0;
   std::unique_ptr<GradientSynchronizer> synchronizer_;
   std::unique_ptr<StepTimeline> timeline_;
   SyntheticBatch batch_;
