@@ -1,6 +1,5 @@
-// `--batch-size max`: the search against a known threshold from every kind of start, and
-// through the binary against a brute-force scan under --memory-limit, with no process left
-// behind by the probes that ran out.
+// `--batch-size max` through the binary, against a brute-force scan under --memory-limit, with no
+// process left behind by the probes that ran out; in a suite; not even batch 1.
 #include <signal.h>
 
 #include <filesystem>
@@ -9,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include "cpu_benchmark.h"
-#include "memory/batch_search.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
@@ -22,37 +20,6 @@ using testing::read_json;
 using testing::run_command;
 using testing::ScratchDirectory;
 
-TEST(BatchSearch, FindsTheLargestBatchFromAnyStart) {
-  for (const int64_t threshold : {1, 2, 7, 64, 100, 1000}) {
-    for (const int64_t start : {1, 3, 50, 64, 99, 4096}) {
-      std::vector<int64_t> tried;
-      const BatchSearchInfo search = search_largest_batch(start, [&](int64_t batch) {
-        tried.push_back(batch);
-        return BatchProbe{batch, batch <= threshold ? "ok" : "oom", 0, "", ""};
-      });
-      EXPECT_EQ(search.found_batch, threshold) << "start " << start;
-      EXPECT_EQ(search.predicted_batch, start);
-      EXPECT_EQ(search.probes.size(), tried.size());
-      EXPECT_EQ(tried.front(), start);
-      EXPECT_LE(tried.size(), 30u) << "start " << start << " threshold " << threshold;
-    }
-  }
-}
-
-TEST(BatchSearch, NoBatchAndAFailedProbe) {
-  const BatchSearchInfo none = search_largest_batch(8, [](int64_t batch) {
-    return BatchProbe{batch, "oom", 0, "", ""};
-  });
-  EXPECT_EQ(none.found_batch, 0);
-  EXPECT_EQ(none.probes.back().batch, 1);
-  const BatchSearchInfo failed = search_largest_batch(8, [](int64_t batch) {
-    return BatchProbe{batch, batch > 8 ? "failed" : "ok", 0, "boom", ""};
-  });
-  EXPECT_EQ(failed.found_batch, 0);
-  EXPECT_EQ(failed.probes.back().outcome, "failed");
-}
-
-// As the probes run: 1 warm-up and 1 timed step under the limit.
 ResolvedBenchmark tiny_llama(int64_t batch, int64_t memory_limit) {
   ResolvedBenchmark b = testing::cpu_benchmark("test-tiny-llama", batch);
   b.steps = 1;
@@ -69,7 +36,7 @@ bool session_has_processes(pid_t session) {
   return false;
 }
 
-TEST(BatchSearch, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
+TEST(BatchSearchCli, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   constexpr int64_t kLimit = 8 << 20;
   int64_t brute_force = 0;
   while (run_benchmark(tiny_llama(brute_force + 1, kLimit)).status == RunStatus::kOk) {
@@ -119,7 +86,7 @@ TEST(BatchSearch, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   EXPECT_EQ(read.batch_search.probes.size(), search["probes"].size());
 }
 
-TEST(BatchSearch, ASuiteEntryMaySayMax) {
+TEST(BatchSearchCli, ASuiteEntryMaySayMax) {
   ScratchDirectory dir("batch-max-suite");
   {
     std::ofstream suite(dir.file("suite.yaml"));
@@ -142,7 +109,7 @@ TEST(BatchSearch, ASuiteEntryMaySayMax) {
   EXPECT_EQ(r["benchmark"]["batch_size_per_device"], r["batch_search"]["found_batch"]);
 }
 
-TEST(BatchSearch, NotEvenBatchOneIsAnOomResult) {
+TEST(BatchSearchCli, NotEvenBatchOneIsAnOomResult) {
   ScratchDirectory dir("batch-max-none");
   const auto run = testing::run_gpubench(
       "--log-level warn train --model test-tiny-llama --device cpu --batch-size max "
