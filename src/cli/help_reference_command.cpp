@@ -94,12 +94,16 @@ std::string suite_keys_section() {
       "(`_` or `-` alike); a list value expands to the cross product. The same settings are "
       "`train`'s options above and the result's `benchmark` block (under the result key). An "
       "identity setting makes a different benchmark: `report`, `compare` and `regress` match "
-      "results on them.\n\n" +
-      header({"key", "values", "default", "identity", "result key", "meaning"});
-  for (const BenchmarkField& field : benchmark_fields()) {
-    if (!field.suite) continue;
-    out += markdown_row({code(field.key), describe_rule(field), code(field.default_text),
-                         field.identity ? "yes" : "no", code(field.result_key), field.help});
+      "results on them. The settings come in sections, one per concern "
+      "(`SettingSection`, src/spec/benchmark_fields.h).\n";
+  for (const SettingSectionInfo& section : setting_sections()) {
+    out += "\n### " + section.name + "\n\n" + section.help + ".\n\n" +
+           header({"key", "values", "default", "identity", "result key", "meaning"});
+    for (const BenchmarkField& field : benchmark_fields()) {
+      if (!field.suite || field.section != section.section) continue;
+      out += markdown_row({code(field.key), describe_rule(field), code(field.default_text),
+                           field.identity ? "yes" : "no", code(field.result_key), field.help});
+    }
   }
   return out + "\n";
 }

@@ -49,6 +49,7 @@ struct Codec<DeviceKind> {
 };
 
 using B = ResolvedBenchmark;
+using S = SettingSection;
 using IdentityText = std::function<std::string(const B&)>;
 using Applies = std::function<bool(const B&)>;
 
@@ -110,15 +111,25 @@ class Setting {
     if (text) field_.identity_text = std::move(text);
     return *this;
   }
-  // Where its value counts in the identity (the bucket size with several ranks); unset: always.
+  // Where its value counts in the identity beyond its section's condition (the bucket size with
+  // several ranks); unset: wherever its section's holds. Its identity text is empty elsewhere.
   Setting& applies(Applies predicate) {
     field_.applies = std::move(predicate);
+    return *this;
+  }
+  Setting& section(SettingSection section) {
+    field_.section = section;
     return *this;
   }
 
   template <typename T>
   BenchmarkField bind(std::optional<T> BenchmarkRequest::*requested, T B::*resolved) {
     BenchmarkField f = std::move(field_);
+    f.applies = [section = section_info(f.section).applies,
+                 own = std::move(f.applies)](const B& b) { return section(b) && own(b); };
+    f.identity_text = [applies = f.applies, text = std::move(f.identity_text)](const B& b) {
+      return applies(b) ? text(b) : std::string();
+    };
     f.requested = [requested](const BenchmarkRequest& r) -> std::optional<json> {
       if (!(r.*requested)) return std::nullopt;
       return Codec<T>::encode(*(r.*requested));
@@ -146,6 +157,29 @@ class Setting {
   BenchmarkField field_;
 };
 
+bool always(const B&) {
+  return true;
+}
+
+std::vector<SettingSectionInfo> make_sections() {
+  return {
+      {S::kModel, "model", "what runs: the model, its batch and layout, train or infer", always},
+      {S::kMeasurement, "measurement", "how long and how often it is timed", always},
+      {S::kPrecision, "precision", "the number formats it computes in", always},
+      {S::kParallelism, "parallelism", "ranks, their gradient buckets, threads", always},
+      {S::kSequence, "sequence", "the token models' lengths", always},
+      {S::kFineTuning, "fine-tuning", "what trains and how: the recipe, the optimiser, blocks",
+       always},
+      {S::kLora, "lora", "LoRA's adapters, where the tuning is lora",
+       [](const B& b) { return b.tuning == Tuning::kLora; }},
+      {S::kInference, "inference",
+       "infer's requests and its key/value cache, where the task is infer",
+       [](const B& b) { return b.task == Task::kInfer; }},
+      {S::kMemory, "memory", "the bytes a device may hold", always},
+      {S::kObservability, "observability", "what is recorded beside the figures", always},
+  };
+}
+
 std::vector<BenchmarkField> make_table() {
   std::vector<BenchmarkField> table;
 #define GPUBENCH_SETTING(member, type, ...) \
@@ -156,6 +190,18 @@ std::vector<BenchmarkField> make_table() {
 }
 
 }  // namespace
+
+const std::vector<SettingSectionInfo>& setting_sections() {
+  static const std::vector<SettingSectionInfo> sections = make_sections();
+  return sections;
+}
+
+const SettingSectionInfo& section_info(SettingSection section) {
+  for (const SettingSectionInfo& info : setting_sections()) {
+    if (info.section == section) return info;
+  }
+  throw std::logic_error("a setting section without an entry in setting_sections()");
+}
 
 std::string describe_rule(const BenchmarkField& f) {
   switch (f.type) {

@@ -21,6 +21,33 @@ namespace gpubench {
 // kByteSize: an integer count of bytes, given as text with a suffix ("4GB", common/byte_size.h).
 enum class FieldType { kText, kInteger, kFlag, kChoice, kByteSize };
 
+// The settings' concerns, as torchtitan's configuration has a section per concern. A section's
+// condition is written once (setting_sections()): where it does not hold, none of its settings
+// counts in the identity (LoRA's settings outside a LoRA run, inference's outside infer).
+enum class SettingSection {
+  kModel,
+  kMeasurement,
+  kPrecision,
+  kParallelism,
+  kSequence,
+  kFineTuning,
+  kLora,
+  kInference,
+  kMemory,
+  kObservability,
+};
+
+struct SettingSectionInfo {
+  SettingSection section;
+  std::string name;  // "fine-tuning"
+  std::string help;  // what the section's settings decide
+  std::function<bool(const ResolvedBenchmark&)> applies;
+};
+
+// Every section, in the order the reference lists them.
+const std::vector<SettingSectionInfo>& setting_sections();
+const SettingSectionInfo& section_info(SettingSection section);
+
 struct BenchmarkField {
   std::string key;         // "batch_size"
   std::string short_flag;  // "-b", or empty
@@ -42,17 +69,19 @@ struct BenchmarkField {
   // whose source does not give it, the tokens per segment of a model that is not a language
   // model, the LoRA settings of a full fine-tune.
   bool zero_means_none = false;
+  SettingSection section = SettingSection::kModel;
 
   std::function<std::optional<nlohmann::json>(const BenchmarkRequest&)> requested;
   std::function<void(BenchmarkRequest&, const nlohmann::json&)> request;
   std::function<nlohmann::json(const ResolvedBenchmark&)> resolved;
   std::function<void(ResolvedBenchmark&, const nlohmann::json&)> resolve;
   // This setting in a benchmark's identity ("batch 64"), or empty where it says nothing (the
-  // bucket size of a single process).
+  // bucket size of a single process: where it does not apply).
   std::function<std::string(const ResolvedBenchmark&)> identity_text =
       [](const ResolvedBenchmark&) { return std::string(); };
-  // Whether its value is part of this benchmark's identity (identity fields only): the bucket
-  // size only with several ranks, the threads only on the CPU.
+  // Whether its value is part of this benchmark's identity (identity fields only): its
+  // section's condition and its own (the bucket size only with several training ranks, the
+  // threads only on the CPU).
   std::function<bool(const ResolvedBenchmark&)> applies = [](const ResolvedBenchmark&) {
     return true;
   };

@@ -255,5 +255,32 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");
 }
 
+// Every setting sits in one section of the table, every section holds one at least, and a
+// section's condition, written once, is where its settings count: LoRA's outside a LoRA run and
+// inference's outside infer are no part of the identity.
+TEST(BenchmarkFields, EverySettingHasASectionWhoseConditionSaysWhereItCounts) {
+  std::set<std::string> names;
+  for (const SettingSectionInfo& section : setting_sections()) {
+    EXPECT_TRUE(names.insert(section.name).second) << section.name;
+    EXPECT_TRUE(std::any_of(benchmark_fields().begin(), benchmark_fields().end(),
+                            [&](const BenchmarkField& f) { return f.section == section.section; }))
+        << section.name << " holds no setting";
+  }
+  ResolvedBenchmark b = unusual();
+  b.tuning = Tuning::kFull;
+  b.task = Task::kTrain;
+  const nlohmann::json full = identity_values(b);
+  for (const char* key : {"lora_rank", "lora_alpha", "lora_targets", "kv_cache", "prompt_len"}) {
+    EXPECT_FALSE(full.contains(key)) << key;
+  }
+  b.tuning = Tuning::kLora;
+  b.task = Task::kInfer;
+  const nlohmann::json lora = identity_values(b);
+  for (const char* key : {"lora_rank", "lora_alpha", "lora_targets", "kv_cache", "prompt_len"}) {
+    EXPECT_TRUE(lora.contains(key)) << key;
+  }
+  EXPECT_EQ(section_info(find_benchmark_field("lora_rank")->section).name, "lora");
+}
+
 }  // namespace
 }  // namespace gpubench
