@@ -37,54 +37,38 @@ start=$(date +%s)
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" "$@"
 elapsed "CPU test suite passed" "$start"
 
-# Two CPU ranks under torchrun, as a user of the wheel would start them. Only rank 0 writes.
+# Two CPU ranks under torchrun, as a user of the wheel would start them: train (static and c10d
+# rendezvous) and infer's replicas. Only rank 0 writes; each run's one result is checked.
 start=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-train=(train --model resnet50 --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 1
-       --threads 1)
+run=(--model resnet50 --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 1 --threads 1)
 "$venv/bin/torchrun" --no-python --nnodes 1 --nproc-per-node 2 --master-addr 127.0.0.1 --master-port 29531 \
-  "$build_dir/gpubench" --log-level warn "${train[@]}" --output "$work/static.json"
+  "$build_dir/gpubench" --log-level warn train "${run[@]}" --output "$work/static.json"
 "$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
-  "$build_dir/gpubench" --log-level warn "${train[@]}" --output "$work/c10d.json"
-"$venv/bin/python" - "$version" "$work/static.json" "$work/c10d.json" <<'PY'
+  "$build_dir/gpubench" --log-level warn train "${run[@]}" --output "$work/c10d.json"
+"$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
+  "$build_dir/gpubench" --log-level warn infer "${run[@]}" --output "$work/infer.json"
+"$venv/bin/python" - "$version" "$work/static.json" "$work/c10d.json" "$work/infer.json" <<'PY'
 import json, sys
 version = sys.argv[1]
 for path in sys.argv[2:]:
     result = json.load(open(path))
-    d, m = result["distributed"], result["metrics"]
+    d, m, b = result["distributed"], result["metrics"], result["benchmark"]
     problems = [f"{name} is {value!r}, expected {want!r}" for name, value, want in [
         ("status", result["status"], "ok"), ("world_size", d["world_size"], 2),
         ("launcher", d["launcher"], "torchrun"), ("backend", d["backend"], "gloo"),
-        ("global_batch_size", result["benchmark"]["global_batch_size"], 4),
+        ("global_batch_size", b["global_batch_size"], 4),
         ("libtorch", result["system"]["libtorch"], version)]
         if value != want]
-    if not m.get("throughput", 0) > 0:
-        problems.append(f"throughput is {m.get('throughput')!r}")
+    # The throughput is global: both ranks' together (infer: the replicas' summed).
+    if not m.get("throughput", 0) > 0 or abs(m["per_device_throughput"] * 2 - m["throughput"]) > 1e-6:
+        problems.append(f"throughput {m.get('throughput')!r}, per device "
+                        f"{m.get('per_device_throughput')!r}")
     if problems:
         sys.exit(f"check-torch2: {path}: " + "; ".join(problems))
-    print(f"check-torch2: {path}: ok, {d['world_size']} ranks under {d['launcher']}, "
-          f"libtorch {result['system']['libtorch']}, {m['throughput']:.2f} {m['throughput_unit']}")
+    print(f"check-torch2: {path}: ok, {b['task']} on {d['world_size']} ranks under "
+          f"{d['launcher']}, libtorch {result['system']['libtorch']}, "
+          f"{m['throughput']:.2f} {m['throughput_unit']}")
 PY
-elapsed "two ranks under torchrun (static and c10d rendezvous) wrote correct results" "$start"
-
-# infer's replicas under torchrun: one result, the two ranks' throughput summed.
-start=$(date +%s)
-"$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
-  "$build_dir/gpubench" --log-level warn infer "${train[@]:1}" --output "$work/infer.json"
-"$venv/bin/python" - "$work/infer.json" <<'PY'
-import json, sys
-result = json.load(open(sys.argv[1]))
-d, m = result["distributed"], result["metrics"]
-problems = [f"{name} is {value!r}, expected {want!r}" for name, value, want in [
-    ("status", result["status"], "ok"), ("task", result["benchmark"]["task"], "infer"),
-    ("world_size", d["world_size"], 2), ("launcher", d["launcher"], "torchrun")]
-    if value != want]
-if not m.get("throughput", 0) > 0 or abs(m["per_device_throughput"] * 2 - m["throughput"]) > 1e-6:
-    problems.append(f"throughput {m.get('throughput')!r}, per device {m.get('per_device_throughput')!r}")
-if problems:
-    sys.exit(f"check-torch2: {sys.argv[1]}: " + "; ".join(problems))
-print(f"check-torch2: {sys.argv[1]}: ok, infer on 2 ranks under torchrun, "
-      f"{m['throughput']:.2f} {m['throughput_unit']} summed")
-PY
-elapsed "infer's two replicas under torchrun wrote one result" "$start"
+elapsed "train and infer on two ranks under torchrun wrote correct results" "$start"

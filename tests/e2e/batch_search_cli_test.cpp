@@ -122,5 +122,25 @@ TEST(BatchSearchCli, NotEvenBatchOneIsAnOomResult) {
   EXPECT_NE(r["error"].get<std::string>().find("no batch trains"), std::string::npos);
 }
 
+// A model whose steady state needs warm-up steps (Transformer-XL's memory: mem_len / tgt_len +
+// 2) finds a batch: a probe runs its benchmark file as given, never resolved again, so no probe
+// is refused for its warm-up (fewest_warmup_steps, tested in Resolve, gives it the model's and
+// the mode's fewest).
+TEST(BatchSearchCli, AModelThatNeedsWarmUpStepsIsProbedWithThem) {
+  ScratchDirectory dir("batch-max-warmup");
+  const auto run = testing::run_gpubench(
+      "--log-level warn train --model test-tiny-transformerxl --device cpu --threads 1 "
+      "--batch-size max --memory-limit 4M --warmup-steps 3 --steps 1 --repeat 1 "
+      "--telemetry-interval-ms 0 --output " +
+      dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "ok") << r.value("error", "");
+  EXPECT_GT(r["batch_search"]["found_batch"].get<int64_t>(), 0);
+  for (const auto& probe : r["batch_search"]["probes"]) {
+    EXPECT_NE(probe["outcome"], "failed") << probe.dump();
+  }
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -301,5 +301,19 @@ TEST(Resolve, OptimizerByRegisteredNameAndTheModelsOwnIsTheDefault) {
             std::string::npos);
 }
 
+// What a batch probe warms up with: the model's steady state and graph mode's capture.
+TEST(Resolve, FewestWarmUpStepsAreTheModelsAndTheModes) {
+  BenchmarkRequest request;
+  request.model = "resnet50";
+  EXPECT_EQ(fewest_warmup_steps(resolve(request, gpu_machine())), 1);
+  request.model = "test-tiny-transformerxl";  // 8-token segments, 8 of memory: 8 / 8 + 2
+  EXPECT_EQ(fewest_warmup_steps(resolve(request, gpu_machine())), 3);
+  ResolvedBenchmark graphed = resolve(BenchmarkRequest{}, gpu_machine());
+  graphed.mode = Mode::kGraph;
+  EXPECT_EQ(fewest_warmup_steps(graphed), kGraphCaptureWarmupSteps);
+  graphed.task = Task::kInfer;
+  EXPECT_EQ(fewest_warmup_steps(graphed), 1);
+}
+
 }  // namespace
 }  // namespace gpubench
