@@ -108,8 +108,8 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     k = k * cos + rotate_half(k) * sin;
     int64_t keys = tokens;
     if (cache && cache->position) {
-      cache->keys.index_copy_(2, *cache->position, KvCache::to_stored(k, cache->keys));
-      cache->values.index_copy_(2, *cache->position, KvCache::to_stored(v, cache->values));
+      KvCache::write_at(cache->keys, *cache->position, k);
+      KvCache::write_at(cache->values, *cache->position, v);
       keys = cache->keys.size(2);
       k = KvCache::to_compute(cache->keys, q.scalar_type());
       v = KvCache::to_compute(cache->values, q.scalar_type());

@@ -21,6 +21,17 @@ torch::Tensor KvCache::to_stored(const torch::Tensor& x, const torch::Tensor& st
   return x.to(stored.scalar_type());
 }
 
+void KvCache::write_at(const torch::Tensor& stored, const torch::Tensor& position,
+                       const torch::Tensor& x) {
+  const torch::Tensor value = to_stored(x, stored);
+  // index_copy has no Float8 kernel (CPU or CUDA): an FP8 cache is written as its bytes.
+  if (stored.element_size() == 1) {
+    stored.view(torch::kByte).index_copy_(2, position, value.view(torch::kByte));
+  } else {
+    stored.index_copy_(2, position, value);
+  }
+}
+
 torch::Tensor KvCache::to_compute(const torch::Tensor& stored, torch::ScalarType dtype) {
   return stored.to(dtype);
 }

@@ -24,6 +24,10 @@ struct KvCache {
   // (--kv-cache fp8, docs/fp8.md) saturates them to e4m3's range, unscaled (vLLM's default
   // without calibration: scale 1), since a cast past the range gives NaN.
   static torch::Tensor to_stored(const torch::Tensor& x, const torch::Tensor& stored);
+  // Writes `x` (batch, heads, tokens, head dim) into `stored` at the positions `position` holds
+  // along dim 2, in place: graph mode's static decode, whose position lives on the device.
+  static void write_at(const torch::Tensor& stored, const torch::Tensor& position,
+                       const torch::Tensor& x);
   // What the cache holds in `dtype`, the attention's: the same tensor where they agree.
   static torch::Tensor to_compute(const torch::Tensor& stored, torch::ScalarType dtype);
 };

@@ -9,6 +9,7 @@
 #include "modeling/model_registry.h"
 #include "models/llama.h"
 #include "run/benchmark_runner.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -57,6 +58,23 @@ TEST(GreedyGeneration, TheStaticDecodeStepGivesTheSameTokens) {
   // Capturing needs CUDA.
   EXPECT_THROW(StaticDecode(generator, cache, 2, torch::kCPU, /*capture=*/true),
                std::runtime_error);
+}
+
+// An FP8 cache (--kv-cache fp8) through the same static step: index_copy has no Float8 kernel,
+// on the CPU or on CUDA, so the step writes the cache's bytes; the tokens are the dynamic
+// step's, which writes the same FP8 values with copy_.
+TEST(GreedyGeneration, TheStaticDecodeStepWritesAnFp8Cache) {
+  if (!compat::kHasFp8) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no FP8";
+  const auto model = tiny_llama();
+  TextGenerator& generator = *model->text_generator();
+  const c10::InferenceMode inference_mode;
+  const torch::Tensor prompt = torch::randint(generator.vocab_size(), {2, 7}, torch::kLong);
+  KvCache cache = generator.allocate_cache(2, 7 + 10, torch::kCPU, compat::float8_e4m3());
+  const Generation dynamic = generate_greedy(generator, cache, prompt, 10, torch::kCPU);
+  StaticDecode decode(generator, cache, 2, torch::kCPU, /*capture=*/false);
+  const Generation fixed = generate_greedy(generator, cache, prompt, 10, torch::kCPU, &decode);
+  EXPECT_TRUE(torch::equal(dynamic.tokens, fixed.tokens)) << dynamic.tokens << "\n" << fixed.tokens;
+  EXPECT_EQ(cache.keys.front().scalar_type(), compat::float8_e4m3());
 }
 
 TEST(GreedyGeneration, TheCacheIsAllocatedOnceAndWrittenInPlace) {
