@@ -11,6 +11,47 @@
 #endif
 
 namespace gpubench {
+namespace {
+
+int g_captures_open = 0;
+
+// Between a capture's begin and its end: the end runs on every path out. On an exception the
+// end's own error (a capture the failure invalidated) is dropped, so that the first error is
+// the one reported.
+class CaptureScope {
+ public:
+  CaptureScope(const std::function<void()>& begin, std::function<void()> end)
+      : end_(std::move(end)) {
+    begin();
+    ++g_captures_open;
+  }
+  ~CaptureScope() {
+    if (!open_) return;
+    --g_captures_open;
+    try {
+      end_();
+    } catch (...) {
+    }
+  }
+  CaptureScope(const CaptureScope&) = delete;
+  CaptureScope& operator=(const CaptureScope&) = delete;
+
+  void end() {
+    open_ = false;
+    --g_captures_open;
+    end_();
+  }
+
+ private:
+  std::function<void()> end_;
+  bool open_ = true;
+};
+
+}  // namespace
+
+int CapturedGraph::captures_open() {
+  return g_captures_open;
+}
 
 #if GPUBENCH_WITH_CUDA
 
@@ -33,9 +74,10 @@ CapturedGraph::CapturedGraph(const std::function<void()>& work, torch::Device de
     for (int i = 0; i < warmups; ++i) work();
     side.synchronize();
     const auto start = std::chrono::steady_clock::now();
-    graph_->graph.capture_begin();
+    CaptureScope capture([this] { graph_->graph.capture_begin(); },
+                         [this] { graph_->graph.capture_end(); });
     work();
-    graph_->graph.capture_end();
+    capture.end();
     side.synchronize();
     capture_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -68,7 +110,9 @@ std::unique_ptr<CapturedGraph> CapturedGraph::rehearsal(const std::function<void
                                                         int warmups) {
   std::unique_ptr<CapturedGraph> graph(new CapturedGraph());
   for (int i = 0; i < warmups; ++i) work();
-  work();  // where the capture would be
+  CaptureScope capture([] {}, [] {});  // where the capture would be
+  work();
+  capture.end();
   graph->rehearsed_ = work;
   return graph;
 }

@@ -28,6 +28,12 @@ class CapturedGraph {
   void replay();
   double capture_ms() const { return capture_ms_; }
 
+  // Captures begun and not yet ended in this process, rehearsals' included: 0 whenever no
+  // constructor is running. A capture that throws is ended on its way out, as PyTorch's
+  // torch.cuda.graph context ends it; a stream left capturing would make every later CUDA call
+  // fail with "operation not permitted when stream is capturing", hiding the real error.
+  static int captures_open();
+
  private:
   CapturedGraph() = default;
   struct Graph;

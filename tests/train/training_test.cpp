@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/tensor_memory.h"
+#include "torch_support/captured_graph.h"
 #include "torch_support/device_timers.h"
 #include "train/graphed_step.h"
 
@@ -51,6 +52,21 @@ TEST(GraphedStep, MeasuresTheStepsMemoryInTheLastWarmUpBeforeTheCapture) {
   EXPECT_GT(measured.activations(), 0);
   graphed.run();
   EXPECT_EQ(step.last_step_memory().peak, measured.peak) << "replays measure nothing more";
+}
+
+// A step that throws inside the capture (an out-of-memory, a failed check) leaves no capture
+// open: the rehearsal runs the work through the scope the CUDA capture uses, which ends the
+// capture on every path out, as torch.cuda.graph's context does.
+TEST(GraphedStep, AStepThatThrowsInsideTheCaptureLeavesNoCaptureOpen) {
+  int calls = 0;
+  const auto throws_when_captured = [&calls] {
+    if (++calls == 3) throw std::runtime_error("out of memory inside the capture");
+  };
+  EXPECT_THROW(CapturedGraph::rehearsal(throws_when_captured, 2), std::runtime_error);
+  EXPECT_EQ(calls, 3) << "two warm-ups, then the capture's call";
+  EXPECT_EQ(CapturedGraph::captures_open(), 0);
+  const auto graph = CapturedGraph::rehearsal([&calls] { ++calls; }, 2);
+  EXPECT_EQ(CapturedGraph::captures_open(), 0);
 }
 
 TEST(StepTimer, HostTimerGivesOneTimePerStepWithinTheWindow) {
