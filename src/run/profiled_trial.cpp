@@ -1,5 +1,7 @@
 #include "run/profiled_trial.h"
 
+#include <optional>
+
 #include <ATen/record_function.h>
 
 #include "common/atomic_file.h"
@@ -52,20 +54,19 @@ ProfileInfo run_profiled_trial(const TrialPlan& plan, StepTimer& timer,
                                const std::string& path, bool records) {
   log::info("profiling one more trial of {} steps (its figures are not among the results)",
             plan.steps);
+  // Started before the window: the profiler's own start-up (Kineto's, CUPTI's) is not the
+  // profiled trial's time.
+  std::optional<ProfilerScope> profiler;
+  if (records) profiler.emplace(device.is_cuda(), folder_of(path));
   timer.start_window();
-  if (!records) {
-    run_marked_steps(plan, timer, step);
-    timer.stop_window();
-    return {};
-  }
-  ProfilerScope profiler(device.is_cuda(), folder_of(path));
   run_marked_steps(plan, timer, step);
   const WindowTiming timing = timer.stop_window();
+  if (!profiler) return {};
   ProfileInfo info;
   info.profiler = compat::profiler_name();
   info.steps = plan.steps;
   info.throughput = plan.samples_per_step * plan.steps / timing.seconds;
-  info.trace = write_new_file(path, profiler.stop());
+  info.trace = write_new_file(path, profiler->stop());
   log::info("profile: {} ({} steps, {:.4g} per second while profiled)", info.trace, info.steps,
             info.throughput);
   return info;
