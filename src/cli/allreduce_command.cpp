@@ -76,9 +76,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
     } catch (const std::exception& error) {
       log::error("rank {}: all-reduce failed: {}", launch->rank, first_line(error.what()));
     }
-    code = with_output_checked(code);
-    std::fflush(nullptr);
-    std::_Exit(code);  // no c10d thread stuck on a dead peer keeps the process alive
+    end_process(code);
   }
   device_here(options, options.gpus, 0);
   if (options.gpus == 1) {  // a group of one, in this process: the backend's local overhead

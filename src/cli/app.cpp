@@ -4,6 +4,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -84,6 +85,12 @@ int with_output_checked(int exit_code) {
     return usage_error("cannot write to standard output: " + failure);
   }
   return exit_code;
+}
+
+void end_process(int exit_code) {
+  exit_code = with_output_checked(exit_code);
+  std::fflush(nullptr);
+  std::_Exit(exit_code);
 }
 
 void write_output(const std::string& path, const std::string& text) {

@@ -1,7 +1,5 @@
 #include "benchmark_run.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 
 #include "common/errors.h"
@@ -24,23 +22,28 @@ RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progr
   return options;
 }
 
-[[noreturn]] void run_launched_rank(const LaunchedRank& rank, const std::string& output,
-                                    const GlobalOptions& global) {
+int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
+                   const GlobalOptions& global) {
+  const std::string path = prepare_result_path(output, benchmark);
+  ProgressPrinter progress = progress_for(benchmark);
+  const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
+  return report_result(result, path, !names_result_file(output));
+}
+
+void run_launched_rank(const LaunchedRank& rank, const std::string& output,
+                       const GlobalOptions& global) {
   int code = kExitOk;
   try {
-    // Rank 0 of another launcher writes the result: its path is checked before the run.
-    const bool reports = rank.launch.rank == 0 && rank.launch.rank_results_folder.empty();
-    const std::string path = reports ? prepare_result_path(output, rank.benchmark) : "";
+    // The path of the result this rank reports is checked before the run.
+    const std::string path = rank.reports() ? prepare_result_path(output, rank.benchmark) : "";
     ProgressPrinter progress = progress_for(rank.benchmark);
-    const RankOutcome outcome = run_as_launched_rank(rank, runner_options(global, &progress));
-    code = outcome.result.status == RunStatus::kOk ? kExitOk : kExitBenchmarkFailed;
-    if (outcome.to_report) code = report_result(outcome.result, path, !names_result_file(output));
-  } catch (const UsageError& error) {  // _Exit below, not unwinding past c10d's threads
+    const Result result = run_as_launched_rank(rank, runner_options(global, &progress));
+    code = rank.reports() ? report_result(result, path, !names_result_file(output))
+                          : exit_code_of(result);
+  } catch (const UsageError& error) {  // not unwinding past c10d's threads
     code = usage_error(error.what());
   }
-  code = with_output_checked(code);
-  std::fflush(nullptr);
-  std::_Exit(code);
+  end_process(code);
 }
 
 }  // namespace gpubench::cli

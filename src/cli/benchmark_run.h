@@ -15,6 +15,11 @@ ProgressPrinter progress_for(const ResolvedBenchmark& benchmark);
 // The runner's options for this command line; `progress` (may be null) receives rank 0's.
 RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
 
+// `benchmark` run from here (runner/runner.h) and reported: its result file at `output` (a .json
+// file or a directory) and its table. Returns the exit code.
+int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
+                   const GlobalOptions& global);
+
 // This process as a launcher's rank: runs, rank 0 of another launcher reports to `output`, and
 // the process ends with _Exit (no c10d thread stuck on a dead peer keeps it alive).
 [[noreturn]] void run_launched_rank(const LaunchedRank& rank, const std::string& output,

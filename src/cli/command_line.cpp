@@ -15,7 +15,7 @@ void add_every_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   add_train_command(app, global, exit_code);
   add_infer_command(app, global, exit_code);
   add_run_command(app, global, exit_code);
-  add_run_benchmark_command(app, global, exit_code);
+  add_run_benchmark_command(app, global);
   add_allreduce_command(app, global, exit_code);
   add_fit_command(app, exit_code);
   add_models_command(app, exit_code);

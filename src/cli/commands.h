@@ -73,8 +73,9 @@ std::string torch_command_description(const std::string& name);
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
-// The hidden child subcommand (process/child_command.h, kChildSubcommand).
-void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
+// The hidden child subcommand (process/child_command.h, kChildSubcommand); it ends the process
+// itself (end_process), so it stores no exit code.
+void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global);
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_models_command(CLI::App& app, int& exit_code);
 void add_fit_command(CLI::App& app, int& exit_code);
@@ -107,6 +108,9 @@ int usage_error(const std::string& message);
 // The exit code once a command has run: an output error (standard output could not be written)
 // is exit code 2, with its line, whatever the command decided.
 int with_output_checked(int exit_code);
+// Ends the process now with with_output_checked(exit_code), its output flushed and no destructor
+// run: a rank's c10d threads, stuck on a dead peer, must not keep it alive.
+[[noreturn]] void end_process(int exit_code);
 
 // Writes `text` to `path` atomically, or to standard output when `path` is empty.
 void write_output(const std::string& path, const std::string& text);

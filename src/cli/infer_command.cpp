@@ -34,13 +34,19 @@ std::vector<int64_t> batch_sizes(const BenchmarkOptions& options) {
   return sizes;
 }
 
-// One benchmark per batch size, every one resolved before the first runs: a bad entry is exit 2
-// before any work.
-std::vector<ResolvedBenchmark> benchmarks_to_run(InferOptions& options) {
-  const std::vector<int64_t> sizes = batch_sizes(*options.settings);
+// The options as an infer request, its batch size the list's first.
+BenchmarkRequest infer_request(InferOptions& options, const std::vector<int64_t>& sizes) {
   if (!sizes.empty()) options.settings->texts["batch_size"] = std::to_string(sizes.front());
   BenchmarkRequest request = requested(*options.settings);
   request.task = Task::kInfer;
+  return request;
+}
+
+// One benchmark per batch size, every one resolved before the first runs: a bad entry is exit 2
+// before any work.
+std::vector<ResolvedBenchmark> benchmarks_to_run(InferOptions& options,
+                                                 const std::vector<int64_t>& sizes) {
+  BenchmarkRequest request = infer_request(options, sizes);
   if (!options.settings->benchmark_file.empty()) {
     const ResolvedBenchmark given = benchmark_to_run(*options.settings, request);
     if (given.task != Task::kInfer) {
@@ -57,26 +63,23 @@ std::vector<ResolvedBenchmark> benchmarks_to_run(InferOptions& options) {
 }
 
 int run_infer(InferOptions& options, const GlobalOptions& global) {
+  const std::vector<int64_t> sizes = batch_sizes(*options.settings);
   if (const auto launch = launched_by()) {
-    if (!options.settings->benchmark_file.empty() || batch_sizes(*options.settings).size() > 1) {
+    if (!options.settings->benchmark_file.empty() || sizes.size() > 1) {
       throw UsageError("under " + launch->launcher +
                        ", infer runs one batch size from its options (no list, no benchmark file)");
     }
-    BenchmarkRequest request = requested(*options.settings);
-    request.task = Task::kInfer;
-    run_launched_rank(resolve_as_launched_rank(request, *launch), options.output, global);
+    run_launched_rank(resolve_as_launched_rank(infer_request(options, sizes), *launch),
+                      options.output, global);
   }
-  const std::vector<ResolvedBenchmark> benchmarks = benchmarks_to_run(options);
+  const std::vector<ResolvedBenchmark> benchmarks = benchmarks_to_run(options, sizes);
   if (benchmarks.size() > 1 && names_result_file(options.output)) {
     throw UsageError("--output '" + echoed(options.output) + "' names one file; with " +
                      std::to_string(benchmarks.size()) + " batch sizes give a directory");
   }
   int code = kExitOk;
   for (const ResolvedBenchmark& benchmark : benchmarks) {
-    const std::string path = prepare_result_path(options.output, benchmark);
-    ProgressPrinter progress = progress_for(benchmark);
-    const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
-    code = std::max(code, report_result(result, path, !names_result_file(options.output)));
+    code = std::max(code, run_and_report(benchmark, options.output, global));
   }
   return code;
 }

@@ -27,6 +27,10 @@ void print_result(const Result& result) {
   std::fputs(render_efficiency_lines(result).c_str(), stdout);
 }
 
+int exit_code_of(const Result& result) {
+  return result.status == RunStatus::kOk ? kExitOk : kExitBenchmarkFailed;
+}
+
 int report_result(const Result& result, const std::string& path, bool new_name) {
   std::optional<UsageError> unwritten;
   std::string written;
@@ -40,9 +44,8 @@ int report_result(const Result& result, const std::string& path, bool new_name) 
   std::printf("result: %s\n", written.c_str());
   if (result.status != RunStatus::kOk) {
     log::error("benchmark {}: {}", to_string(result.status), result.error);
-    return kExitBenchmarkFailed;
   }
-  return kExitOk;
+  return exit_code_of(result);
 }
 
 }  // namespace gpubench::cli

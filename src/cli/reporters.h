@@ -18,6 +18,9 @@ std::string save_result(const Result& result, const std::string& path, bool new_
 // and efficiency lines.
 void print_result(const Result& result);
 
+// kExitOk for a run that succeeded, kExitBenchmarkFailed for one that failed (oom included).
+int exit_code_of(const Result& result);
+
 // Both, as `train` and `infer` leave a run: the figures are printed even when the file cannot be
 // written (that is then exit code 2, an output error): a measurement is not lost to a full disk.
 // kExitBenchmarkFailed for a run that failed.

@@ -5,8 +5,6 @@
 #include "benchmark_run.h"
 #include "commands.h"
 #include "common/errors.h"
-#include "reporters.h"
-#include "results/result_path.h"
 #include "runner/runner.h"
 
 namespace gpubench::cli {
@@ -26,11 +24,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     }
     run_launched_rank(resolve_as_launched_rank(request, *launch), options.output, global);
   }
-  const ResolvedBenchmark benchmark = benchmark_to_run(*options.settings, request);
-  const std::string path = prepare_result_path(options.output, benchmark);
-  ProgressPrinter progress = progress_for(benchmark);
-  const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
-  return report_result(result, path, !names_result_file(options.output));
+  return run_and_report(benchmark_to_run(*options.settings, request), options.output, global);
 }
 
 }  // namespace

@@ -50,10 +50,8 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   return result;
 }
 
-std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path) {
-  if (!launch.rank_results_folder.empty())
-    return rank_file(launch.rank_results_folder, launch.rank);
-  return launch.rank == 0 ? output_path : "";
+std::string rank_result_path(const LaunchEnvironment& launch) {
+  return rank_file(launch.rank_results_folder, launch.rank);
 }
 
 Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOptions& options) {

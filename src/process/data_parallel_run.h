@@ -18,9 +18,9 @@ namespace gpubench {
 Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvironment& launch,
                              RunSetup run_setup = {});
 
-// Where this rank writes its result: every rank under gpubench's launcher (which reads them),
-// otherwise rank 0 only, at `output_path`; empty for a rank that writes none.
-std::string rank_result_path(const LaunchEnvironment& launch, const std::string& output_path);
+// Where a rank of gpubench's launcher (launch.rank_results_folder set) writes its result, which
+// run_local_ranks reads.
+std::string rank_result_path(const LaunchEnvironment& launch);
 
 struct LocalRanksOptions {
   std::string executable;  // the gpubench binary the ranks run

@@ -120,11 +120,19 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
   }
 }
 
-// task infer: what the model serves, checked; prompt and generation lengths for the models
-// that generate text (their requests are those, not a sequence length).
+// The task, which the model must declare it runs; task infer: what the model serves, checked;
+// prompt and generation lengths for the models that generate text (their requests are those,
+// not a sequence length).
 void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
                        ResolvedBenchmark& out) {
   const ModelCapabilities& can = info.capabilities;
+  if (!can.runs(out.task)) {
+    const Task task = out.task;
+    throw UsageError("'" + info.name + "' has no " +
+                     (task == Task::kInfer ? "inference" : "training") + " path in gpubench; " +
+                     to_string(task) + " runs " +
+                     models_where([task](const ModelCapabilities& m) { return m.runs(task); }));
+  }
   const bool lengths_given = request.prompt_len || request.gen_len;
   if (out.task == Task::kTrain) {
     if (lengths_given) {
@@ -134,10 +142,6 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
           generating_models() + ")");
     }
     return;
-  }
-  if (!can.infers) {
-    throw UsageError("'" + info.name + "' has no inference path in gpubench; infer runs " +
-                     models_where([](const ModelCapabilities& m) { return m.infers; }));
   }
   if (out.batch_size == kSearchBatchSize) {
     throw UsageError(

@@ -94,6 +94,10 @@ ResolvedBenchmark resolve_here(const BenchmarkRequest& request, bool warn_on_cpu
   return resolve_here(std::vector<BenchmarkRequest>{request}, warn_on_cpu_fallback).front();
 }
 
+std::optional<LaunchEnvironment> launched_by() {
+  return detect_launch_environment(process_environment());
+}
+
 ResolvedBenchmark checked_benchmark_file(const std::string& path) {
   const ResolvedBenchmark given = read_benchmark_file(path);
   const ResolvedBenchmark again = resolve(request_from(given), read_machine_facts());
@@ -140,50 +144,40 @@ LaunchedRank resolve_as_launched_rank(BenchmarkRequest request, const LaunchEnvi
   return {launch, resolve(request, read_machine_facts(launch.local_world_size))};
 }
 
-RankOutcome run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options) {
+Result run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options) {
   const LaunchEnvironment& launch = rank.launch;
   const ResolvedBenchmark& benchmark = rank.benchmark;
   if (benchmark.gpus != launch.world_size) {
     throw UsageError("the benchmark file is for " + std::to_string(benchmark.gpus) + " ranks but " +
                      launch.launcher + " started " + std::to_string(launch.world_size));
   }
-  const bool ours = !launch.rank_results_folder.empty();
-  if (launch.rank == 0 && !ours) log_plan(benchmark);
-  RunnerOptions rank_options = options;
-  if (launch.rank != 0) rank_options.progress = {};
-  const Result result = run_benchmark_as_rank(
-      benchmark, launch,
-      run_setup_for(benchmark, launch.rank, launch.local_world_size, rank_options));
-  if (ours) {
-    write_json_atomically(rank_result_path(launch, ""), result_to_json(result));
-    return {result, false};
-  }
-  if (launch.rank != 0 && result.status != RunStatus::kOk) {
+  if (rank.reports()) log_plan(benchmark);
+  const Result result = run_benchmark_as_rank(  // rank 0 alone shows progress
+      benchmark, launch, run_setup_for(benchmark, launch.rank, launch.local_world_size, options));
+  if (rank.under_gpubench()) {
+    write_json_atomically(rank_result_path(launch), result_to_json(result));
+  } else if (launch.rank != 0 && result.status != RunStatus::kOk) {
     log::error("rank {}: benchmark {}: {}", launch.rank, to_string(result.status), result.error);
   }
-  return {result, launch.rank == 0};
+  return result;
 }
 
 Result run_child(const std::string& benchmark_file, const std::string& result_path,
                  const RunnerOptions& options) {
   const ResolvedBenchmark benchmark = read_benchmark_file(benchmark_file);
-  if (const auto launch = detect_launch_environment(process_environment())) {
-    if (launch->rank_results_folder.empty()) {
+  if (const auto launch = launched_by()) {
+    const LaunchedRank rank{*launch, benchmark};
+    if (!rank.under_gpubench()) {
       throw UsageError(std::string(kChildSubcommand) +
-                       " is what gpubench starts its children with; "
-                       "under " +
-                       launch->launcher + " run `gpubench train` or `gpubench infer`");
+                       " is what gpubench starts its children with; under " + launch->launcher +
+                       " run `gpubench train` or `gpubench infer`");
     }
-    return run_as_launched_rank({*launch, benchmark}, options).result;
+    return run_as_launched_rank(rank, options);
   }
   if (result_path.empty()) throw UsageError("--output names the child's result file");
   const Result result = run_benchmark_here(benchmark, options);
   write_json_atomically(result_path, result_to_json(result));
   return result;
-}
-
-std::optional<LaunchEnvironment> launched_by() {
-  return detect_launch_environment(process_environment());
 }
 
 MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {

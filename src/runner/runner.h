@@ -51,21 +51,20 @@ Result run_benchmark_here(ResolvedBenchmark benchmark, const RunnerOptions& opti
 struct LaunchedRank {
   LaunchEnvironment launch;
   ResolvedBenchmark benchmark;
+  // Under gpubench's own launcher every rank writes its result to its rank file, which the
+  // launcher reads; under another launcher rank 0's result is the run's, for the caller to
+  // report, and the other ranks report nothing.
+  bool under_gpubench() const { return !launch.rank_results_folder.empty(); }
+  bool reports() const { return launch.rank == 0 && !under_gpubench(); }
 };
 // `request` as the launcher's rank: its world size, the machine's devices as the launcher bound
 // them; refuses the batch search and graph mode (there is a process group). Throws UsageError.
 LaunchedRank resolve_as_launched_rank(BenchmarkRequest request, const LaunchEnvironment& launch);
 
-struct RankOutcome {
-  Result result;
-  // Rank 0 of another launcher's run: the run's result, for the caller to report. Under
-  // gpubench's own launcher every rank has written its result to its rank file, which the
-  // launcher reads; the other ranks of another launcher report nothing.
-  bool to_report = false;
-};
-// Joins the other ranks and runs. The process should end with _Exit afterwards, so that no c10d
-// thread stuck on a dead peer keeps it alive.
-RankOutcome run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options);
+// Joins the other ranks and runs; under gpubench's launcher, writes the rank file. The result is
+// the caller's to report where rank.reports(). The process should end with _Exit afterwards, so
+// that no c10d thread stuck on a dead peer keeps it alive.
+Result run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options);
 
 // The child subcommand: the benchmark in `benchmark_file` (gpubench.benchmark/1) run as given,
 // and its result written whole: under gpubench's launcher the child is a rank

@@ -49,6 +49,16 @@ ModelInfo linear_image_net_info() {
 const ModelRegistration kLinearImageNet{linear_image_net_info()};
 constexpr const char* kCapabilityModel = "test-capabilities-linear-images";
 
+// The same network declared for inference only: train is refused from its declaration.
+ModelInfo inference_only_info() {
+  ModelInfo info = linear_image_net_info();
+  info.name = "test-capabilities-inference-only";
+  info.capabilities.trains = false;
+  return info;
+}
+
+const ModelRegistration kInferenceOnly{inference_only_info()};
+
 auto capability_set(const ModelCapabilities& can) {
   return std::make_tuple(can.input, can.trains, can.infers, can.generates, can.graph_training,
                          can.graph_inference, can.activation_checkpointing, can.fp8_linear_layers,
@@ -108,6 +118,19 @@ TEST(ModelCapabilities, ResolveReadsWhatTheModelDeclares) {
   EXPECT_NE(capability_refusal(request, capability_gpu())
                 .find("'" + std::string(kCapabilityModel) + "' trains in full only"),
             std::string::npos);
+}
+
+TEST(ModelCapabilities, ATaskTheModelDoesNotDeclareIsRefused) {
+  BenchmarkRequest request;
+  request.model = "test-capabilities-inference-only";
+  const std::string refused = capability_refusal(request, capability_gpu());
+  EXPECT_EQ(refused.rfind("'test-capabilities-inference-only' has no training path in gpubench; "
+                          "train runs ",
+                          0),
+            0u)
+      << refused;
+  request.task = Task::kInfer;
+  EXPECT_EQ(resolve(request, capability_gpu()).task, Task::kInfer);
 }
 
 TEST(ModelCapabilities, ATestFilesModelTrainsAndInfers) {
