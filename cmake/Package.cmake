@@ -19,7 +19,7 @@ install(FILES $<TARGET_FILE:gpubench_archive> $<TARGET_FILE:gpubench_base>
 install(DIRECTORY include/gpubench DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY src/ ${GPUBENCH_GENERATED_DIR}/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpubench/internal FILES_MATCHING PATTERN "*.h"
-        PATTERN "*.def")
+        PATTERN "*.def" PATTERN "*.inc")
 install(DIRECTORY models DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpubench/internal
         FILES_MATCHING PATTERN "*.h")
 

@@ -4,10 +4,21 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
 #include "testing/test_hooks.h"
 
 namespace gpubench {
+
+ModelOptions::ModelOptions(const ResolvedBenchmark& benchmark)
+    : SequenceSettings(benchmark), FineTuningSettings(benchmark) {
+  if (benchmark.tuning != Tuning::kLora) return;
+  const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
+  lora.rank = benchmark.lora_rank;
+  lora.alpha = benchmark.lora_alpha;
+  lora.targets =
+      layers::parse_lora_targets(benchmark.lora_targets, info.capabilities.lora_roles, info.name);
+}
 
 ModelRegistry& ModelRegistry::instance() {
   static ModelRegistry registry;

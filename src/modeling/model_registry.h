@@ -69,21 +69,20 @@ struct LoraSettings {
   std::vector<std::string> targets;
 };
 
-// Per-run settings, as resolved; 0 for a length: the model's own (FLOP counts).
-struct ModelOptions {
-  int64_t tgt_len = 0;  // Transformer-XL: tokens per segment, and memory
-  int64_t mem_len = 0;
-  int64_t seq_len = 0;  // the fine-tuning models: tokens per sequence
-  Tuning tuning = Tuning::kFull;
+// What a model is built with: the benchmark's sequence and fine-tuning sections as resolved (a
+// length of 0: the model's own, for FLOP counts), LoRA's adapters with their targets read, and
+// when the weights are drawn.
+struct ModelOptions : SequenceSettings, FineTuningSettings {
+  ModelOptions() = default;
+  // `benchmark`'s sections; where its tuning is lora, its adapters, the targets checked against
+  // the roles its model declares (throws UsageError).
+  explicit ModelOptions(const ResolvedBenchmark& benchmark);
+
   LoraSettings lora;
-  bool activation_checkpointing = false;
   // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
   bool defer_initialization = false;
-  // The number of repeated blocks (transformer layers) to build, for `fit`'s probes of models
-  // too large for the machine; 0: the model's own.
-  int64_t blocks = 0;
 };
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the

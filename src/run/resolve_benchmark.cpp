@@ -246,24 +246,6 @@ int fewest_warmup_steps(const ResolvedBenchmark& b) {
   return std::max(1, fewest);
 }
 
-ModelOptions model_options_for(const ResolvedBenchmark& b) {
-  ModelOptions options;
-  options.tgt_len = b.tgt_len;
-  options.mem_len = b.mem_len;
-  options.seq_len = b.seq_len;
-  options.blocks = b.blocks;
-  options.tuning = b.tuning;
-  options.activation_checkpointing = b.activation_checkpointing;
-  if (b.tuning == Tuning::kLora) {
-    const ModelInfo& info = ModelRegistry::instance().get(b.model);
-    options.lora.rank = b.lora_rank;
-    options.lora.alpha = b.lora_alpha;
-    options.lora.targets =
-        layers::parse_lora_targets(b.lora_targets, info.capabilities.lora_roles, info.name);
-  }
-  return options;
-}
-
 DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& machine) {
   const DeviceKind device = requested != DeviceKind::kAuto
                                 ? requested

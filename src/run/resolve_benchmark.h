@@ -24,7 +24,4 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
 // what the capture needs; at least 1 (what batch probes run).
 int fewest_warmup_steps(const ResolvedBenchmark& benchmark);
 
-// What the model's factory takes from a resolved benchmark (lengths, tuning, LoRA adapters).
-ModelOptions model_options_for(const ResolvedBenchmark& benchmark);
-
 }  // namespace gpubench

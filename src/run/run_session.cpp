@@ -85,7 +85,7 @@ Result RunSession::run(Workload& workload) {
 // Models too large to build everywhere are counted from their configuration, so the memory
 // check comes before anything is allocated, and their weights are drawn where they run.
 void RunSession::build_model(Workload& workload) {
-  options_ = model_options_for(benchmark_);
+  options_ = ModelOptions(benchmark_);
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
   // The model's size, once: before it is built where it is counted (a run refused by its plan

@@ -74,7 +74,7 @@ std::string collective_backend_for(DeviceKind device) {
 
 // Every member of spec/benchmark_settings.def, so that a new setting cannot be left out.
 bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
-#define GPUBENCH_SETTING(member, type, ...) \
+#define GPUBENCH_SETTING(section, member, type, ...) \
   if (!(member == other.member)) return false;
 #include "spec/benchmark_settings.def"
 #undef GPUBENCH_SETTING
@@ -82,7 +82,7 @@ bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
 }
 
 bool ResolvedBenchmark::operator==(const ResolvedBenchmark& other) const {
-#define GPUBENCH_SETTING(member, type, ...) \
+#define GPUBENCH_SETTING(section, member, type, ...) \
   if (!(member == other.member)) return false;
 #include "spec/benchmark_settings.def"
 #undef GPUBENCH_SETTING

@@ -1,7 +1,7 @@
 // What to measure. A BenchmarkRequest holds what the user said (flags, a suite entry), with every
 // setting optional; resolving it (run/resolve_benchmark.h) gives a ResolvedBenchmark with every
 // setting decided, which is what runs, what a child process receives and what a result records.
-// Each setting is defined once, in spec/benchmark_settings.def.
+// Each setting is defined once, in spec/benchmark_settings.def, in one of ten sections.
 #pragma once
 
 #include <cstdint>
@@ -47,30 +47,112 @@ std::string collective_backend_for(DeviceKind device);
 // batch_size `max`: the largest batch that trains, found before the run (docs/memory.md).
 inline constexpr int64_t kSearchBatchSize = -1;
 
-// What the user asked for: every setting of spec/benchmark_settings.def, each optional.
-struct BenchmarkRequest {
-#define GPUBENCH_SETTING(member, type, ...) std::optional<type> member;
-#include "spec/benchmark_settings.def"
-#undef GPUBENCH_SETTING
+// The settings' concerns, as torchtitan's configuration has a section per concern: each
+// section is a struct of its settings, and a benchmark is made of the ten. A section's
+// condition is written once (setting_sections(), spec/benchmark_fields.h): where it does not
+// hold, none of its settings counts in the identity (LoRA's settings outside a LoRA run,
+// inference's outside infer).
+enum class SettingSection {
+  kModel,
+  kMeasurement,
+  kPrecision,
+  kParallelism,
+  kSequence,
+  kFineTuning,
+  kLora,
+  kInference,
+  kMemory,
+  kObservability,
+};
 
+// A section holds Value<type> for each of its settings: std::optional<type> in a request, the
+// type itself (Decided<type>) once resolved.
+template <typename T>
+using Decided = T;
+
+#define GPUBENCH_SECTION_STRUCT(Name, kind)  \
+  template <template <typename> class Value> \
+  struct Name {                              \
+    static constexpr SettingSection kSection = SettingSection::kind;
+GPUBENCH_SECTION_STRUCT(ModelSection, kModel)
+#define GPUBENCH_KEPT_SECTION_model
+#include "spec/section_members.inc"
+};
+GPUBENCH_SECTION_STRUCT(MeasurementSection, kMeasurement)
+#define GPUBENCH_KEPT_SECTION_measurement
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(PrecisionSection, kPrecision)
+#define GPUBENCH_KEPT_SECTION_precision
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(ParallelismSection, kParallelism)
+#define GPUBENCH_KEPT_SECTION_parallelism
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(SequenceSection, kSequence)
+#define GPUBENCH_KEPT_SECTION_sequence
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(FineTuningSection, kFineTuning)
+#define GPUBENCH_KEPT_SECTION_fine_tuning
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(LoraSection, kLora)
+#define GPUBENCH_KEPT_SECTION_lora
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(InferenceSection, kInference)
+#define GPUBENCH_KEPT_SECTION_inference
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(MemorySection, kMemory)
+#define GPUBENCH_KEPT_SECTION_memory
+#include "spec/section_members.inc"
+}
+;
+GPUBENCH_SECTION_STRUCT(ObservabilitySection, kObservability)
+#define GPUBENCH_KEPT_SECTION_observability
+#include "spec/section_members.inc"
+}
+;
+#undef GPUBENCH_SECTION_STRUCT
+
+template <template <typename> class Value>
+struct BenchmarkSections : ModelSection<Value>,
+                           MeasurementSection<Value>,
+                           PrecisionSection<Value>,
+                           ParallelismSection<Value>,
+                           SequenceSection<Value>,
+                           FineTuningSection<Value>,
+                           LoraSection<Value>,
+                           InferenceSection<Value>,
+                           MemorySection<Value>,
+                           ObservabilitySection<Value> {};
+
+// The sections a model is built from (ModelOptions, modeling/model_registry.h).
+using SequenceSettings = SequenceSection<Decided>;
+using FineTuningSettings = FineTuningSection<Decided>;
+
+// What the user asked for: every setting, each optional.
+struct BenchmarkRequest : BenchmarkSections<std::optional> {
   bool operator==(const BenchmarkRequest& other) const;
-  bool operator!=(const BenchmarkRequest& other) const {
-    return !(*this == other);
-  }
+  bool operator!=(const BenchmarkRequest& other) const { return !(*this == other); }
 };
 
 // Every setting decided: no "auto" device, every default filled in. Built by resolve() or read
 // back from JSON (benchmark_from_json); the value-initialised members (0, empty, false, the
 // first enumerator) are not defaults: spec/benchmark_settings.def gives those.
-struct ResolvedBenchmark {
-#define GPUBENCH_SETTING(member, type, ...) type member{};
-#include "spec/benchmark_settings.def"
-#undef GPUBENCH_SETTING
-
+struct ResolvedBenchmark : BenchmarkSections<Decided> {
   bool operator==(const ResolvedBenchmark& other) const;
-  bool operator!=(const ResolvedBenchmark& other) const {
-    return !(*this == other);
-  }
+  bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }
 };
 
 }  // namespace gpubench

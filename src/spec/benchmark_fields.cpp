@@ -117,14 +117,12 @@ class Setting {
     field_.applies = std::move(predicate);
     return *this;
   }
-  Setting& section(SettingSection section) {
-    field_.section = section;
-    return *this;
-  }
-
-  template <typename T>
-  BenchmarkField bind(std::optional<T> BenchmarkRequest::*requested, T B::*resolved) {
+  // The member's section is the struct that declares it.
+  template <typename T, typename Section>
+  BenchmarkField bind(std::optional<T> BenchmarkRequest::*requested, T Section::*member) {
     BenchmarkField f = std::move(field_);
+    f.section = Section::kSection;
+    T B::*resolved = member;
     f.applies = [section = section_info(f.section).applies,
                  own = std::move(f.applies)](const B& b) { return section(b) && own(b); };
     f.identity_text = [applies = f.applies, text = std::move(f.identity_text)](const B& b) {
@@ -182,7 +180,7 @@ std::vector<SettingSectionInfo> make_sections() {
 
 std::vector<BenchmarkField> make_table() {
   std::vector<BenchmarkField> table;
-#define GPUBENCH_SETTING(member, type, ...) \
+#define GPUBENCH_SETTING(section, member, type, ...) \
   table.push_back((__VA_ARGS__).bind<type>(&BenchmarkRequest::member, &B::member));
 #include "spec/benchmark_settings.def"
 #undef GPUBENCH_SETTING

@@ -21,22 +21,6 @@ namespace gpubench {
 // kByteSize: an integer count of bytes, given as text with a suffix ("4GB", common/byte_size.h).
 enum class FieldType { kText, kInteger, kFlag, kChoice, kByteSize };
 
-// The settings' concerns, as torchtitan's configuration has a section per concern. A section's
-// condition is written once (setting_sections()): where it does not hold, none of its settings
-// counts in the identity (LoRA's settings outside a LoRA run, inference's outside infer).
-enum class SettingSection {
-  kModel,
-  kMeasurement,
-  kPrecision,
-  kParallelism,
-  kSequence,
-  kFineTuning,
-  kLora,
-  kInference,
-  kMemory,
-  kObservability,
-};
-
 struct SettingSectionInfo {
   SettingSection section;
   std::string name;  // "fine-tuning"

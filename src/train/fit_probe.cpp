@@ -207,7 +207,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const ModelInfo& info = setup.info();
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
-  const ModelOptions options = model_options_for(b);
+  const ModelOptions options(b);
 
   const int64_t whole_limit =
       device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;

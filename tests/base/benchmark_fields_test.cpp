@@ -282,5 +282,35 @@ TEST(BenchmarkFields, EverySettingHasASectionWhoseConditionSaysWhereItCounts) {
   EXPECT_EQ(section_info(find_benchmark_field("lora_rank")->section).name, "lora");
 }
 
+// A benchmark is made of ten section structs. Copying one section of a benchmark into a
+// default one carries exactly the settings the table places in that section: the struct and
+// the table agree on every setting.
+template <typename Section>
+void expect_section_holds_its_settings(const ResolvedBenchmark& from) {
+  ResolvedBenchmark to;
+  static_cast<Section&>(to) = static_cast<const Section&>(from);
+  const ResolvedBenchmark untouched;
+  for (const BenchmarkField& f : benchmark_fields()) {
+    const ResolvedBenchmark& expected = f.section == Section::kSection ? from : untouched;
+    EXPECT_EQ(f.resolved(to), f.resolved(expected))
+        << f.key << " in " << section_info(Section::kSection).name;
+  }
+}
+
+TEST(BenchmarkFields, EachSectionStructHoldsTheSettingsTheTablePlacesInIt) {
+  const ResolvedBenchmark b = unusual();
+  expect_section_holds_its_settings<ModelSection<Decided>>(b);
+  expect_section_holds_its_settings<MeasurementSection<Decided>>(b);
+  expect_section_holds_its_settings<PrecisionSection<Decided>>(b);
+  expect_section_holds_its_settings<ParallelismSection<Decided>>(b);
+  expect_section_holds_its_settings<SequenceSettings>(b);
+  expect_section_holds_its_settings<FineTuningSettings>(b);
+  expect_section_holds_its_settings<LoraSection<Decided>>(b);
+  expect_section_holds_its_settings<InferenceSection<Decided>>(b);
+  expect_section_holds_its_settings<MemorySection<Decided>>(b);
+  expect_section_holds_its_settings<ObservabilitySection<Decided>>(b);
+  EXPECT_EQ(setting_sections().size(), 10u) << "a section without a struct here";
+}
+
 }  // namespace
 }  // namespace gpubench

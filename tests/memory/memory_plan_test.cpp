@@ -31,7 +31,7 @@ Planned plan_for(const std::string& model, Tuning tuning, Precision precision, D
   Planned planned;
   planned.benchmark = resolve(request, machine);
   const ModelInfo& info = ModelRegistry::instance().get(model);
-  const ModelOptions options = model_options_for(planned.benchmark);
+  const ModelOptions options(planned.benchmark);
   planned.plan = plan_memory(measure_model(info, options), planned.benchmark, info, options);
   return planned;
 }

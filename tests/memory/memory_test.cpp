@@ -35,7 +35,7 @@ struct CpuModel {
   explicit CpuModel(const ResolvedBenchmark& b)
       : info(ModelRegistry::instance().get(b.model)),
         policy(b.precision, kCpu),
-        options(model_options_for(b)),
+        options(b),
         model(build_model(info, options, b, policy)) {
     tensor_memory::track_cpu_tensors();
     place_model(*model, kCpu, options, false);

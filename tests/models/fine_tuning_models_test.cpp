@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "common/errors.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "models/bert.h"
@@ -327,6 +328,35 @@ TEST(FineTuningModels, LoraTrainsFewerFlopsThanAFullFineTune) {
   EXPECT_LT(lora_stats.train_flops(), full_stats.train_flops() * 3 / 4);
   // Adapters on q, k, v, o of 32 blocks: 16 x (4096 + 4096 + 2 x (4096 + 1024) + 4096 + 4096).
   EXPECT_EQ(lora_stats.trainable_params, 32 * 16 * (4 * 4096 + 2 * (4096 + 1024)));
+}
+
+// A model is built from the benchmark's sequence and fine-tuning sections as they are, and
+// LoRA's adapters are read only for a LoRA run, their targets checked against the model's roles.
+TEST(ModelOptions, AreTheBenchmarksSectionsAndItsAdapters) {
+  ResolvedBenchmark b;
+  b.model = "llama-3.2-1b";
+  b.seq_len = 96;
+  b.blocks = 2;
+  b.activation_checkpointing = true;
+  b.tuning = Tuning::kFull;
+  b.lora_rank = 4;
+  b.lora_alpha = 8;
+  b.lora_targets = "q,v";
+  const ModelOptions full(b);
+  EXPECT_EQ(full.seq_len, 96);
+  EXPECT_EQ(full.blocks, 2);
+  EXPECT_TRUE(full.activation_checkpointing);
+  EXPECT_TRUE(full.lora.targets.empty());
+
+  b.tuning = Tuning::kLora;
+  const ModelOptions lora(b);
+  EXPECT_EQ(lora.tuning, Tuning::kLora);
+  EXPECT_EQ(lora.lora.rank, 4);
+  EXPECT_EQ(lora.lora.alpha, 8);
+  EXPECT_EQ(lora.lora.targets, (std::vector<std::string>{"q", "v"}));
+
+  b.lora_targets = "q,wing";
+  EXPECT_THROW(ModelOptions{b}, UsageError);
 }
 
 }  // namespace
