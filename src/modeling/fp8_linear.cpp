@@ -1,5 +1,7 @@
 #include "modeling/fp8_linear.h"
 
+#include <atomic>
+
 #include "common/errors.h"
 #include "torch_support/compat.h"
 
@@ -11,6 +13,14 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 thread_local std::optional<Recipe> active_recipe;
+// Atomic: CUDA's autograd runs backward on a thread of its own.
+std::atomic<int64_t> frozen_quantizations{0}, trainable_quantizations{0};
+
+ScaledTensor quantize_trainable(const Tensor& weight, torch::ScalarType format,
+                                std::optional<int64_t> along) {
+  trainable_quantizations.fetch_add(1);
+  return quantize(weight, format, along);
+}
 
 // 2^126: a power of two whose reciprocal, the scale handed to the product, is still a normal
 // float32 (a subnormal one could be flushed to zero on the GPU).
@@ -32,19 +42,25 @@ Tensor matmul(const ScaledTensor& a, const ScaledTensor& b, torch::ScalarType ou
 class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFunction> {
  public:
   static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& weight,
-                        int64_t recipe_value) {
+                        int64_t recipe_value, const FrozenWeightOperands* frozen) {
     const auto recipe = static_cast<Recipe>(recipe_value);
     const ScaledTensor x = quantize_operand(input, recipe);
-    const ScaledTensor w = quantize_operand(weight, recipe);
+    if (!frozen) trainable_quantizations.fetch_add(1);
+    const ScaledTensor w = frozen ? frozen->forward() : quantize_operand(weight, recipe);
     ctx->saved_data["recipe"] = recipe_value;
     ctx->saved_data["input_dtype"] = static_cast<int64_t>(input.scalar_type());
     ctx->saved_data["input_grad"] = input.requires_grad();
     ctx->saved_data["weight_grad"] = weight.requires_grad();
     ctx->saved_data["weight_dtype"] = static_cast<int64_t>(weight.scalar_type());
+    ctx->saved_data["frozen"] = frozen != nullptr;
     // Tensorwise keeps the FP8 operands for backward (their scales hold for the transposes);
-    // rowwise scales along other dimensions there, so it keeps the inputs, in bf16.
+    // rowwise scales along other dimensions there, so it keeps the input in bf16, and the weight
+    // as it is or, frozen, its column-scaled operand.
     if (recipe == Recipe::kTensorwise) {
       ctx->save_for_backward({x.data, x.scale, w.data, w.scale});
+    } else if (frozen) {
+      ctx->save_for_backward({input.to(torch::kBFloat16), frozen->input_gradient().data,
+                              frozen->input_gradient().scale});
     } else {
       ctx->save_for_backward({input.to(torch::kBFloat16), weight});
     }
@@ -70,8 +86,10 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
       const auto e4m3 = compat::float8_e4m3();
       // Rowwise products come out in bf16 only (CUTLASS's kernels).
       if (input_grad) {
-        grad_input =
-            matmul(quantize(grad, e4m3, 1), quantize(saved[1], e4m3, 0), torch::kBFloat16, false);
+        const ScaledTensor w = ctx->saved_data["frozen"].toBool()
+                                   ? ScaledTensor{saved[1], saved[2]}
+                                   : quantize_trainable(saved[1], e4m3, 0);
+        grad_input = matmul(quantize(grad, e4m3, 1), w, torch::kBFloat16, false);
       }
       if (weight_grad) {
         grad_weight = matmul(quantize(grad.t(), e4m3, 1), quantize(saved[0], e4m3, 0),
@@ -80,7 +98,7 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
     }
     if (grad_input.defined()) grad_input = grad_input.to(dtype_of("input_dtype"));
     if (grad_weight.defined()) grad_weight = grad_weight.to(dtype_of("weight_dtype"));
-    return {grad_input, grad_weight, Tensor()};
+    return {grad_input, grad_weight, Tensor(), Tensor()};
   }
 };
 
@@ -112,10 +130,28 @@ bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weigh
   return multiple(in_features) && multiple(out_features) && (!weight_gradient || multiple(rows));
 }
 
-Tensor scaled_linear(const Tensor& input, const Tensor& weight, Recipe recipe) {
+void FrozenWeightOperands::refresh(const Tensor& weight, Recipe recipe) {
+  const void* storage = weight.data_ptr();
+  const int64_t version = static_cast<int64_t>(weight._version());
+  if (storage == storage_ && version == version_ && recipe == recipe_) return;
+  torch::NoGradGuard no_grad;
+  forward_ = quantize_operand(weight, recipe);
+  input_gradient_ =
+      recipe == Recipe::kRowwise ? quantize(weight, compat::float8_e4m3(), 0) : ScaledTensor{};
+  storage_ = storage;
+  version_ = version;
+  recipe_ = recipe;
+  frozen_quantizations.fetch_add(1);
+}
+
+Tensor scaled_linear(const Tensor& input, const Tensor& weight, Recipe recipe,
+                     FrozenWeightOperands* frozen) {
   const int64_t in_features = weight.size(1);
   const Tensor rows = input.reshape({-1, in_features});
-  const Tensor out = ScaledLinearFunction::apply(rows, weight, static_cast<int64_t>(recipe));
+  const bool use_frozen = frozen != nullptr && !weight.requires_grad();
+  if (use_frozen) frozen->refresh(weight, recipe);
+  const Tensor out = ScaledLinearFunction::apply(rows, weight, static_cast<int64_t>(recipe),
+                                                 use_frozen ? frozen : nullptr);
   std::vector<int64_t> shape = input.sizes().vec();
   shape.back() = weight.size(0);
   return out.view(shape);
@@ -133,6 +169,10 @@ Tensor quantized_linear(const Tensor& input, const ScaledTensor& weight, Recipe 
   std::vector<int64_t> shape = input.sizes().vec();
   shape.back() = weight.data.size(0);
   return out.view(shape);
+}
+
+WeightQuantizations weight_quantizations() {
+  return {frozen_quantizations.load(), trainable_quantizations.load()};
 }
 
 TrainingScope::TrainingScope(std::optional<Recipe> recipe) : previous_(active_recipe) {

@@ -36,9 +36,37 @@ ScaledTensor quantize(const torch::Tensor& x, torch::ScalarType format,
 // since they are the inner dimension of its product.
 bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weight_gradient);
 
+// The FP8 operands of a weight that takes no gradient (LoRA's frozen base), quantised once and
+// kept: the weight does not change, so casting it again at every step (tens of GB of memory
+// traffic a step on Llama 3 8B) buys nothing. It costs a byte per weight (rowwise: two, its
+// input gradient scales the weight's columns). Quantised again only when the weight's storage,
+// its version (an in-place write) or the recipe changes.
+class FrozenWeightOperands {
+ public:
+  void refresh(const torch::Tensor& weight, Recipe recipe);
+  const ScaledTensor& forward() const { return forward_; }
+  const ScaledTensor& input_gradient() const { return input_gradient_; }  // rowwise only
+
+ private:
+  ScaledTensor forward_, input_gradient_;
+  const void* storage_ = nullptr;
+  int64_t version_ = -1;
+  Recipe recipe_ = Recipe::kTensorwise;
+};
+
 // y = x W^T for x [..., in] and W [out, in]; the forward, input-gradient and weight-gradient
-// matmuls in FP8 by `recipe`. bf16 out; the gradients in their tensors' own dtypes.
-torch::Tensor scaled_linear(const torch::Tensor& input, const torch::Tensor& weight, Recipe recipe);
+// matmuls in FP8 by `recipe`. bf16 out; the gradients in their tensors' own dtypes. A weight that
+// takes no gradient has its operands from `frozen` when given (refreshed there first).
+torch::Tensor scaled_linear(const torch::Tensor& input, const torch::Tensor& weight, Recipe recipe,
+                            FrozenWeightOperands* frozen = nullptr);
+
+// How often weights were cast to FP8 for training's products since the process started, frozen
+// and trainable apart: a frozen weight once, a trainable one at every step.
+struct WeightQuantizations {
+  int64_t frozen = 0;
+  int64_t trainable = 0;
+};
+WeightQuantizations weight_quantizations();
 
 // A forward product's operand [rows, inner] (activations, or a weight [out, in]) in e4m3: one
 // scale, or one per row (rowwise). Inference quantises its weights once with it.

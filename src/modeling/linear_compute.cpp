@@ -22,7 +22,7 @@ torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Te
   FlopCounter::record_multiply_adds(rows * in_features * out_features, frozen, fp8);
   FlopCounter::record_weight_read(weight.nbytes());
   if (!fp8) return torch::nn::functional::linear(input, weight, bias);
-  const torch::Tensor output = fp8::scaled_linear(input, weight, *recipe);
+  const torch::Tensor output = fp8::scaled_linear(input, weight, *recipe, &frozen_);
   return bias.defined() ? output + bias.to(output.scalar_type()) : output;
 }
 

@@ -24,6 +24,7 @@ class LinearCompute {
 
  private:
   std::optional<fp8::ScaledTensor> quantized_;
+  fp8::FrozenWeightOperands frozen_;  // training in FP8 with a frozen weight
   fp8::Recipe recipe_ = fp8::Recipe::kTensorwise;
   int64_t in_features_ = 0, out_features_ = 0;
 };

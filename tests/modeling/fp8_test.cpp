@@ -283,6 +283,51 @@ TEST(Fp8Training, LoraOnAFrozenFp8BaseFollowsTheBf16LossCurve) {
   expect_fp8_follows_bf16(Tuning::kLora);
 }
 
+// How often the tiny Llama's weights are cast to e4m3 in each of three FP8 training steps.
+struct StepQuantizations {
+  std::vector<int64_t> frozen, trainable;
+};
+StepQuantizations weight_quantizations_per_step(Tuning tuning, fp8::Recipe recipe) {
+  torch::manual_seed(11);
+  ModelOptions options;
+  options.seq_len = 16;
+  options.tuning = tuning;
+  options.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+  auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
+  model->module().train();
+  const SyntheticBatch batch = model->synthetic_batch(2, torch::kCPU, false);
+  TrainingStep step(*model, PrecisionPolicy(Precision::kFp8, torch::kCPU, recipe),
+                    optimizer_settings_for("adamw", 2));
+  StepQuantizations per_step;
+  for (int i = 0; i < 3; ++i) {
+    const fp8::WeightQuantizations before = fp8::weight_quantizations();
+    step.run(batch);
+    const fp8::WeightQuantizations after = fp8::weight_quantizations();
+    per_step.frozen.push_back(after.frozen - before.frozen);
+    per_step.trainable.push_back(after.trainable - before.trainable);
+  }
+  return per_step;
+}
+
+// The tiny Llama's FP8 products: 2 layers of 7 projections, and the head. LoRA's frozen base
+// weights are cast on the first step and served from their kept copies after (rowwise's
+// column-scaled copy for the input gradient too); its adapters stay in bf16. A full fine-tune's
+// weights change at every step, so they are cast at every step: once (tensorwise), or twice
+// (rowwise: the input gradient scales the weight's columns).
+TEST(Fp8Training, FrozenWeightsAreQuantisedOnceAndTrainableOnesEveryStep) {
+  SKIP_WITHOUT_FP8();
+  using V = std::vector<int64_t>;
+  for (const fp8::Recipe recipe : {fp8::Recipe::kTensorwise, fp8::Recipe::kRowwise}) {
+    const StepQuantizations lora = weight_quantizations_per_step(Tuning::kLora, recipe);
+    EXPECT_EQ(lora.frozen, (V{15, 0, 0}));
+    EXPECT_EQ(lora.trainable, (V{0, 0, 0}));
+    const StepQuantizations full = weight_quantizations_per_step(Tuning::kFull, recipe);
+    const int64_t per_step = recipe == fp8::Recipe::kRowwise ? 30 : 15;
+    EXPECT_EQ(full.frozen, (V{0, 0, 0}));
+    EXPECT_EQ(full.trainable, (V{per_step, per_step, per_step}));
+  }
+}
+
 // A tiny Llama taught one sequence (fp32, so both sides start from the same weights), then asked
 // to continue its first half: greedy tokens with bf16 weights, and with the linear layers'
 // weights quantised to e4m3 (and the key/value cache in FP8).
