@@ -39,6 +39,9 @@ std::string render_inference_lines(const Result& r) {
     lines += "key/value cache: " + std::to_string(m.kv_cache_bytes) + " bytes (" +
              std::to_string(m.kv_cache_bytes_per_token) + " per token of a sequence)" +
              (m.kv_cache_reallocated ? ", REALLOCATED during decode" : ", never reallocated") +
+             (m.kv_cache_converted_per_step
+                  ? ", converted for attention at every decode step (capacity for time)"
+                  : "") +
              "\n";
     if (m.weight_bytes_per_decoded_token > 0) {
       lines +=

@@ -63,6 +63,7 @@ void inference_fields(Io& io, M& m) {
             latency_to_json);
   io.integer("kv_cache_bytes_per_token", m.kv_cache_bytes_per_token);
   io.flag("kv_cache_reallocated", m.kv_cache_reallocated);
+  io.flag("kv_cache_converted_per_step", m.kv_cache_converted_per_step);
   io.integer("weight_bytes_per_decoded_token", m.weight_bytes_per_decoded_token, 0, 0, kMaxInteger,
              Written::kWhenPositive);
 }

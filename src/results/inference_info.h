@@ -30,6 +30,9 @@ struct InferenceMetrics {
   int64_t kv_cache_bytes = 0;               // preallocated for prompt + generated tokens
   int64_t kv_cache_bytes_per_token = 0;     // per token of one sequence, every layer
   bool kv_cache_reallocated = false;        // checked after every generation
+  // The cache is held in another dtype than attention computes in (--kv-cache fp8), so every
+  // decode step converts what attention reads: capacity bought with decode time (docs/fp8.md).
+  bool kv_cache_converted_per_step = false;
   // Bytes of the weights the linear products read in one decode step, over the sequences it
   // decodes: what a memory-bound decode moves per token (docs/fp8.md).
   int64_t weight_bytes_per_decoded_token = 0;

@@ -48,6 +48,7 @@ TEST(InferenceInfo, TravelsThroughTheResultFile) {
   m.time_per_output_token_ms = summarize_latency({1.5, 1.25, 1.75});
   m.kv_cache_bytes = 12288;
   m.kv_cache_bytes_per_token = 256;
+  m.kv_cache_converted_per_step = true;
   const Result back = result_from_json(result_to_json(r));
   EXPECT_EQ(back.benchmark.task, Task::kInfer);
   EXPECT_EQ(back.benchmark.prompt_len, 16);
@@ -60,6 +61,7 @@ TEST(InferenceInfo, TravelsThroughTheResultFile) {
   EXPECT_EQ(b.kv_cache_bytes, 12288);
   EXPECT_EQ(b.kv_cache_bytes_per_token, 256);
   EXPECT_FALSE(b.kv_cache_reallocated);
+  EXPECT_TRUE(b.kv_cache_converted_per_step);
   // A training result has no inference block.
   Result training = r;
   training.benchmark.task = Task::kTrain;

@@ -75,6 +75,9 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
   EXPECT_GT(fp8_bytes, bf16_bytes / 2);
   EXPECT_LT(fp8_bytes, bf16_bytes * 51 / 100);
   EXPECT_EQ(2 * fp8["kv_cache_bytes"].get<int64_t>(), bf16["kv_cache_bytes"].get<int64_t>());
+  // The FP8 cache is converted for attention at every decode step, and the result says so.
+  EXPECT_EQ(fp8["kv_cache_converted_per_step"], true);
+  EXPECT_EQ(bf16["kv_cache_converted_per_step"], false);
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
   EXPECT_EQ(m["time_per_output_token_ms"]["count"], 2 * 2 * 3);
   EXPECT_GT(m["kv_cache_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(m["kv_cache_reallocated"], false);
+  EXPECT_EQ(m["kv_cache_converted_per_step"], false);
   EXPECT_EQ(r["benchmark"]["prompt_len"], 8);
   EXPECT_EQ(r["benchmark"]["gen_len"], 4);
   EXPECT_NE(run.output.find("time per output token: p50"), std::string::npos) << run.output;
