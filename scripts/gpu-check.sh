@@ -92,7 +92,19 @@ echo "== build" | tee -a "$log"
 # GPUBENCH_CHECK_SKIP_BUILD=1 uses its binaries as they are (a test must not rebuild the tree
 # that other tests are running from).
 build="${GPUBENCH_CHECK_BUILD_DIR:-build-gpu}"
+# The bundle scripts/gpu-bundle.sh built off the device (carried as .deps/gpu-bundle): no build
+# here. Building stays the fallback where it is absent or a library it needs is missing.
+bundle="${GPUBENCH_CHECK_BUNDLE:-.deps/gpu-bundle}"
 build_gpubench() {
+  if [ -z "${GPUBENCH_CHECK_BUILD_DIR:-}" ] && [ -x "$bundle/bin/gpubench" ]; then
+    # shellcheck source=/dev/null
+    if source "$bundle/env.sh"; then
+      build="$bundle/bin"
+      echo "gpu-check: gpubench from the bundle $bundle, no build"
+      return 0
+    fi
+    echo "gpu-check: the bundle cannot run here (above); building instead"
+  fi
   if [ "${GPUBENCH_CHECK_SKIP_BUILD:-0}" = 1 ]; then
     [ -x "$build/gpubench" ] || { echo "gpu-check: no $build/gpubench to use"; return 1; }
     return 0
@@ -107,6 +119,7 @@ build_gpubench() {
   cmake --build "$build" --target gpubench --parallel "$(nproc)"
 }
 build_gpubench > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+grep "^gpu-check:" "$OUT/build.log" | tee -a "$log" || true
 echo "build: $(($(date +%s) - start)) s" | tee -a "$log"
 "$build/gpubench" env > "$OUT/env.json"
 gpu=cpu-rehearsal
