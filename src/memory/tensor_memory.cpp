@@ -157,6 +157,13 @@ std::string peak_source(torch::Device device) {
                           : "gpubench's counting CPU allocator, peak bytes of tensors";
 }
 
+std::string limit_caps(torch::Device device) {
+  return device.is_cuda()
+             ? "reserved bytes (the CUDA caching allocator's memory fraction: cached and "
+               "fragmented blocks count)"
+             : "tensor bytes (gpubench's counting CPU allocator)";
+}
+
 void set_limit(torch::Device device, int64_t bytes) {
 #if GPUBENCH_WITH_CUDA
   if (device.is_cuda()) {

@@ -33,6 +33,9 @@ void reset_peak(torch::Device device);
 void release_cached(torch::Device device);
 // What peak_allocated_bytes counts, in words, for the result.
 std::string peak_source(torch::Device device);
+// What set_limit caps on the device, in words, for the result: CUDA's reserved bytes admit fewer
+// tensor bytes than the CPU's limit does (docs/memory.md).
+std::string limit_caps(torch::Device device);
 
 // From now on an allocation that would take the device's tensor bytes above `bytes` fails as
 // out of memory (0: no limit). CUDA: the caching allocator's memory fraction.

@@ -111,6 +111,8 @@ BatchSearchInfo find_largest_batch(const ResolvedBenchmark& benchmark,
       start, [&](int64_t batch) { return run_probe(benchmark, batch, limit, options, folder); });
   search.memory_limit_bytes = limit.bytes;
   search.memory_limit_source = limit.source;
+  search.memory_limit_caps = tensor_memory::limit_caps(
+      benchmark.device == DeviceKind::kCuda ? torch::Device(torch::kCUDA, 0) : torch::kCPU);
   return search;
 }
 

@@ -125,8 +125,10 @@ std::string render_batch_search(const BatchSearchInfo& search) {
                                             : probe.error});
   }
   return "batch search under " + bytes_text(search.memory_limit_bytes) + " (" +
-         search.memory_limit_source + "), from fit's " + std::to_string(search.predicted_batch) +
-         ":\n" + table.render() + "found: batch " + std::to_string(search.found_batch) + "\n\n";
+         search.memory_limit_source +
+         (search.memory_limit_caps.empty() ? "" : "; it caps " + search.memory_limit_caps) +
+         "), from fit's " + std::to_string(search.predicted_batch) + ":\n" + table.render() +
+         "found: batch " + std::to_string(search.found_batch) + "\n\n";
 }
 
 }  // namespace gpubench

@@ -49,6 +49,7 @@ template <typename Io, typename S>
 void batch_search_fields(Io& io, S& s) {
   io.integer("memory_limit_bytes", s.memory_limit_bytes);
   io.text("memory_limit_source", s.memory_limit_source);
+  io.text("memory_limit_caps", s.memory_limit_caps, "", Written::kWhenPositive);
   io.integer("predicted_batch", s.predicted_batch);
   io.integer("found_batch", s.found_batch);
 }

@@ -60,6 +60,7 @@ struct BatchSearchInfo {
   bool searched = false;
   int64_t memory_limit_bytes = 0;
   std::string memory_limit_source;  // "--memory-limit", "the GPU's total memory", ...
+  std::string memory_limit_caps;    // what the limit caps on the device: reserved or tensor bytes
   int64_t predicted_batch = 0;      // fit's prediction the search started from
   int64_t found_batch = 0;          // 0: no batch trained
   std::vector<BatchProbe> probes;   // in the order they ran

@@ -65,6 +65,7 @@ TEST(BatchSearchCli, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   EXPECT_EQ(search["found_batch"], brute_force);
   EXPECT_EQ(search["memory_limit_bytes"], kLimit);
   EXPECT_EQ(search["memory_limit_source"], "--memory-limit");
+  EXPECT_EQ(search["memory_limit_caps"], "tensor bytes (gpubench's counting CPU allocator)");
   EXPECT_GT(search["predicted_batch"].get<int64_t>(), 0);
   bool ran_out = false, trained_at_found = false;
   for (const auto& probe : search["probes"]) {
@@ -77,7 +78,8 @@ TEST(BatchSearchCli, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   }
   EXPECT_TRUE(ran_out);
   // The search is one table and one result line, not a table per probe.
-  EXPECT_NE(run.output.find("batch search under 8.0 MiB (--memory-limit)"), std::string::npos)
+  EXPECT_NE(run.output.find("batch search under 8.0 MiB (--memory-limit; it caps tensor bytes"),
+            std::string::npos)
       << run.output;
   EXPECT_EQ(run.output.find("result: "), run.output.rfind("result: ")) << run.output;
   EXPECT_TRUE(trained_at_found);
