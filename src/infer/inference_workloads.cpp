@@ -10,6 +10,8 @@
 #include <torch/torch.h>
 
 #include "infer/greedy_generation.h"
+
+#include "common/errors.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
 #include "memory/run_memory.h"
@@ -217,6 +219,7 @@ class GenerateWorkload : public InferenceWorkload {
   Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer&,
                       const MeasurementHooks& hooks) override {
     for (int i = 0; i < plan.warmup_steps; ++i) {
+      throw_if_interrupted();
       step();
       if (hooks.progress) hooks.progress({true, 0, plan.repeat, i + 1, plan.warmup_steps, 0});
     }
@@ -230,6 +233,7 @@ class GenerateWorkload : public InferenceWorkload {
       if (hooks.window_opened) hooks.window_opened();
       double decode_ms = 0;
       for (int i = 1; i <= plan.steps; ++i) {
+        throw_if_interrupted();
         step();
         inference.kv_cache_reallocated |= last_.cache_reallocated;
         requests.push_back(last_.total_ms);

@@ -1,5 +1,7 @@
 #include "infer/request_timing.h"
 
+#include "common/errors.h"
+
 namespace gpubench {
 
 std::vector<double> time_requests(StepTimer& timer, int count,
@@ -7,6 +9,7 @@ std::vector<double> time_requests(StepTimer& timer, int count,
   std::vector<double> milliseconds;
   milliseconds.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) {
+    throw_if_interrupted();
     timer.start_window();
     request();
     timer.mark_step();

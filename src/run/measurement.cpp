@@ -1,10 +1,13 @@
 #include "run/measurement.h"
 
+#include "common/errors.h"
+
 namespace gpubench {
 
 Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
                            const std::function<void()>& step, const MeasurementHooks& hooks) {
   for (int i = 1; i <= plan.warmup_steps; ++i) {
+    throw_if_interrupted();
     step();
     if (hooks.progress) hooks.progress({true, 0, plan.repeat, i, plan.warmup_steps, 0});
   }
@@ -15,6 +18,7 @@ Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
     if (hooks.window_opened) hooks.window_opened();
     for (int i = 1; i <= plan.steps; ++i) {
       if (trial == 1 && i == 1 && hooks.before_first_timed_step) hooks.before_first_timed_step();
+      throw_if_interrupted();
       step();
       timer.mark_step();
       if (hooks.progress) {

@@ -5,6 +5,7 @@
 #include <ATen/record_function.h>
 
 #include "common/atomic_file.h"
+#include "common/errors.h"
 #include "common/log.h"
 #include "torch_support/compat.h"
 
@@ -42,6 +43,7 @@ class ProfilerScope {
 void run_marked_steps(const TrialPlan& plan, StepTimer& timer, const std::function<void()>& step) {
   for (int i = 1; i <= plan.steps; ++i) {
     RECORD_USER_SCOPE("ProfilerStep#" + std::to_string(i));
+    throw_if_interrupted();
     step();
     timer.mark_step();
   }

@@ -73,6 +73,8 @@ Result RunSession::run(Workload& workload) {
     record_description(workload.prepare(*this));
     tensor_memory::reset_peak(device());
     measure(workload);
+  } catch (const Interrupted&) {
+    throw;  // not a failure of the benchmark: the command ends by the signal, with no result
   } catch (const std::exception& error) {
     record_failure(workload, error);
   }

@@ -88,6 +88,33 @@ TEST(BatchSearchCli, FindsTheBatchABruteForceScanFindsAndLeavesNoProcess) {
   EXPECT_EQ(read.batch_search.probes.size(), search["probes"].size());
 }
 
+// The search's probes install gpubench's signal handling (a signal stops the children first).
+// Ctrl-C or SIGTERM during the measured run that follows ends it by that signal, within its
+// step, with no result written, instead of being noted and ignored while every step runs (here
+// 300,000 of them: minutes). The run is signalled once its plan is logged, after the search; a
+// run still alive a minute later is killed and reported.
+TEST(BatchSearchCli, ASignalAfterTheSearchEndsTheRunByThatSignalWithNoResult) {
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal_number);
+    ScratchDirectory dir("batch-max-signal");
+    const std::string log = dir.file("log"), result = dir.file("r.json");
+    const auto run = run_command(
+        std::string(GPUBENCH_BINARY) +
+        " --log-level info train --model test-tiny-llama --device cpu --threads 1 --batch-size "
+        "max --memory-limit 8M --warmup-steps 100000 --steps 100000 --repeat 2 "
+        "--telemetry-interval-ms 0 --output " +
+        result + " > " + log + " 2>&1 & pid=$!; for i in $(seq 1200); do grep -q 'warm-up +' " +
+        log + " && break; sleep 0.1; done; kill -" + std::to_string(signal_number) +
+        " $pid; for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; "
+        "kill -0 $pid 2>/dev/null && { echo still running; kill -9 $pid; }; wait $pid; "
+        "echo exit=$?");
+    EXPECT_EQ(run.output.find("still running"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("exit=" + std::to_string(128 + signal_number)), std::string::npos)
+        << run.output;
+    EXPECT_FALSE(std::filesystem::exists(result));
+  }
+}
+
 TEST(BatchSearchCli, ASuiteEntryMaySayMax) {
   ScratchDirectory dir("batch-max-suite");
   {
