@@ -32,6 +32,27 @@ void ensure_writable_directory(const std::string& directory) {
   }
 }
 
+namespace {
+
+// Whether two paths name one file once `.`, `..` and symbolic links are resolved (the file need
+// not exist yet).
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error_a, error_b;
+  const fs::path canonical_a = fs::weakly_canonical(a, error_a);
+  const fs::path canonical_b = fs::weakly_canonical(b, error_b);
+  return !error_a && !error_b && canonical_a == canonical_b;
+}
+
+// A run's other output, the trace, must not be the result: the result would replace it.
+void refuse_result_at_trace(const std::string& result, const ResolvedBenchmark& spec) {
+  if (!spec.profile.empty() && same_file(result, spec.profile)) {
+    throw UsageError("--output '" + echoed(result) + "' and --profile '" + echoed(spec.profile) +
+                     "' are the same file; give the trace and the result different paths");
+  }
+}
+
+}  // namespace
+
 std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {
   if (output.empty()) throw UsageError("--output must not be empty");
   if (names_result_file(output)) {
@@ -40,6 +61,7 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
     if (fs::is_directory(output, error)) {
       throw UsageError("output '" + echoed(output) + "' is a directory");
     }
+    refuse_result_at_trace(output, spec);
     return output;
   }
   ensure_writable_directory(output);
@@ -53,6 +75,7 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
   for (int n = 2; fs::exists(path, error); ++n) {
     path = fs::path(output) / (stem + "-" + std::to_string(n) + ".json");
   }
+  refuse_result_at_trace(path.string(), spec);
   return path.string();
 }
 

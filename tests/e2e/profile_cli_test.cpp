@@ -147,6 +147,21 @@ TEST(ProfileCli, BadTracePathsAreUsageErrors) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// The result would replace the trace, and name itself as the trace: refused before the run,
+// however the two paths spell the one file (as given, through `.` and `..`, through a link).
+TEST(ProfileCli, ATraceAndAResultAtOneFileAreRefused) {
+  ScratchDirectory dir("profile-same-file");
+  std::filesystem::create_directory(dir.file("sub"));
+  std::filesystem::create_directory_symlink(dir.path(), dir.file("link"));
+  const std::string trace = dir.file("t.json");
+  for (const std::string& result :
+       {trace, dir.file("sub/../t.json"), dir.path() + "/./t.json", dir.file("link/t.json")}) {
+    expect_usage_error(std::string(kProfiledTrain) + " --profile " + trace + " -o " + result,
+                       "are the same file");
+  }
+  EXPECT_FALSE(std::filesystem::exists(trace));
+}
+
 TEST(ProfileCli, ProfileDiffTablesTwoTraces) {
   ScratchDirectory dir("profile-diff");
   for (const char* side : {"a", "b"}) {
