@@ -36,6 +36,7 @@ int64_t predicted_batch(const ResolvedBenchmark& b, const MemoryLimit& limit,
                         const BatchProbeOptions& options, const TemporaryFolder& folder) {
   ResolvedBenchmark at_one = b;
   at_one.batch_size = 1;
+  at_one.profile.clear();  // the measured run's, not fit's
   const std::string output = folder.file("fit.json");
   // An explicit limit caps the allocator's bytes themselves; a GPU's total memory also holds the
   // CUDA context and library workspaces, which fit's default reserve stands for.
@@ -72,6 +73,10 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
   probe.repeat = 1;
   probe.telemetry_interval_ms = 0;
   probe.memory_limit = limit.bytes;
+  // A probe only asks whether the batch trains: the trace and the timeline are the measured
+  // run's (a probe's trace would take the path the user asked for).
+  probe.profile.clear();
+  probe.timeline = false;
   const std::string name = "probe-" + std::to_string(batch);
   const std::string output = folder.file(name + ".json");
   const ProcessOutcome outcome =

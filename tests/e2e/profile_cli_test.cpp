@@ -147,6 +147,24 @@ TEST(ProfileCli, BadTracePathsAreUsageErrors) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// A batch search's probes and its fit child never profile: the requested path receives the
+// measured run's trace, and no second trace appears beside it.
+TEST(ProfileCli, ABatchSearchProfilesTheMeasuredRunOnly) {
+  ScratchDirectory dir("profile-batch-max");
+  const auto run = run_gpubench(
+      "--log-level warn train --model test-tiny-llama --device cpu --threads 2 --batch-size max "
+      "--memory-limit 8M --warmup-steps 1 --steps 2 --repeat 1 --telemetry-interval-ms 0 "
+      "--profile " +
+      dir.file("t.json") + " -o " + dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("search starts at batch 1"), std::string::npos) << run.output;
+  const auto r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["profile"]["trace"], dir.file("t.json"));
+  EXPECT_GT(r["batch_search"]["probes"].size(), 1u);
+  EXPECT_EQ(read_trace(dir.file("t.json")).steps, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("t-2.json")));
+}
+
 // The result would replace the trace, and name itself as the trace: refused before the run,
 // however the two paths spell the one file (as given, through `.` and `..`, through a link).
 TEST(ProfileCli, ATraceAndAResultAtOneFileAreRefused) {
