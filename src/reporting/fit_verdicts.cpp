@@ -20,9 +20,8 @@ std::vector<CardMemory> datasheet_cards() {
 
 std::vector<CardMemory> cards_from_list(const std::string& list) {
   std::vector<CardMemory> cards;
-  // A card under 1 MiB is a typo ("48" for 48GB), not a card (the test models fit in a few).
   for (const std::string& entry : split_list(list, "--memory", "48GB,80GB")) {
-    cards.push_back({entry, parse_byte_size(entry, "--memory", int64_t{1} << 20)});
+    cards.push_back({entry, parse_byte_size(entry, "--memory", kSmallestCardBytes)});
   }
   return cards;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/atomic_file.h"
+#include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "modeling/adapted_linear.h"
@@ -315,6 +316,13 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
       out.device == DeviceKind::kCpu ? std::max(1, cores / ranks_here) : cores);
   check_machine_bounds(out, machine);
   check_profile_path(out.profile);
+  // The search hands the limit to fit as a card's size: the user's value meets fit's rule here,
+  // named as the user gave it, not in the child.
+  if (out.batch_size == kSearchBatchSize && out.memory_limit > 0 &&
+      out.memory_limit < kSmallestCardBytes) {
+    throw UsageError("memory_limit " + std::to_string(out.memory_limit) +
+                     " bytes is under 1 MiB, the least a batch search (batch_size max) takes");
+  }
   if (const std::string why = graph_mode_unsupported_reason(out); !why.empty()) {
     throw UsageError(why);
   }

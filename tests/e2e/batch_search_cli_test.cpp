@@ -142,13 +142,27 @@ TEST(BatchSearchCli, NotEvenBatchOneIsAnOomResult) {
   ScratchDirectory dir("batch-max-none");
   const auto run = testing::run_gpubench(
       "--log-level warn train --model test-tiny-llama --device cpu --batch-size max "
-      "--memory-limit 64K --warmup-steps 1 --steps 1 --repeat 1 --output " +
+      "--memory-limit 1M --warmup-steps 1 --steps 1 --repeat 1 --output " +
       dir.file("r.json"));
   EXPECT_EQ(run.exit_code, 1) << run.output;
   const nlohmann::json r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "oom");
   EXPECT_EQ(r["batch_search"]["found_batch"], 0);
   EXPECT_NE(r["error"].get<std::string>().find("no batch trains"), std::string::npos);
+}
+
+// The search hands its limit to a fit child as a card's size: a limit under fit's least is the
+// user's error, named as the user gave it, not the child's option.
+TEST(BatchSearchCli, ALimitUnderOneMebibyteIsRefusedUpFront) {
+  for (const char* limit : {"1K", "1023K"}) {
+    testing::expect_usage_error(
+        std::string("train --model test-tiny-llama --device cpu --batch-size max --memory-limit ") +
+            limit,
+        "is under 1 MiB, the least a batch search (batch_size max) takes");
+  }
+  const auto run = testing::run_gpubench(
+      "train --model test-tiny-llama --device cpu --batch-size max --memory-limit 1K");
+  EXPECT_EQ(run.output.find("--memory"), std::string::npos) << run.output;
 }
 
 // A model whose steady state needs warm-up steps (Transformer-XL's memory: mem_len / tgt_len +
