@@ -16,6 +16,11 @@ namespace gpubench {
 inline constexpr int64_t kMaxInputFileBytes = 16LL << 20;
 // Suites and results are at most four levels deep; 64 refuses only what no writer makes.
 inline constexpr int kMaxNestingDepth = 64;
+// What the tool can build, and so the most a result file may say it built: repeated blocks (the
+// deepest model, Llama 3.1 405B, has 126) and gradient bytes (405B's float32 gradients are
+// 1.6 TB, under 2^41).
+inline constexpr int64_t kMaxModelBlocks = 4096;
+inline constexpr int64_t kMaxGradientBytes = int64_t{1} << 50;  // 1 PiB
 // Input echoed in an error message is cut to this many characters, with an ellipsis.
 inline constexpr size_t kMaxEchoedChars = 80;
 

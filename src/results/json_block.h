@@ -42,8 +42,8 @@ class BlockReader {
   }
   void texts(const char* key, std::vector<std::string>& values) { values = fields_.texts(key); }
   void integers(const char* key, std::vector<int64_t>& values, int64_t min = 0,
-                Written = Written::kAlways) {
-    values = fields_.integers(key, min);
+                int64_t max = kMaxInteger, Written = Written::kAlways) {
+    values = fields_.integers(key, min, max);
   }
   // A value with a reader and a writer of its own: read(fields, key), write(value).
   template <typename T, typename Read, typename Write>
@@ -75,7 +75,7 @@ class BlockWriter {
   void numbers(const char* key, const std::vector<double>& values, double) { block_[key] = values; }
   void texts(const char* key, const std::vector<std::string>& values) { block_[key] = values; }
   // kWhenPositive: only a non-empty list.
-  void integers(const char* key, const std::vector<int64_t>& values, int64_t = 0,
+  void integers(const char* key, const std::vector<int64_t>& values, int64_t = 0, int64_t = 0,
                 Written written = Written::kAlways) {
     if (written == Written::kAlways || !values.empty()) block_[key] = values;
   }

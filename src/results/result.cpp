@@ -88,7 +88,7 @@ void distributed_fields(Io& io, D& d, int64_t gpus) {
   io.text("backend", d.backend, "none");
   io.text("launcher", d.launcher, "none");
   io.integer("buckets", d.buckets, 0, 0, 1 << 30);
-  io.integer("gradient_bytes", d.gradient_bytes);
+  io.integer("gradient_bytes", d.gradient_bytes, 0, 0, kMaxGradientBytes);
   io.number("exposed_communication_ms", d.exposed_communication_ms);
   io.number("exposed_communication_share", d.exposed_communication_share);
 }
@@ -124,13 +124,14 @@ void timeline_fields(Io& io, T& t) {
   io.number("backward_ms", t.backward_ms);
   io.number("gradient_sync_ms", t.gradient_sync_ms);
   io.number("optimizer_ms", t.optimizer_ms);
-  io.integer("bucket_cap_bytes", t.bucket_cap_bytes);
-  io.integer("first_bucket_cap_bytes", t.first_bucket_cap_bytes);
-  io.integers("bucket_bytes", t.bucket_bytes);
+  io.integer("bucket_cap_bytes", t.bucket_cap_bytes, 0, 0, kMaxGradientBytes);
+  io.integer("first_bucket_cap_bytes", t.first_bucket_cap_bytes, 0, 0, kMaxGradientBytes);
+  io.integers("bucket_bytes", t.bucket_bytes, 0, kMaxGradientBytes);
   io.numbers("bucket_ready_ms", t.bucket_ready_ms, 1e9);
   io.number("overhead_ms", t.overhead_ms);
-  io.integers("parameter_blocks", t.parameter_blocks, -1, Written::kWhenPositive);
-  io.integer("model_blocks", t.model_blocks, 0, 0, kMaxInteger, Written::kWhenPositive);
+  io.integers("parameter_blocks", t.parameter_blocks, -1, kMaxModelBlocks - 1,
+              Written::kWhenPositive);
+  io.integer("model_blocks", t.model_blocks, 0, 0, kMaxModelBlocks, Written::kWhenPositive);
 }
 
 }  // namespace
@@ -306,6 +307,14 @@ Result result_from_json(const nlohmann::json& document) {
     read_block(top.object("timeline"), timeline_fields<BlockReader, StepTimelineInfo>, r.timeline);
     if (r.timeline.bucket_bytes.size() != r.timeline.bucket_ready_ms.size()) {
       throw UsageError("timeline.bucket_bytes and timeline.bucket_ready_ms must be as long");
+    }
+    int64_t gradient_bytes = 0;  // each at most kMaxGradientBytes: the check cannot overflow
+    for (const int64_t bytes : r.timeline.bucket_bytes) {
+      if (bytes > kMaxGradientBytes - gradient_bytes) {
+        throw UsageError("timeline.bucket_bytes add up to more than " +
+                         std::to_string(kMaxGradientBytes) + " bytes (1 PiB), more than any model");
+      }
+      gradient_bytes += bytes;
     }
   }
   if (top.has("profile")) {

@@ -3,10 +3,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "results/result_path.h"
 #include "test_helpers.h"
 
@@ -84,6 +87,46 @@ TEST(Result, ATimelineWhoseBucketListsDifferInLengthIsRefused) {
   nlohmann::json forged = result_to_json(sample_result());
   forged["timeline"]["bucket_ready_ms"].push_back(500.0);
   EXPECT_THROW(result_from_json(forged), UsageError);
+}
+
+// Counts a result file gives are bounded by what the tool builds: a timeline of a billion blocks
+// (which `scale` would extend to 9 billion entries) and gradient bytes that overflow a signed
+// sum (two buckets of 6e18 printed as a negative size) are refused, naming the key.
+TEST(Result, CountsBeyondWhatTheToolBuildsAreRefused) {
+  const auto refused = [](const std::function<void(nlohmann::json&)>& forge,
+                          const std::string& key) {
+    nlohmann::json forged = result_to_json(sample_result());
+    forge(forged);
+    try {
+      result_from_json(forged);
+      ADD_FAILURE() << key << " was read";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find(key), std::string::npos) << error.what();
+    }
+  };
+  for (const double blocks : {1e9, 1e15, 9.2e18}) {
+    refused([&](nlohmann::json& r) { r["timeline"]["model_blocks"] = blocks; }, "model_blocks");
+  }
+  refused([](nlohmann::json& r) { r["timeline"]["model_blocks"] = kMaxModelBlocks + 1; },
+          "model_blocks");
+  refused(
+      [](nlohmann::json& r) {
+        r["timeline"]["parameter_blocks"] = {0, kMaxModelBlocks};
+      },
+      "parameter_blocks");
+  refused(
+      [](nlohmann::json& r) {
+        r["timeline"]["bucket_bytes"] = {6000000000000000000, 6000000000000000000};
+        r["timeline"]["bucket_ready_ms"] = {1.0, 2.0};
+      },
+      "bucket_bytes");
+  refused(
+      [](nlohmann::json& r) {
+        r["timeline"]["bucket_bytes"] = {kMaxGradientBytes, kMaxGradientBytes};
+        r["timeline"]["bucket_ready_ms"] = {1.0, 2.0};
+      },
+      "bucket_bytes add up");
+  refused([](nlohmann::json& r) { r["distributed"]["gradient_bytes"] = 6e18; }, "gradient_bytes");
 }
 
 TEST(Result, FailedResultCarriesTheError) {
