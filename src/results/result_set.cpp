@@ -1,6 +1,7 @@
 #include "results/result_set.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "common/errors.h"
@@ -16,6 +17,15 @@ namespace {
 std::string selector_value(const Result& r, const std::string& key) {
   if (key == "gpu") return system_name(r);
   if (key == "hostname") return r.system.hostname;
+  // A run of its model's own optimiser records none in its benchmark (so that it is one
+  // benchmark with a run that names it); the optimiser that ran is the first word of the
+  // recipe the result describes ("SGD momentum 0.9, ..." is sgd).
+  if (key == "optimizer" && r.benchmark.optimizer.empty()) {
+    std::string name = r.optimizer.substr(0, r.optimizer.find(' '));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return name;
+  }
   const nlohmann::json value = find_benchmark_field(key)->resolved(r.benchmark);
   return value.is_string() ? value.get<std::string>() : value.dump();
 }

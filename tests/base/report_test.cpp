@@ -403,6 +403,25 @@ TEST(Report, EveryIdentitySettingIsSelectable) {
   EXPECT_THROW(select_results({lora}, "mode=eager"), UsageError);
 }
 
+// A run of its model's own optimiser records none in its benchmark; `optimizer=sgd` still
+// selects it, by the optimiser the result says ran.
+TEST(Report, TheOptimizerSelectorMatchesARunOfTheModelsOwnOptimizer) {
+  LoadedResult own = measured("resnet50", {500, 500, 500});
+  own.result.benchmark.optimizer.clear();
+  own.result.optimizer = "SGD momentum 0.9, weight decay 0.0001";
+  LoadedResult named = measured("llama-3.2-1b", {100, 100, 100});
+  named.result.benchmark.optimizer = "sgd";
+  named.result.optimizer = "SGD momentum 0.9, weight decay 0";
+  LoadedResult adamw = measured("bert-large", {50, 50, 50});
+  adamw.result.benchmark.optimizer.clear();
+  adamw.result.optimizer = "AdamW betas (0.9, 0.999), eps 1e-08, weight decay 0.01";
+  const std::vector<LoadedResult> sgd = select_results({own, named, adamw}, "optimizer=sgd");
+  ASSERT_EQ(sgd.size(), 2u);
+  EXPECT_EQ(sgd[0].result.benchmark.model, "resnet50");
+  EXPECT_EQ(sgd[1].result.benchmark.model, "llama-3.2-1b");
+  EXPECT_TRUE(ResultSelector::parse("optimizer=adamw").matches(adamw.result));
+}
+
 TEST(Regress, FlagsATightTenPercentDropOnly) {
   const std::vector<LoadedResult> baseline = {
       measured("resnet50", {1000, 1002, 998}), measured("vgg16", {1000, 1002, 998}),
