@@ -112,7 +112,32 @@ void write_text_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+bool is_special_file(const std::string& path) {
+  struct stat existing {};
+  return ::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) &&
+         !S_ISDIR(existing.st_mode);
+}
+
+void check_path_limits(const std::string& path, const std::string& what, size_t suffix_room) {
+  if (is_special_file(path)) return;
+  const size_t name = fs::path(path).filename().string().size() + suffix_room;
+  if (name > NAME_MAX) {
+    throw UsageError(what + " '" + echoed(path) + "': its file name is " + std::to_string(name) +
+                     " characters" + (suffix_room > 0 ? " with room for a -N suffix" : "") +
+                     ", more than the " + std::to_string(NAME_MAX) + " a file name may have");
+  }
+  if (path.size() + suffix_room >= PATH_MAX) {
+    throw UsageError(what + " '" + echoed(path) + "' is " + std::to_string(path.size()) +
+                     " characters, more than a path may have (" + std::to_string(PATH_MAX - 1) +
+                     ")");
+  }
+}
+
 std::string write_new_file(const std::string& path, const std::string& text) {
+  if (is_special_file(path)) {
+    write_into(path, text);
+    return path;
+  }
   const std::string temporary = write_temporary(path, text, 0666 & ~current_umask(), nullptr);
   const fs::path wanted(path);
   const std::string stem = (wanted.parent_path() / wanted.stem()).string();

@@ -56,6 +56,7 @@ void refuse_result_at_trace(const std::string& result, const ResolvedBenchmark& 
 std::string prepare_result_path(const std::string& output, const ResolvedBenchmark& spec) {
   if (output.empty()) throw UsageError("--output must not be empty");
   if (names_result_file(output)) {
+    check_path_limits(output, "output");
     ensure_writable_directory(folder_of(output));
     std::error_code error;
     if (fs::is_directory(output, error)) {
@@ -75,6 +76,7 @@ std::string prepare_result_path(const std::string& output, const ResolvedBenchma
   for (int n = 2; fs::exists(path, error); ++n) {
     path = fs::path(output) / (stem + "-" + std::to_string(n) + ".json");
   }
+  check_path_limits(path.string(), "output");
   refuse_result_at_trace(path.string(), spec);
   return path.string();
 }

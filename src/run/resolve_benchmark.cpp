@@ -222,6 +222,8 @@ void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
 // The trace's folder must exist and take a new file: found now, not after the measured trials.
 void check_profile_path(const std::string& path) {
   if (path.empty()) return;
+  check_path_limits(path, "profile", kNewFileSuffixRoom);
+  if (is_special_file(path)) return;  // written into, as an output is
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     throw UsageError("profile '" + echoed(path) + "' is a directory; it names the trace file");

@@ -147,6 +147,31 @@ TEST(ProfileCli, BadTracePathsAreUsageErrors) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// Name and path limits are found before the run (exit 2), not after every trial as a failed
+// run: the trace keeps room for the -N suffix a new file may take.
+TEST(ProfileCli, TooLongNamesAreRefusedBeforeTheRun) {
+  ScratchDirectory dir("profile-long");
+  const std::string long_name(300, 'a');
+  expect_usage_error(std::string(kProfiledTrain) + " --profile " + dir.file(long_name + ".json"),
+                     "its file name is");
+  expect_usage_error(
+      std::string(kProfiledTrain) + " --profile " + dir.file(std::string(250, 'b') + ".json"),
+      "with room for a -N suffix");
+  expect_usage_error(std::string(kProfiledTrain) + " -o " + dir.file(long_name + ".json"),
+                     "its file name is");
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// A trace at a device is written into, as an output is: no file is created beside it.
+TEST(ProfileCli, ATraceAtADeviceIsWrittenIntoNotBesideIt) {
+  ScratchDirectory dir("profile-device");
+  const auto run =
+      run_gpubench(std::string(kProfiledTrain) + " --profile /dev/null -o " + dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(read_json(dir.file("r.json"))["profile"]["trace"], "/dev/null");
+  EXPECT_FALSE(std::filesystem::exists("/dev/null-2"));
+}
+
 // A batch search's probes and its fit child never profile: the requested path receives the
 // measured run's trace, and no second trace appears beside it.
 TEST(ProfileCli, ABatchSearchProfilesTheMeasuredRunOnly) {
