@@ -54,6 +54,19 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
                            text_of(min) + " to " + text_of(max);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
+        // An integer in plain decimal, as every other option takes it: not "1e3", and "010" is
+        // ten (CLI11 alone would read it as octal eight), handed on as "10".
+        if (integer) {
+          const bool decimal =
+              !text.empty() && text.size() <= 18 &&
+              text.find_first_not_of("0123456789", text[0] == '-') == std::string::npos &&
+              text != "-";
+          if (!decimal) return "must be " + rule + ", got '" + echoed(text) + "'";
+          const long long value = std::stoll(text);
+          if (value < min || value > max) return "must be " + rule + ", got '" + echoed(text) + "'";
+          text = std::to_string(value);
+          return "";
+        }
         size_t used = 0;
         double value = 0;
         try {
@@ -66,6 +79,24 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
         return valid ? "" : "must be " + rule + ", got '" + echoed(text) + "'";
       },
       "NUMBER in [" + text_of(min) + ", " + text_of(max) + "]");
+}
+
+std::vector<int> integer_list(const std::string& text, const std::string& option, int min, int max,
+                              const std::string& example) {
+  const CLI::Validator check = number_in_range(min, max);
+  std::vector<int> values;
+  for (std::string entry : split_list(text, option, example)) {
+    if (const std::string why = check(entry); !why.empty()) {
+      throw UsageError(option + " '" + echoed(text) + "': an entry " + why);
+    }
+    const int value = std::stoi(entry);
+    if (std::find(values.begin(), values.end(), value) != values.end()) {
+      throw UsageError(option + " '" + echoed(text) + "' gives " + entry +
+                       " twice; give each value once, such as " + example);
+    }
+    values.push_back(value);
+  }
+  return values;
 }
 
 std::string torch_command_description(const std::string& name) {

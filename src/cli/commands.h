@@ -102,6 +102,11 @@ void add_help_reference_command(CLI::App& app, const CommandRegistration& add_ev
 // `integer`; the message names the option's value and the allowed range.
 CLI::Validator number_in_range(double min, double max, bool integer = true);
 
+// A comma-separated list of integers by the one list rule (split_list: no empty entry, none
+// twice) and number_in_range's rule for each entry ("08" and "8" are one value, given twice).
+std::vector<int> integer_list(const std::string& text, const std::string& option, int min, int max,
+                              const std::string& example);
+
 // Prints "gpubench: error: <message>" on standard error; returns kExitUsage.
 int usage_error(const std::string& message);
 

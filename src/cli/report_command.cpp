@@ -43,20 +43,30 @@ std::vector<std::string> with_settings_both_sides_pin(std::vector<std::string> a
 }
 
 void add_across_option(CLI::App& cmd, std::vector<std::string>& across) {
-  cmd.add_option("--across", across,
-                 "Identity settings rows may differ in, comma-separated (e.g. batch_size: each "
-                 "SKU at its own best batch); each cell then names its own")
-      ->delimiter(',');
+  cmd.add_option_function<std::string>(
+      "--across",
+      [&across](const std::string& text) {
+        across = split_list(text, "--across", "batch_size,precision");
+      },
+      "Identity settings rows may differ in, comma-separated (e.g. batch_size: each "
+      "SKU at its own best batch); each cell then names its own");
 }
 
 void add_prediction_options(CLI::App& cmd, PredictionOptions& prediction) {
-  cmd.add_option("--predict-gpus", prediction.gpus,
-                 "Add predicted N-GPU figures beside each single-device training result "
-                 "(docs/scaling.md), marked predicted")
-      ->check(number_in_range(2, 1 << 20));
+  CLI::Option* gpus =
+      cmd.add_option("--predict-gpus", prediction.gpus,
+                     "Add predicted N-GPU figures beside each single-device training result "
+                     "(docs/scaling.md), marked predicted")
+          ->check(number_in_range(2, 1 << 20));
   cmd.add_option("--predict-fabric", prediction.fabric,
                  "The fabric for --predict-gpus, as `gpubench scale --fabric`; default: each "
-                 "result's own GPU");
+                 "result's own GPU")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return text.empty() ? std::string("must not be empty: name a fabric") : "";
+          },
+          "FABRIC"))
+      ->needs(gpus);
 }
 
 }  // namespace

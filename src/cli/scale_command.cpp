@@ -32,7 +32,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     std::string result;
     std::vector<std::string> fabrics;
     bool compare_fabrics = false;
-    std::vector<int> gpus = {2, 4, 8, 16, 64, 1024};
+    std::string gpus = "2,4,8,16,64,1024";
     int gpus_per_node = 8;
     double throughput = 0;
     int64_t batch_size = 0;
@@ -52,10 +52,10 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "repeat to compare. Default: the result's own GPU");
   cmd->add_flag("--compare-fabrics", o->compare_fabrics,
                 "Add PCIe Gen4, NVLink 3 and NVLink 4 nodes with their DGX's InfiniBand");
-  cmd->add_option("--gpus", o->gpus, "World sizes to predict, comma-separated")
-      ->delimiter(',')
-      ->check(number_in_range(1, kMaxWorldSize))
-      ->default_str("2,4,8,16,64,1024");
+  cmd->add_option(
+         "--gpus", o->gpus,
+         "World sizes to predict, comma-separated, each from 1 to " + std::to_string(kMaxWorldSize))
+      ->capture_default_str();
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs a node")
       ->check(number_in_range(1, 1024))
       ->capture_default_str();
@@ -77,6 +77,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
+    const std::vector<int> gpus = integer_list(o->gpus, "--gpus", 1, kMaxWorldSize, "8,64");
     const Result result = read_result_file(o->result);
     ScaleInput input = scale_input_from(
         result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt,
@@ -92,7 +93,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
       }
     }
     if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
-    const ScalePrediction prediction = predict_scaling(input, fabrics, o->gpus, o->gpus_per_node);
+    const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o->gpus_per_node);
     write_output(o->output, render_scaling(prediction, o->format));
     exit_code = kExitOk;
   });

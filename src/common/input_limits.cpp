@@ -74,6 +74,10 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
       throw UsageError(what + " '" + echoed(text) +
                        "' has an empty entry; give values separated by commas, such as " + example);
     }
+    if (std::find(entries.begin(), entries.end() - 1, entries.back()) != entries.end() - 1) {
+      throw UsageError(what + " '" + echoed(text) + "' gives '" + echoed(entries.back()) +
+                       "' twice; give each value once, such as " + example);
+    }
     if (comma == std::string::npos) return entries;
     start = comma + 1;
   }

@@ -34,8 +34,9 @@ inline std::string echoed(const char* text, size_t max_chars = kMaxEchoedChars) 
 // kind and size ("a list of 3 values"), never walked (they may be huge or deep).
 std::string echoed(const nlohmann::json& value);
 
-// The entries of a comma-separated option value ("48GB,80GB", "1,8,32"); an empty entry
-// anywhere (",48GB", "48GB,", "1,,8", "") is refused, naming `what` and showing `example`.
+// The entries of a comma-separated option value ("48GB,80GB", "1,8,32"): the one list rule of
+// every list option. An empty entry anywhere (",48GB", "48GB,", "1,,8", "") and an entry given
+// twice ("8,8") are refused, naming `what` and showing `example`.
 std::vector<std::string> split_list(const std::string& text, const std::string& what,
                                     const std::string& example);
 

@@ -23,7 +23,7 @@ void add_predicted_scaling_table(const std::vector<LoadedResult>& results,
   if (options.gpus <= 0) return;
   const DatasheetDatabase& database = datasheets();
   std::optional<Fabric> given;
-  if (!options.fabric.empty()) given = parse_fabric(options.fabric, database);
+  if (!options.fabric.empty()) given = parse_fabric(options.fabric, database, "--predict-fabric");
   ReportTable table;
   table.id = "predicted";
   table.title = "Predicted " + std::to_string(options.gpus) +

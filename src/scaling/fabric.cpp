@@ -229,4 +229,16 @@ MeasuredCurve read_allreduce_curve(const std::string& path) {
   return curve;
 }
 
+Fabric parse_fabric(const std::string& spec, const DatasheetDatabase& database,
+                    const std::string& option) {
+  try {
+    return parse_fabric(spec, database);
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    const std::string own = "--fabric";
+    if (message.compare(0, own.size(), own) != 0) throw;
+    throw UsageError(option + message.substr(own.size()));
+  }
+}
+
 }  // namespace gpubench

@@ -52,6 +52,10 @@ struct Fabric {
 //   allreduce.json                  a gpubench.allreduce/1 file: its measured curve
 // Throws UsageError naming the bad part and what is allowed.
 Fabric parse_fabric(const std::string& spec, const DatasheetDatabase& database);
+// The same for another option that takes a fabric (`report --predict-fabric`): its messages name
+// `option` instead of --fabric.
+Fabric parse_fabric(const std::string& spec, const DatasheetDatabase& database,
+                    const std::string& option);
 
 // The link inside a node of eight of these accelerators, from their datasheet figures.
 LinkFigures intra_link_of(const Accelerator& accelerator, const DatasheetDatabase& database);

@@ -353,6 +353,62 @@ TEST(HostileInput, EveryNumberIsRangeCheckedWhereItEnters) {
 }
 
 // 2b. ... in trend's options, suite files and the environment.
+// One rule for every list option (no empty entry, none twice) and one for every integer option
+// (plain decimal, said as every other option says it: not CLI11's "Could not convert"; "010" is
+// ten, never octal eight); options that say nothing alone are refused, naming themselves.
+TEST(HostileInput, ListsAndIntegersFollowOneRule) {
+  const std::string timeline = std::string(GPUBENCH_SOURCE_DIR) +
+                               "/results/cpu/scaling/llama-3-8b_full-sgd_bf16_2-of-32-blocks.json";
+  const std::string scale = "scale " + timeline + " --fabric H100-SXM --gpus ";
+  run_cases({
+      {"scale-gpus-exponent", {}, scale + "1e3", 2, "an entry must be an integer from 1 to"},
+      {"scale-gpus-empty-inside", {}, scale + "8,,8", 2, "has an empty entry"},
+      {"scale-gpus-empty-last", {}, scale + "8,", 2, "has an empty entry"},
+      {"scale-gpus-empty-first", {}, scale + ",8", 2, "has an empty entry"},
+      {"scale-gpus-twice", {}, scale + "8,8,8", 2, "gives '8' twice"},
+      {"scale-gpus-twice-padded", {}, scale + "8,08", 2, "gives 8 twice"},
+      {"report-predict-gpus-exponent",
+       {},
+       "report " + timeline + " --predict-gpus 1e3",
+       2,
+       "--predict-gpus: must be an integer from 2 to"},
+      {"run-max-benchmarks-exponent",
+       {},
+       "run s.yaml --max-benchmarks 1e3",
+       2,
+       "--max-benchmarks: must be an integer from 1 to"},
+      {"report-across-empty", {}, "report " + timeline + " --across ,", 2, "has an empty entry"},
+      {"fit-memory-twice",
+       {},
+       "fit --model resnet50 --device cpu --memory 48GB,48GB",
+       2,
+       "gives '48GB' twice"},
+      {"infer-batch-twice",
+       {},
+       "infer --model resnet50 --device cpu --batch-size 1,1",
+       2,
+       "gives '1' twice"},
+      {"predict-fabric-empty",
+       {},
+       "report " + timeline + " --predict-gpus 8 --predict-fabric ''",
+       2,
+       "--predict-fabric: must not be empty"},
+      {"predict-fabric-alone",
+       {},
+       "report " + timeline + " --predict-fabric H100-SXM",
+       2,
+       "--predict-fabric requires --predict-gpus"},
+      {"predict-fabric-named",
+       {},
+       "report " + timeline + " --predict-gpus 8 --predict-fabric H900",
+       2,
+       "--predict-fabric 'H900'"},
+  });
+  const auto padded = testing::run_gpubench(scale + "010");
+  EXPECT_EQ(padded.exit_code, 0) << padded.output;
+  EXPECT_NE(padded.output.find("10 GPUs"), std::string::npos) << padded.output;
+}
+
 TEST(HostileInput, NumbersOfTrendSuitesAndTheEnvironmentAreRangeChecked) {
   run_cases({
       {"trend-nan-change-alpha",
