@@ -107,7 +107,8 @@ std::string torch_command_description(const std::string& name) {
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "gpubench: error: %s\n", message.c_str());
+  // The last guard for a value echoed raw somewhere: one line, no control character, cut.
+  std::fprintf(stderr, "gpubench: error: %s\n", echoed(message, kMaxErrorLineChars).c_str());
   return kExitUsage;
 }
 

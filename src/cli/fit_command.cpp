@@ -35,10 +35,10 @@ std::string recipe_text(const ResolvedBenchmark& b) {
 
 int run_fit(const FitCommandOptions& o) {
   if (o.format != "markdown" && o.format != "json") {
-    throw UsageError("--format '" + o.format + "' is not one of markdown, json");
+    throw UsageError("--format '" + echoed(o.format) + "' is not one of markdown, json");
   }
   if (o.probe != "auto" && o.probe != "blocks") {
-    throw UsageError("--probe '" + o.probe + "' is not one of auto, blocks");
+    throw UsageError("--probe '" + echoed(o.probe) + "' is not one of auto, blocks");
   }
   const BenchmarkRequest request = requested(*o.settings);
   if (request.batch_size == kSearchBatchSize) {

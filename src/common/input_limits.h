@@ -23,6 +23,9 @@ inline constexpr int64_t kMaxModelBlocks = 4096;
 inline constexpr int64_t kMaxGradientBytes = int64_t{1} << 50;  // 1 PiB
 // Input echoed in an error message is cut to this many characters, with an ellipsis.
 inline constexpr size_t kMaxEchoedChars = 80;
+// A whole error line: its own words, an echoed value or two, and the longest list of allowed
+// values (the selector keys, about 300 characters).
+inline constexpr size_t kMaxErrorLineChars = 460;
 
 // `text` as it goes into a message: at most kMaxEchoedChars characters, "..." marking a cut,
 // control characters shown as '?', so that one bad value stays one line.

@@ -20,7 +20,7 @@ const OptimizerInfo& OptimizerRegistry::get(const std::string& name) const {
   }
   std::string known;
   for (const std::string& each : names()) known += (known.empty() ? "" : ", ") + each;
-  throw UsageError("unknown optimizer '" + name + "'; known: " + known);
+  throw UsageError("unknown optimizer '" + echoed(name) + "'; known: " + known);
 }
 
 std::vector<std::string> OptimizerRegistry::names() const {

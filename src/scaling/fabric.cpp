@@ -91,7 +91,9 @@ LinkFigures link_from(const std::string& spec, const std::string& key, const std
 void set_latency(const std::string& spec, std::optional<LinkFigures>& link, const std::string& key,
                  const std::string& value) {
   const auto us = number_of(value, 0.01, 100000);
-  if (!us) refuse(spec, key + " must be microseconds from 0.01 to 100000, got '" + value + "'");
+  if (!us) {
+    refuse(spec, key + " must be microseconds from 0.01 to 100000, got '" + echoed(value) + "'");
+  }
   if (!link) refuse(spec, key + " needs " + key.substr(0, 5) + "= first");
   link->ring_latency_us = *us;
   if (key == "inter_latency_us") link->tree_latency_us = *us;

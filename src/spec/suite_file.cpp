@@ -272,7 +272,8 @@ class SuiteParser {
 
   std::vector<nlohmann::json> values_of(const RawField& field) const {
     if (!field.value.is_array()) return {field.value};
-    if (field.value.empty()) fail(field.line, "field '" + field.key + "' has an empty list");
+    if (field.value.empty())
+      fail(field.line, "field '" + echoed(field.key) + "' has an empty list");
     for (const auto& value : field.value) {
       if (value.is_structured()) {
         fail(field.line,

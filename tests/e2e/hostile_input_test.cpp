@@ -404,6 +404,17 @@ TEST(HostileInput, ListsAndIntegersFollowOneRule) {
        2,
        "--predict-fabric 'H900'"},
   });
+  // Values echoed in a message: control characters shown, not sent; a long one cut.
+  const std::string escape = "\"$(printf '\\033[2J')\"";
+  const std::string two_lines = "\"$(printf 'adamw\\nx')\"";
+  const std::string long_value = "\"$(head -c 100000 /dev/zero | tr '\\0' a)\"";
+  run_cases({
+      {"optimizer-escape", {}, "train --optimizer " + escape, 2, "unknown optimizer '?[2J'"},
+      {"optimizer-two-lines", {}, "train --optimizer " + two_lines, 2, "optimizer 'adamw?x'"},
+      {"optimizer-long", {}, "train --optimizer " + long_value, 2, "optimizer 'aaaa"},
+      {"fit-probe-escape", {}, "fit --probe " + escape, 2, "--probe '?[2J'"},
+      {"fit-format-long", {}, "fit --format " + long_value, 2, "--format 'aaaa"},
+  });
   const auto padded = testing::run_gpubench(scale + "010");
   EXPECT_EQ(padded.exit_code, 0) << padded.output;
   EXPECT_NE(padded.output.find("10 GPUs"), std::string::npos) << padded.output;
