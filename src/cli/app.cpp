@@ -81,6 +81,14 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
       "NUMBER in [" + text_of(min) + ", " + text_of(max) + "]");
 }
 
+CLI::Validator not_empty(const std::string& what_to_give) {
+  return CLI::Validator(
+      [what_to_give](const std::string& text) {
+        return text.empty() ? "must not be empty: " + what_to_give : std::string();
+      },
+      "");
+}
+
 std::vector<int> integer_list(const std::string& text, const std::string& option, int min, int max,
                               const std::string& example) {
   const CLI::Validator check = number_in_range(min, max);

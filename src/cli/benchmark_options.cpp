@@ -1,5 +1,6 @@
 #include "benchmark_options.h"
 
+#include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "runner/runner.h"
@@ -33,9 +34,11 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
     options->options[field.key] =
         command.add_option(names, options->texts[field.key], help_of(field));
   }
-  command.add_option("--benchmark-file", options->benchmark_file,
-                     "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "
-                     "launcher hand to their children; takes no other benchmark option");
+  command
+      .add_option("--benchmark-file", options->benchmark_file,
+                  "A resolved benchmark (gpubench.benchmark/1 JSON), as `run` and the rank "
+                  "launcher hand to their children; takes no other benchmark option")
+      ->check(not_empty("name a benchmark file"));
 }
 
 BenchmarkRequest requested(const BenchmarkOptions& options) {

@@ -107,6 +107,10 @@ CLI::Validator number_in_range(double min, double max, bool integer = true);
 std::vector<int> integer_list(const std::string& text, const std::string& option, int min, int max,
                               const std::string& example);
 
+// An option's check that refuses an empty value ("--memory ''" is not "every card"), saying
+// what to give instead.
+CLI::Validator not_empty(const std::string& what_to_give);
+
 // Prints "gpubench: error: <message>" on standard error; returns kExitUsage.
 int usage_error(const std::string& message);
 

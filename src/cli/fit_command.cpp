@@ -82,7 +82,8 @@ void add_fit_command(CLI::App& app, int& exit_code) {
   add_benchmark_options(*cmd, o->settings);
   cmd->add_option("--memory", o->memory,
                   "Cards to judge, as sizes: 48GB,80GB (default: every card of the datasheet "
-                  "database)");
+                  "database)")
+      ->check(not_empty("give sizes such as 48GB,80GB, or leave the option out for every card"));
   cmd->add_option("--reserve", o->reserve,
                   "Memory kept free on every card for what the allocator does not count (CUDA "
                   "context, library workspaces)")

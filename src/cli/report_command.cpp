@@ -61,11 +61,7 @@ void add_prediction_options(CLI::App& cmd, PredictionOptions& prediction) {
   cmd.add_option("--predict-fabric", prediction.fabric,
                  "The fabric for --predict-gpus, as `gpubench scale --fabric`; default: each "
                  "result's own GPU")
-      ->check(CLI::Validator(
-          [](const std::string& text) {
-            return text.empty() ? std::string("must not be empty: name a fabric") : "";
-          },
-          "FABRIC"))
+      ->check(not_empty("name a fabric"))
       ->needs(gpus);
 }
 

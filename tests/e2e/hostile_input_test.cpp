@@ -414,6 +414,12 @@ TEST(HostileInput, ListsAndIntegersFollowOneRule) {
       {"optimizer-long", {}, "train --optimizer " + long_value, 2, "optimizer 'aaaa"},
       {"fit-probe-escape", {}, "fit --probe " + escape, 2, "--probe '?[2J'"},
       {"fit-format-long", {}, "fit --format " + long_value, 2, "--format 'aaaa"},
+      {"fit-memory-empty", {}, "fit --memory ''", 2, "--memory: must not be empty"},
+      {"benchmark-file-empty",
+       {},
+       "train --benchmark-file ''",
+       2,
+       "--benchmark-file: must not be empty"},
   });
   const auto padded = testing::run_gpubench(scale + "010");
   EXPECT_EQ(padded.exit_code, 0) << padded.output;
