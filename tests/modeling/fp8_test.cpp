@@ -227,8 +227,9 @@ TEST(Fp8Layers, OnlyAlignedProductsUnderTheScopeRunInFp8AndTheCountSaysSo) {
   EXPECT_EQ(after.counts().fp8_multiply_adds, 0);
 }
 
-// The tiny Llama (every projection's sides multiples of 16) on one fixed batch.
-std::vector<double> tiny_llama_losses(Precision precision, Tuning tuning, int steps) {
+// The tiny Llama (every projection's sides multiples of 16), LoRA on every projection where the
+// tuning is lora, in training mode.
+std::unique_ptr<TrainableModel> tiny_llama(Tuning tuning) {
   torch::manual_seed(11);
   ModelOptions options;
   options.seq_len = 16;
@@ -236,6 +237,12 @@ std::vector<double> tiny_llama_losses(Precision precision, Tuning tuning, int st
   options.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
   auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
   model->module().train();
+  return model;
+}
+
+// The tiny Llama on one fixed batch.
+std::vector<double> tiny_llama_losses(Precision precision, Tuning tuning, int steps) {
+  auto model = tiny_llama(tuning);
   torch::manual_seed(12);
   const SyntheticBatch batch = model->synthetic_batch(2, torch::kCPU, false);
   OptimizerSettings settings = optimizer_settings_for("adamw", 2);
@@ -288,13 +295,7 @@ struct StepQuantizations {
   std::vector<int64_t> frozen, trainable;
 };
 StepQuantizations weight_quantizations_per_step(Tuning tuning, fp8::Recipe recipe) {
-  torch::manual_seed(11);
-  ModelOptions options;
-  options.seq_len = 16;
-  options.tuning = tuning;
-  options.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
-  auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
-  model->module().train();
+  auto model = tiny_llama(tuning);
   const SyntheticBatch batch = model->synthetic_batch(2, torch::kCPU, false);
   TrainingStep step(*model, PrecisionPolicy(Precision::kFp8, torch::kCPU, recipe),
                     optimizer_settings_for("adamw", 2));
