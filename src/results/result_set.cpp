@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/log.h"
 #include "results/start_time.h"
 #include "spec/benchmark_fields.h"
 
@@ -60,6 +61,18 @@ std::vector<std::string> result_files_under(const std::string& directory) {
   return found;
 }
 
+// A profiler's Chrome trace (`--profile` into a results folder): JSON that is plainly no result,
+// which a folder's reader passes over. A file named on the command line is still read as a
+// result, and refused as one.
+bool is_chrome_trace(const std::string& path) {
+  try {
+    const nlohmann::json document = read_json_input_file(path, "file");
+    return document.is_object() && !document.contains("schema") && document.contains("traceEvents");
+  } catch (const UsageError&) {
+    return false;  // read_result_file says what is wrong with it
+  }
+}
+
 }  // namespace
 
 std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
@@ -69,8 +82,17 @@ std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
     if (fs::is_directory(status)) {
-      const std::vector<std::string> found = result_files_under(path);
-      files.insert(files.end(), found.begin(), found.end());
+      int traces = 0;
+      for (const std::string& found : result_files_under(path)) {
+        if (is_chrome_trace(found)) {
+          ++traces;
+        } else {
+          files.push_back(found);
+        }
+      }
+      if (traces > 0) {
+        log::warn("skipped {} profiler trace(s) under '{}': not results", traces, echoed(path));
+      }
     } else if (fs::exists(status)) {
       files.push_back(path);  // read_result_file says what is wrong with it, if anything
     } else if (error && error != std::errc::no_such_file_or_directory) {

@@ -190,6 +190,20 @@ TEST(ProfileCli, ABatchSearchProfilesTheMeasuredRunOnly) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("t-2.json")));
 }
 
+// A trace saved beside the results it belongs to is no result: `report` of the folder passes over
+// it and says so, while the trace named on its own is still refused as a result.
+TEST(ProfileCli, AReportOfAFolderWithATraceSkipsTheTrace) {
+  ScratchDirectory dir("profile-in-results");
+  const auto run = run_gpubench(std::string(kProfiledTrain) + " --profile " + dir.file("t.json") +
+                                " -o " + dir.path());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = run_gpubench("report " + dir.path());
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("skipped 1 profiler trace(s)"), std::string::npos) << report.output;
+  EXPECT_NE(report.output.find("test-tiny-cnn"), std::string::npos) << report.output;
+  expect_usage_error("report " + dir.file("t.json"), "not a gpubench result");
+}
+
 // The result would replace the trace, and name itself as the trace: refused before the run,
 // however the two paths spell the one file (as given, through `.` and `..`, through a link).
 TEST(ProfileCli, ATraceAndAResultAtOneFileAreRefused) {
