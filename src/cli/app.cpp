@@ -54,6 +54,7 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
                            text_of(min) + " to " + text_of(max);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
+        const std::string refused = "must be " + rule + ", got '" + echoed(text) + "'";
         // An integer in plain decimal, as every other option takes it: not "1e3", and "010" is
         // ten (CLI11 alone would read it as octal eight), handed on as "10".
         if (integer) {
@@ -61,9 +62,9 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
               !text.empty() && text.size() <= 18 &&
               text.find_first_not_of("0123456789", text[0] == '-') == std::string::npos &&
               text != "-";
-          if (!decimal) return "must be " + rule + ", got '" + echoed(text) + "'";
+          if (!decimal) return refused;
           const long long value = std::stoll(text);
-          if (value < min || value > max) return "must be " + rule + ", got '" + echoed(text) + "'";
+          if (value < min || value > max) return refused;
           text = std::to_string(value);
           return "";
         }
@@ -74,9 +75,9 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
         } catch (const std::exception&) {
           used = 0;
         }
-        const bool valid = used > 0 && used == text.size() && std::isfinite(value) &&
-                           value >= min && value <= max && (!integer || value == std::floor(value));
-        return valid ? "" : "must be " + rule + ", got '" + echoed(text) + "'";
+        const bool valid =
+            used > 0 && used == text.size() && std::isfinite(value) && value >= min && value <= max;
+        return valid ? "" : refused;
       },
       "NUMBER in [" + text_of(min) + ", " + text_of(max) + "]");
 }

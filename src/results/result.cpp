@@ -337,7 +337,10 @@ Result result_from_json(const nlohmann::json& document) {
 }
 
 Result read_result_file(const std::string& path) {
-  const nlohmann::json document = read_json_input_file(path, "result file");
+  return result_from_file_json(read_json_input_file(path, "result file"), path);
+}
+
+Result result_from_file_json(const nlohmann::json& document, const std::string& path) {
   Result result;
   try {
     result = result_from_json(document);

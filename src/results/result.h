@@ -152,6 +152,8 @@ nlohmann::json result_to_json(const Result& result);
 Result result_from_json(const nlohmann::json& document);
 
 Result read_result_file(const std::string& path);  // throws UsageError
+// The same from the file's JSON, already read (errors name `path`).
+Result result_from_file_json(const nlohmann::json& document, const std::string& path);
 // What a child process left at `path`: nothing when there is no file or it cannot be read
 // (logged as a warning).
 std::optional<Result> read_result_if_present(const std::string& path);

@@ -64,47 +64,47 @@ std::vector<std::string> result_files_under(const std::string& directory) {
 // A profiler's Chrome trace (`--profile` into a results folder): JSON that is plainly no result,
 // which a folder's reader passes over. A file named on the command line is still read as a
 // result, and refused as one.
-bool is_chrome_trace(const std::string& path) {
-  try {
-    const nlohmann::json document = read_json_input_file(path, "file");
-    return document.is_object() && !document.contains("schema") && document.contains("traceEvents");
-  } catch (const UsageError&) {
-    return false;  // read_result_file says what is wrong with it
-  }
+bool is_chrome_trace(const nlohmann::json& document) {
+  return document.is_object() && !document.contains("schema") && document.contains("traceEvents");
 }
+
+struct ResultFile {
+  std::string path;
+  bool found_in_folder = false;
+};
 
 }  // namespace
 
 std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("no result files or directories given");
-  std::vector<std::string> files;
+  std::vector<ResultFile> files;
   for (const std::string& path : paths) {
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
     if (fs::is_directory(status)) {
-      int traces = 0;
-      for (const std::string& found : result_files_under(path)) {
-        if (is_chrome_trace(found)) {
-          ++traces;
-        } else {
-          files.push_back(found);
-        }
-      }
-      if (traces > 0) {
-        log::warn("skipped {} profiler trace(s) under '{}': not results", traces, echoed(path));
-      }
+      for (std::string& found : result_files_under(path)) files.push_back({std::move(found), true});
     } else if (fs::exists(status)) {
-      files.push_back(path);  // read_result_file says what is wrong with it, if anything
+      files.push_back({path});  // reading it says what is wrong with it, if anything
     } else if (error && error != std::errc::no_such_file_or_directory) {
       unreadable(path, error);
     } else {
       throw UsageError("no result file or directory '" + echoed(path) + "'");
     }
   }
-  if (files.empty()) throw UsageError("no result files (*.json) under " + echoed(join(paths)));
   std::vector<LoadedResult> results;
   results.reserve(files.size());
-  for (const std::string& file : files) results.push_back({read_result_file(file), file});
+  int traces = 0;
+  for (const ResultFile& file : files) {
+    const nlohmann::json document = read_json_input_file(file.path, "result file");
+    if (file.found_in_folder && is_chrome_trace(document)) {
+      ++traces;
+      continue;
+    }
+    results.push_back({result_from_file_json(document, file.path), file.path});
+  }
+  if (traces > 0)
+    log::warn("skipped {} profiler trace(s) in the folders given: not results", traces);
+  if (results.empty()) throw UsageError("no result files (*.json) under " + echoed(join(paths)));
   return results;
 }
 
