@@ -47,6 +47,8 @@ for entry in "${cases[@]}"; do
   set +e
   "$gpubench" "${arguments[@]}" >"$actual_dir/$name.out" 2>"$actual_dir/$name.err"
   echo "exit $?" >>"$actual_dir/$name.err"
+  # A warning's clock time is no part of what is read.
+  sed -i -E 's/^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] //' "$actual_dir/$name.err"
   set -e
 done
 if ! $check; then

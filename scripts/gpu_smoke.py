@@ -243,8 +243,9 @@ def profile_resnet(s, z):
     """One ResNet-50 fp16 step profiled on each side (docs/profiling.md), and their op table."""
     steps = ["--warmup-steps", "3", "--steps", "1", "--repeat", "1"]
     ours_trace = os.path.join(s.scratch, f"{s.stamp}_gpubench-trace.json")
+    # Kept out of the results folder: one profiled step is no figure for a report.
     ours = s.gpubench("profile_resnet50_fp16", train(s, z.resnet, z.half, z.big_batch, steps,
-                                                     "--profile", ours_trace), 90)
+                                                     "--profile", ours_trace), 90, keep=False)
     s.row("profile resnet50 fp16 gpubench", ours[0] if (ours[2] or {}).get("profile") or ours[0] != "ok"
           else "failed", figure(ours[2]), "", notes(ours[1], ours[0] == "ok" and not (ours[2] or {}).get(
               "profile") and "no profile block"))
@@ -523,7 +524,9 @@ def telemetry(s, z):
         with open(smi) as f:
             for record in csv.DictReader(f, skipinitialspace=True):
                 power = record.get("power.draw [W]", "").replace("W", "").strip()
-                clock = record.get("clocks.sm [MHz]", "").replace("MHz", "").strip()
+                # nvidia-smi heads the column clocks.current.sm whichever of its names was asked for.
+                clock = (record.get("clocks.current.sm [MHz]") or record.get("clocks.sm [MHz]", "")
+                         ).replace("MHz", "").strip()
                 if power and clock and float(power) > 100:  # samples while a benchmark ran
                     samples.append((float(power), float(clock)))
     except (OSError, ValueError):

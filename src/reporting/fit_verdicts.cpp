@@ -51,7 +51,8 @@ nlohmann::json fit_report_to_json(const FitReport& report) {
                      {"headroom_bytes", v.headroom_bytes},
                      {"max_batch", v.max_batch}});
   }
-  return {{"predicted_peak_bytes", report.predicted_peak_bytes},
+  return {{"schema", kFitSchema},
+          {"predicted_peak_bytes", report.predicted_peak_bytes},
           {"breakdown", breakdown_to_json(report.breakdown)},
           {"cards", cards}};
 }

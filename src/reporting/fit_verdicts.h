@@ -13,6 +13,9 @@
 
 namespace gpubench {
 
+// The JSON of `fit --format json`: its prediction, breakdown and verdicts (docs/memory.md).
+inline constexpr const char* kFitSchema = "gpubench.fit/1";
+
 struct CardMemory {
   std::string name;      // "L40S", or the --memory text ("48GB")
   int64_t memory_bytes;  // the datasheet's GB as 10^9 bytes

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 
 #include "common/errors.h"
 #include "common/input_limits.h"
@@ -61,11 +62,24 @@ std::vector<std::string> result_files_under(const std::string& directory) {
   return found;
 }
 
-// A profiler's Chrome trace (`--profile` into a results folder): JSON that is plainly no result,
-// which a folder's reader passes over. A file named on the command line is still read as a
-// result, and refused as one.
-bool is_chrome_trace(const nlohmann::json& document) {
-  return document.is_object() && !document.contains("schema") && document.contains("traceEvents");
+// What a folder's reader passes over, by kind: a profiler's Chrome trace (`--profile` into a
+// results folder; JSON with traceEvents and no schema) and gpubench's own documents that are no
+// result (a fit's prediction, a scale prediction, an all-reduce sweep, a child's benchmark). A
+// file named on the command line is still read as a result, and refused as one.
+std::string kind_of_non_result(const nlohmann::json& document) {
+  if (!document.is_object()) return "";
+  if (!document.contains("schema")) return document.contains("traceEvents") ? "profiler trace" : "";
+  const nlohmann::json& schema = document["schema"];
+  if (!schema.is_string()) return "";
+  static const std::pair<const char*, const char*> kOtherDocuments[] = {
+      {"gpubench.fit/", "fit prediction"},
+      {"gpubench.scale/", "scale prediction"},
+      {"gpubench.allreduce/", "all-reduce sweep"},
+      {"gpubench.benchmark/", "benchmark description"}};
+  for (const auto& [prefix, kind] : kOtherDocuments) {
+    if (schema.get_ref<const std::string&>().rfind(prefix, 0) == 0) return kind;
+  }
+  return "";
 }
 
 struct ResultFile {
@@ -93,17 +107,24 @@ std::vector<LoadedResult> load_results(const std::vector<std::string>& paths) {
   }
   std::vector<LoadedResult> results;
   results.reserve(files.size());
-  int traces = 0;
+  std::map<std::string, int> skipped;  // by kind
   for (const ResultFile& file : files) {
     const nlohmann::json document = read_json_input_file(file.path, "result file");
-    if (file.found_in_folder && is_chrome_trace(document)) {
-      ++traces;
-      continue;
+    if (file.found_in_folder) {
+      const std::string kind = kind_of_non_result(document);
+      if (!kind.empty()) {
+        ++skipped[kind];
+        continue;
+      }
     }
     results.push_back({result_from_file_json(document, file.path), file.path});
   }
-  if (traces > 0)
-    log::warn("skipped {} profiler trace(s) in the folders given: not results", traces);
+  if (!skipped.empty()) {
+    std::vector<std::string> counts;
+    for (const auto& [kind, count] : skipped)
+      counts.push_back(std::to_string(count) + " " + kind + "(s)");
+    log::warn("skipped {} in the folders given: not results", join(counts));
+  }
   if (results.empty()) throw UsageError("no result files (*.json) under " + echoed(join(paths)));
   return results;
 }

@@ -20,7 +20,9 @@ TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
   const nlohmann::json fit = nlohmann::json::parse(run.output);
   std::vector<std::string> keys;
   for (const auto& item : fit.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"breakdown", "cards", "predicted_peak_bytes"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"breakdown", "cards", "predicted_peak_bytes", "schema"}));
+  EXPECT_EQ(fit["schema"], "gpubench.fit/1");
   const int64_t peak = fit["predicted_peak_bytes"];
   int64_t sum = 0;
   for (const char* key : {"weights", "gradients", "optimizer_states", "activations", "other"}) {
@@ -37,6 +39,23 @@ TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
   EXPECT_EQ(large["fits"], true);
   EXPECT_EQ(large["headroom_bytes"], int64_t{64} * 1000000000 - (1 << 20) - peak);
   EXPECT_GT(large["max_batch"].get<int64_t>(), small["max_batch"].get<int64_t>());
+}
+
+// A fit saved beside the run it predicts (as the GPU check does) is no result: a report of the
+// folder passes over it and says so.
+TEST(FitCli, AReportOfAFolderWithAFitSkipsTheFit) {
+  ScratchDirectory dir("fit-in-results");
+  const std::string model = " --model test-tiny-cnn --device cpu --batch-size 2";
+  ASSERT_EQ(run_gpubench("fit" + model + " --format json -o " + dir.file("fit.json")).exit_code, 0);
+  const auto run = run_gpubench("--log-level warn train" + model +
+                                " --warmup-steps 1 --steps 1 --repeat 1 -o " + dir.path());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto report = run_gpubench("report " + dir.path());
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("skipped 1 fit prediction(s) in the folders given"),
+            std::string::npos)
+      << report.output;
+  expect_usage_error("report " + dir.file("fit.json"), "not a gpubench result");
 }
 
 TEST(FitCli, MarkdownJudgesEveryDatasheetCard) {

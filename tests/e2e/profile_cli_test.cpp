@@ -199,7 +199,7 @@ TEST(ProfileCli, AReportOfAFolderWithATraceSkipsTheTrace) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto report = run_gpubench("report " + dir.path());
   EXPECT_EQ(report.exit_code, 0) << report.output;
-  EXPECT_NE(report.output.find("skipped 1 profiler trace(s)"), std::string::npos) << report.output;
+  EXPECT_NE(report.output.find("skipped 1 profiler trace(s) in the folders given"), std::string::npos) << report.output;
   EXPECT_NE(report.output.find("test-tiny-cnn"), std::string::npos) << report.output;
   expect_usage_error("report " + dir.file("t.json"), "not a gpubench result");
 }
