@@ -378,11 +378,13 @@ def fit_then_run(s, z):
     r = s.gpubench("llama-3.2-1b_lora_bf16_fitted", ["train", *settings, *z.short], 90)
     predicted = fit["predicted_peak_bytes"]
     measured = ((r[2] or {}).get("metrics", {}).get("memory") or {}).get("peak_bytes")
-    within = measured and predicted >= measured and predicted <= 1.10 * measured
+    # fit's own tolerance (docs/memory.md): 2 % under, which its reserve covers, to 10 % over.
+    within = measured and 0.98 * measured <= predicted <= 1.10 * measured
     s.row("fit then the run", r[0] if r[0] != "ok" else ("ok" if within else "failed"),
           f"predicted/measured {predicted / measured:.3f}" if measured else "", "",
           notes(r[1], f"fit {size(predicted)}, run {size(measured)}" if measured else "",
-                "" if within or not measured else "outside [1.00, 1.10]"))
+                measured and predicted < measured and f"under the run's peak by {size(measured - predicted)}",
+                "" if within or not measured else "outside [0.98, 1.10]"))
 
 
 def batch_max(s, z):
