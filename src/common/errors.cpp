@@ -23,6 +23,12 @@ void require_positive(int64_t value, const std::string& name) {
   }
 }
 
+void Refusal::raise_if_refused() const {
+  if (!refused()) return;
+  if (!requirement.empty()) throw Unavailable(requirement, message);
+  throw UsageError(message);
+}
+
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }

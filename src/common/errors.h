@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -11,6 +12,41 @@ namespace gpubench {
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// What a benchmark can need that a machine or a build may lack (docs/results.md#skipped).
+namespace requirement {
+inline constexpr const char* kCuda = "cuda";                            // a CUDA device
+inline constexpr const char* kFp8TensorCores = "fp8-tensor-cores";      // compute capability 8.9+
+inline constexpr const char* kLibtorchFp8 = "libtorch-fp8";             // LibTorch 2.5+
+inline constexpr const char* kLibtorchCpuFp8 = "libtorch-cpu-fp8";      // _scaled_mm on the CPU
+inline constexpr const char* kLibtorchGraphs = "libtorch-cuda-graphs";  // 2.4+ with CUDA
+}  // namespace requirement
+
+// A well-formed benchmark that this machine or this build cannot run (no CUDA device, no FP8
+// tensor cores, a LibTorch without FP8): bad input to a command like any UsageError, which a
+// suite run with --skip-unavailable records instead as a skipped result naming `requirement`.
+class Unavailable : public UsageError {
+ public:
+  Unavailable(std::string requirement, const std::string& message)
+      : UsageError(message), requirement_(std::move(requirement)) {}
+  const std::string& requirement() const { return requirement_; }
+
+ private:
+  std::string requirement_;
+};
+
+// Why a benchmark's setting cannot run, if it cannot. `requirement`: what this machine or build
+// lacks (requirement::k...); empty where the input itself is at fault.
+struct Refusal {
+  Refusal() = default;
+  Refusal(std::string message, std::string requirement = "")  // NOLINT: returned as {"why"}
+      : message(std::move(message)), requirement(std::move(requirement)) {}
+  std::string message;
+  std::string requirement;
+  bool refused() const { return !message.empty(); }
+  // Throws Unavailable where a requirement is named, else UsageError; nothing if not refused.
+  void raise_if_refused() const;
 };
 
 // SIGINT or SIGTERM arrived while gpubench waited for its children (which it has then told to

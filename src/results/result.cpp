@@ -28,7 +28,8 @@ namespace {
 const EnumNames<RunStatus> kStatuses = {{RunStatus::kOk, "ok"},
                                         {RunStatus::kFailed, "failed"},
                                         {RunStatus::kOom, "oom"},
-                                        {RunStatus::kPublished, "published"}};
+                                        {RunStatus::kPublished, "published"},
+                                        {RunStatus::kSkipped, "skipped"}};
 
 template <typename Io, typename S>
 void summary_fields(Io& io, S& s) {
@@ -200,6 +201,7 @@ nlohmann::json result_to_json(const Result& r) {
   }
   if (!has_throughput(r.status)) document["error"] = r.error;
   if (r.status == RunStatus::kOom && !r.oom_cause.empty()) document["oom_cause"] = r.oom_cause;
+  if (r.status == RunStatus::kSkipped) document["requirement"] = r.requirement;
   if (!r.source.empty()) document["source"] = r.source;
   return document;
 }
@@ -299,6 +301,7 @@ Result result_from_json(const nlohmann::json& document) {
   r.status = parse_run_status(top.text("status"));
   r.error = top.text("error");
   r.oom_cause = top.text("oom_cause");
+  r.requirement = top.text("requirement");
   r.source = top.text("source");
   read_benchmark_block(top, r);
   read_metrics(top.object("metrics"), r);

@@ -23,7 +23,8 @@ inline constexpr const char* kResultSchema = "gpubench.result/1";
 inline constexpr double kMaxThroughput = 1e15;
 
 // kPublished: a figure from a published source (results/reference/), not measured here.
-enum class RunStatus { kOk, kFailed, kOom, kPublished };
+// kSkipped: a suite entry this machine or build cannot run (`run --skip-unavailable`), not run.
+enum class RunStatus { kOk, kFailed, kOom, kPublished, kSkipped };
 // ok or published: the result carries a throughput.
 bool has_throughput(RunStatus status);
 std::string to_string(RunStatus status);
@@ -124,8 +125,9 @@ struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
   std::string error;
-  std::string oom_cause;  // status oom: what failed to allocate (torch_support/compat.h)
-  std::string source;     // where a published figure comes from
+  std::string oom_cause;    // status oom: what failed to allocate (torch_support/compat.h)
+  std::string requirement;  // status skipped: what the machine or build lacks (common/errors.h)
+  std::string source;       // where a published figure comes from
   ResolvedBenchmark benchmark;
   std::string model_reference;
   std::string optimizer;       // the recipe in words ("AdamW betas (0.9, 0.999), ...")

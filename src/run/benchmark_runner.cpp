@@ -33,4 +33,12 @@ Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& e
   return result;
 }
 
+Result skipped_result_for(const ResolvedBenchmark& benchmark, const Unavailable& why) {
+  Result result = result_for(benchmark);
+  result.status = RunStatus::kSkipped;
+  result.error = why.what();
+  result.requirement = why.requirement();
+  return result;
+}
+
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "common/errors.h"
 #include "results/result.h"
 #include "run/run_setup.h"
 #include "spec/benchmark.h"
@@ -25,5 +26,10 @@ Result run_request(const BenchmarkRequest& request);
 // The result of a run that never reported (a child that died): result_for (run/run_session.h)
 // with the error, and the datasheet.
 Result failed_result_for(const ResolvedBenchmark& benchmark, const std::string& error);
+
+// The result of a suite entry this machine or build cannot run, never started: status skipped,
+// the refusal as its error and what is lacking as its requirement. `benchmark` is the entry as
+// far as it resolved: the table's defaults and what the entry set.
+Result skipped_result_for(const ResolvedBenchmark& benchmark, const Unavailable& why);
 
 }  // namespace gpubench

@@ -11,47 +11,52 @@ int graph_capture_warmup_steps(Task task) {
   return task == Task::kInfer ? 1 : kGraphCaptureWarmupSteps;
 }
 
-std::string graph_mode_unsupported_reason(const ResolvedBenchmark& benchmark) {
-  if (benchmark.mode != Mode::kGraph) return "";
-  if (benchmark.device != DeviceKind::kCuda) return "graph mode needs a CUDA device";
+Refusal graph_mode_unsupported_reason(const ResolvedBenchmark& benchmark) {
+  if (benchmark.mode != Mode::kGraph) return {};
+  if (benchmark.device != DeviceKind::kCuda) {
+    return {"graph mode needs a CUDA device", requirement::kCuda};
+  }
   const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
   if (!info.capabilities.captures(benchmark.task)) {
-    return "graph mode cannot capture " + info.name + "'s " +
-           (benchmark.task == Task::kTrain ? "training step" : "inference") +
-           (info.capabilities.input == SyntheticInput::kTokenSegments
-                ? ": its recurrent memory is a new tensor every step, which a replayed graph "
-                  "would never read"
-                : ": the model declares no graph-mode support") +
-           "; use --mode eager";
+    return {"graph mode cannot capture " + info.name + "'s " +
+            (benchmark.task == Task::kTrain ? "training step" : "inference") +
+            (info.capabilities.input == SyntheticInput::kTokenSegments
+                 ? ": its recurrent memory is a new tensor every step, which a replayed graph "
+                   "would never read"
+                 : ": the model declares no graph-mode support") +
+            "; use --mode eager"};
   }
   const int needed = graph_capture_warmup_steps(benchmark.task);
   if (benchmark.warmup_steps < needed) {
-    return "graph mode needs warmup_steps >= " + std::to_string(needed) + ", got " +
-           std::to_string(benchmark.warmup_steps) +
-           ": the warm-up runs before the capture, so that cuDNN's autotuning, the optimiser's "
-           "first-step state and the allocator settle outside the graph";
+    return {"graph mode needs warmup_steps >= " + std::to_string(needed) + ", got " +
+            std::to_string(benchmark.warmup_steps) +
+            ": the warm-up runs before the capture, so that cuDNN's autotuning, the optimiser's "
+            "first-step state and the allocator settle outside the graph"};
   }
   if (benchmark.gpus > 1) {
-    return benchmark.task == Task::kTrain
-               ? "graph mode runs one rank: capturing the gradient all-reduce (NCCL inside a "
-                 "CUDA graph, started from autograd hooks) is not implemented; use --mode eager "
-                 "with --gpus " +
-                     std::to_string(benchmark.gpus)
-               : "graph mode runs one process: infer's replicas (--gpus " +
-                     std::to_string(benchmark.gpus) + ") run eagerly; use --mode eager";
+    return {benchmark.task == Task::kTrain
+                ? "graph mode runs one rank: capturing the gradient all-reduce (NCCL inside a "
+                  "CUDA graph, started from autograd hooks) is not implemented; use --mode eager "
+                  "with --gpus " +
+                      std::to_string(benchmark.gpus)
+                : "graph mode runs one process: infer's replicas (--gpus " +
+                      std::to_string(benchmark.gpus) + ") run eagerly; use --mode eager"};
   }
-  if (benchmark.task == Task::kInfer) return "";
+  if (benchmark.task == Task::kInfer) return {};
 
   if (!compat::kHasFusedSgd) {
-    return "graph mode needs LibTorch 2.4 or newer with CUDA (its fused SGD keeps the step free "
-           "of host synchronisation); this gpubench has LibTorch " +
-           compat::libtorch_version();
+    return {
+        "graph mode needs LibTorch 2.4 or newer with CUDA (its fused SGD keeps the step free "
+        "of host synchronisation); this gpubench has LibTorch " +
+            compat::libtorch_version(),
+        requirement::kLibtorchGraphs};
   }
   if (benchmark.activation_checkpointing) {
-    return "graph mode cannot capture activation checkpointing: its recomputation saves and "
-           "restores the CUDA generator's state, which a graph capture forbids";
+    return {
+        "graph mode cannot capture activation checkpointing: its recomputation saves and "
+        "restores the CUDA generator's state, which a graph capture forbids"};
   }
-  return "";
+  return {};
 }
 
 std::string graph_mode_unsupported_in_process_group(const std::string& launcher, int world_size) {

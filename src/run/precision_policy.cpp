@@ -14,40 +14,46 @@ namespace {
 
 // FP8 products: a LibTorch with scaled_mm, and tensor cores that have FP8 (Ada, Hopper and
 // later); on the CPU where LibTorch's scaled_mm runs there, for tests only.
-std::string fp8_unsupported_reason(DeviceKind device, const MachineFacts& machine) {
+Refusal fp8_unsupported_reason(DeviceKind device, const MachineFacts& machine) {
   if (!compat::kHasFp8) {
-    return "precision 'fp8' needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
-           " or later (at::_scaled_mm with rowwise scales); this gpubench is built with "
-           "LibTorch " +
-           compat::libtorch_version();
+    return {"precision 'fp8' needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
+                " or later (at::_scaled_mm with rowwise scales); this gpubench is built with "
+                "LibTorch " +
+                compat::libtorch_version(),
+            requirement::kLibtorchFp8};
   }
   if (device == DeviceKind::kCuda && machine.cuda_compute_capability < kFp8ComputeCapability) {
-    return "precision 'fp8' needs FP8 tensor cores (compute capability 8.9 or later: L4, L40S, "
-           "RTX 4090, H100, H200); " +
-           machine.cuda_device_name + " has compute capability " +
-           std::to_string(machine.cuda_compute_capability / 10) + "." +
-           std::to_string(machine.cuda_compute_capability % 10) + "; use bf16";
+    return {
+        "precision 'fp8' needs FP8 tensor cores (compute capability 8.9 or later: L4, L40S, "
+        "RTX 4090, H100, H200); " +
+            machine.cuda_device_name + " has compute capability " +
+            std::to_string(machine.cuda_compute_capability / 10) + "." +
+            std::to_string(machine.cuda_compute_capability % 10) + "; use bf16",
+        requirement::kFp8TensorCores};
   }
   if (device == DeviceKind::kCpu && !compat::scaled_mm_runs_on_cpu()) {
-    return "precision 'fp8' on the CPU needs a LibTorch whose _scaled_mm runs there (2.11's "
-           "does); LibTorch " +
-           compat::libtorch_version() + " has none";
+    return {
+        "precision 'fp8' on the CPU needs a LibTorch whose _scaled_mm runs there (2.11's "
+        "does); LibTorch " +
+            compat::libtorch_version() + " has none",
+        requirement::kLibtorchCpuFp8};
   }
-  return "";
+  return {};
 }
 
 }  // namespace
 
-std::string PrecisionPolicy::unsupported_reason(Precision precision, DeviceKind device,
-                                                const MachineFacts& machine) {
+Refusal PrecisionPolicy::unsupported_reason(Precision precision, DeviceKind device,
+                                            const MachineFacts& machine) {
   // TF32 is a CUDA math mode, and CPU autocast has no float16.
   if (device == DeviceKind::kCpu &&
       (precision == Precision::kTf32 || precision == Precision::kFp16)) {
-    return "precision '" + to_string(precision) +
-           "' needs a CUDA device; on the CPU use fp32 or bf16";
+    return {
+        "precision '" + to_string(precision) + "' needs a CUDA device; on the CPU use fp32 or bf16",
+        requirement::kCuda};
   }
   if (precision == Precision::kFp8) return fp8_unsupported_reason(device, machine);
-  return "";
+  return {};
 }
 
 bool PrecisionPolicy::favours_channels_last(Precision precision, DeviceKind device) {

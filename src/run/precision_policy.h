@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include "common/errors.h"
 #include "modeling/fp8_linear.h"
 #include "spec/benchmark.h"
 #include "system/machine.h"
@@ -19,9 +20,9 @@ inline constexpr int kFp8ComputeCapability = 89;
 class PrecisionPolicy {
  public:
   // Why `precision` cannot run on `device` of `machine` ("precision 'fp16' needs a CUDA device;
-  // ..."), or empty when it can.
-  static std::string unsupported_reason(Precision precision, DeviceKind device,
-                                        const MachineFacts& machine);
+  // ...") and what the machine lacks, or no refusal when it can.
+  static Refusal unsupported_reason(Precision precision, DeviceKind device,
+                                    const MachineFacts& machine);
   // Whether the device computes in reduced precision on tensor cores, where NHWC activations
   // avoid layout conversions (for models that prefer channels-last).
   static bool favours_channels_last(Precision precision, DeviceKind device);

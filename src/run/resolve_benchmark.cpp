@@ -199,9 +199,10 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
                      generating_models() + ")");
   }
   if (!compat::kHasFp8) {
-    throw UsageError("kv_cache fp8 needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
-                     " or later; this gpubench is built with LibTorch " +
-                     compat::libtorch_version());
+    throw Unavailable(requirement::kLibtorchFp8,
+                      "kv_cache fp8 needs LibTorch " + std::string(compat::kFp8MinimumLibtorch) +
+                          " or later; this gpubench is built with LibTorch " +
+                          compat::libtorch_version());
   }
 }
 
@@ -254,7 +255,8 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
                                 ? requested
                                 : (machine.cuda_available ? DeviceKind::kCuda : DeviceKind::kCpu);
   if (device == DeviceKind::kCuda && !machine.cuda_available) {
-    throw UsageError("device 'cuda' requested but no CUDA device is available; use --device cpu");
+    throw Unavailable(requirement::kCuda,
+                      "device 'cuda' requested but no CUDA device is available; use --device cpu");
   }
   // CPU ranks that gpubench starts here; ranks a launcher started are the launcher's business.
   if (device == DeviceKind::kCpu && machine.local_ranks == 0 && ranks > most_per_machine(machine)) {
@@ -277,11 +279,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
   out.device = resolve_device(out.device, out.gpus, machine);
-  if (const std::string why =
-          PrecisionPolicy::unsupported_reason(out.precision, out.device, machine);
-      !why.empty()) {
-    throw UsageError(why);
-  }
+  PrecisionPolicy::unsupported_reason(out.precision, out.device, machine).raise_if_refused();
   out.batch_size = request.batch_size.value_or(info.default_batch_size);
   out.channels_last = request.channels_last.value_or(
       info.prefers_channels_last &&
@@ -325,9 +323,19 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     throw UsageError("memory_limit " + std::to_string(out.memory_limit) +
                      " bytes is under 1 MiB, the least a batch search (batch_size max) takes");
   }
-  if (const std::string why = graph_mode_unsupported_reason(out); !why.empty()) {
-    throw UsageError(why);
+  graph_mode_unsupported_reason(out).raise_if_refused();
+  return out;
+}
+
+ResolvedBenchmark as_requested(const BenchmarkRequest& request) {
+  ResolvedBenchmark out = with_fixed_defaults(request);
+  const ModelInfo& info = ModelRegistry::instance().get(out.model);
+  out.model = info.name;
+  if (out.device == DeviceKind::kAuto) out.device = DeviceKind::kCuda;
+  if (!request.batch_size || *request.batch_size == kSearchBatchSize) {
+    out.batch_size = info.default_batch_size;
   }
+  out.threads = std::max<int64_t>(1, out.threads);
   return out;
 }
 

@@ -20,6 +20,11 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
 // model does not take, too few warm-up steps for the model, or devices this machine lacks.
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
 
+// A request that could not resolve here (common/errors.h's Unavailable), described for a result
+// that records it: the table's defaults, the model's name and batch, the device as asked; none
+// of this machine's decisions.
+ResolvedBenchmark as_requested(const BenchmarkRequest& request);
+
 // The fewest warm-up steps `benchmark` runs with: the model's steady state and, in graph mode,
 // what the capture needs; at least 1 (what batch probes run).
 int fewest_warmup_steps(const ResolvedBenchmark& benchmark);

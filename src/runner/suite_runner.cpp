@@ -27,12 +27,18 @@ std::string seconds_text(double seconds) {
 
 }  // namespace
 
-std::vector<ResolvedBenchmark> resolve_suite_entries(const std::vector<SuiteEntry>& entries) {
+std::vector<SuiteBenchmark> resolve_suite_entries(const std::vector<SuiteEntry>& entries,
+                                                  bool skip_unavailable) {
   const MachineFacts machine = read_machine_facts();
-  std::vector<ResolvedBenchmark> benchmarks;
+  std::vector<SuiteBenchmark> benchmarks;
   for (const SuiteEntry& entry : entries) {
     try {
-      benchmarks.push_back(resolve(entry.request, machine));
+      benchmarks.push_back({resolve(entry.request, machine), std::nullopt});
+    } catch (const Unavailable& missing) {
+      if (!skip_unavailable) throw UsageError(entry.origin + ": " + missing.what());
+      benchmarks.push_back(
+          {as_requested(entry.request),
+           Unavailable(missing.requirement(), entry.origin + ": " + missing.what())});
     } catch (const UsageError& error) {
       throw UsageError(entry.origin + ": " + error.what());
     }
@@ -40,14 +46,24 @@ std::vector<ResolvedBenchmark> resolve_suite_entries(const std::vector<SuiteEntr
   return benchmarks;
 }
 
-std::vector<Result> run_suite(const std::vector<ResolvedBenchmark>& benchmarks,
+std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
                               const SuiteRunOptions& options) {
   ensure_writable_directory(options.output_directory);
   const TemporaryFolder folder("gpubench-suite");
   std::vector<Result> results;
   for (size_t i = 0; i < benchmarks.size(); ++i) {
     throw_if_interrupted();
-    const ResolvedBenchmark& benchmark = benchmarks[i];
+    const ResolvedBenchmark& benchmark = benchmarks[i].benchmark;
+    if (benchmarks[i].unavailable) {
+      const Result skipped = skipped_result_for(benchmark, *benchmarks[i].unavailable);
+      log::info("[{}/{}] {}: skipped, this machine lacks {}", i + 1, benchmarks.size(),
+                benchmark.model, skipped.requirement);
+      log::info("result: {}",
+                write_new_file(prepare_result_path(options.output_directory, benchmark),
+                               result_to_json(skipped).dump(2) + "\n"));
+      results.push_back(skipped);
+      continue;
+    }
     // The child writes into the suite's private folder; the result then takes a new name in the
     // output folder, never one another run (another suite writing there) has taken meanwhile.
     const std::string wanted = prepare_result_path(options.output_directory, benchmark);

@@ -74,10 +74,27 @@ struct RawField {
 };
 using RawEntry = std::vector<RawField>;
 
+// A value as the suite wrote it, for matching a `rehearsal.replace` key: 256 and "256" alike.
+std::string value_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// `rehearsal:` (run --rehearsal): the same entries at other sizes, on another device.
+struct RawRehearsal {
+  bool present = false;
+  int line = 0;
+  RawEntry set;  // every entry's value, over its own
+  // per key: the value as written -> the value instead, where an entry's value is one of them
+  std::vector<std::pair<RawField, std::vector<std::pair<std::string, nlohmann::json>>>> replace;
+};
+
 struct RawSuite {
   RawEntry defaults;
   std::vector<std::pair<RawEntry, int>> benchmarks;  // entry and its line
+  RawRehearsal rehearsal;
 };
+
+constexpr const char* kTopLevelKeys = "defaults, benchmarks, rehearsal, name, description";
 
 class SuiteParser {
  public:
@@ -94,6 +111,66 @@ class SuiteParser {
     return entry;
   }
 
+  RawRehearsal rehearsal_from_json(const nlohmann::json& object) const {
+    if (!object.is_object()) fail(0, "'rehearsal' must be a mapping with 'set' and 'replace'");
+    RawRehearsal rehearsal;
+    rehearsal.present = true;
+    for (const auto& [key, value] : object.items()) {
+      if (key == "set") {
+        rehearsal.set = entry_from_json(value, "'rehearsal.set'");
+      } else if (key == "replace") {
+        if (!value.is_object()) fail(0, "'rehearsal.replace' must map keys to value mappings");
+        for (const auto& [field, mapping] : value.items()) {
+          if (!mapping.is_object()) {
+            fail(0, "'rehearsal.replace." + echoed(field) + "' must map values to values");
+          }
+          std::vector<std::pair<std::string, nlohmann::json>> pairs;
+          for (const auto& [from, to] : mapping.items()) pairs.emplace_back(from, to);
+          rehearsal.replace.push_back({{field, nullptr, 0}, std::move(pairs)});
+        }
+      } else {
+        fail(0, "unknown key 'rehearsal." + echoed(key) + "'; allowed: set, replace");
+      }
+    }
+    return rehearsal;
+  }
+
+  RawRehearsal rehearsal_from_yaml(const YAML::Node& node) const {
+    if (!node.IsMap()) {
+      fail(line_of(node), "'rehearsal' must be a mapping with 'set' and 'replace'");
+    }
+    RawRehearsal rehearsal;
+    rehearsal.present = true;
+    rehearsal.line = line_of(node);
+    for (const auto& item : node) {
+      const std::string key = key_of(item.first);
+      if (key == "set") {
+        rehearsal.set = entry_from_yaml(item.second, "'rehearsal.set'");
+      } else if (key == "replace") {
+        if (!item.second.IsMap()) {
+          fail(line_of(item.first), "'rehearsal.replace' must map keys to value mappings");
+        }
+        for (const auto& field : item.second) {
+          if (!field.second.IsMap()) {
+            fail(line_of(field.first), "'rehearsal.replace." + echoed(key_of(field.first)) +
+                                           "' must map values to values");
+          }
+          std::vector<std::pair<std::string, nlohmann::json>> pairs;
+          for (const auto& pair : field.second) {
+            pairs.emplace_back(value_text(scalar_from_yaml(pair.first, true)),
+                               scalar_from_yaml(pair.second, true));
+          }
+          rehearsal.replace.push_back(
+              {{key_of(field.first), nullptr, line_of(field.first)}, std::move(pairs)});
+        }
+      } else {
+        fail(line_of(item.first),
+             "unknown key 'rehearsal." + echoed(key) + "'; allowed: set, replace");
+      }
+    }
+    return rehearsal;
+  }
+
   RawSuite from_json(const std::string& text) const {
     const nlohmann::json document = parse_json_input(text, name_);
     if (!document.is_object()) fail(0, "a suite must be a mapping with 'benchmarks'");
@@ -106,9 +183,10 @@ class SuiteParser {
         for (const auto& entry : value) {
           suite.benchmarks.push_back({entry_from_json(entry, "each benchmark"), 0});
         }
+      } else if (key == "rehearsal") {
+        suite.rehearsal = rehearsal_from_json(value);
       } else if (key != "name" && key != "description") {
-        fail(0, "unknown top-level key '" + echoed(key) +
-                    "'; allowed: defaults, benchmarks, name, description");
+        fail(0, "unknown top-level key '" + echoed(key) + "'; allowed: " + kTopLevelKeys);
       }
     }
     return suite;
@@ -186,9 +264,11 @@ class SuiteParser {
         for (const auto& entry : item.second) {
           suite.benchmarks.push_back({entry_from_yaml(entry, "each benchmark"), line_of(entry)});
         }
+      } else if (key == "rehearsal") {
+        suite.rehearsal = rehearsal_from_yaml(item.second);
       } else if (key != "name" && key != "description") {
-        fail(line_of(item.first), "unknown top-level key '" + echoed(key) +
-                                      "'; allowed: defaults, benchmarks, name, description");
+        fail(line_of(item.first),
+             "unknown top-level key '" + echoed(key) + "'; allowed: " + kTopLevelKeys);
       }
     }
     return suite;
@@ -196,12 +276,18 @@ class SuiteParser {
 
   // defaults, then the entry's own fields; a list value expands to one request per element.
   // The count is known and checked against `max_benchmarks` before anything is expanded.
-  std::vector<SuiteEntry> expand(const RawSuite& suite, int64_t max_benchmarks) const {
+  std::vector<SuiteEntry> expand(const RawSuite& suite, int64_t max_benchmarks,
+                                 bool rehearse) const {
     if (suite.benchmarks.empty()) fail(0, "the suite has no benchmarks");
+    if (rehearse && !suite.rehearsal.present) {
+      fail(0, "--rehearsal needs a 'rehearsal' section (set, replace) in the suite");
+    }
+    check_rehearsal_keys(suite.rehearsal);  // a typo fails the real run too, not only a rehearsal
     std::vector<std::pair<RawEntry, int>> merged_entries;
     int64_t total = 0;
     for (const auto& [entry, entry_line] : suite.benchmarks) {
       RawEntry merged = merged_fields(suite.defaults, entry);
+      if (rehearse) merged = rehearsed(suite.rehearsal, std::move(merged));
       int64_t count = 1;
       for (const RawField& field : merged) {
         if (field.value.is_array()) {
@@ -247,6 +333,40 @@ class SuiteParser {
   // Past the limit the exact count does not matter; capping it keeps the product from
   // overflowing.
   static int64_t count_limit(int64_t max_benchmarks) { return max_benchmarks + 1; }
+
+  void check_rehearsal_keys(const RawRehearsal& rehearsal) const {
+    for (const auto& [raw, pairs] : rehearsal.replace) {
+      const BenchmarkField* field = find_benchmark_field(raw.key);
+      if (field == nullptr || !field->suite) {
+        fail(raw.line, "unknown key 'rehearsal.replace." + echoed(raw.key) +
+                           "'; known: " + join(suite_keys()));
+      }
+    }
+    merged_fields({}, rehearsal.set);
+  }
+
+  // An entry as the rehearsal runs it: each value that `replace` maps (a list's elements one by
+  // one), then `set` over everything.
+  RawEntry rehearsed(const RawRehearsal& rehearsal, RawEntry merged) const {
+    for (const auto& [raw, pairs] : rehearsal.replace) {
+      const BenchmarkField* field = find_benchmark_field(raw.key);
+      const auto replaced = [&pairs = pairs](const nlohmann::json& value) {
+        for (const auto& [from, to] : pairs) {
+          if (value_text(value) == from) return to;
+        }
+        return value;
+      };
+      for (RawField& f : merged) {
+        if (f.key != field->key) continue;
+        if (!f.value.is_array()) {
+          f.value = replaced(f.value);
+        } else {
+          for (auto& element : f.value) element = replaced(element);
+        }
+      }
+    }
+    return merged_fields(merged, rehearsal.set);
+  }
 
   RawEntry merged_fields(const RawEntry& defaults, const RawEntry& entry) const {
     RawEntry merged;
@@ -306,14 +426,16 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }  // namespace
 
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
-                                    int64_t max_benchmarks) {
+                                    int64_t max_benchmarks, bool rehearse) {
   SuiteParser parser(name);
-  return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text), max_benchmarks);
+  return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text), max_benchmarks,
+                       rehearse);
 }
 
-std::vector<SuiteEntry> load_suite_file(const std::string& path, int64_t max_benchmarks) {
+std::vector<SuiteEntry> load_suite_file(const std::string& path, int64_t max_benchmarks,
+                                        bool rehearse) {
   return parse_suite(read_input_file(path, "suite file"), path, ends_with(path, ".json"),
-                     max_benchmarks);
+                     max_benchmarks, rehearse);
 }
 
 }  // namespace gpubench

@@ -1,5 +1,5 @@
 // Suite files (YAML or JSON, one schema): `defaults:` plus `benchmarks:`, where a list value
-// expands to the cross product of its entries.
+// expands to the cross product of its entries, and optionally `rehearsal:` (run --rehearsal).
 #pragma once
 
 #include <cstdint>
@@ -22,10 +22,15 @@ inline constexpr int64_t kDefaultMaxBenchmarks = 1000;
 // Throws UsageError naming the file (and line, where the parser gives one) for a missing,
 // oversized or malformed file, an unknown key, a value outside a setting's type and bounds, and
 // a suite whose lists multiply to more than `max_benchmarks` (counted before expanding).
+// `rehearse`: the entries as the file's `rehearsal:` section rewrites them (`set` over every
+// entry, `replace` of the values it maps), for a run on another device at other sizes; a file
+// without that section is refused.
 std::vector<SuiteEntry> load_suite_file(const std::string& path,
-                                        int64_t max_benchmarks = kDefaultMaxBenchmarks);
+                                        int64_t max_benchmarks = kDefaultMaxBenchmarks,
+                                        bool rehearse = false);
 // The same from text; `name` is used in error messages, `is_json` picks the parser.
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
-                                    int64_t max_benchmarks = kDefaultMaxBenchmarks);
+                                    int64_t max_benchmarks = kDefaultMaxBenchmarks,
+                                    bool rehearse = false);
 
 }  // namespace gpubench

@@ -1,5 +1,6 @@
 #include "spec/suite_file.h"
 
+#include <filesystem>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -146,6 +147,90 @@ TEST(SuiteFile, ShippedSuitesParse) {
                                           "inception4", "vgg16", "googlenet"}));
   EXPECT_EQ(scaling[0].request.gpus, 1);
   EXPECT_EQ(scaling[2].request.gpus, 8);
+  // The GPU check's tiers, as they run and as their rehearsal runs them.
+  int tiers = 0;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(GPUBENCH_SOURCE_DIR) +
+                                                              "/configs/gpu-check")) {
+    ++tiers;
+    for (const bool rehearse : {false, true}) {
+      const auto entries = load_suite_file(file.path().string(), kDefaultMaxBenchmarks, rehearse);
+      EXPECT_FALSE(entries.empty()) << file.path();
+      for (const auto& entry : entries) {
+        EXPECT_EQ(entry.request.device, rehearse ? DeviceKind::kCpu : DeviceKind::kCuda)
+            << entry.origin;
+      }
+    }
+  }
+  EXPECT_GE(tiers, 2);  // smoke and compare at least
+}
+
+const char* kRehearsedSuite = R"(
+defaults: {device: cuda, steps: 20}
+benchmarks:
+  - {model: resnet50, precision: fp16, batch_size: [256, 32]}
+  - {model: bert-large, precision: bf16, batch_size: 32, memory_limit: 8G}
+rehearsal:
+  set: {device: cpu, threads: 2}
+  replace:
+    model: {resnet50: test-tiny-cnn, bert-large: test-tiny-bert}
+    precision: {fp16: bf16}
+    batch-size: {256: 2, 32: 4}
+    memory_limit: {8G: 4M}
+    steps: {20: 1}
+)";
+
+// --rehearsal: `replace` maps the values it names (in a list, element by element) and `set`
+// overrides every entry; values it does not name stay.
+TEST(SuiteFile, ARehearsalReplacesTheValuesItMapsAndSetsItsOwn) {
+  const auto real = parse_suite(kRehearsedSuite, "suite.yaml", false);
+  ASSERT_EQ(real.size(), 3u);
+  EXPECT_EQ(real[0].request.model, "resnet50");
+  EXPECT_EQ(real[0].request.device, DeviceKind::kCuda);
+  const auto rehearsed = parse_suite(kRehearsedSuite, "suite.yaml", false, 1000, true);
+  ASSERT_EQ(rehearsed.size(), 3u);
+  EXPECT_EQ(rehearsed[0].request.model, "test-tiny-cnn");
+  EXPECT_EQ(rehearsed[0].request.precision, Precision::kBf16);
+  EXPECT_EQ(rehearsed[0].request.batch_size, 2);
+  EXPECT_EQ(rehearsed[1].request.batch_size, 4);
+  EXPECT_EQ(rehearsed[2].request.model, "test-tiny-bert");
+  EXPECT_EQ(rehearsed[2].request.precision, Precision::kBf16);  // not mapped: kept
+  EXPECT_EQ(rehearsed[2].request.memory_limit, int64_t{4} << 20);
+  for (const SuiteEntry& entry : rehearsed) {
+    EXPECT_EQ(entry.request.device, DeviceKind::kCpu);
+    EXPECT_EQ(entry.request.threads, 2);
+    EXPECT_EQ(entry.request.steps, 1);
+  }
+}
+
+TEST(SuiteFile, ARehearsalIsRefusedWhereTheSuiteHasNoneOrItsKeysAreUnknown) {
+  const std::string plain = "benchmarks:\n  - {model: resnet50}\n";
+  try {
+    parse_suite(plain, "suite.yaml", false, 1000, true);
+    FAIL() << "a suite without a rehearsal section was rehearsed";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("needs a 'rehearsal' section"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_NE(error_of(plain + "rehearsal: {sett: {device: cpu}}\n", false)
+                .find("unknown key 'rehearsal.sett'; allowed: set, replace"),
+            std::string::npos);
+  EXPECT_NE(error_of(plain + "rehearsal: [cpu]\n", false).find("'rehearsal' must be a mapping"),
+            std::string::npos);
+  // A typo there fails the real run too, not only the rehearsal.
+  EXPECT_NE(error_of(plain + "rehearsal: {replace: {modle: {resnet50: test-tiny-cnn}}}\n", false)
+                .find("unknown key 'rehearsal.replace.modle'"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(plain + "rehearsal: {set: {devise: cpu}}\n", false).find("unknown key 'devise'"),
+      std::string::npos);
+  // JSON takes the same section.
+  const auto entries = parse_suite(
+      R"({"benchmarks": [{"model": "resnet50", "batch_size": 256}],
+          "rehearsal": {"set": {"device": "cpu"}, "replace": {"batch_size": {"256": 2}}}})",
+      "suite.json", true, 1000, true);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].request.batch_size, 2);
+  EXPECT_EQ(entries[0].request.device, DeviceKind::kCpu);
 }
 
 }  // namespace

@@ -268,6 +268,40 @@ TEST(Cli, TerminatingASuiteEndsItsRunningBenchmark) {
 
 // Every precision the CPU runs, in both memory formats, through `run`: one process each, each
 // given its resolved benchmark as a file. (That every convnet of the zoo trains is Zoo/*'s.)
+// An entry this machine cannot run (no CUDA device here) stops a suite at once, naming the entry;
+// with --skip-unavailable it is a skipped result whose requirement field says what is missing,
+// and the suite runs the rest and passes.
+TEST(Cli, ASuiteSkipsWhatThisMachineLacksOnlyWhenAsked) {
+  ScratchDirectory dir("cli-skip");
+  std::ofstream(dir.file("suite.yaml"))
+      << "defaults: {model: test-tiny-cnn, batch_size: 2, warmup_steps: 3, steps: 1, repeat: 1}\n"
+         "benchmarks:\n  - {device: cpu}\n  - {device: cpu, mode: graph}\n"
+         "  - {device: cpu, precision: fp16}\n";
+  const auto refused = run_gpubench("--log-level warn run " + dir.file("suite.yaml") +
+                                    " --output " + dir.file("refused"));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("suite.yaml:4: graph mode needs a CUDA device"), std::string::npos)
+      << refused.output;
+  const auto run = run_gpubench("--log-level warn run " + dir.file("suite.yaml") +
+                                " --skip-unavailable --output " + dir.file("out"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("3 benchmark(s), 0 failed, 2 skipped"), std::string::npos)
+      << run.output;
+  std::multiset<std::string> statuses;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {
+    const auto r = read_json(entry.path().string());
+    statuses.insert(r["status"].get<std::string>());
+    if (r["status"] != "skipped") continue;
+    EXPECT_EQ(r["requirement"], "cuda") << entry.path();
+    EXPECT_NE(r["error"].get<std::string>().find("needs a CUDA device"), std::string::npos);
+  }
+  EXPECT_EQ(statuses, (std::multiset<std::string>{"ok", "skipped", "skipped"}));
+  // A report reads the skipped results as what they are.
+  const auto report = run_gpubench("report " + dir.file("out"));
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("skipped: "), std::string::npos) << report.output;
+}
+
 TEST(Cli, ASuiteRunsEveryEntryWithTheSettingsItResolved) {
   ScratchDirectory dir("cli-smoke");
   std::ofstream(dir.file("suite.yaml"))

@@ -225,7 +225,7 @@ TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   graphed.mode = Mode::kGraph;
   if (compat::kHasFusedSgd) {
     EXPECT_NE(
-        graph_mode_unsupported_reason(graphed).find("cannot capture activation checkpointing"),
+        graph_mode_unsupported_reason(graphed).message.find("cannot capture activation checkpointing"),
         std::string::npos);
   }
 }
