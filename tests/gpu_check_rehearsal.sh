@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CTest: the GPU check's first two tiers rehearsed on the CPU (GPUBENCH_CHECK_DEVICE=cpu: the same
+# suites through `gpubench run --rehearsal`, and the driver's extras) with the build under test,
+# into a scratch folder. It fails where the driver or a tier does: an entry that failed, one
+# skipped for anything but a CUDA device or a LibTorch without FP8, a check that failed (fit
+# against the run, the profiled step), or a tier whose table is missing. It checks the driver and
+# the suites, not a GPU. Usage: gpu_check_rehearsal.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+source_dir=$1 build_dir=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cd "$source_dir"
+OUT="$scratch/out" GPUBENCH_CHECK_DEVICE=cpu GPUBENCH_CHECK_BUILD_DIR="$build_dir" \
+  GPUBENCH_CHECK_SKIP_BUILD=1 GPUBENCH_CHECK_RESULTS="$scratch/results" \
+  bash scripts/gpu-check.sh smoke compare
+for tier in smoke compare; do
+  table="$scratch/results/cpu-rehearsal/check-$tier.txt"
+  grep -q "^# [0-9]* rows; 0 failed$" "$table" || { echo "no clean table for $tier" >&2; exit 1; }
+done
+# What the CPU can run, ran: the smoke's eager training, inference, batch search and the group.
+grep -q "gloo-group-of-1 eager *ok" "$scratch/results/cpu-rehearsal/check-smoke.txt"
+grep -q "^fit then the run: .* ok " "$scratch/results/cpu-rehearsal/check-smoke.txt"
+[ -s "$scratch/out/results-cpu-rehearsal.tar.gz" ]
+echo "gpu-check rehearsal: smoke and compare ran clean"
