@@ -31,6 +31,7 @@ KINDS = {
     "multi-rank": lambda r, name: r.get("distributed", {}).get("world_size", 1) > 1,
     "suite entry": lambda r, name: "Suite" in name,
     "published": lambda r, name: r["status"] == "published",
+    "skipped": lambda r, name: r["status"] == "skipped",
     "fp8": lambda r, name: r["benchmark"].get("precision") == "fp8",
 }
 # FP8 runs where LibTorch has it (2.5+): GPUBENCH_SCHEMA_REQUIRE_FP8=1 (scripts/check-torch2.sh)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/json_text.h"
 #include "common/log.h"
 
 #include "commands.h"
@@ -54,7 +55,7 @@ int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
   report.system = collect_system_info();
   std::fputs(render_allreduce_table(report).c_str(), stdout);
   if (!options.output.empty()) {
-    write_output(options.output, allreduce_report_to_json(report).dump(2) + "\n");
+    write_output(options.output, json_text(allreduce_report_to_json(report)) + "\n");
     std::printf("result: %s\n", options.output.c_str());
   }
   return kExitOk;

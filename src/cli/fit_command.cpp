@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common/byte_size.h"
 #include "common/errors.h"
+#include "common/json_text.h"
 #include "reporting/fit_verdicts.h"
 #include "runner/runner.h"
 #include "spec/benchmark_fields.h"
@@ -69,7 +70,7 @@ int run_fit(const FitCommandOptions& o) {
   }
   report.cards = card_verdicts(cards, report.predicted_peak_bytes, reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });
-  write_output(o.output, o.format == "json" ? fit_report_to_json(report).dump(2) + "\n"
+  write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"
                                             : render_fit_markdown(report));
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
 
@@ -49,7 +50,8 @@ void add_models_command(CLI::App& app, int& exit_code) {
                      std::to_string(stats.params), format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }
-    std::fputs(*format == "json" ? (list.dump(2) + "\n").c_str() : table.render().c_str(), stdout);
+    std::fputs(*format == "json" ? (json_text(list) + "\n").c_str() : table.render().c_str(),
+               stdout);
     exit_code = kExitOk;
   });
 }

@@ -6,13 +6,14 @@
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/json_text.h"
 #include "common/log.h"
 #include "reporting/results_table.h"
 
 namespace gpubench::cli {
 
 std::string save_result(const Result& result, const std::string& path, bool new_name) {
-  const std::string text = result_to_json(result).dump(2) + "\n";
+  const std::string text = json_text(result_to_json(result)) + "\n";
   if (new_name) return write_new_file(path, text);
   write_text_atomically(path, text);
   return path;

@@ -12,6 +12,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;
@@ -94,7 +95,7 @@ void write_into(const std::string& path, const std::string& text) {
 }  // namespace
 
 void write_json_atomically(const std::string& path, const nlohmann::json& document) {
-  write_text_atomically(path, document.dump(2) + "\n");
+  write_text_atomically(path, json_text(document) + "\n");
 }
 
 void write_text_atomically(const std::string& path, const std::string& text) {

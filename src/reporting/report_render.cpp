@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "reporting/report.h"
 
@@ -160,7 +161,7 @@ std::string render_json(const Report& report) {
                       {"columns", table.columns},
                       {"rows", rows}});
   }
-  return nlohmann::json{{"title", report.title}, {"tables", tables}}.dump(2) + "\n";
+  return json_text(nlohmann::json{{"title", report.title}, {"tables", tables}}) + "\n";
 }
 
 std::string render_html(const Report& report) {

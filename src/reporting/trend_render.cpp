@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "reporting/report.h"
 #include "reporting/trend.h"
@@ -132,7 +133,7 @@ std::string render_trend_json(const Trend& trend) {
     benchmarks.push_back(std::move(entry));
   }
   const TrendOptions& o = trend.options;
-  return nlohmann::json{
+  return json_text(nlohmann::json{
              {"benchmarks", benchmarks},
              {"rule",
               {{"method",
@@ -143,8 +144,7 @@ std::string render_trend_json(const Trend& trend) {
                {"min_change", o.change_points.min_change},
                {"threshold", o.gate.threshold},
                {"detect_alpha", o.gate.alpha},
-               {"power", o.gate.power}}}}
-             .dump(2) +
+               {"power", o.gate.power}}}}) +
          "\n";
 }
 

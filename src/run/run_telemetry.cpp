@@ -1,5 +1,6 @@
 #include "run/run_telemetry.h"
 
+#include "common/json_text.h"
 #include "common/log.h"
 #include "distributed/collectives.h"
 #include "system/system_probe.h"
@@ -51,7 +52,8 @@ TelemetryReport RunTelemetry::report(double timed_samples) {
   std::vector<DeviceTelemetry> devices{mine};
   if (gathered_) {
     devices.clear();
-    for (const std::string& text : rank_.collectives->gather_text(nlohmann::json(mine).dump())) {
+    for (const std::string& text :
+         rank_.collectives->gather_text(json_text(nlohmann::json(mine), -1))) {
       try {
         devices.push_back(device_telemetry_from_json(nlohmann::json::parse(text)));
       } catch (const std::exception& error) {

@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/json_text.h"
 #include "common/log.h"
 #include "process/child_command.h"
 #include "process/child_process.h"
@@ -60,7 +61,7 @@ std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
                 benchmark.model, skipped.requirement);
       log::info("result: {}",
                 write_new_file(prepare_result_path(options.output_directory, benchmark),
-                               result_to_json(skipped).dump(2) + "\n"));
+                               json_text(result_to_json(skipped)) + "\n"));
       results.push_back(skipped);
       continue;
     }
@@ -89,7 +90,7 @@ std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
               (outcome.timed_out ? " after " + seconds_text(options.timeout_seconds) + " s"
                                  : " without writing a result"));
     }
-    const std::string path = write_new_file(wanted, result_to_json(*written).dump(2) + "\n");
+    const std::string path = write_new_file(wanted, json_text(result_to_json(*written)) + "\n");
     log::info("result: {}", path);
     results.push_back(*written);
   }

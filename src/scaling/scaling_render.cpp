@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "scaling/scaling_prediction.h"
 
@@ -255,7 +256,7 @@ std::string render_html(const ScalePrediction& p) {
 std::string render_scaling(const ScalePrediction& prediction, const std::string& format) {
   if (format == "markdown") return render_markdown(prediction);
   if (format == "csv") return render_csv(prediction);
-  if (format == "json") return render_json_document(prediction).dump(2) + "\n";
+  if (format == "json") return json_text(render_json_document(prediction)) + "\n";
   if (format == "html") return render_html(prediction);
   throw UsageError("--format '" + echoed(format) + "' is not one of markdown, csv, json, html");
 }

@@ -205,7 +205,18 @@ class SuiteParser {
                                   : "a benchmark field must be a value or a list of values");
     }
     const std::string text = node.Scalar();
-    if (node.Tag() == "!") return text;  // quoted: always a string
+    // One typing rule: a quoted value and one tagged !!str are strings; a plain one, or one tagged
+    // with another of YAML's core scalar types, is read for what it looks like.
+    const std::string& tag = node.Tag();
+    if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
+    static const std::set<std::string> kReadAsWritten = {
+        "?", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null"};
+    if (kReadAsWritten.count(tag) == 0) {
+      fail(line_of(node), "tag '" + echoed(tag) +
+                              "' is not taken here; a value is plain, quoted, or tagged with one "
+                              "of YAML's core types (!!str, !!int, !!float, !!bool)");
+    }
     if (text == "true" || text == "True") return true;
     if (text == "false" || text == "False") return false;
     try {

@@ -94,8 +94,10 @@ bool tf32_cudnn_enabled() {
 
 std::string out_of_memory_cause_of_message(const std::string& what, bool near_limit) {
   // The allocators' own words: c10's caching allocator and CUDA ("CUDA out of memory", "CUDA
-  // error: out of memory"), LibTorch's CPU allocator ("DefaultCPUAllocator: not enough memory").
-  for (const char* words : {"out of memory", "not enough memory"}) {
+  // error: out of memory"), LibTorch's CPU allocator ("DefaultCPUAllocator: not enough memory",
+  // and where the host itself refused, "[enforce fail at alloc_cpu.cpp:..] ... can't allocate
+  // memory").
+  for (const char* words : {"out of memory", "not enough memory", "can't allocate memory"}) {
     if (what.find(words) != std::string::npos) return words;
   }
   // A library that could not allocate its workspace says so in its status name:

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "torch_support/compat.h"
 
 #if GPUBENCH_TORCH_AT_LEAST(2, 0)
@@ -121,7 +122,8 @@ std::string stop_profiler(const std::string&) {
       pushed.erase(found);
     }
   }
-  return nlohmann::json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}}.dump();
+  return json_text(nlohmann::json{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}},
+                   -1);
 }
 
 #endif

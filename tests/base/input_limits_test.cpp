@@ -139,7 +139,7 @@ TEST(SuiteLimits, NestedListsAliasesAndStructuredKeysAreRefused) {
   EXPECT_EQ(suite_error("benchmarks:\n  - seed: [[1, 2], 3]\n", false),
             "s.yaml:2: a list in a benchmark field may hold values only");
   EXPECT_EQ(suite_error("a: &a [1, 2]\nbenchmarks:\n  - seed: [*a, *a]\n", false),
-            "s.yaml:1: unknown top-level key 'a'; allowed: defaults, benchmarks, name, "
+            "s.yaml:1: unknown top-level key 'a'; allowed: defaults, benchmarks, rehearsal, name, "
             "description");
   EXPECT_EQ(suite_error("defaults: {seed: &a [1, 2]}\nbenchmarks:\n  - steps: [*a, *a]\n", false),
             "s.yaml:1: a list in a benchmark field may hold values only");  // the anchor's line

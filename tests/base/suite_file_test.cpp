@@ -116,6 +116,15 @@ TEST(SuiteFile, BadValuesAreErrors) {
             "suite.yaml:2: batch_size must be an integer from 1 to 1048576, or max, got 0");
   EXPECT_EQ(error_of("benchmarks:\n  - timeout: 0\n", false),
             "suite.yaml:2: timeout must be an integer from 1 to 604800, got 0");
+  // A value tagged !!str is a string, as a quoted one is: both refused where a number is wanted.
+  EXPECT_EQ(error_of("benchmarks:\n  - steps: !!str 1\n", false),
+            "suite.yaml:2: steps must be an integer from 1 to 10000000, got \"1\"");
+  EXPECT_EQ(error_of("benchmarks:\n  - steps: \"2\"\n", false),
+            "suite.yaml:2: steps must be an integer from 1 to 10000000, got \"2\"");
+  EXPECT_EQ(error_of("benchmarks:\n  - model: !!str resnet50\n    steps: !!int 2\n", false), "");
+  EXPECT_NE(
+      error_of("benchmarks:\n  - steps: !custom 2\n", false).find("tag '!custom' is not taken"),
+      std::string::npos);
   EXPECT_NE(error_of("benchmarks:\n  - precision: []\n", false).find("empty list"),
             std::string::npos);
   EXPECT_NE(error_of("defaults: {steps: 2}\n", false).find("no benchmarks"), std::string::npos);

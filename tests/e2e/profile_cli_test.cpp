@@ -199,9 +199,24 @@ TEST(ProfileCli, AReportOfAFolderWithATraceSkipsTheTrace) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto report = run_gpubench("report " + dir.path());
   EXPECT_EQ(report.exit_code, 0) << report.output;
-  EXPECT_NE(report.output.find("skipped 1 profiler trace(s) in the folders given"), std::string::npos) << report.output;
+  EXPECT_NE(report.output.find("skipped 1 profiler trace(s) in the folders given"),
+            std::string::npos)
+      << report.output;
   EXPECT_NE(report.output.find("test-tiny-cnn"), std::string::npos) << report.output;
   expect_usage_error("report " + dir.file("t.json"), "not a gpubench result");
+}
+
+// A file name that is not UTF-8 (Linux allows any bytes but '/' and NUL): the run writes its
+// result, the name in it with U+FFFD for the bad byte, where the JSON writer threw after the run.
+TEST(ProfileCli, ATraceNamedInBytesThatAreNotUtf8IsRecorded) {
+  ScratchDirectory dir("profile-bytes");
+  const std::string trace = dir.file("t\xff.json");
+  const auto run = run_gpubench(std::string(kProfiledTrain) + " --profile '" + trace + "' -o " +
+                                dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(std::filesystem::exists(trace));
+  const auto r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["profile"]["trace"], dir.file("t\xEF\xBF\xBD.json"));
 }
 
 // The result would replace the trace, and name itself as the trace: refused before the run,

@@ -106,6 +106,11 @@ TEST(OutOfMemoryCause, AllocationFailuresAreToldByTheirCauses) {
             "out of memory");
   EXPECT_EQ(cause("DefaultCPUAllocator: not enough memory: you tried to allocate 8 bytes"),
             "not enough memory");
+  // The host refusing LibTorch's CPU allocator (a fit probe or a batch probe on a full host).
+  EXPECT_EQ(cause("[enforce fail at alloc_cpu.cpp:75] data. DefaultCPUAllocator: can't allocate "
+                  "memory: you tried to allocate 17179869184 bytes. Error code 12 (Cannot "
+                  "allocate memory)"),
+            "can't allocate memory");
   EXPECT_EQ(cause("cuDNN error: CUDNN_STATUS_ALLOC_FAILED"), "CUDNN_STATUS_ALLOC_FAILED");
   EXPECT_EQ(cause("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`"),
             "CUBLAS_STATUS_ALLOC_FAILED");

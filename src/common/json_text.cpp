@@ -1,0 +1,9 @@
+#include "common/json_text.h"
+
+namespace gpubench {
+
+std::string json_text(const nlohmann::json& document, int indent) {
+  return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace gpubench
