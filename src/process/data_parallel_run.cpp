@@ -50,6 +50,20 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   return result;
 }
 
+namespace {
+
+// "; rank 1 was still running (stopped or hung) and was ended", or "" for none.
+std::string still_running_text(const std::vector<int>& ranks) {
+  if (ranks.empty()) return "";
+  std::vector<std::string> names;
+  for (int rank : ranks) names.push_back(std::to_string(rank));
+  return std::string(ranks.size() == 1 ? "; rank " : "; ranks ") + join(names) +
+         (ranks.size() == 1 ? " was" : " were") + " still running (stopped or hung) and " +
+         (ranks.size() == 1 ? "was" : "were") + " ended";
+}
+
+}  // namespace
+
 std::string rank_result_path(const LaunchEnvironment& launch) {
   return rank_file(launch.rank_results_folder, launch.rank);
 }
@@ -67,13 +81,15 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
   std::optional<Result> written = read_result_if_present(rank_file(folder.path(), reported_rank));
   const std::string rank = "rank " + std::to_string(reported_rank);
   if (written && !failure) return *written;
+  // The ranks that were neither done nor failed: the ones that stopped answering.
+  const std::string others = failure ? still_running_text(failure->still_running) : "";
   if (written && written->status != RunStatus::kOk) {
-    written->error = rank + ": " + written->error;
+    written->error = rank + ": " + written->error + others;
     return *written;
   }
   const std::string how = failure ? failure->outcome.describe() : "exit code 0";
-  return failed_result_for(resolved,
-                           rank + " " + how + (written ? "" : " without writing a result"));
+  return failed_result_for(
+      resolved, rank + " " + how + (written ? "" : " without writing a result") + others);
 }
 
 }  // namespace gpubench

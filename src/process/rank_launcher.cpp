@@ -29,10 +29,12 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
     // an interruption, not a failure to record.
     throw_if_interrupted();
     bool all_done = true;
+    std::vector<int> running;
     for (int rank = 0; rank < ranks; ++rank) {
       const auto outcome = children[static_cast<size_t>(rank)].poll();
       if (!outcome) {
         all_done = false;
+        running.push_back(rank);
         continue;
       }
       // Of the ranks found failed together, one killed by a signal is more likely the cause
@@ -40,11 +42,12 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
       const bool first = !failure;
       const bool better = failure && failure->outcome.signal == 0 && outcome->signal != 0;
       if (!outcome->succeeded() && (first || better)) {
-        failure = RankFailure{rank, *outcome};
+        failure = RankFailure{rank, *outcome, {}};
       }
     }
     if (all_done) break;
     if (failure) {
+      failure->still_running = running;
       for (auto& child : children) child.kill_now();
       for (auto& child : children) child.wait();
       break;

@@ -15,6 +15,7 @@ namespace gpubench {
 struct RankFailure {
   int rank = 0;
   ProcessOutcome outcome;
+  std::vector<int> still_running;  // ranks running (stopped or hung) when the failure was seen
 };
 
 // `argv` is the command every rank runs; `extra_environment` is added for all of them.

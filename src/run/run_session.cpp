@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
+#include "distributed/collective_errors.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
@@ -180,6 +181,11 @@ void RunSession::record_failure(Workload& workload, const std::exception& error)
   const bool oom = !result_.oom_cause.empty();
   result_.status = oom ? RunStatus::kOom : RunStatus::kFailed;
   result_.error = first_line(error.what());
+  if (rank().collectives != nullptr) {  // a peer that stopped answering, in gpubench's words
+    if (std::string said = described_collective_error(result_.error); !said.empty()) {
+      result_.error = said;
+    }
+  }
   if (refused != nullptr) {
     result_.metrics.memory = refused->planned;
   } else if (oom) {
