@@ -296,10 +296,10 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        std::move(reference),
        bert_lora_roles(),
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-         return std::make_unique<BertModel>(with_blocks(config, options), options);
+         return std::make_unique<BertModel>(reduced(config, options), options);
        },
        [config](const ModelOptions& options) {
-         return bert_stats(with_blocks(config, options), options);
+         return bert_stats(reduced(config, options), options);
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});

@@ -434,10 +434,10 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        std::move(reference),
        llama_lora_roles(),
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-         return std::make_unique<LlamaModel>(with_blocks(config, options), options);
+         return std::make_unique<LlamaModel>(reduced(config, options), options);
        },
        [config](const ModelOptions& options) {
-         return llama_stats(with_blocks(config, options), options);
+         return llama_stats(reduced(config, options), options);
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});

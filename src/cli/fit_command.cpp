@@ -65,8 +65,8 @@ int run_fit(const FitCommandOptions& o) {
   report.method = fit.method;
   report.probe_seconds = fit.probe_seconds;
   for (const ProbeReading& p : fit.readings) {
-    report.probes.push_back({p.blocks, p.batch, p.seq, p.inputs, p.activations, p.peak_above_start,
-                             p.peak_above_start_kept, p.gradients});
+    report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.inputs, p.activations,
+                             p.peak_above_start, p.peak_above_start_kept, p.gradients});
   }
   report.cards = card_verdicts(cards, report.predicted_peak_bytes, reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });

@@ -39,6 +39,10 @@ BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
     fit.quadratic = 0;
     fit.linear = std::max(per_token1, per_token2);
   }
+  // A peak's extra above the activations never shrinks with the batch: where the probes' largest
+  // moment stays put while the activations grow (a block's, at a narrowed vocabulary), the extra
+  // is fixed, not extrapolated below zero at the run's size.
+  if (for_peak) fit.linear = std::max(0.0, fit.linear);
   // Fixed: a parabola through its value at the three lengths (batch 1 less one item), or for a
   // peak its value at the longest.
   std::vector<double> t, f;
@@ -62,11 +66,19 @@ BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
   return fit;
 }
 
-BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, double t) {
-  auto line = [t](double one, double two) { return one + t * (two - one); };
-  return {line(a.fixed, b.fixed), line(a.fixed_linear, b.fixed_linear),
-          line(a.fixed_quadratic, b.fixed_quadratic), line(a.linear, b.linear),
-          line(a.quadratic, b.quadratic)};
+BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, double t,
+                                  const BatchSeqFit& c, double u, bool for_peak) {
+  // A peak is the largest of several moments: one that a wider vocabulary leaves where it was
+  // (a block's) shows as a smaller extra above the larger activations, which must not be
+  // extrapolated down to a negative one. For a peak, a coefficient's growth with the
+  // vocabulary counts only where it grows.
+  auto plane = [t, u, for_peak](double base, double blocks, double vocab) {
+    const double per_vocab = for_peak ? std::max(0.0, vocab - base) : vocab - base;
+    return base + t * (blocks - base) + u * per_vocab;
+  };
+  return {plane(a.fixed, b.fixed, c.fixed), plane(a.fixed_linear, b.fixed_linear, c.fixed_linear),
+          plane(a.fixed_quadratic, b.fixed_quadratic, c.fixed_quadratic),
+          plane(a.linear, b.linear, c.linear), plane(a.quadratic, b.quadratic, c.quadratic)};
 }
 
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {

@@ -37,13 +37,17 @@ struct BatchSeqFit {
   // growth at small shapes is hidden by moments of fixed size, which a curve would extrapolate
   // wildly: per item the steeper line through the origin, fixed its value at the longest.
   static BatchSeqFit from(const std::vector<Point>& points, bool for_peak = false);
-  // a + t (b - a), coefficient by coefficient: the fit of a model with more blocks.
-  static BatchSeqFit extended(const BatchSeqFit& a, const BatchSeqFit& b, double t);
+  // a + t (b - a) + u (c - a), coefficient by coefficient: the fit of a model with more blocks
+  // (b: one block more than a) and a larger vocabulary (c: a's blocks, a wider vocabulary).
+  // `for_peak`: c's coefficients count only where they exceed a's.
+  static BatchSeqFit extended(const BatchSeqFit& a, const BatchSeqFit& b, double t,
+                              const BatchSeqFit& c, double u, bool for_peak = false);
 };
 
 // One forward and backward at a probe shape.
 struct ProbeReading {
   int64_t blocks = 0;  // 0: the whole model
+  int64_t vocab = 0;   // 0: the model's own
   int64_t batch = 0;
   int64_t seq = 0;                // 0: a model without a sequence length
   int64_t inputs = 0;             // the synthetic batch's bytes

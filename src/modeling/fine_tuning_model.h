@@ -63,10 +63,12 @@ inline int64_t transformer_activation_bytes(const TransformerShape& t, int64_t s
   return static_cast<int64_t>(blocks + logits);
 }
 
-// The configuration with ModelOptions::blocks layers where the options ask for fewer.
+// The configuration with ModelOptions::blocks layers and ModelOptions::vocab tokens where the
+// options ask for fewer.
 template <typename Config>
-Config with_blocks(Config config, const ModelOptions& options) {
+Config reduced(Config config, const ModelOptions& options) {
   if (options.blocks > 0) config.num_layers = options.blocks;
+  if (options.vocab > 0) config.vocab_size = options.vocab;
   return config;
 }
 
@@ -106,6 +108,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.fp8_linear_layers = true;
   can.lora_roles = std::move(entry.lora_roles);
   can.blocks = entry.shape.layers;
+  can.vocab = entry.shape.vocab;
   can.weight_formats.push_back("fp8");
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;

@@ -79,6 +79,9 @@ struct ModelOptions : SequenceSettings, FineTuningSettings {
   explicit ModelOptions(const ResolvedBenchmark& benchmark);
 
   LoraSettings lora;
+  // fit's probes: the rows of the token embedding and the output head, narrowed from the model's
+  // own vocabulary (ModelCapabilities::vocab); 0: the model's.
+  int64_t vocab = 0;
   // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
@@ -134,6 +137,8 @@ struct ModelCapabilities {
   std::map<std::string, int64_t> lora_rank_limits;
   // The repeated blocks ModelOptions::blocks (--blocks) can reduce; 0: none to reduce.
   int64_t blocks = 0;
+  // Its token vocabulary, which ModelOptions::vocab can narrow for fit's probes; 0: none.
+  int64_t vocab = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype) and "fp8"
   // (quantised once, the linear layers' products in FP8); empty for a model that does not infer.
   std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};

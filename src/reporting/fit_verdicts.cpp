@@ -75,12 +75,12 @@ std::string render_fit_markdown(const FitReport& r) {
   }
   out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
   out +=
-      "| blocks | batch | seq | inputs | activations | peak above start | same, gradients "
-      "kept | gradients |\n|---|---|---|---|---|---|---|---|\n";
+      "| blocks | vocabulary | batch | seq | inputs | activations | peak above start | same, "
+      "gradients kept | gradients |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const std::vector<int64_t>& probe : r.probes) {
     std::vector<std::string> cells;
     for (size_t i = 0; i < probe.size(); ++i) {
-      if (i == 0 && probe[i] == 0) {
+      if (i < 2 && probe[i] == 0) {  // blocks and vocabulary: the model's own
         cells.push_back("all");
       } else {
         cells.push_back(probe[i] < 0 ? "not run" : std::to_string(probe[i]));

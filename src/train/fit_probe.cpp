@@ -73,6 +73,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     const SyntheticBatch batch = model->synthetic_batch(shape.batch, device, b.channels_last);
     ProbeReading reading;
     reading.blocks = options.blocks;
+    reading.vocab = options.vocab;
     reading.batch = shape.batch;
     reading.seq = shape.seq;
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
@@ -110,8 +111,40 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   return fits;
 }
 
-int64_t extended(int64_t one, int64_t two, double t) {
-  return std::llround(static_cast<double>(one) + t * static_cast<double>(two - one));
+// The probes by blocks narrow a large vocabulary to this many tokens, and to twice it for the
+// third probe: the token embedding, the output head, the logits and the loss's temporaries grow
+// in proportion to it, and at 128K tokens they are most of a one-block model's memory and time.
+constexpr int64_t kProbeVocab = 2048;
+
+// base + t (blocks - base) + u (vocab - base): the three probes extended to the whole model;
+// for a peak, the vocabulary's part only where it grows (BatchSeqFit::extended).
+int64_t extended(int64_t base, int64_t blocks, double t, int64_t vocab, double u,
+                 bool for_peak = false) {
+  const int64_t per_vocab = for_peak ? std::max<int64_t>(0, vocab - base) : vocab - base;
+  return std::llround(static_cast<double>(base) + t * static_cast<double>(blocks - base) +
+                      u * static_cast<double>(per_vocab));
+}
+
+// One and two blocks at the narrowed vocabulary, and one block at twice it, as one fit of the
+// whole model: linear in the blocks and in the vocabulary, which do not meet.
+ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t,
+                        const ProbeFits& vocab, double u) {
+  ProbeFits fits;
+  const auto line = [&](int64_t ProbeFits::*member, bool for_peak = false) {
+    return extended(base.*member, blocks.*member, t, vocab.*member, u, for_peak);
+  };
+  fits.weights = line(&ProbeFits::weights);
+  fits.gradients = line(&ProbeFits::gradients);
+  fits.optimizer_states = line(&ProbeFits::optimizer_states);
+  fits.optimizer_workspace = line(&ProbeFits::optimizer_workspace);
+  fits.gradient_peak_extra = line(&ProbeFits::gradient_peak_extra, /*for_peak=*/true);
+  fits.inputs = base.inputs;
+  fits.activations =
+      BatchSeqFit::extended(base.activations, blocks.activations, t, vocab.activations, u);
+  fits.backward_extra =
+      BatchSeqFit::extended(base.backward_extra, blocks.backward_extra, t, vocab.backward_extra, u,
+                            /*for_peak=*/true);
+  return fits;
 }
 
 // Planned weights and gradients of the probe model, for the check that it can be built here.
@@ -214,16 +247,24 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const bool by_blocks =
       info.capabilities.blocks > 1 &&
       (fit_options.force_blocks || planned_probe_bytes(info, options, b) > whole_limit);
-  ModelOptions one_block = options, two_blocks = options;
-  one_block.blocks = 1;
+  ModelOptions one_block = options, two_blocks = options, wider = options;
+  one_block.blocks = two_blocks.blocks = wider.blocks = 1;
   two_blocks.blocks = 2;
+  const bool narrowed =
+      by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
+  if (narrowed) {
+    one_block.vocab = two_blocks.vocab = kProbeVocab;
+    wider.vocab = 2 * kProbeVocab;
+  }
   const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
   const std::vector<Shape> shapes = probe_shapes(seq);
   const std::optional<int64_t> host = host_available_memory();
   if (host && !device.is_cuda()) {
-    const int64_t needed = planned_probe_bytes(info, by_blocks ? two_blocks : options, b);
+    const int64_t needed = by_blocks ? std::max(planned_probe_bytes(info, two_blocks, b),
+                                                narrowed ? planned_probe_bytes(info, wider, b) : 0)
+                                     : planned_probe_bytes(info, options, b);
     if (needed > *host) {
-      throw UsageError("fit cannot probe " + b.model + " here: its probe model needs " +
+      throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
                        bytes_text(needed) + " for weights and gradients and the host has " +
                        bytes_text(*host) + " available");
     }
@@ -237,18 +278,27 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
     const ProbeFits one = probe_model(b, info, one_block, device, policy, shapes, fit.readings);
     const ProbeFits two = probe_model(b, info, two_blocks, device, policy, shapes, fit.readings);
     const double t = static_cast<double>(info.capabilities.blocks - 1);
-    fits.weights = extended(one.weights, two.weights, t);
-    fits.gradients = extended(one.gradients, two.gradients, t);
-    fits.optimizer_states = extended(one.optimizer_states, two.optimizer_states, t);
-    fits.optimizer_workspace = extended(one.optimizer_workspace, two.optimizer_workspace, t);
-    fits.inputs = one.inputs;
-    fits.activations = BatchSeqFit::extended(one.activations, two.activations, t);
-    fits.backward_extra = BatchSeqFit::extended(one.backward_extra, two.backward_extra, t);
-    fits.gradient_peak_extra = extended(one.gradient_peak_extra, two.gradient_peak_extra, t);
+    const ProbeFits vocab =
+        narrowed ? probe_model(b, info, wider, device, policy, shapes, fit.readings) : one;
+    const double u = narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
+                                    static_cast<double>(kProbeVocab)
+                              : 0.0;
+    fits = extended_fits(one, two, t, vocab, u);
+    // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
+    // vocabulary] each: at a narrowed vocabulary a block's moment hides them, at the model's
+    // own they can be the peak. Counted per token for the vocabulary the probes left out.
+    if (narrowed) {
+      fits.backward_extra.linear +=
+          static_cast<double>(info.capabilities.vocab - 2 * kProbeVocab) * 2 * sizeof(float);
+    }
     fit.method = "forward and backward of the model with 1 and with 2 of its " +
-                 std::to_string(info.capabilities.blocks) + " blocks at " + shapes_text(shapes) +
-                 " on the " + to_string(b.device) + ", extended to " +
-                 std::to_string(info.capabilities.blocks) + " blocks";
+                 std::to_string(info.capabilities.blocks) + " blocks" +
+                 (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
+                                 " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
+                           : "") +
+                 " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
+                 ", extended to " + std::to_string(info.capabilities.blocks) + " blocks" +
+                 (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
   } else {
     fits = probe_model(b, info, options, device, policy, shapes, fit.readings);
     fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +

@@ -10,6 +10,9 @@ namespace gpubench {
 struct FitOptions {
   // Probe with one and two blocks even where the whole model could be built (tests).
   bool force_blocks = false;
+  // Probes by blocks narrow a large vocabulary and extend it (fit_probe.cpp); false: the model's
+  // own vocabulary in every probe (tests).
+  bool narrow_vocab = true;
   // On the CPU, the probes' sequence length is halved until the largest probe's forward and
   // backward is at most this many FLOPs (the fit must take seconds, not hours, there).
   double cpu_flop_budget = 2e11;

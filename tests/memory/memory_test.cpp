@@ -294,12 +294,18 @@ TEST(BatchSeqFit, RecoversAFixedPartAndPerItemTermsThatGrowWithTheLength) {
   EXPECT_GE(held.at(1, 8), bending(1, 8));
   // Per block: one block's fit and two blocks' give the fit of 32.
   const BatchSeqFit one{10, 0, 0, 1, 0}, two{12, 2, 1, 3, 0.5};
-  const BatchSeqFit many = BatchSeqFit::extended(one, two, 31);
+  const BatchSeqFit many = BatchSeqFit::extended(one, two, 31, one, 0);
   EXPECT_DOUBLE_EQ(many.fixed, 72);
   EXPECT_DOUBLE_EQ(many.fixed_linear, 62);
   EXPECT_DOUBLE_EQ(many.fixed_quadratic, 31);
   EXPECT_DOUBLE_EQ(many.linear, 63);
   EXPECT_DOUBLE_EQ(many.quadratic, 15.5);
+  // And per vocabulary: one block at twice the tokens gives the fit at 63 times them.
+  const BatchSeqFit wider{11, 0, 0, 2, 0};
+  const BatchSeqFit whole = BatchSeqFit::extended(one, two, 31, wider, 62);
+  EXPECT_DOUBLE_EQ(whole.fixed, 72 + 62);
+  EXPECT_DOUBLE_EQ(whole.linear, 63 + 62);
+  EXPECT_DOUBLE_EQ(whole.fixed_linear, 62);
 }
 
 // fit's prediction is never below the peak a run measures, and at batches where the activations
@@ -365,6 +371,32 @@ TEST(FitPrediction, ShortProbesOfARealModelPredictWhatLongOnesDo) {
   EXPECT_NEAR(static_cast<double>(from_short.breakdown_at(4).activations),
               static_cast<double>(from_long.breakdown_at(4).activations),
               0.02 * static_cast<double>(from_long.breakdown_at(4).activations));
+}
+
+// A large vocabulary is probed narrowed (2,048 and 4,096 tokens) and extended: Llama 3.2 1B's
+// 128,256 tokens predicted as the probes at its own vocabulary measure them, where the narrowed
+// probes take a fraction of the memory and time.
+TEST(FitPrediction, ANarrowedVocabularyPredictsWhatTheWholeOneDoes) {
+  ResolvedBenchmark b = cpu_benchmark("llama-3.2-1b", 2, Tuning::kLora);
+  b.seq_len = 64;
+  FitOptions narrowed, whole;
+  narrowed.force_blocks = whole.force_blocks = true;
+  narrowed.cpu_flop_budget = whole.cpu_flop_budget = 1;
+  whole.narrow_vocab = false;
+  const MemoryFit from_narrow = fit_memory(b, narrowed);
+  const MemoryFit from_whole = fit_memory(b, whole);
+  EXPECT_EQ(from_narrow.readings.front().vocab, 2048);
+  EXPECT_EQ(from_narrow.readings.back().vocab, 4096);
+  EXPECT_EQ(from_whole.readings.front().vocab, 0);
+  // The tensors' counts extend exactly; the activations and the peak within 2 %.
+  EXPECT_EQ(from_narrow.weights, from_whole.weights);
+  EXPECT_EQ(from_narrow.gradients, from_whole.gradients);
+  EXPECT_EQ(from_narrow.optimizer_states, from_whole.optimizer_states);
+  const auto whole_peak = static_cast<double>(from_whole.peak_at(2));
+  EXPECT_NEAR(static_cast<double>(from_narrow.peak_at(2)), whole_peak, 0.02 * whole_peak);
+  const auto whole_activations = static_cast<double>(from_whole.breakdown_at(2).activations);
+  EXPECT_NEAR(static_cast<double>(from_narrow.breakdown_at(2).activations), whole_activations,
+              0.02 * whole_activations);
 }
 
 TEST(FitPrediction, TheLargestBatchIsTheLastWhosePeakFits) {
