@@ -228,6 +228,89 @@ std::string shapes_text(const std::vector<Shape>& shapes) {
 
 }  // namespace
 
+namespace {
+
+// The probe models: the whole one, or one and two blocks (at a narrowed vocabulary, with one
+// block at twice it, for a large one).
+struct ProbeModels {
+  bool by_blocks = false, narrowed = false;
+  ModelOptions one_block, two_blocks, wider;
+};
+
+ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options,
+                         const ResolvedBenchmark& b, torch::Device device,
+                         const FitOptions& fit_options) {
+  const int64_t whole_limit =
+      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
+  ProbeModels models;
+  models.by_blocks =
+      info.capabilities.blocks > 1 &&
+      (fit_options.force_blocks || planned_probe_bytes(info, options, b) > whole_limit);
+  models.one_block = models.two_blocks = models.wider = options;
+  models.one_block.blocks = models.wider.blocks = 1;
+  models.two_blocks.blocks = 2;
+  models.narrowed =
+      models.by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
+  if (models.narrowed) {
+    models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
+    models.wider.vocab = 2 * kProbeVocab;
+  }
+  return models;
+}
+
+// Refuses before the probes start where the host cannot hold the largest probe model.
+void check_host_memory(const ProbeModels& models, const ModelInfo& info,
+                       const ModelOptions& options, const ResolvedBenchmark& b) {
+  const std::optional<int64_t> host = host_available_memory();
+  if (!host || b.device == DeviceKind::kCuda) return;
+  const int64_t needed =
+      models.by_blocks ? std::max(planned_probe_bytes(info, models.two_blocks, b),
+                                  models.narrowed ? planned_probe_bytes(info, models.wider, b) : 0)
+                       : planned_probe_bytes(info, options, b);
+  if (needed > *host) {
+    throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
+                     bytes_text(needed) + " for weights and gradients and the host has " +
+                     bytes_text(*host) + " available");
+  }
+}
+
+// The probes by blocks, extended to the whole model; `method` says how.
+ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
+                          const ModelInfo& info, torch::Device device,
+                          const PrecisionPolicy& policy, const std::vector<Shape>& shapes,
+                          MemoryFit& fit) {
+  const ProbeFits one =
+      probe_model(b, info, models.one_block, device, policy, shapes, fit.readings);
+  const ProbeFits two =
+      probe_model(b, info, models.two_blocks, device, policy, shapes, fit.readings);
+  const double t = static_cast<double>(info.capabilities.blocks - 1);
+  const bool narrowed = models.narrowed;
+  const ProbeFits vocab =
+      narrowed ? probe_model(b, info, models.wider, device, policy, shapes, fit.readings) : one;
+  const double u = narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
+                                  static_cast<double>(kProbeVocab)
+                            : 0.0;
+  ProbeFits fits = extended_fits(one, two, t, vocab, u);
+  // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
+  // vocabulary] each: at a narrowed vocabulary a block's moment hides them, at the model's
+  // own they can be the peak. Counted per token for the vocabulary the probes left out.
+  if (narrowed) {
+    fits.backward_extra.linear +=
+        static_cast<double>(info.capabilities.vocab - 2 * kProbeVocab) * 2 * sizeof(float);
+  }
+  fit.method = "forward and backward of the model with 1 and with 2 of its " +
+               std::to_string(info.capabilities.blocks) + " blocks" +
+               (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
+                               " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
+                         : "") +
+               " at " + shapes_text(shapes) + " on the " + to_string(b.device) + ", extended to " +
+               std::to_string(info.capabilities.blocks) + " blocks" +
+               (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
+  return fits;
+}
+
+}  // namespace
+
 MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
   if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
   if (b.blocks > 0) {
@@ -241,64 +324,18 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
   const ModelOptions options(b);
-
-  const int64_t whole_limit =
-      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
-  const bool by_blocks =
-      info.capabilities.blocks > 1 &&
-      (fit_options.force_blocks || planned_probe_bytes(info, options, b) > whole_limit);
-  ModelOptions one_block = options, two_blocks = options, wider = options;
-  one_block.blocks = two_blocks.blocks = wider.blocks = 1;
-  two_blocks.blocks = 2;
-  const bool narrowed =
-      by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
-  if (narrowed) {
-    one_block.vocab = two_blocks.vocab = kProbeVocab;
-    wider.vocab = 2 * kProbeVocab;
-  }
-  const int64_t seq = probe_length(info, by_blocks ? two_blocks : options, b, fit_options);
+  const ProbeModels models = probe_models(info, options, b, device, fit_options);
+  const int64_t seq =
+      probe_length(info, models.by_blocks ? models.two_blocks : options, b, fit_options);
   const std::vector<Shape> shapes = probe_shapes(seq);
-  const std::optional<int64_t> host = host_available_memory();
-  if (host && !device.is_cuda()) {
-    const int64_t needed = by_blocks ? std::max(planned_probe_bytes(info, two_blocks, b),
-                                                narrowed ? planned_probe_bytes(info, wider, b) : 0)
-                                     : planned_probe_bytes(info, options, b);
-    if (needed > *host) {
-      throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
-                       bytes_text(needed) + " for weights and gradients and the host has " +
-                       bytes_text(*host) + " available");
-    }
-  }
+  check_host_memory(models, info, options, b);
 
   MemoryFit fit;
   fit.benchmark = b;
   ProbeFits fits;
   const NativeCpuMatmuls native_matmuls(!device.is_cuda() && seq > 0);
-  if (by_blocks) {
-    const ProbeFits one = probe_model(b, info, one_block, device, policy, shapes, fit.readings);
-    const ProbeFits two = probe_model(b, info, two_blocks, device, policy, shapes, fit.readings);
-    const double t = static_cast<double>(info.capabilities.blocks - 1);
-    const ProbeFits vocab =
-        narrowed ? probe_model(b, info, wider, device, policy, shapes, fit.readings) : one;
-    const double u = narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
-                                    static_cast<double>(kProbeVocab)
-                              : 0.0;
-    fits = extended_fits(one, two, t, vocab, u);
-    // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
-    // vocabulary] each: at a narrowed vocabulary a block's moment hides them, at the model's
-    // own they can be the peak. Counted per token for the vocabulary the probes left out.
-    if (narrowed) {
-      fits.backward_extra.linear +=
-          static_cast<double>(info.capabilities.vocab - 2 * kProbeVocab) * 2 * sizeof(float);
-    }
-    fit.method = "forward and backward of the model with 1 and with 2 of its " +
-                 std::to_string(info.capabilities.blocks) + " blocks" +
-                 (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
-                                 " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
-                           : "") +
-                 " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
-                 ", extended to " + std::to_string(info.capabilities.blocks) + " blocks" +
-                 (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
+  if (models.by_blocks) {
+    fits = probe_by_blocks(models, b, info, device, policy, shapes, fit);
   } else {
     fits = probe_model(b, info, options, device, policy, shapes, fit.readings);
     fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +
