@@ -282,7 +282,6 @@ def table(args):
         figure = f"{m['throughput']:.1f} {m.get('throughput_unit', '')}" if status == "ok" else ""
         note = "; ".join(notes_of(r)) if status == "ok" else first_line(r.get("error"))
         if status == "skipped":
-            status = f"skipped"
             note = f"needs {r.get('requirement')}: {note}"
             if args.device == "cpu" and r.get("requirement") not in CPU_MAY_LACK:
                 t.failures.append(label(r))

@@ -12,4 +12,8 @@ namespace gpubench {
 // type_error.316 and a run that measured would end without its output.
 std::string json_text(const nlohmann::json& document, int indent = 2);
 
+// A value as a person writes it: a string without its quotes, anything else as compact JSON
+// ("fp16", 256, true).
+std::string plain_text(const nlohmann::json& value);
+
 }  // namespace gpubench

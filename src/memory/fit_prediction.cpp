@@ -66,15 +66,16 @@ BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
   return fit;
 }
 
+double extended_figure(double base, double blocks, double t, double vocab, double u,
+                       bool for_peak) {
+  const double per_vocab = for_peak ? std::max(0.0, vocab - base) : vocab - base;
+  return base + t * (blocks - base) + u * per_vocab;
+}
+
 BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, double t,
                                   const BatchSeqFit& c, double u, bool for_peak) {
-  // A peak is the largest of several moments: one that a wider vocabulary leaves where it was
-  // (a block's) shows as a smaller extra above the larger activations, which must not be
-  // extrapolated down to a negative one. For a peak, a coefficient's growth with the
-  // vocabulary counts only where it grows.
   auto plane = [t, u, for_peak](double base, double blocks, double vocab) {
-    const double per_vocab = for_peak ? std::max(0.0, vocab - base) : vocab - base;
-    return base + t * (blocks - base) + u * per_vocab;
+    return extended_figure(base, blocks, t, vocab, u, for_peak);
   };
   return {plane(a.fixed, b.fixed, c.fixed), plane(a.fixed_linear, b.fixed_linear, c.fixed_linear),
           plane(a.fixed_quadratic, b.fixed_quadratic, c.fixed_quadratic),

@@ -44,6 +44,14 @@ struct BatchSeqFit {
                               const BatchSeqFit& c, double u, bool for_peak = false);
 };
 
+// base + t (blocks - base) + u (vocab - base): a figure of the probes by blocks (base: one block,
+// blocks: two, vocab: one block at a wider vocabulary) extended to the whole model. A peak is the
+// largest of several moments: one that a wider vocabulary leaves where it was (a block's) shows
+// as a smaller extra above the larger activations, which must not be extrapolated down to a
+// negative one, so for a peak the vocabulary's part counts only where it grows.
+double extended_figure(double base, double blocks, double t, double vocab, double u,
+                       bool for_peak = false);
+
 // One forward and backward at a probe shape.
 struct ProbeReading {
   int64_t blocks = 0;  // 0: the whole model

@@ -41,8 +41,8 @@ struct FitReport {
   int64_t reserve_bytes = 0;  // kept free on every card (CUDA context, library workspaces)
   std::string method;
   double probe_seconds = 0;
-  // Each probe's figures, as rows: blocks, vocabulary, batch, seq, inputs, activations, peak above start,
-  // the same with the gradients kept, gradients (bytes).
+  // Each probe's figures, as rows: blocks, vocabulary, batch, seq, inputs, activations, peak
+  // above start, the same with the gradients kept, gradients (bytes).
   std::vector<std::vector<int64_t>> probes;
   std::vector<CardVerdict> cards;
 };

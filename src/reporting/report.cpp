@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "results/statistics.h"
 #include "spec/benchmark_fields.h"
@@ -94,7 +95,7 @@ class Across {
       }
       const auto value = identity.values.find(key);
       if (text.empty() && value != identity.values.end()) {
-        text = key + "=" + (value->is_string() ? value->get<std::string>() : value->dump());
+        text = key + "=" + plain_text(*value);
       }
       if (!text.empty()) own.push_back(text);
     }

@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "common/log.h"
 #include "results/start_time.h"
 #include "spec/benchmark_fields.h"
@@ -29,7 +30,7 @@ std::string selector_value(const Result& r, const std::string& key) {
     return name;
   }
   const nlohmann::json value = find_benchmark_field(key)->resolved(r.benchmark);
-  return value.is_string() ? value.get<std::string>() : value.dump();
+  return plain_text(value);
 }
 
 }  // namespace
@@ -253,8 +254,7 @@ ResultSelector ResultSelector::parse(const std::string& text) {
     // ("gpus=-1" is refused, "gpus=04" is gpus 4), not left to match nothing.
     if (const BenchmarkField* field = find_benchmark_field(key);
         field != nullptr && key != "model") {
-      const nlohmann::json canonical = field_value_from_text(*field, value);
-      value = canonical.is_string() ? canonical.get<std::string>() : canonical.dump();
+      value = plain_text(field_value_from_text(*field, value));
     }
     selector.fields_[key] = value;
   }

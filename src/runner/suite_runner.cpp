@@ -26,6 +26,29 @@ std::string seconds_text(double seconds) {
   return text;
 }
 
+// One benchmark in a child given it as a benchmark file, writing into the suite's private
+// folder: its result, or a failed one saying how the child ended.
+Result run_in_child(const ResolvedBenchmark& benchmark, size_t index, const TemporaryFolder& folder,
+                    const SuiteRunOptions& options) {
+  const std::string child_output = folder.file("result-" + std::to_string(index) + ".json");
+  const std::string benchmark_file = folder.file("benchmark-" + std::to_string(index) + ".json");
+  const ProcessOutcome outcome = run_child_process(
+      child_command_line(benchmark, benchmark_file,
+                         {options.executable.empty() ? current_executable() : options.executable,
+                          options.log_level, child_output}),
+      options.timeout_seconds, /*discard_stdout=*/true);  // the suite prints one table
+  std::error_code ignored;
+  fs::remove(benchmark_file, ignored);
+  std::optional<Result> written;
+  if (!outcome.timed_out) written = read_result_if_present(child_output);
+  fs::remove(child_output, ignored);
+  if (written) return *written;
+  return failed_result_for(
+      benchmark, "benchmark process " + outcome.describe() +
+                     (outcome.timed_out ? " after " + seconds_text(options.timeout_seconds) + " s"
+                                        : " without writing a result"));
+}
+
 }  // namespace
 
 std::vector<SuiteBenchmark> resolve_suite_entries(const std::vector<SuiteEntry>& entries,
@@ -55,44 +78,21 @@ std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
   for (size_t i = 0; i < benchmarks.size(); ++i) {
     throw_if_interrupted();
     const ResolvedBenchmark& benchmark = benchmarks[i].benchmark;
-    if (benchmarks[i].unavailable) {
-      const Result skipped = skipped_result_for(benchmark, *benchmarks[i].unavailable);
-      log::info("[{}/{}] {}: skipped, this machine lacks {}", i + 1, benchmarks.size(),
-                benchmark.model, skipped.requirement);
-      log::info("result: {}",
-                write_new_file(prepare_result_path(options.output_directory, benchmark),
-                               json_text(result_to_json(skipped)) + "\n"));
-      results.push_back(skipped);
-      continue;
-    }
-    // The child writes into the suite's private folder; the result then takes a new name in the
-    // output folder, never one another run (another suite writing there) has taken meanwhile.
+    // The result takes a new name in the output folder, never one another run (another suite
+    // writing there) has taken meanwhile.
     const std::string wanted = prepare_result_path(options.output_directory, benchmark);
-    const std::string child_output = folder.file("result-" + std::to_string(i) + ".json");
-    log::info("[{}/{}] {} {} on {} (batch {})", i + 1, benchmarks.size(), benchmark.model,
-              to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
-    const std::string benchmark_file = folder.file("benchmark-" + std::to_string(i) + ".json");
-    const ProcessOutcome outcome = run_child_process(
-        child_command_line(benchmark, benchmark_file,
-                           {options.executable.empty() ? current_executable() : options.executable,
-                            options.log_level, child_output}),
-        options.timeout_seconds, /*discard_stdout=*/true);  // the suite prints one table
-    std::error_code ignored;
-    fs::remove(benchmark_file, ignored);
-
-    std::optional<Result> written;
-    if (!outcome.timed_out) written = read_result_if_present(child_output);
-    fs::remove(child_output, ignored);
-    if (!written) {
-      written = failed_result_for(
-          benchmark,
-          "benchmark process " + outcome.describe() +
-              (outcome.timed_out ? " after " + seconds_text(options.timeout_seconds) + " s"
-                                 : " without writing a result"));
+    Result result;
+    if (benchmarks[i].unavailable) {
+      result = skipped_result_for(benchmark, *benchmarks[i].unavailable);
+      log::info("[{}/{}] {}: skipped, this machine lacks {}", i + 1, benchmarks.size(),
+                benchmark.model, result.requirement);
+    } else {
+      log::info("[{}/{}] {} {} on {} (batch {})", i + 1, benchmarks.size(), benchmark.model,
+                to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
+      result = run_in_child(benchmark, i, folder, options);
     }
-    const std::string path = write_new_file(wanted, json_text(result_to_json(*written)) + "\n");
-    log::info("result: {}", path);
-    results.push_back(*written);
+    log::info("result: {}", write_new_file(wanted, json_text(result_to_json(result)) + "\n"));
+    results.push_back(std::move(result));
   }
   return results;
 }

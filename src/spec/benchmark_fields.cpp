@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_fields.h"
+#include "common/json_text.h"
 
 namespace gpubench {
 namespace {
@@ -144,8 +145,7 @@ class Setting {
   Setting& kind(FieldType type, json default_value, std::string default_text = "") {
     field_.type = type;
     if (default_text.empty() && !default_value.is_null()) {
-      default_text =
-          default_value.is_string() ? default_value.get<std::string>() : default_value.dump();
+      default_text = plain_text(default_value);
     }
     field_.default_value = std::move(default_value);
     field_.default_text = std::move(default_text);

@@ -15,6 +15,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -73,11 +74,6 @@ struct RawField {
   int line = 0;
 };
 using RawEntry = std::vector<RawField>;
-
-// A value as the suite wrote it, for matching a `rehearsal.replace` key: 256 and "256" alike.
-std::string value_text(const nlohmann::json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
 
 // `rehearsal:` (run --rehearsal): the same entries at other sizes, on another device.
 struct RawRehearsal {
@@ -157,7 +153,7 @@ class SuiteParser {
           }
           std::vector<std::pair<std::string, nlohmann::json>> pairs;
           for (const auto& pair : field.second) {
-            pairs.emplace_back(value_text(scalar_from_yaml(pair.first, true)),
+            pairs.emplace_back(plain_text(scalar_from_yaml(pair.first, true)),
                                scalar_from_yaml(pair.second, true));
           }
           rehearsal.replace.push_back(
@@ -363,7 +359,7 @@ class SuiteParser {
       const BenchmarkField* field = find_benchmark_field(raw.key);
       const auto replaced = [&pairs = pairs](const nlohmann::json& value) {
         for (const auto& [from, to] : pairs) {
-          if (value_text(value) == from) return to;
+          if (plain_text(value) == from) return to;  // 256 and "256" alike
         }
         return value;
       };

@@ -116,22 +116,15 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
 // in proportion to it, and at 128K tokens they are most of a one-block model's memory and time.
 constexpr int64_t kProbeVocab = 2048;
 
-// base + t (blocks - base) + u (vocab - base): the three probes extended to the whole model;
-// for a peak, the vocabulary's part only where it grows (BatchSeqFit::extended).
-int64_t extended(int64_t base, int64_t blocks, double t, int64_t vocab, double u,
-                 bool for_peak = false) {
-  const int64_t per_vocab = for_peak ? std::max<int64_t>(0, vocab - base) : vocab - base;
-  return std::llround(static_cast<double>(base) + t * static_cast<double>(blocks - base) +
-                      u * static_cast<double>(per_vocab));
-}
-
 // One and two blocks at the narrowed vocabulary, and one block at twice it, as one fit of the
 // whole model: linear in the blocks and in the vocabulary, which do not meet.
 ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t,
                         const ProbeFits& vocab, double u) {
   ProbeFits fits;
   const auto line = [&](int64_t ProbeFits::*member, bool for_peak = false) {
-    return extended(base.*member, blocks.*member, t, vocab.*member, u, for_peak);
+    return std::llround(extended_figure(static_cast<double>(base.*member),
+                                        static_cast<double>(blocks.*member), t,
+                                        static_cast<double>(vocab.*member), u, for_peak));
   };
   fits.weights = line(&ProbeFits::weights);
   fits.gradients = line(&ProbeFits::gradients);
