@@ -97,6 +97,19 @@ inline void expect_usage_error(const std::string& arguments, const std::string& 
   EXPECT_EQ(result.output.find("Exception raised from"), std::string::npos) << result.output;
 }
 
+// `folder` holds results and `other`, a file that is no result: a report of the folder reads the
+// results (naming `model`) and passes over `other`, saying "skipped <skipped> in the folders
+// given"; `other` named on its own is refused as no result.
+inline void expect_report_passes_over(const std::string& folder, const std::string& other,
+                                      const std::string& skipped, const std::string& model) {
+  const auto report = run_gpubench("report " + folder);
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("skipped " + skipped + " in the folders given"), std::string::npos)
+      << report.output;
+  EXPECT_NE(report.output.find(model), std::string::npos) << report.output;
+  expect_usage_error("report " + other, "not a gpubench result");
+}
+
 // A fresh, empty directory under the system temp dir, removed when the object goes away.
 class ScratchDirectory {
  public:

@@ -50,12 +50,8 @@ TEST(FitCli, AReportOfAFolderWithAFitSkipsTheFit) {
   const auto run = run_gpubench("--log-level warn train" + model +
                                 " --warmup-steps 1 --steps 1 --repeat 1 -o " + dir.path());
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  const auto report = run_gpubench("report " + dir.path());
-  EXPECT_EQ(report.exit_code, 0) << report.output;
-  EXPECT_NE(report.output.find("skipped 1 fit prediction(s) in the folders given"),
-            std::string::npos)
-      << report.output;
-  expect_usage_error("report " + dir.file("fit.json"), "not a gpubench result");
+  testing::expect_report_passes_over(dir.path(), dir.file("fit.json"), "1 fit prediction(s)",
+                                     "test-tiny-cnn");
 }
 
 TEST(FitCli, MarkdownJudgesEveryDatasheetCard) {
