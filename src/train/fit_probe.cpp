@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "memory/memory_plan.h"
+#include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "modeling/model_registry.h"
@@ -45,9 +46,51 @@ std::vector<BatchSeqFit::Point> points_of(const std::vector<double>& x,
   return points;
 }
 
+// On CPUs with AVX-512 BF16 or AMX, LibTorch runs a bf16 matmul through oneDNN once it has more
+// than 16^3 multiply-adds (ATen's mkldnn_gemm_min_size) and through its own kernel below that,
+// and the two leave different temporaries in backward. Probes at a quarter, a half and the whole
+// of a short length can straddle that size, and the curve through them misses the run's peak (a
+// tiny Llama's LoRA bf16 peak at seq 64 predicted 18 % low from probes at 4-16 on a Zen 4). Such
+// probes run LibTorch's own kernels throughout, whose temporaries matched the oneDNN run's there;
+// the run itself is left as it is.
+class NativeCpuMatmuls {
+ public:
+  explicit NativeCpuMatmuls(bool active)
+      : active_(active), previous_(at::globalContext().userEnabledMkldnn()) {
+    if (active_) at::globalContext().setUserEnabledMkldnn(false);
+  }
+  ~NativeCpuMatmuls() {
+    if (active_) at::globalContext().setUserEnabledMkldnn(previous_);
+  }
+  NativeCpuMatmuls(const NativeCpuMatmuls&) = delete;
+  NativeCpuMatmuls& operator=(const NativeCpuMatmuls&) = delete;
+
+ private:
+  bool active_;
+  bool previous_;
+};
+
+constexpr int64_t kOneDnnMinMultiplyAdds = 16 * 16 * 16;
+
+// Whether the probes' matmuls, up to `longest` tokens long, can lie on both sides of that size.
+// Not where every weight matrix has more elements than it (a linear layer at one token is above
+// it) and the probes are at most 4 tokens long (attention's products, at most 16 x the head
+// dimension, are below it for heads up to 256 wide): the probes of a model too large to build
+// here, where LibTorch's own bf16 kernels took two thirds of fit's time (Llama 3 8B: 41 s, 15 s
+// with oneDNN, the prediction the same to the byte).
+bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest) {
+  constexpr int64_t kLongestBelow = 4;
+  if (longest > kLongestBelow) return true;
+  for (const torch::Tensor& parameter : model.parameters()) {
+    if (parameter.dim() >= 2 && parameter.numel() <= kOneDnnMinMultiplyAdds) return true;
+  }
+  return false;
+}
+
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
-                      const std::vector<Shape>& shapes, std::vector<ProbeReading>& readings) {
+                      const std::vector<Shape>& shapes, bool shared_storage,
+                      std::vector<ProbeReading>& readings) {
   // Counted models are built undrawn and their weights zeroed on the device: memory does not
   // depend on the values, and drawing billions of them on the CPU would take the minute.
   options.defer_initialization = static_cast<bool>(info.count);
@@ -55,16 +98,22 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   ModelOptions placed = options;
   placed.defer_initialization = false;
   place_model(*model, device, placed, b.channels_last);
-  if (options.defer_initialization) {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->module().parameters()) parameter.zero_();
-  }
   TrainingStep step(*model, policy,
                     optimizer_settings_for(optimizer_for(b, info.optimizer), b.batch_size));
   ProbeFits fits;
   fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();
   fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
+  shared_storage = shared_storage && options.defer_initialization;
+  if (shared_storage) {
+    share_zeroed_parameters(model->module().parameters());
+  } else if (options.defer_initialization) {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : model->module().parameters()) parameter.zero_();
+  }
+  const int64_t longest = shapes.back().seq;
+  const NativeCpuMatmuls native_matmuls(!device.is_cuda() && longest > 0 &&
+                                        matmuls_can_straddle(model->module(), longest));
   std::vector<double> inputs, activations;
   std::vector<BatchSeqFit::Point> backward_extra;
   for (const Shape& shape : shapes) {
@@ -90,6 +139,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
       reading.peak_above_start = step.last_step_memory().peak_above_start();
       fits.gradients = counted_training_state(model->module(), step.optimizer()).gradients;
       fits.gradient_peak_extra = reading.peak_above_start - fits.gradients;
+      if (shared_storage) share_zeroed_gradients(model->module().parameters());
     }
     if (!first || shape.seq == 0) {
       step.measure_memory_of_next_step(device);
@@ -140,37 +190,14 @@ ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t
   return fits;
 }
 
-// Planned weights and gradients of the probe model, for the check that it can be built here.
+// What the probe model's tensors hold while it runs: its weights and gradients (planned), or with
+// shared storage its gradients alone (the first probe keeps each; the weights take one buffer).
 int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
-                            const ResolvedBenchmark& b) {
+                            const ResolvedBenchmark& b, bool shared_storage) {
   if (!info.count) return 0;
   const MemoryPlan plan = plan_memory(info.count(options), b, info, options);
-  return plan.weights + plan.gradients;
+  return (shared_storage ? 0 : plan.weights) + plan.gradients;
 }
-
-// On CPUs with AVX-512 BF16 or AMX, LibTorch runs a bf16 matmul through oneDNN once it has more
-// than 16^3 multiply-adds (ATen's mkldnn_gemm_min_size) and through its own kernel below that,
-// and the two leave different temporaries in backward. Probes at a quarter, a half and the whole
-// of a short length straddle that size, and the curve through them misses the run's peak (a tiny
-// Llama's LoRA bf16 peak at seq 64 predicted 18 % low from probes at 4-16 on a Zen 4). The
-// probes of a sequence model on the CPU therefore run LibTorch's own kernels throughout, whose
-// temporaries matched the oneDNN run's there; the run itself is left as it is.
-class NativeCpuMatmuls {
- public:
-  explicit NativeCpuMatmuls(bool active)
-      : active_(active), previous_(at::globalContext().userEnabledMkldnn()) {
-    if (active_) at::globalContext().setUserEnabledMkldnn(false);
-  }
-  ~NativeCpuMatmuls() {
-    if (active_) at::globalContext().setUserEnabledMkldnn(previous_);
-  }
-  NativeCpuMatmuls(const NativeCpuMatmuls&) = delete;
-  NativeCpuMatmuls& operator=(const NativeCpuMatmuls&) = delete;
-
- private:
-  bool active_;
-  bool previous_;
-};
 
 // The probes' sequence lengths: the benchmark's, halved on the CPU until the largest probe
 // (batch 2) is within the FLOP budget.
@@ -238,7 +265,7 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options,
   ProbeModels models;
   models.by_blocks =
       info.capabilities.blocks > 1 &&
-      (fit_options.force_blocks || planned_probe_bytes(info, options, b) > whole_limit);
+      (fit_options.force_blocks || planned_probe_bytes(info, options, b, false) > whole_limit);
   models.one_block = models.two_blocks = models.wider = options;
   models.one_block.blocks = models.wider.blocks = 1;
   models.two_blocks.blocks = 2;
@@ -253,17 +280,22 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options,
 
 // Refuses before the probes start where the host cannot hold the largest probe model.
 void check_host_memory(const ProbeModels& models, const ModelInfo& info,
-                       const ModelOptions& options, const ResolvedBenchmark& b) {
-  const std::optional<int64_t> host = host_available_memory();
+                       const ModelOptions& options, const ResolvedBenchmark& b,
+                       const FitOptions& fit_options) {
+  const std::optional<int64_t> host =
+      fit_options.host_available ? fit_options.host_available : host_available_memory();
   if (!host || b.device == DeviceKind::kCuda) return;
+  const bool shared = fit_options.shared_storage;
   const int64_t needed =
-      models.by_blocks ? std::max(planned_probe_bytes(info, models.two_blocks, b),
-                                  models.narrowed ? planned_probe_bytes(info, models.wider, b) : 0)
-                       : planned_probe_bytes(info, options, b);
+      models.by_blocks
+          ? std::max(planned_probe_bytes(info, models.two_blocks, b, shared),
+                     models.narrowed ? planned_probe_bytes(info, models.wider, b, shared) : 0)
+          : planned_probe_bytes(info, options, b, shared);
   if (needed > *host) {
     throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
-                     bytes_text(needed) + " for weights and gradients and the host has " +
-                     bytes_text(*host) + " available");
+                     bytes_text(needed) +
+                     (shared ? " for its gradients" : " for weights and gradients") +
+                     " and the host has " + bytes_text(*host) + " available");
   }
 }
 
@@ -271,15 +303,16 @@ void check_host_memory(const ProbeModels& models, const ModelInfo& info,
 ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
                           const ModelInfo& info, torch::Device device,
                           const PrecisionPolicy& policy, const std::vector<Shape>& shapes,
-                          MemoryFit& fit) {
+                          bool shared, MemoryFit& fit) {
   const ProbeFits one =
-      probe_model(b, info, models.one_block, device, policy, shapes, fit.readings);
+      probe_model(b, info, models.one_block, device, policy, shapes, shared, fit.readings);
   const ProbeFits two =
-      probe_model(b, info, models.two_blocks, device, policy, shapes, fit.readings);
+      probe_model(b, info, models.two_blocks, device, policy, shapes, shared, fit.readings);
   const double t = static_cast<double>(info.capabilities.blocks - 1);
   const bool narrowed = models.narrowed;
   const ProbeFits vocab =
-      narrowed ? probe_model(b, info, models.wider, device, policy, shapes, fit.readings) : one;
+      narrowed ? probe_model(b, info, models.wider, device, policy, shapes, shared, fit.readings)
+               : one;
   const double u = narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
                                   static_cast<double>(kProbeVocab)
                             : 0.0;
@@ -321,16 +354,17 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const int64_t seq =
       probe_length(info, models.by_blocks ? models.two_blocks : options, b, fit_options);
   const std::vector<Shape> shapes = probe_shapes(seq);
-  check_host_memory(models, info, options, b);
+  check_host_memory(models, info, options, b, fit_options);
 
   MemoryFit fit;
   fit.benchmark = b;
   ProbeFits fits;
-  const NativeCpuMatmuls native_matmuls(!device.is_cuda() && seq > 0);
   if (models.by_blocks) {
-    fits = probe_by_blocks(models, b, info, device, policy, shapes, fit);
+    fits =
+        probe_by_blocks(models, b, info, device, policy, shapes, fit_options.shared_storage, fit);
   } else {
-    fits = probe_model(b, info, options, device, policy, shapes, fit.readings);
+    fits = probe_model(b, info, options, device, policy, shapes, fit_options.shared_storage,
+                       fit.readings);
     fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +
                  to_string(b.device);
   }

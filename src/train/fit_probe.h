@@ -2,6 +2,8 @@
 // the device present, read into memory/fit_prediction.h's model of a step's peak.
 #pragma once
 
+#include <optional>
+
 #include "memory/fit_prediction.h"
 #include "spec/benchmark.h"
 
@@ -13,6 +15,11 @@ struct FitOptions {
   // Probes by blocks narrow a large vocabulary and extend it (fit_probe.cpp); false: the model's
   // own vocabulary in every probe (tests).
   bool narrow_vocab = true;
+  // The probes of a counted model hold its weights, and the gradients they keep, in one buffer
+  // per dtype (memory/shared_storage.h); false: each tensor its own (tests).
+  bool shared_storage = true;
+  // The host's available memory the probes are checked against; unset: MemAvailable (tests).
+  std::optional<int64_t> host_available;
   // On the CPU, the probes' sequence length is halved until the largest probe's forward and
   // backward is at most this many FLOPs (the fit must take seconds, not hours, there).
   double cpu_flop_budget = 2e11;

@@ -9,9 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "common/errors.h"
 #include "cpu_benchmark.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
+#include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "modeling/model_registry.h"
@@ -396,6 +398,100 @@ TEST(FitPrediction, ANarrowedVocabularyPredictsWhatTheWholeOneDoes) {
   EXPECT_EQ(from_narrow.weights, from_whole.weights);
   EXPECT_EQ(from_narrow.gradients, from_whole.gradients);
   EXPECT_EQ(from_narrow.optimizer_states, from_whole.optimizer_states);
+}
+
+// fit's probes keep a model's weights, and the gradients they keep, in one zeroed buffer per
+// dtype: each parameter stays its own tensor with its shape and layout.
+TEST(SharedStorage, ParametersAndKeptGradientsShareOneZeroedBufferPerDtype) {
+  torch::nn::Linear wide(8, 6), narrow(3, 2);
+  narrow->to(torch::kBFloat16);
+  std::vector<torch::Tensor> parameters = wide->parameters();
+  for (const torch::Tensor& p : narrow->parameters()) parameters.push_back(p);
+  const torch::Tensor transposed = torch::nn::Linear(4, 5)->weight.detach().t().requires_grad_();
+  parameters.push_back(transposed);
+  std::vector<std::vector<int64_t>> sizes, strides;
+  for (const torch::Tensor& p : parameters) {
+    sizes.push_back(p.sizes().vec());
+    strides.push_back(p.strides().vec());
+    p.mutable_grad() = torch::ones_like(p);
+  }
+  share_zeroed_parameters(parameters);
+  share_zeroed_gradients(parameters);
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const torch::Tensor& p = parameters[i];
+    EXPECT_EQ(p.sizes().vec(), sizes[i]);
+    EXPECT_EQ(p.strides().vec(), strides[i]);
+    EXPECT_EQ(p.grad().strides().vec(), strides[i]);
+    EXPECT_TRUE(p.requires_grad());
+    EXPECT_EQ(p.count_nonzero().item<int64_t>(), 0);
+    EXPECT_EQ(p.grad().count_nonzero().item<int64_t>(), 0);
+  }
+  // fp32: the 6x8 weight's 48 elements hold every fp32 tensor; bf16: the 2x3 weight's 6.
+  EXPECT_EQ(storage_bytes(parameters), 48 * 4 + 6 * 2);
+  std::vector<torch::Tensor> gradients;
+  for (const torch::Tensor& p : parameters) gradients.push_back(p.grad());
+  EXPECT_EQ(storage_bytes(gradients), 48 * 4 + 6 * 2);
+  EXPECT_FALSE(parameters[0].is_alias_of(parameters[0].grad()));
+  // Backward accumulates into the kept gradients in place, and no parameter changes.
+  const torch::Tensor x = torch::ones({2, 8});
+  wide(x).sum().backward();
+  EXPECT_EQ(storage_bytes(gradients), 48 * 4 + 6 * 2);
+  EXPECT_TRUE(wide->weight.grad().is_alias_of(wide->bias.grad()));
+  EXPECT_EQ(wide->weight.count_nonzero().item<int64_t>(), 0);
+}
+
+void expect_same_readings(const MemoryFit& a, const MemoryFit& b) {
+  ASSERT_EQ(a.readings.size(), b.readings.size());
+  for (size_t i = 0; i < a.readings.size(); ++i) {
+    SCOPED_TRACE("reading " + std::to_string(i));
+    const ProbeReading &x = a.readings[i], &y = b.readings[i];
+    EXPECT_EQ(x.inputs, y.inputs);
+    EXPECT_EQ(x.activations, y.activations);
+    EXPECT_EQ(x.peak_above_start, y.peak_above_start);
+    EXPECT_EQ(x.peak_above_start_kept, y.peak_above_start_kept);
+    EXPECT_EQ(x.gradients, y.gradients);
+  }
+  EXPECT_EQ(a.weights, b.weights);
+  EXPECT_EQ(a.optimizer_states, b.optimizer_states);
+  EXPECT_EQ(a.peak_at(2), b.peak_at(2));
+}
+
+// What a forward and backward allocates does not depend on where the weights live: probes over
+// shared storage read, byte for byte, what probes with a storage per tensor do.
+TEST(FitPrediction, ProbesOverSharedStorageReadWhatOwnStorageDoes) {
+  for (const ResolvedBenchmark& b :
+       {cpu_benchmark("test-tiny-llama", 4),
+        cpu_benchmark("test-tiny-llama", 4, Tuning::kLora, Precision::kBf16)}) {
+    SCOPED_TRACE(b.model + " " + to_string(b.precision));
+    FitOptions own, shared;
+    own.shared_storage = false;
+    own.force_blocks = shared.force_blocks = true;
+    expect_same_readings(fit_memory(b, shared), fit_memory(b, own));
+  }
+}
+
+// A host that cannot hold the largest probe's tensors is told so before any probe runs.
+TEST(FitPrediction, AHostTooSmallForTheProbesIsRefusedBeforeTheyStart) {
+  ResolvedBenchmark b = cpu_benchmark("llama-3-8b", 1, Tuning::kFull, Precision::kBf16);
+  b.seq_len = 2048;
+  FitOptions small_host;
+  small_host.host_available = int64_t{1} << 30;
+  tensor_memory::track_cpu_tensors();
+  tensor_memory::reset_peak(kCpu);
+  const int64_t before = tensor_memory::allocated_bytes(kCpu);
+  try {
+    fit_memory(b, small_host);
+    ADD_FAILURE() << "fit ran its probes on a host of 1 GiB";
+  } catch (const UsageError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("the host cannot run fit's probes of llama-3-8b: the largest needs"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("for its gradients and the host has 1.0 GiB available"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(tensor_memory::peak_allocated_bytes(kCpu), before);
 }
 
 TEST(FitPrediction, TheLargestBatchIsTheLastWhosePeakFits) {
