@@ -476,5 +476,19 @@ LlamaConfig tiny_llama_config() {
 const ModelRegistration kTinyLlama{llama_info("test-tiny-llama", tiny_llama_config(),
                                               "a test model: Llama, 2 layers, hidden 32", true)};
 
+// Hidden: a small Llama deep enough that `train --blocks 2` leaves blocks out, and wide enough
+// that its adapters at rank 64 fill several 1 MiB buckets (the timeline's extension to the whole
+// depth).
+LlamaConfig small_deep_llama_config() {
+  LlamaConfig c = tiny_llama_config();
+  c.hidden_size = 256;
+  c.intermediate_size = 512;
+  c.num_layers = 6;
+  return c;
+}
+const ModelRegistration kSmallDeepLlama{llama_info("test-deep-llama", small_deep_llama_config(),
+                                                   "a test model: Llama, 6 layers, hidden 256",
+                                                   true)};
+
 }  // namespace
 }  // namespace gpubench::models

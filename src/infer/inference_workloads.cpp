@@ -12,6 +12,7 @@
 #include "infer/greedy_generation.h"
 
 #include "common/errors.h"
+#include "distributed/collectives.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
 #include "memory/run_memory.h"

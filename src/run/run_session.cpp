@@ -3,6 +3,7 @@
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
 #include "distributed/collective_errors.h"
+#include "distributed/collectives.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"

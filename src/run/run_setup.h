@@ -6,11 +6,12 @@
 #include <optional>
 #include <string>
 
-#include "distributed/collectives.h"
 #include "run/measurement.h"
 #include "testing/fault_injection.h"
 
 namespace gpubench {
+
+class Collectives;  // distributed/collectives.h: the run setup itself needs no LibTorch header
 
 // This process's place in a data-parallel run. The default is a single process.
 struct RankPlacement {

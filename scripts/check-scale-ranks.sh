@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The accuracy of `gpubench scale` against CPU ranks (docs/scaling.md#checked-against-cpu-ranks):
+# N Gloo ranks of ResNet-50 (batch 2, one thread a rank) predicted from single-rank runs and the
+# measured Gloo all-reduce curve, then run; three rounds, each printed, and the median of
+# predicted/measured. A benchmark of the predictor, run by hand, never by CTest: it times the
+# machine it runs on. Exit 0 when the median is within 15 %, 1 when not, 77 on a machine with
+# fewer cores than ranks.
+#   usage: check-scale-ranks.sh [RANKS (2)] [BUILD_DIR (build)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ranks=${1:-2}
+gpubench="$(cd "${2:-build}" && pwd)/gpubench"
+cores=$(nproc)
+if [ "$cores" -lt "$ranks" ]; then
+  echo "check-scale-ranks: $ranks ranks need $ranks cores, one a rank; this machine has $cores"
+  exit 77
+fi
+# With fewer than two cores a rank, Gloo's reductions and socket copies run on the cores that
+# compute: every all-reduce adds to the step.
+overlap=""
+[ "$cores" -lt $((2 * ranks)) ] && overlap="--no-overlap"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+train="train --model resnet50 --device cpu --batch-size 2 --threads 1 --warmup-steps 2 --steps 6 --repeat 1 --log-level warn"
+field() {  # FILE EXPRESSION: a figure of a result or scale file
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+"$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 64M -n 5 -o "$scratch/ar.json" >/dev/null
+echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks${overlap:+, no overlap}"
+ratios=()
+for round in 1 2 3; do
+  # The basis: `ranks` single-rank runs at once (a core with its neighbours busy), the slowest.
+  pids=()
+  for r in $(seq 1 "$ranks"); do
+    "$gpubench" $train --output "$scratch/one-$round-$r.json" >/dev/null &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  basis="" basis_ms=0
+  for r in $(seq 1 "$ranks"); do
+    ms=$(field "$scratch/one-$round-$r.json" 'd["metrics"]["step_time_ms"]["median"]')
+    if python3 -c "import sys; sys.exit(0 if $ms > $basis_ms else 1)"; then
+      basis="$scratch/one-$round-$r.json" basis_ms=$ms
+    fi
+  done
+  many="$scratch/many-$round.json"
+  "$gpubench" $train --gpus "$ranks" --output "$many" >/dev/null
+  # The basis on the data-parallel run's clock: the ratio of their forward passes, which carry
+  # no communication in either (the machine's speed drifts between runs).
+  clock=$(python3 -c "import json; f = lambda p: json.load(open(p))['timeline']['forward_ms']; print(f('$many') / f('$basis'))")
+  throughput=$(python3 -c "import json; print(json.load(open('$basis'))['metrics']['throughput'] / $clock)")
+  "$gpubench" scale "$basis" --fabric "$scratch/ar.json" --gpus "$ranks" --throughput "$throughput" \
+    $overlap -f json >"$scratch/scale-$round.json"
+  predicted=$(field "$scratch/scale-$round.json" 'd["fabrics"][0]["points"][0]["step_ms"]')
+  measured=$(field "$many" 'd["metrics"]["step_time_ms"]["median"]')
+  ratio=$(python3 -c "print(f'{$predicted / $measured:.3f}')")
+  ratios+=("$ratio")
+  printf 'round %d: single ranks at once (slowest) %.0f ms, forward ratio %.3f, predicted %.0f ms, measured %.0f ms, predicted/measured %s\n' \
+    "$round" "$basis_ms" "$clock" "$predicted" "$measured" "$ratio"
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n 2p)
+echo "median predicted/measured: $median"
+python3 -c "import sys; sys.exit(0 if abs($median - 1) < 0.15 else 1)" ||
+  { echo "check-scale-ranks: the median is not within 15 %"; exit 1; }
