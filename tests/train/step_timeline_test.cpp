@@ -57,7 +57,6 @@ TEST(StepTimeline, TimesDdpBucketsFromTheStartOfBackward) {
   EXPECT_GT(info.forward_ms, 0);
   EXPECT_EQ(info.gradient_sync_ms, 0) << "no synchronizer";
   EXPECT_GT(info.overhead_ms, 0) << "the recorder's own time is measured";
-  EXPECT_LT(info.overhead_ms, info.backward_ms);
 }
 
 TEST(StepTimeline, RecordsNothingWhilePausedOrAfterStopping) {
