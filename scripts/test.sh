@@ -6,4 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 [ "$#" -eq 0 ] && export GPUBENCH_SCHEMA_REQUIRE_KINDS=1
+started=$(date +%s)
 ctest --test-dir "${GPUBENCH_BUILD_DIR:-build}" --output-on-failure --parallel "$(nproc)" "$@"
+# The suite's time on this CPU (docs/development.md records it by CPU model).
+echo "test.sh: ctest took $(($(date +%s) - started)) s at --parallel $(nproc) on" \
+  "$(lscpu | sed -n 's/^Model name: *//p' | head -1)"

@@ -375,13 +375,13 @@ std::pair<MemoryFit, MemoryFit> expect_two_fits_agree(int64_t batch, FitOptions 
 }
 
 // At a real width the probes' length hardly matters: Llama 3.2 1B probed up to length 3 predicts
-// what probes up to 32 do at 64.
+// what probes up to 16 do at 64.
 TEST(FitPrediction, ShortProbesOfARealModelPredictWhatLongOnesDo) {
   FitOptions long_probes;
-  long_probes.shortest_probe = 32;
+  long_probes.shortest_probe = 16;
   const auto [from_short, from_long] = expect_two_fits_agree(4, FitOptions{}, long_probes);
   EXPECT_EQ(from_short.readings.back().seq, 3);
-  EXPECT_EQ(from_long.readings.back().seq, 32);
+  EXPECT_EQ(from_long.readings.back().seq, 16);
 }
 
 // A large vocabulary is probed narrowed (2,048 and 4,096 tokens) and extended: Llama 3.2 1B's
