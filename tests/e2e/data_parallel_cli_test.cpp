@@ -209,8 +209,7 @@ TEST(DataParallelCli, ADeadRankFailsTheRunAtOnceAndLeavesNoProcess) {
 // In gpubench's words, not Gloo's: who waited, for how long, and which rank stopped answering.
 TEST(DataParallelCli, AHungRankFailsTheOthersWithinTheTimeout) {
   const std::string error = failed_two_rank_run("dp-hung", "hang:rank1", 3);
-  EXPECT_NE(error.find("rank 0: no answer from a peer rank for 3.0 s"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("rank 0: no answer from a peer rank for 3.0 s"), std::string::npos) << error;
   EXPECT_NE(error.find("rank 1 was still running (stopped or hung) and was ended"),
             std::string::npos)
       << error;
