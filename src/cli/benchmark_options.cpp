@@ -3,7 +3,6 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
@@ -64,17 +63,12 @@ bool any_setting_given(const BenchmarkOptions& options) {
   return false;
 }
 
-}  // namespace gpubench::cli
-
-namespace gpubench::cli {
-
-ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, const BenchmarkRequest& request,
-                                   bool warn_on_cpu_fallback) {
-  if (options.benchmark_file.empty()) return resolve_here(request, warn_on_cpu_fallback);
-  if (any_setting_given(options)) {
-    throw UsageError("--benchmark-file holds every setting; give no other benchmark options");
-  }
-  return checked_benchmark_file(options.benchmark_file);
+CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<BenchmarkOptions>& settings,
+                               std::string& output) {
+  CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
+  add_benchmark_options(*cmd, settings);
+  cmd->add_option("--output,-o", output, "Result file (.json) or directory")->capture_default_str();
+  return cmd;
 }
 
 }  // namespace gpubench::cli

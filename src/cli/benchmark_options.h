@@ -1,5 +1,6 @@
 // The benchmark settings as command-line options, from the field table (spec/benchmark_fields.h):
-// what `train` and `fit` both take.
+// what `train` and `fit` both take. LibTorch-free: `gpubench` checks train's values with them
+// before it becomes gpubench-train (main.cpp).
 #pragma once
 
 #include <map>
@@ -26,9 +27,10 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
 // What the command line asked for; throws UsageError for a bad value.
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);
-// What runs: the benchmark file given (checked against this machine), or the options resolved
-// here (runner/runner.h, resolve_here).
-ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, const BenchmarkRequest& request,
-                                   bool warn_on_cpu_fallback = true);
+
+// The `train` subcommand with its options, the benchmark settings and --output: one definition
+// for gpubench-train's train and for gpubench's check of its values.
+CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<BenchmarkOptions>& settings,
+                               std::string& output);
 
 }  // namespace gpubench::cli

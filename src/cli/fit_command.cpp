@@ -3,9 +3,11 @@
 #include <cstdio>
 
 #include "benchmark_options.h"
+#include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/byte_size.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/json_text.h"
 #include "reporting/fit_verdicts.h"
 #include "runner/runner.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "benchmark_options.h"
+#include "benchmark_to_run.h"
 #include "benchmark_run.h"
 #include "commands.h"
 #include "common/errors.h"

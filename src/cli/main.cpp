@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "benchmark_options.h"
 #include "commands.h"
 
 namespace {
@@ -37,10 +38,38 @@ std::string torch_executable() {
   std::exit(kExitBenchmarkFailed);
 }
 
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "--help-all" || arg == "--version") return true;
+  }
+  return false;
+}
+
+// train's options and values checked here, with gpubench-train's own definitions and words,
+// before this process becomes it: bad input costs no LibTorch start (0.4 s of CPU). What needs
+// LibTorch (the model registry, the devices) is checked there. Returns the exit code of a
+// refusal, or 0 to hand over.
+int refusal_of_train_settings(int argc, char** argv) {
+  return run_app(argc, argv, [](CLI::App& app, const GlobalOptions&, int& exit_code) {
+    auto settings = std::make_shared<BenchmarkOptions>();
+    auto output = std::make_shared<std::string>("results");
+    add_train_subcommand(app, settings, *output)->callback([settings, output, &exit_code] {
+      requested(*settings);
+      exit_code = kExitOk;
+    });
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (is_torch_command(named_subcommand(argc, argv))) become_torch_executable(argv);
+  const std::string subcommand = named_subcommand(argc, argv);
+  if (subcommand == "train" && !asks_for_help(argc, argv) &&
+      refusal_of_train_settings(argc, argv) == kExitUsage) {
+    return kExitUsage;
+  }
+  if (is_torch_command(subcommand)) become_torch_executable(argv);
   return run_app(argc, argv, [](CLI::App& app, const GlobalOptions&, int& exit_code) {
     for (const TorchCommand& command : kTorchCommands) {
       app.add_subcommand(command.name, command.description);  // listed in --help only

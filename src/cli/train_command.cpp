@@ -3,6 +3,7 @@
 // result to the reporters (cli/reporters.h).
 #include "benchmark_options.h"
 #include "benchmark_run.h"
+#include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"
 #include "runner/runner.h"
@@ -31,10 +32,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
-  add_benchmark_options(*cmd, options->settings);
-  cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
-      ->capture_default_str();
+  CLI::App* cmd = add_train_subcommand(app, options->settings, options->output);
   cmd->callback([options, &global, &exit_code] { exit_code = run_train(*options, global); });
 }
 

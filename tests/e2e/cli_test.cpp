@@ -61,6 +61,28 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
 }
 
+// gpubench checks train's values itself, in gpubench-train's words, before it becomes
+// gpubench-train: a copy of gpubench alone, with no gpubench-train beside it, refuses them, and
+// hands over what needs LibTorch (a model's name), which then fails for want of gpubench-train.
+TEST(Cli, TrainsValuesAreRefusedBeforeLibTorchStarts) {
+  ScratchDirectory dir("cli-front");
+  std::filesystem::copy_file(GPUBENCH_BINARY, dir.file("gpubench"));
+  std::filesystem::permissions(dir.file("gpubench"), std::filesystem::perms::owner_all);
+  const std::string alone = dir.file("gpubench");
+  const auto steps = testing::run_command(alone + " train --steps 0");
+  EXPECT_EQ(steps.exit_code, 2) << steps.output;
+  EXPECT_EQ(steps.output, "gpubench: error: steps must be an integer from 1 to 10000000, got 0\n");
+  const auto flag = testing::run_command(alone + " train --no-such-flag");
+  EXPECT_EQ(flag.exit_code, 2) << flag.output;
+  EXPECT_NE(flag.output.find("--no-such-flag"), std::string::npos) << flag.output;
+  const auto model = testing::run_command(alone + " train --model resnet5 --steps 2");
+  EXPECT_EQ(model.exit_code, 1) << model.output;
+  EXPECT_NE(model.output.find("cannot run '" + dir.file("gpubench-train") + "'"), std::string::npos)
+      << model.output;
+  EXPECT_EQ(testing::run_command(alone + " train --help").exit_code, 1)
+      << "help is gpubench-train's";
+}
+
 // gpubench answers report, compare, regress, --version and --help itself and hands the
 // training subcommands to gpubench-train in the same process.
 TEST(Cli, OneCommandLineForBothExecutables) {
