@@ -420,6 +420,31 @@ LlamaConfig llama_3_8b() {
   return c;
 }
 
+LlamaConfig llama_3_1_8b() {
+  LlamaConfig c = llama_3_8b();
+  c.rope_scaling_factor = 8;
+  c.max_positions = 131072;
+  return c;
+}
+
+LlamaConfig llama_3_1_70b() {
+  LlamaConfig c = llama_3_1_8b();
+  c.hidden_size = 8192;
+  c.intermediate_size = 28672;
+  c.num_layers = 80;
+  c.num_heads = 64;
+  return c;
+}
+
+LlamaConfig llama_3_1_405b() {
+  LlamaConfig c = llama_3_1_8b();
+  c.hidden_size = 16384;
+  c.intermediate_size = 53248;
+  c.num_layers = 126;
+  c.num_heads = 128;
+  return c;
+}
+
 namespace {
 
 ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
@@ -459,6 +484,26 @@ const ModelRegistration k2_7b{llama_info(
 const ModelRegistration k3_8b{llama_info(
     "llama-3-8b", llama_3_8b(),
     "Meta Llama 3 8B (Hugging Face LlamaForCausalLM: 32 layers, hidden 4096, GQA 32/8 heads)")};
+
+const ModelRegistration k31_8b{llama_info(
+    "llama-3.1-8b", llama_3_1_8b(),
+    "Meta Llama 3.1 8B (Hugging Face LlamaForCausalLM: 32 layers, hidden 4096, GQA 32/8 heads, "
+    "llama3 rotary scaling x8)")};
+
+ModelInfo llama_3_1_70b_info() {
+  ModelInfo info =
+      llama_info("llama-3.1-70b", llama_3_1_70b(),
+                 "Meta Llama 3.1 70B (Hugging Face LlamaForCausalLM: 80 layers, hidden "
+                 "8192, GQA 64/8 heads, llama3 rotary scaling x8; Llama 3.3 70B has "
+                 "the same shape)");
+  info.aliases = {"llama-3.3-70b"};
+  return info;
+}
+const ModelRegistration k31_70b{llama_3_1_70b_info()};
+const ModelRegistration k31_405b{llama_info(
+    "llama-3.1-405b", llama_3_1_405b(),
+    "Meta Llama 3.1 405B (Hugging Face LlamaForCausalLM: 126 layers, hidden 16384, GQA 128/8 "
+    "heads, llama3 rotary scaling x8)")};
 
 LlamaConfig tiny_llama_config() {
   LlamaConfig c;

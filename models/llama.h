@@ -35,6 +35,11 @@ struct LlamaConfig {
 LlamaConfig llama_3_2_1b();
 LlamaConfig llama_2_7b();
 LlamaConfig llama_3_8b();
+// Llama 3.1 (Hugging Face's config.json of meta-llama/Llama-3.1-8B, -70B and -405B): rotary
+// scaling "llama3" with factor 8 over an original context of 8,192, a context of 131,072.
+LlamaConfig llama_3_1_8b();
+LlamaConfig llama_3_1_70b();
+LlamaConfig llama_3_1_405b();
 
 // What measure_instance would count for this configuration, from the configuration alone (the
 // 7B and 8B models do not fit in a test machine's memory in float32).

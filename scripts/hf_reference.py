@@ -22,6 +22,9 @@ from trial_timing import keep_freed_host_memory, profile_trial, time_trials
 
 LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 8192}
+LLAMA31_ROPE = dict(LLAMA3_ROPE, factor=8.0)
+LLAMA31 = dict(vocab_size=128256, num_key_value_heads=8, rope_theta=500000.0, rope_scaling=LLAMA31_ROPE,
+               tie_word_embeddings=False, max_position_embeddings=131072)
 # gpubench name -> (family, config); the test models are gpubench's hidden ones, for rehearsals.
 CONFIGS = {
     "bert-large": ("bert", dict(vocab_size=30522, hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
@@ -37,6 +40,12 @@ CONFIGS = {
     "llama-3-8b": ("llama", dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
                                  num_attention_heads=32, num_key_value_heads=8, rope_theta=500000.0,
                                  tie_word_embeddings=False, max_position_embeddings=8192)),
+    "llama-3.1-8b": ("llama", dict(LLAMA31, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
+                                   num_attention_heads=32)),
+    "llama-3.1-70b": ("llama", dict(LLAMA31, hidden_size=8192, intermediate_size=28672, num_hidden_layers=80,
+                                    num_attention_heads=64)),
+    "llama-3.1-405b": ("llama", dict(LLAMA31, hidden_size=16384, intermediate_size=53248, num_hidden_layers=126,
+                                     num_attention_heads=128)),
     "test-tiny-llama": ("llama", dict(vocab_size=256, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                       num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=False,
                                       max_position_embeddings=64)),

@@ -87,7 +87,8 @@ TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   const std::string out = " --output " + dir.path();
   expect_usage_error("train --model resnet50 --tuning lora" + out,
                      "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, "
-                     "llama-3-8b, llama-3.2-1b); 'resnet50' trains in full only");
+                     "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); "
+                     "'resnet50' trains in full only");
   expect_usage_error("train --model bert-large --seq-len 0" + out,
                      "seq_len must be an integer from 1 to 1048576, got 0");
   expect_usage_error("train --model bert-large --seq-len 1024" + out,

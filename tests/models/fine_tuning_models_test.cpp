@@ -77,6 +77,12 @@ TEST(FineTuningModels, PublishedConfigurationsCountTheirParametersExactly) {
   EXPECT_EQ(params("llama-3.2-1b"), 1235814400);
   EXPECT_EQ(params("llama-2-7b"), 6738415616);
   EXPECT_EQ(params("llama-3-8b"), 8030261248);
+  EXPECT_EQ(params("llama-3.1-8b"), 8030261248);
+  EXPECT_EQ(params("llama-3.1-70b"), 70553706496);
+  EXPECT_EQ(params("llama-3.1-405b"), 405853388800);
+  // Llama 3.3 70B is Llama 3.1 70B's shape under another name.
+  EXPECT_EQ(&ModelRegistry::instance().get("llama-3.3-70b"),
+            &ModelRegistry::instance().get("llama-3.1-70b"));
 }
 
 // The rule that counts the 7B and 8B models without building them is the count of built ones:

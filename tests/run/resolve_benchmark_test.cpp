@@ -170,7 +170,7 @@ TEST(Resolve, TheFineTuningModelsOwnTheirSequenceLengthAndItsBound) {
   request.seq_len = 128;
   EXPECT_EQ(error_of(request, gpu_machine()),
             "seq_len applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
-            "llama-3.2-1b), not to 'resnet50'");
+            "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b), not to 'resnet50'");
   request.seq_len.reset();
   request.tgt_len = 64;
   request.model = "bert-large";
@@ -201,9 +201,10 @@ TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
             std::string::npos);
   request.model = "resnet50";
   request.lora_targets.reset();
-  EXPECT_EQ(error_of(request, gpu_machine()),
-            "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
-            "llama-3.2-1b); 'resnet50' trains in full only");
+  EXPECT_EQ(
+      error_of(request, gpu_machine()),
+      "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
+      "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); 'resnet50' trains in full only");
   request.model = "transformerxl-base";
   EXPECT_NE(error_of(request, gpu_machine()).find("'transformerxl-base' trains in full only"),
             std::string::npos);
@@ -216,9 +217,10 @@ TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
 TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   BenchmarkRequest request;
   request.activation_checkpointing = true;
-  EXPECT_EQ(error_of(request, gpu_machine()),
-            "activation_checkpointing applies to the transformer models (bert-large, llama-2-7b, "
-            "llama-3-8b, llama-3.2-1b), not to 'resnet50'");
+  EXPECT_EQ(
+      error_of(request, gpu_machine()),
+      "activation_checkpointing applies to the transformer models (bert-large, llama-2-7b, "
+      "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b), not to 'resnet50'");
   request.model = "llama-3.2-1b";
   EXPECT_TRUE(resolve(request, gpu_machine()).activation_checkpointing);
   ResolvedBenchmark graphed = resolve(request, gpu_machine());
