@@ -9,21 +9,13 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_text.h"
+#include "fit_options.h"
 #include "reporting/fit_verdicts.h"
 #include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
 namespace {
-
-struct FitCommandOptions {
-  std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
-  std::string memory;
-  std::string reserve = "1GiB";
-  std::string format = "markdown";
-  std::string probe = "auto";
-  std::string output;
-};
 
 std::string recipe_text(const ResolvedBenchmark& b) {
   std::string text;
@@ -37,25 +29,10 @@ std::string recipe_text(const ResolvedBenchmark& b) {
 }
 
 int run_fit(const FitCommandOptions& o) {
-  if (o.format != "markdown" && o.format != "json") {
-    throw UsageError("--format '" + echoed(o.format) + "' is not one of markdown, json");
-  }
-  if (o.probe != "auto" && o.probe != "blocks") {
-    throw UsageError("--probe '" + echoed(o.probe) + "' is not one of auto, blocks");
-  }
-  const BenchmarkRequest request = requested(*o.settings);
-  if (request.batch_size == kSearchBatchSize) {
-    throw UsageError(
-        "fit takes a batch size (a number); it reports the largest that fits per "
-        "card, which is what --batch-size max searches for in train");
-  }
-  if (request.profile) {
-    throw UsageError("--profile applies to train and infer; fit measures memory, not op times");
-  }
-  const int64_t reserve = parse_byte_size(o.reserve, "--reserve", 0);
-  const std::vector<CardMemory> cards =
-      o.memory.empty() ? datasheet_cards() : cards_from_list(o.memory);
-  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, request, false);
+  const FitSettings settings = checked_fit_settings(o);
+  const int64_t reserve = settings.reserve;
+  const std::vector<CardMemory>& cards = settings.cards;
+  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, settings.request, false);
   const MemoryFit fit = predict_memory(resolved, o.probe == "blocks");
 
   FitReport report;
@@ -81,22 +58,7 @@ int run_fit(const FitCommandOptions& o) {
 
 void add_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FitCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("fit", torch_command_description("fit"));
-  add_benchmark_options(*cmd, o->settings);
-  cmd->add_option("--memory", o->memory,
-                  "Cards to judge, as sizes: 48GB,80GB (default: every card of the datasheet "
-                  "database)")
-      ->check(not_empty("give sizes such as 48GB,80GB, or leave the option out for every card"));
-  cmd->add_option("--reserve", o->reserve,
-                  "Memory kept free on every card for what the allocator does not count (CUDA "
-                  "context, library workspaces)")
-      ->capture_default_str();
-  cmd->add_option("--probe", o->probe,
-                  "auto (the whole model where it fits here, else 1 and 2 of its blocks) or "
-                  "blocks")
-      ->capture_default_str();
-  cmd->add_option("--format,-f", o->format, "markdown or json")->capture_default_str();
-  cmd->add_option("--output,-o", o->output, "Write to this file instead of standard output");
+  CLI::App* cmd = add_fit_subcommand(app, o);
   cmd->callback([o, &exit_code] { exit_code = run_fit(*o); });
 }
 

@@ -5,11 +5,12 @@
 #include <algorithm>
 
 #include "benchmark_options.h"
-#include "benchmark_to_run.h"
 #include "benchmark_run.h"
+#include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "infer_options.h"
 #include "reporters.h"
 #include "results/result_path.h"
 #include "runner/runner.h"
@@ -17,31 +18,6 @@
 
 namespace gpubench::cli {
 namespace {
-
-struct InferOptions {
-  std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
-  std::string output = "results";
-};
-
-// --batch-size 1,8,32: each entry checked as a batch size; empty: the model's default.
-std::vector<int64_t> batch_sizes(const BenchmarkOptions& options) {
-  if (options.options.at("batch_size")->count() == 0) return {};
-  const std::string& text = options.texts.at("batch_size");
-  const BenchmarkField& field = *find_benchmark_field("batch_size");
-  std::vector<int64_t> sizes;
-  for (const std::string& entry : split_list(text, "--batch-size", "1,8,32")) {
-    sizes.push_back(field_value_from_text(field, entry).get<int64_t>());
-  }
-  return sizes;
-}
-
-// The options as an infer request, its batch size the list's first.
-BenchmarkRequest infer_request(InferOptions& options, const std::vector<int64_t>& sizes) {
-  if (!sizes.empty()) options.settings->texts["batch_size"] = std::to_string(sizes.front());
-  BenchmarkRequest request = requested(*options.settings);
-  request.task = Task::kInfer;
-  return request;
-}
 
 // One benchmark per batch size, every one resolved before the first runs: a bad entry is exit 2
 // before any work.
@@ -89,15 +65,7 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
 
 void add_infer_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<InferOptions>();
-  CLI::App* cmd = app.add_subcommand("infer", torch_command_description("infer"));
-  add_benchmark_options(*cmd, options->settings);
-  options->settings->options.at("batch_size")
-      ->description(
-          "Per-device batch size, or a list such as 1,8,32: one result per batch "
-          "(default: the model's)");
-  cmd->add_option("--output,-o", options->output,
-                  "Result file (.json, one batch size) or directory")
-      ->capture_default_str();
+  CLI::App* cmd = add_infer_subcommand(app, options);
   cmd->callback([options, &global, &exit_code] { exit_code = run_infer(*options, global); });
 }
 

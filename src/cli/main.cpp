@@ -10,6 +10,8 @@
 
 #include "benchmark_options.h"
 #include "commands.h"
+#include "fit_options.h"
+#include "infer_options.h"
 
 namespace {
 
@@ -46,27 +48,45 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
-// train's options and values checked here, with gpubench-train's own definitions and words,
-// before this process becomes it: bad input costs no LibTorch start (0.4 s of CPU). What needs
-// LibTorch (the model registry, the devices) is checked there. Returns the exit code of a
+// The settings of train, infer and fit checked here, with gpubench-train's own definitions and
+// words, before this process becomes it: bad input costs no LibTorch start (0.4 s of CPU). What
+// needs LibTorch (the model registry, the devices) is checked there. Returns the exit code of a
 // refusal, or 0 to hand over.
-int refusal_of_train_settings(int argc, char** argv) {
-  return run_app(argc, argv, [](CLI::App& app, const GlobalOptions&, int& exit_code) {
-    auto settings = std::make_shared<BenchmarkOptions>();
-    auto output = std::make_shared<std::string>("results");
-    add_train_subcommand(app, settings, *output)->callback([settings, output, &exit_code] {
-      requested(*settings);
-      exit_code = kExitOk;
-    });
+int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
+  return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
+    if (subcommand == "train") {
+      auto settings = std::make_shared<BenchmarkOptions>();
+      auto output = std::make_shared<std::string>("results");
+      add_train_subcommand(app, settings, *output)->callback([settings, output, &exit_code] {
+        requested(*settings);
+        exit_code = kExitOk;
+      });
+    } else if (subcommand == "infer") {
+      auto options = std::make_shared<InferOptions>();
+      add_infer_subcommand(app, options)->callback([options, &exit_code] {
+        infer_request(*options, batch_sizes(*options->settings));
+        exit_code = kExitOk;
+      });
+    } else {
+      auto options = std::make_shared<FitCommandOptions>();
+      add_fit_subcommand(app, options)->callback([options, &exit_code] {
+        checked_fit_settings(*options);
+        exit_code = kExitOk;
+      });
+    }
   });
+}
+
+bool has_checked_settings(const std::string& subcommand) {
+  return subcommand == "train" || subcommand == "infer" || subcommand == "fit";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string subcommand = named_subcommand(argc, argv);
-  if (subcommand == "train" && !asks_for_help(argc, argv) &&
-      refusal_of_train_settings(argc, argv) == kExitUsage) {
+  if (has_checked_settings(subcommand) && !asks_for_help(argc, argv) &&
+      refusal_of_settings(subcommand, argc, argv) == kExitUsage) {
     return kExitUsage;
   }
   if (is_torch_command(subcommand)) become_torch_executable(argv);

@@ -61,10 +61,11 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
 }
 
-// gpubench checks train's values itself, in gpubench-train's words, before it becomes
-// gpubench-train: a copy of gpubench alone, with no gpubench-train beside it, refuses them, and
-// hands over what needs LibTorch (a model's name), which then fails for want of gpubench-train.
-TEST(Cli, TrainsValuesAreRefusedBeforeLibTorchStarts) {
+// gpubench checks the values of train, infer and fit itself, in gpubench-train's words, before it
+// becomes gpubench-train: a copy of gpubench alone, with no gpubench-train beside it, refuses
+// them, and hands over what needs LibTorch (a model's name), which then fails for want of
+// gpubench-train.
+TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   ScratchDirectory dir("cli-front");
   std::filesystem::copy_file(GPUBENCH_BINARY, dir.file("gpubench"));
   std::filesystem::permissions(dir.file("gpubench"), std::filesystem::perms::owner_all);
@@ -72,6 +73,11 @@ TEST(Cli, TrainsValuesAreRefusedBeforeLibTorchStarts) {
   const auto steps = testing::run_command(alone + " train --steps 0");
   EXPECT_EQ(steps.exit_code, 2) << steps.output;
   EXPECT_EQ(steps.output, "gpubench: error: steps must be an integer from 1 to 10000000, got 0\n");
+  const auto batches = testing::run_command(alone + " infer --batch-size 1,0");
+  EXPECT_EQ(batches.exit_code, 2) << batches.output;
+  EXPECT_NE(batches.output.find("got 0"), std::string::npos) << batches.output;
+  const auto format = testing::run_command(alone + " fit --format pdf");
+  EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, json\n");
   const auto flag = testing::run_command(alone + " train --no-such-flag");
   EXPECT_EQ(flag.exit_code, 2) << flag.output;
   EXPECT_NE(flag.output.find("--no-such-flag"), std::string::npos) << flag.output;
