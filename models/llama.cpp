@@ -427,22 +427,27 @@ LlamaConfig llama_3_1_8b() {
   return c;
 }
 
-LlamaConfig llama_3_1_70b() {
+namespace {
+
+// A larger Llama 3.1: the 8B's vocabulary, 8 key/value heads and rotary scaling at another width
+// and depth.
+LlamaConfig llama_3_1_at(int64_t hidden, int64_t intermediate, int64_t layers, int64_t heads) {
   LlamaConfig c = llama_3_1_8b();
-  c.hidden_size = 8192;
-  c.intermediate_size = 28672;
-  c.num_layers = 80;
-  c.num_heads = 64;
+  c.hidden_size = hidden;
+  c.intermediate_size = intermediate;
+  c.num_layers = layers;
+  c.num_heads = heads;
   return c;
 }
 
+}  // namespace
+
+LlamaConfig llama_3_1_70b() {
+  return llama_3_1_at(8192, 28672, 80, 64);
+}
+
 LlamaConfig llama_3_1_405b() {
-  LlamaConfig c = llama_3_1_8b();
-  c.hidden_size = 16384;
-  c.intermediate_size = 53248;
-  c.num_layers = 126;
-  c.num_heads = 128;
-  return c;
+  return llama_3_1_at(16384, 53248, 126, 128);
 }
 
 namespace {
