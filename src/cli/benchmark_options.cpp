@@ -63,11 +63,11 @@ bool any_setting_given(const BenchmarkOptions& options) {
   return false;
 }
 
-CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<BenchmarkOptions>& settings,
-                               std::string& output) {
+CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<TrainOptions>& options) {
   CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
-  add_benchmark_options(*cmd, settings);
-  cmd->add_option("--output,-o", output, "Result file (.json) or directory")->capture_default_str();
+  add_benchmark_options(*cmd, options->settings);
+  cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
+      ->capture_default_str();
   return cmd;
 }
 

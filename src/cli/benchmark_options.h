@@ -28,9 +28,13 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);
 
+struct TrainOptions {
+  std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
+  std::string output = "results";
+};
+
 // The `train` subcommand with its options, the benchmark settings and --output: one definition
 // for gpubench-train's train and for gpubench's check of its values.
-CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<BenchmarkOptions>& settings,
-                               std::string& output);
+CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<TrainOptions>& options);
 
 }  // namespace gpubench::cli

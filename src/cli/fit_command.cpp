@@ -5,9 +5,6 @@
 #include "benchmark_options.h"
 #include "benchmark_to_run.h"
 #include "commands.h"
-#include "common/byte_size.h"
-#include "common/errors.h"
-#include "common/input_limits.h"
 #include "common/json_text.h"
 #include "fit_options.h"
 #include "reporting/fit_verdicts.h"
@@ -30,8 +27,6 @@ std::string recipe_text(const ResolvedBenchmark& b) {
 
 int run_fit(const FitCommandOptions& o) {
   const FitSettings settings = checked_fit_settings(o);
-  const int64_t reserve = settings.reserve;
-  const std::vector<CardMemory>& cards = settings.cards;
   const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, settings.request, false);
   const MemoryFit fit = predict_memory(resolved, o.probe == "blocks");
 
@@ -40,14 +35,14 @@ int run_fit(const FitCommandOptions& o) {
   report.batch = resolved.batch_size;
   report.breakdown = fit.breakdown_at(resolved.batch_size);
   report.predicted_peak_bytes = report.breakdown.total();
-  report.reserve_bytes = reserve;
+  report.reserve_bytes = settings.reserve;
   report.method = fit.method;
   report.probe_seconds = fit.probe_seconds;
   for (const ProbeReading& p : fit.readings) {
     report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.inputs, p.activations,
                              p.peak_above_start, p.peak_above_start_kept, p.gradients});
   }
-  report.cards = card_verdicts(cards, report.predicted_peak_bytes, reserve,
+  report.cards = card_verdicts(settings.cards, report.predicted_peak_bytes, settings.reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });
   write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"
                                             : render_fit_markdown(report));

@@ -14,7 +14,6 @@
 #include "reporters.h"
 #include "results/result_path.h"
 #include "runner/runner.h"
-#include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
 namespace {

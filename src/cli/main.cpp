@@ -55,10 +55,9 @@ bool asks_for_help(int argc, char** argv) {
 int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
   return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
     if (subcommand == "train") {
-      auto settings = std::make_shared<BenchmarkOptions>();
-      auto output = std::make_shared<std::string>("results");
-      add_train_subcommand(app, settings, *output)->callback([settings, output, &exit_code] {
-        requested(*settings);
+      auto options = std::make_shared<TrainOptions>();
+      add_train_subcommand(app, options)->callback([options, &exit_code] {
+        requested(*options->settings);
         exit_code = kExitOk;
       });
     } else if (subcommand == "infer") {

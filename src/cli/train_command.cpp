@@ -12,11 +12,6 @@ namespace gpubench::cli {
 
 namespace {
 
-struct TrainOptions {
-  std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
-  std::string output = "results";
-};
-
 int run_train(const TrainOptions& options, const GlobalOptions& global) {
   const BenchmarkRequest request = requested(*options.settings);
   if (const auto launch = launched_by()) {
@@ -32,7 +27,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
-  CLI::App* cmd = add_train_subcommand(app, options->settings, options->output);
+  CLI::App* cmd = add_train_subcommand(app, options);
   cmd->callback([options, &global, &exit_code] { exit_code = run_train(*options, global); });
 }
 
