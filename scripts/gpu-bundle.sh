@@ -7,7 +7,9 @@
 # .deps/gpu-bundle (at most 40 MiB), with env.sh, which a run there sources: it points
 # LD_LIBRARY_PATH at the bundle's libraries and at that machine's own torch/lib and NVIDIA wheel
 # libraries, then runs ldd and says in one line what is missing. Carry .deps/gpu-bundle to the
-# machine (the device tool's `carry`); scripts/gpu-check.sh uses it when it is there.
+# machine (the device tool's `carry`); scripts/gpu-check.sh uses it when it is there. The unit
+# tests (bin/gpubench_tests) go with them, for the CUDA cases only a GPU machine runs
+# (`gpubench_tests --gtest_filter='*Cuda*'`).
 # Then checks the bundle here, as the GPU machine would use it: ldd resolves every library
 # against the wheel's, and a CPU run from the bundle writes a result.
 # Needs what scripts/check-torch2.sh needs (its venv and build are reused when present).
@@ -29,13 +31,14 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_FUZZ=OFF \
     -DCMAKE_PREFIX_PATH="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 fi
-cmake --build "$build_dir" --target gpubench gpubench-train --parallel "$(nproc)"
+cmake --build "$build_dir" --target gpubench gpubench-train gpubench_tests --parallel "$(nproc)"
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib"
 for program in gpubench gpubench-train; do
   strip -o "$bundle/bin/$program" "$build_dir/$program"
 done
+strip -o "$bundle/bin/gpubench_tests" "$build_dir/tests/gpubench_tests"
 # The libraries that neither the C library, the compiler's runtime nor the torch wheel provide:
 # Debian's, which the GPU machine (no apt) does not have.
 for program in gpubench gpubench-train; do

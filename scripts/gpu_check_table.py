@@ -25,10 +25,12 @@ import sys
 
 CONVNETS = {"resnet50", "resnet101", "resnet152", "vgg16", "googlenet", "inception3", "inception4",
             "test-tiny-cnn"}
-LANGUAGE_MODELS = {"bert-large", "llama-3.2-1b", "llama-2-7b", "llama-3-8b", "test-tiny-bert",
+LANGUAGE_MODELS = {"bert-large", "llama-3.2-1b", "llama-2-7b", "llama-3-8b", "llama-3.1-8b",
+                   "llama-3.1-70b", "llama-3.1-405b", "test-tiny-bert",
                    "test-tiny-llama"}
-# What a CPU rehearsal may lack without failing: the GPU itself, and FP8 in LibTorch 1.13.
-CPU_MAY_LACK = {"cuda", "libtorch-fp8"}
+# What a CPU rehearsal may lack without failing: the GPU itself, and FP8 and the integer weights
+# in LibTorch 1.13.
+CPU_MAY_LACK = {"cuda", "libtorch-fp8", "libtorch-int-weights"}
 
 
 def load(path):
@@ -74,6 +76,8 @@ def label(r):
             parts.append(f"{short}{b[key]}")
     if b.get("kv_cache") == "fp8":
         parts.append("kv-fp8")
+    if b.get("weights"):
+        parts.append(b["weights"] + (f"-g{b['weight_group']}" if b.get("weight_group") else ""))
     if b.get("activation_checkpointing"):
         parts.append("ckpt")
     if b.get("deterministic"):
@@ -157,6 +161,11 @@ def notes_of(r):
     inference = m.get("inference") or {}
     if inference.get("decode_tokens_per_second"):
         notes.append(f"decode {inference['decode_tokens_per_second']:.1f} tokens/sec")
+    if inference.get("decode_ceiling_fraction"):
+        notes.append(f"{100 * inference['decode_ceiling_fraction']:.0f}% of the "
+                     f"{inference['decode_ceiling_tokens_per_second']:.0f} tokens/sec ceiling "
+                     f"({size(inference['bytes_per_decoded_token'])}/token, "
+                     f"{inference.get('ceiling_bandwidth_source', '')})")
     search = r.get("batch_search") or {}
     if search.get("searched"):
         causes = sorted({p.get("oom_cause", "") for p in search.get("probes", [])

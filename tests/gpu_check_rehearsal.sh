@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest: the GPU check's first two tiers rehearsed on the CPU (GPUBENCH_CHECK_DEVICE=cpu: the same
+# CTest: the GPU check's smoke-sized tiers (smoke, compare, decode) rehearsed on the CPU (GPUBENCH_CHECK_DEVICE=cpu: the same
 # suites through `gpubench run --rehearsal`, and the driver's extras) with the build under test,
 # into a scratch folder. It fails where the driver or a tier does: an entry that failed, one
 # skipped for anything but a CUDA device or a LibTorch without FP8, a check that failed (fit
@@ -12,8 +12,8 @@ trap 'rm -rf "$scratch"' EXIT
 cd "$source_dir"
 OUT="$scratch/out" GPUBENCH_CHECK_DEVICE=cpu GPUBENCH_CHECK_BUILD_DIR="$build_dir" \
   GPUBENCH_CHECK_SKIP_BUILD=1 GPUBENCH_CHECK_RESULTS="$scratch/results" \
-  bash scripts/gpu-check.sh smoke compare
-for tier in smoke compare; do
+  bash scripts/gpu-check.sh smoke compare decode
+for tier in smoke compare decode; do
   table="$scratch/results/cpu-rehearsal/check-$tier.txt"
   grep -q "^# [0-9]* rows; 0 failed$" "$table" || { echo "no clean table for $tier" >&2; exit 1; }
 done
@@ -21,4 +21,7 @@ done
 grep -q "gloo-group-of-1 eager *ok" "$scratch/results/cpu-rehearsal/check-smoke.txt"
 grep -q "^fit then the run: .* ok " "$scratch/results/cpu-rehearsal/check-smoke.txt"
 [ -s "$scratch/out/results-cpu-rehearsal.tar.gz" ]
-echo "gpu-check rehearsal: smoke and compare ran clean"
+# The decode tier's bf16 entries ran, each with its ceiling (the CPU's measured copy).
+grep -q "test-tiny-llama bf16 infer b1 p16 eager *ok .*% of the .* tokens/sec ceiling" \
+  "$scratch/results/cpu-rehearsal/check-decode.txt"
+echo "gpu-check rehearsal: smoke, compare and decode ran clean"

@@ -21,6 +21,8 @@ inline constexpr const char* kFp8TensorCores = "fp8-tensor-cores";      // compu
 inline constexpr const char* kLibtorchFp8 = "libtorch-fp8";             // LibTorch 2.5+
 inline constexpr const char* kLibtorchCpuFp8 = "libtorch-cpu-fp8";      // _scaled_mm on the CPU
 inline constexpr const char* kLibtorchGraphs = "libtorch-cuda-graphs";  // 2.4+ with CUDA
+inline constexpr const char* kLibtorchIntWeights = "libtorch-int-weights";  // 2.6+
+inline constexpr const char* kInt4Kernel = "int4-kernel";  // CUDA: compute capability 8.0+
 }  // namespace requirement
 
 // A well-formed benchmark that this machine or this build cannot run (no CUDA device, no FP8

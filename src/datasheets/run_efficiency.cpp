@@ -1,8 +1,12 @@
 #include "datasheets/run_efficiency.h"
 
+#include "datasheets/decode_ceiling.h"
+
 namespace gpubench {
 
-void attach_datasheet(const DatasheetDatabase& database, Result& result) {
+namespace {
+
+void match_datasheet(const DatasheetDatabase& database, Result& result) {
   DatasheetInfo& info = result.datasheet;
   info = DatasheetInfo{};
   result.metrics.achieved_fraction_of_peak = 0;
@@ -40,12 +44,20 @@ void attach_datasheet(const DatasheetDatabase& database, Result& result) {
   }
 }
 
+}  // namespace
+
+void attach_datasheet(const DatasheetDatabase& database, Result& result) {
+  match_datasheet(database, result);
+  attach_decode_ceiling(result);
+}
+
 void attach_datasheet(Result& result) {
   try {
     attach_datasheet(datasheets(), result);
   } catch (const std::exception& error) {
     result.datasheet = DatasheetInfo{};
     result.datasheet.reason = error.what();
+    attach_decode_ceiling(result);
   }
 }
 

@@ -22,6 +22,7 @@
 #include "modeling/linear_compute.h"
 #include "results/statistics.h"
 #include "run/run_session.h"
+#include "system/memory_bandwidth.h"
 #include "torch_support/captured_graph.h"
 #include "torch_support/compat.h"
 
@@ -32,6 +33,24 @@ std::optional<torch::ScalarType> weight_dtype(Precision precision) {
   if (precision == Precision::kFp16) return torch::kHalf;
   if (precision == Precision::kBf16 || precision == Precision::kFp8) return torch::kBFloat16;
   return std::nullopt;
+}
+
+// The linear layers' weights quantised once (fp8 by the precision's recipe, or an integer
+// format); none where they stay in the precision's dtype.
+std::optional<layers::InferenceWeights> quantized_weights(RunSession& session) {
+  const ResolvedBenchmark& spec = session.benchmark();
+  layers::InferenceWeights format;
+  if (spec.weights == "int8" || spec.weights == "int4") {
+    format.format = spec.weights == "int8" ? layers::InferenceWeights::Format::kInt8
+                                           : layers::InferenceWeights::Format::kInt4;
+    format.group = spec.weight_group;
+    format.activations = weight_dtype(spec.precision).value_or(torch::kBFloat16);
+    return format;
+  }
+  const auto recipe = session.policy().fp8_recipe();
+  if (!recipe) return std::nullopt;
+  format.recipe = *recipe;
+  return format;
 }
 
 int64_t weight_bytes(torch::nn::Module& module) {
@@ -71,8 +90,8 @@ class InferenceWorkload : public Workload {
     TrainableModel& model = *session.model();
     dtype_ = weight_dtype(session.benchmark().precision);
     if (dtype_) model.cast_for_inference(*dtype_);
-    if (const auto recipe = session.policy().fp8_recipe()) {
-      layers::quantize_linear_layers(model.module(), *recipe);
+    if (const auto format = quantized_weights(session)) {
+      layers::quantize_linear_layers(model.module(), *format);
     }
     model.module().eval();
     weights_ = weight_bytes(model.module());
@@ -202,6 +221,13 @@ class GenerateWorkload : public InferenceWorkload {
     counted([&] { generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, nullptr); });
     inference.weight_bytes_per_decoded_token =
         counts_.weight_bytes_read / (spec.gen_len * spec.batch_size);
+    // Each sequence's decode steps read its cache from prompt_len + 1 to prompt_len + gen_len - 1
+    // tokens long: prompt_len + gen_len / 2 on average.
+    const double mean_context =
+        static_cast<double>(spec.prompt_len) + static_cast<double>(spec.gen_len) / 2;
+    inference.bytes_per_decoded_token =
+        inference.weight_bytes_per_decoded_token +
+        static_cast<int64_t>(static_cast<double>(cache_->bytes_per_token()) * mean_context);
     if (spec.mode == Mode::kGraph) {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
@@ -211,6 +237,17 @@ class GenerateWorkload : public InferenceWorkload {
     const double decoded_per_generation =
         static_cast<double>(spec.batch_size) * static_cast<double>(spec.gen_len - 1);
     return {spec.warmup_steps, spec.steps, spec.repeat, decoded_per_generation};
+  }
+
+  // The CPU's bandwidth for the decode ceiling, measured before the model's peak is tracked and
+  // outside --memory-limit (its arrays are not the run's).
+  WorkloadDescription prepare(RunSession& session) override {
+    if (session.device().is_cpu()) {
+      tensor_memory::set_limit(session.device(), 0);
+      cpu_memory_bandwidth_gbs_ = measure_copy_bandwidth_gbs();
+      tensor_memory::set_limit(session.device(), session.benchmark().memory_limit);
+    }
+    return InferenceWorkload::prepare(session);
   }
 
   void step() override {
@@ -263,6 +300,7 @@ class GenerateWorkload : public InferenceWorkload {
     WorkloadFigures figures = InferenceWorkload::figures(session, measured);
     figures.metrics.tokens_per_second = measured.throughput;
     figures.metrics.inference.decode_tokens_per_second = measured.throughput;
+    figures.cpu_memory_bandwidth_gbs = cpu_memory_bandwidth_gbs_;
     return figures;
   }
 
@@ -274,6 +312,7 @@ class GenerateWorkload : public InferenceWorkload {
   torch::Tensor prompt_;
   std::unique_ptr<StaticDecode> graphed_;
   Generation last_;
+  double cpu_memory_bandwidth_gbs_ = 0;
 };
 
 const WorkloadRegistration kForwardWorkload{

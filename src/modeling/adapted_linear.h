@@ -26,8 +26,8 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   void add_adapter(int64_t rank, double alpha);
   bool adapted() const { return lora_a_.defined(); }
   const std::string& role() const { return role_; }
-  bool quantize_for_inference(fp8::Recipe recipe) override {
-    return compute_.quantize(*this, weight, recipe);
+  bool quantize_for_inference(const InferenceWeights& format) override {
+    return compute_.quantize(*this, weight, format);
   }
 
   torch::Tensor weight, bias;

@@ -30,8 +30,8 @@ class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
   torch::Tensor forward(const torch::Tensor& input) {
     return compute_.forward(input, weight, bias);
   }
-  bool quantize_for_inference(fp8::Recipe recipe) override {
-    return compute_.quantize(*this, weight, recipe);
+  bool quantize_for_inference(const InferenceWeights& format) override {
+    return compute_.quantize(*this, weight, format);
   }
 
  private:

@@ -3,15 +3,22 @@
 #include "modeling/flop_counter.h"
 
 namespace gpubench::layers {
+namespace {
+
+template <typename... Formats>
+struct Overloaded : Formats... {
+  using Formats::operator()...;
+};
+template <typename... Formats>
+Overloaded(Formats...) -> Overloaded<Formats...>;
+
+}  // namespace
 
 torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Tensor& weight,
                                      const torch::Tensor& bias) {
   const bool frozen = !weight.requires_grad();
-  if (quantized_) {
-    const int64_t rows = input.numel() / in_features_;
-    FlopCounter::record_multiply_adds(rows * in_features_ * out_features_, frozen, true);
-    FlopCounter::record_weight_read(quantized_->data.nbytes() + quantized_->scale.nbytes());
-    const torch::Tensor output = fp8::quantized_linear(input, *quantized_, recipe_);
+  if (quantized()) {
+    const torch::Tensor output = quantized_forward(input, frozen);
     return bias.defined() ? output + bias.to(output.scalar_type()) : output;
   }
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
@@ -26,26 +33,75 @@ torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Te
   return bias.defined() ? output + bias.to(output.scalar_type()) : output;
 }
 
-bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight, fp8::Recipe recipe) {
+// The products of a weight held quantised: what it reads is its codes and scales.
+torch::Tensor LinearCompute::quantized_forward(const torch::Tensor& input, bool frozen) {
+  const int64_t rows = input.numel() / in_features_;
+  const bool fp8 = std::holds_alternative<fp8::ScaledTensor>(quantized_);
+  FlopCounter::record_multiply_adds(rows * in_features_ * out_features_, frozen, fp8);
+  return std::visit(
+      Overloaded{
+          [](const std::monostate&) -> torch::Tensor {
+            throw std::logic_error("LinearCompute: no quantised weight");
+          },
+          [&](const fp8::ScaledTensor& weight) {
+            FlopCounter::record_weight_read(weight.data.nbytes() + weight.scale.nbytes());
+            return fp8::quantized_linear(input, weight, recipe_);
+          },
+          [&](const integer_weights::Int8Weight& weight) {
+            FlopCounter::record_weight_read(weight.codes.nbytes() + weight.scales.nbytes());
+            return integer_weights::linear(input, weight);
+          },
+          [&](const integer_weights::Int4Weight& weight) {
+            FlopCounter::record_weight_read(weight.packed.nbytes() +
+                                            weight.scales_and_zeros.nbytes());
+            return integer_weights::linear(input, weight);
+          }},
+      quantized_);
+}
+
+bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight,
+                             const InferenceWeights& format) {
   out_features_ = weight.size(0);
   in_features_ = weight.size(1);
-  if (!fp8::aligned(0, in_features_, out_features_, false)) return false;
   torch::NoGradGuard no_grad;
-  fp8::ScaledTensor quantized = fp8::quantize_operand(weight, recipe);
-  quantized.data = layer.register_buffer("weight_fp8", quantized.data);
-  quantized.scale = layer.register_buffer("weight_scale", quantized.scale);
+  switch (format.format) {
+    case InferenceWeights::Format::kFp8: {
+      if (!fp8::aligned(0, in_features_, out_features_, false)) return false;
+      fp8::ScaledTensor quantized = fp8::quantize_operand(weight, format.recipe);
+      quantized.data = layer.register_buffer("weight_fp8", quantized.data);
+      quantized.scale = layer.register_buffer("weight_scale", quantized.scale);
+      quantized_ = std::move(quantized);
+      recipe_ = format.recipe;
+      break;
+    }
+    case InferenceWeights::Format::kInt8: {
+      integer_weights::Int8Weight quantized =
+          integer_weights::quantize_int8(weight, format.activations);
+      quantized.codes = layer.register_buffer("weight_int8", quantized.codes);
+      quantized.scales = layer.register_buffer("weight_scales", quantized.scales);
+      quantized_ = std::move(quantized);
+      break;
+    }
+    case InferenceWeights::Format::kInt4: {
+      integer_weights::Int4Weight quantized =
+          integer_weights::quantize_int4(weight, format.group, format.activations);
+      quantized.packed = layer.register_buffer("weight_int4", quantized.packed);
+      quantized.scales_and_zeros =
+          layer.register_buffer("weight_scales", quantized.scales_and_zeros);
+      quantized_ = std::move(quantized);
+      break;
+    }
+  }
   weight.set_data(torch::empty({0}, weight.options()));
-  quantized_ = std::move(quantized);
-  recipe_ = recipe;
   return true;
 }
 
-QuantizedLayers quantize_linear_layers(torch::nn::Module& model, fp8::Recipe recipe) {
+QuantizedLayers quantize_linear_layers(torch::nn::Module& model, const InferenceWeights& format) {
   QuantizedLayers counts;
   for (const auto& child : model.modules(/*include_self=*/true)) {
     auto* linear = dynamic_cast<QuantizableLinear*>(child.get());
     if (linear == nullptr) continue;
-    (linear->quantize_for_inference(recipe) ? counts.quantized : counts.kept) += 1;
+    (linear->quantize_for_inference(format) ? counts.quantized : counts.kept) += 1;
   }
   return counts;
 }

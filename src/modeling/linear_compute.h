@@ -1,29 +1,46 @@
 // How the counted linear layers (layers.h's Linear, adapted_linear.h's AdaptedLinear) compute
 // y = x W^T + b, and what they report to an active FlopCounter: in FP8 where an
 // fp8::TrainingScope is active and the shapes align (fp8::aligned), or from the weight
-// quantised once for inference; else torch's linear, in autocast's dtype (docs/fp8.md).
+// quantised once for inference (FP8, or a weight-only integer format); else torch's linear, in
+// autocast's dtype (docs/fp8.md, docs/inference.md#integer-weights).
 #pragma once
 
 #include <optional>
+#include <variant>
 
 #include <torch/torch.h>
 
 #include "modeling/fp8_linear.h"
+#include "modeling/integer_weights.h"
 
 namespace gpubench::layers {
+
+// How inference holds the linear layers' weights when not in the precision's dtype.
+struct InferenceWeights {
+  enum class Format { kFp8, kInt8, kInt4 };
+  Format format = Format::kFp8;
+  fp8::Recipe recipe = fp8::Recipe::kTensorwise;  // kFp8
+  int64_t group = 128;                            // kInt4
+  torch::ScalarType activations = torch::kBFloat16;  // the integer formats' scales
+};
 
 class LinearCompute {
  public:
   torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& weight,
                         const torch::Tensor& bias);
-  // Inference: the weight in e4m3 once, when its shape aligns, registered on `layer` as the
-  // buffers weight_fp8 and weight_scale; the float weight's storage is freed. Returns whether
-  // it was quantised.
-  bool quantize(torch::nn::Module& layer, torch::Tensor& weight, fp8::Recipe recipe);
-  bool quantized() const { return quantized_.has_value(); }
+  // Inference: the weight quantised once, registered on `layer` as buffers (weight_fp8 and
+  // weight_scale; weight_int8 or weight_int4 and weight_scales); the float weight's storage is
+  // freed. FP8 where its shape aligns (returns whether it was quantised); the integer formats
+  // always (resolve refuses a shape they cannot hold).
+  bool quantize(torch::nn::Module& layer, torch::Tensor& weight, const InferenceWeights& format);
+  bool quantized() const { return !std::holds_alternative<std::monostate>(quantized_); }
 
  private:
-  std::optional<fp8::ScaledTensor> quantized_;
+  torch::Tensor quantized_forward(const torch::Tensor& input, bool frozen);
+
+  std::variant<std::monostate, fp8::ScaledTensor, integer_weights::Int8Weight,
+               integer_weights::Int4Weight>
+      quantized_;
   fp8::FrozenWeightOperands frozen_;  // training in FP8 with a frozen weight
   fp8::Recipe recipe_ = fp8::Recipe::kTensorwise;
   int64_t in_features_ = 0, out_features_ = 0;
@@ -33,7 +50,7 @@ class LinearCompute {
 class QuantizableLinear {
  public:
   virtual ~QuantizableLinear() = default;
-  virtual bool quantize_for_inference(fp8::Recipe recipe) = 0;
+  virtual bool quantize_for_inference(const InferenceWeights& format) = 0;
 };
 
 // Every QuantizableLinear of `model` whose shape aligns, quantised; returns how many were and
@@ -42,6 +59,6 @@ struct QuantizedLayers {
   int quantized = 0;
   int kept = 0;
 };
-QuantizedLayers quantize_linear_layers(torch::nn::Module& model, fp8::Recipe recipe);
+QuantizedLayers quantize_linear_layers(torch::nn::Module& model, const InferenceWeights& format);
 
 }  // namespace gpubench::layers

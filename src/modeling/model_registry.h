@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -139,9 +140,13 @@ struct ModelCapabilities {
   int64_t blocks = 0;
   // Its token vocabulary, which ModelOptions::vocab can narrow for fit's probes; 0: none.
   int64_t vocab = 0;
-  // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype) and "fp8"
-  // (quantised once, the linear layers' products in FP8); empty for a model that does not infer.
+  // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"
+  // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
+  // modeling/integer_weights.h); empty for a model that does not infer.
   std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};
+  // The [out, in] shapes of its quantisable linear layers' weights, each once: what resolve
+  // holds the integer formats' rules (integer_weights::why_not_int4) to.
+  std::vector<std::array<int64_t, 2>> linear_weight_shapes;
 
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }

@@ -452,6 +452,18 @@ void add_inference_tables(const Layout& layout, Report& report) {
                      if (bytes <= 0) return std::nullopt;
                      return ReportCell{static_cast<double>(bytes), bytes_text(bytes)};
                    });
+  add_figure_table(
+      layout, report, "decode-ceiling",
+      "Decode: share of the memory-bandwidth ceiling reached (ceiling tokens/sec, bandwidth "
+      "source; docs/inference.md#the-decode-ceiling)",
+      [](const Result& r) -> std::optional<ReportCell> {
+        const InferenceMetrics& m = r.metrics.inference;
+        if (m.decode_ceiling_tokens_per_second <= 0) return std::nullopt;
+        return ReportCell{m.decode_ceiling_fraction,
+                          format_fixed(100 * m.decode_ceiling_fraction, 1) + "% of " +
+                              format_fixed(m.decode_ceiling_tokens_per_second, 1) + " (" +
+                              m.ceiling_bandwidth_source + ")"};
+      });
   add_figure_table(layout, report, "fp8-share", "FP8's share of the products (precision fp8)",
                    [](const Result& r) -> std::optional<ReportCell> {
                      const double share = r.metrics.fp8_matmul_flop_share;

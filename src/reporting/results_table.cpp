@@ -48,6 +48,12 @@ std::string render_inference_lines(const Result& r) {
           "weights read per decoded token: " + std::to_string(m.weight_bytes_per_decoded_token) +
           " bytes\n";
     }
+    if (m.decode_ceiling_tokens_per_second > 0) {
+      lines += "decode ceiling: " + format_fixed(m.decode_ceiling_tokens_per_second, 1) +
+               " tokens/sec (" + std::to_string(m.bytes_per_decoded_token) + " bytes a token at " +
+               format_fixed(m.ceiling_bandwidth_gbs, 1) + " GB/s, " + m.ceiling_bandwidth_source +
+               "); reached " + format_fixed(100 * m.decode_ceiling_fraction, 1) + "%\n";
+    }
   }
 
   return lines;

@@ -66,6 +66,14 @@ void inference_fields(Io& io, M& m) {
   io.flag("kv_cache_converted_per_step", m.kv_cache_converted_per_step);
   io.integer("weight_bytes_per_decoded_token", m.weight_bytes_per_decoded_token, 0, 0, kMaxInteger,
              Written::kWhenPositive);
+  io.integer("bytes_per_decoded_token", m.bytes_per_decoded_token, 0, 0, kMaxInteger,
+             Written::kWhenPositive);
+  if (m.bytes_per_decoded_token <= 0) return;
+  io.number("ceiling_bandwidth_gbs", m.ceiling_bandwidth_gbs, 0, 1e9, Written::kWhenPositive);
+  io.text("ceiling_bandwidth_source", m.ceiling_bandwidth_source, "", Written::kWhenPositive);
+  io.number("decode_ceiling_tokens_per_second", m.decode_ceiling_tokens_per_second, 0,
+            std::numeric_limits<double>::max(), Written::kWhenPositive);
+  io.number("decode_ceiling_fraction", m.decode_ceiling_fraction, 0, 1e6, Written::kWhenPositive);
 }
 
 }  // namespace

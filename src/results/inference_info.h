@@ -36,6 +36,16 @@ struct InferenceMetrics {
   // Bytes of the weights the linear products read in one decode step, over the sequences it
   // decodes: what a memory-bound decode moves per token (docs/fp8.md).
   int64_t weight_bytes_per_decoded_token = 0;
+  // The decode ceiling (docs/inference.md#the-decode-ceiling): the bytes a decoded token must read
+  // (its share of the weights, and its sequence's key/value cache at the mean context of the
+  // decode), the memory bandwidth (the datasheet's for a GPU, the measured copy's for the CPU),
+  // the tokens/s they allow over every rank, and the share of it reached. 0 where no bandwidth
+  // is known (an unmatched GPU).
+  int64_t bytes_per_decoded_token = 0;
+  double ceiling_bandwidth_gbs = 0;
+  std::string ceiling_bandwidth_source;  // "datasheet H200-SXM" or "measured (CPU copy)"
+  double decode_ceiling_tokens_per_second = 0;
+  double decode_ceiling_fraction = 0;
 };
 
 nlohmann::json inference_to_json(const InferenceMetrics& metrics);

@@ -69,6 +69,7 @@ void system_fields(Io& io, S& i) {
   io.text("libtorch", i.libtorch);
   io.flag("libtorch_cuda", i.libtorch_cuda);
   io.text("blas", i.blas);
+  io.number("cpu_memory_bandwidth_gbs", i.cpu_memory_bandwidth_gbs, 0, 1e9, Written::kWhenPositive);
   io.flag("tf32_matmul", i.tf32_matmul);
   io.flag("tf32_cudnn", i.tf32_cudnn);
   io.flag("cudnn_benchmark", i.cudnn_benchmark);

@@ -44,6 +44,9 @@ struct SystemInfo {
   std::string libtorch;
   bool libtorch_cuda = false;  // whether this LibTorch build has CUDA at all
   std::string blas;            // how LibTorch does CPU matrix products
+  // A STREAM-style copy's bytes read and written per second, measured by runs that need it (text
+  // generation on the CPU: its decode ceiling); 0 where not measured. No datasheet lists a VM's.
+  double cpu_memory_bandwidth_gbs = 0;
   bool tf32_matmul = false;
   bool tf32_cudnn = false;
   bool cudnn_benchmark = false;  // cuDNN algorithm autotuning

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "modeling/adapted_linear.h"
+#include "modeling/integer_weights.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
 #include "run/graph_mode.h"
@@ -21,6 +22,7 @@ namespace {
 // CPU ranks and threads past this many per logical CPU only queue for the cores (and a typo's
 // million ranks would fork until the kernel refuses).
 constexpr int kMaxPerLogicalCpu = 4;
+constexpr int kInt4ComputeCapability = 80;  // tinygemm's int4 kernel: Ampere and later
 
 int most_per_machine(const MachineFacts& machine) {
   return kMaxPerLogicalCpu * std::max(1, machine.cpu_cores);
@@ -53,6 +55,12 @@ std::string sequence_models() {
 
 std::string generating_models() {
   return models_where([](const ModelCapabilities& can) { return can.generates; });
+}
+
+std::string integer_weight_models() {
+  return models_where([](const ModelCapabilities& can) {
+    return can.holds_weights_in("int8") || can.holds_weights_in("int4");
+  });
 }
 
 // seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
@@ -206,11 +214,70 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
   }
 }
 
+// infer's weights (docs/inference.md#integer-weights): a float format is the precision's (given
+// alone it sets the precision; stored as none); int8 and int4 compute in bf16 and hold to the
+// kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
+void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
+                     ResolvedBenchmark& out) {
+  const std::string weights = out.weights == "auto" ? std::string() : out.weights;
+  const bool integer = weights == "int8" || weights == "int4";
+  if (request.weight_group && weights != "int4") {
+    throw UsageError("weight_group applies to weights int4 only");
+  }
+  out.weight_group = weights == "int4" ? out.weight_group : 0;
+  out.weights.clear();
+  if (weights.empty()) return;
+  if (out.task != Task::kInfer) {
+    throw UsageError("weights '" + weights +
+                     "' applies to gpubench infer; training holds its weights in the precision's "
+                     "dtype (--precision)");
+  }
+  if (!info.capabilities.holds_weights_in("int4") && !info.capabilities.holds_weights_in("int8")) {
+    throw UsageError("weights '" + weights + "' applies to the models that hold integer weights (" +
+                     integer_weight_models() + "); " + info.name +
+                     " holds the precision's (--precision)");
+  }
+  const std::string precision = integer ? "bf16" : weights;
+  if (request.precision && to_string(*request.precision) != precision) {
+    throw UsageError("weights '" + weights + "' " +
+                     (integer ? "computes in bf16" : "is precision " + weights + "'s") +
+                     ": precision '" + to_string(*request.precision) +
+                     "' does not go with it (use --precision " + precision + " or leave it out)");
+  }
+  out.precision = parse_precision(precision);
+  if (!integer) return;
+  if (weights == "int4") {
+    if (out.weight_group != 32 && out.weight_group != 64 && out.weight_group != 128) {
+      throw UsageError("weight_group must be 32, 64 or 128, got " +
+                       std::to_string(out.weight_group));
+    }
+    for (const auto& [rows, columns] : info.capabilities.linear_weight_shapes) {
+      const std::string why = integer_weights::why_not_int4(rows, columns, out.weight_group);
+      if (!why.empty()) {
+        throw UsageError("weights int4 with weight_group " + std::to_string(out.weight_group) +
+                         ": " + info.name + "'s [" + std::to_string(rows) + ", " +
+                         std::to_string(columns) + "] weight cannot be held so: " + why);
+      }
+    }
+  }
+  if (!compat::kHasIntWeights) {
+    throw Unavailable(requirement::kLibtorchIntWeights,
+                      "weights " + weights + " needs LibTorch " +
+                          std::string(compat::kIntWeightsMinimumLibtorch) +
+                          " or later (its int8/int4 matmul kernels); this gpubench is built with "
+                          "LibTorch " +
+                          compat::libtorch_version());
+  }
+  out.weights = weights;
+}
+
 // infer holds the weights in the precision's format (fp32 for tf32; fp8 quantised once): one the
 // model declares.
 void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (out.task != Task::kInfer) return;
-  const std::string format = out.precision == Precision::kTf32 ? "fp32" : to_string(out.precision);
+  const std::string format = !out.weights.empty()                ? out.weights
+                             : out.precision == Precision::kTf32 ? "fp32"
+                                                                 : to_string(out.precision);
   if (!info.capabilities.holds_weights_in(format)) {
     throw UsageError("infer with precision '" + to_string(out.precision) + "' holds " + info.name +
                      "'s weights in " + format +
@@ -278,8 +345,18 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   ResolvedBenchmark out = with_fixed_defaults(request);
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
+  resolve_weights(request, info, out);
   out.device = resolve_device(out.device, out.gpus, machine);
   PrecisionPolicy::unsupported_reason(out.precision, out.device, machine).raise_if_refused();
+  if (out.weights == "int4" && out.device == DeviceKind::kCuda &&
+      machine.cuda_compute_capability < kInt4ComputeCapability) {
+    throw Unavailable(requirement::kInt4Kernel,
+                      "weights int4 needs compute capability 8.0 or later on CUDA (LibTorch's "
+                      "int4 kernel); " +
+                          machine.cuda_device_name + " has " +
+                          std::to_string(machine.cuda_compute_capability / 10) + "." +
+                          std::to_string(machine.cuda_compute_capability % 10));
+  }
   out.batch_size = request.batch_size.value_or(info.default_batch_size);
   out.channels_last = request.channels_last.value_or(
       info.prefers_channels_last &&
@@ -336,6 +413,10 @@ ResolvedBenchmark as_requested(const BenchmarkRequest& request) {
     out.batch_size = info.default_batch_size;
   }
   out.threads = std::max<int64_t>(1, out.threads);
+  // A skipped int4 run reads as the bf16 run it would have been.
+  if (!request.precision && (out.weights == "int8" || out.weights == "int4")) {
+    out.precision = Precision::kBf16;
+  }
   return out;
 }
 

@@ -122,6 +122,9 @@ void RunSession::record_description(const WorkloadDescription& description) {
 void RunSession::record_figures(const WorkloadFigures& figures) {
   const Metrics& from = figures.metrics;
   Metrics& metrics = result_.metrics;
+  if (figures.cpu_memory_bandwidth_gbs > 0) {
+    result_.system.cpu_memory_bandwidth_gbs = figures.cpu_memory_bandwidth_gbs;
+  }
   metrics.achieved_tflops = from.achieved_tflops;
   metrics.final_loss = from.final_loss;
   metrics.skipped_steps = from.skipped_steps;

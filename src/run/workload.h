@@ -43,6 +43,7 @@ struct WorkloadFigures {
   Metrics metrics;
   std::optional<DistributedInfo> distributed;  // the gradient sync's shape and cost
   StepTimelineInfo timeline;
+  double cpu_memory_bandwidth_gbs = 0;  // measured for the system block; 0: not measured
 };
 
 class Workload {

@@ -177,12 +177,14 @@ void fused_adamw_([[maybe_unused]] at::TensorList params, [[maybe_unused]] at::T
 #endif
 }
 
+#if !GPUBENCH_TORCH_AT_LEAST(2, 5)
 namespace {
 [[noreturn]] void no_fp8() {
   throw std::runtime_error("FP8 needs LibTorch " + std::string(kFp8MinimumLibtorch) +
                            " or later; this gpubench is built with LibTorch " + libtorch_version());
 }
 }  // namespace
+#endif
 
 at::ScalarType float8_e4m3() {
 #if GPUBENCH_TORCH_AT_LEAST(2, 5)
@@ -231,6 +233,50 @@ bool scaled_mm_runs_on_cpu() {
     }
   }();
   return runs;
+}
+
+#if !GPUBENCH_TORCH_AT_LEAST(2, 6)
+namespace {
+[[noreturn]] void no_int_weights() {
+  throw std::logic_error("integer weights need LibTorch " + std::string(kIntWeightsMinimumLibtorch) +
+                         "+; resolve refuses them first");
+}
+}  // namespace
+#endif
+
+at::Tensor pack_int4_weight(const at::Tensor& codes, int64_t inner_k_tiles) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 6)
+  if (codes.is_cuda()) {
+    // CUDA's packing reads two codes a byte, the even column in the high nibble.
+    const at::Tensor pairs = codes.slice(1, 0, {}, 2).bitwise_left_shift(4).bitwise_or(
+        codes.slice(1, 1, {}, 2));
+    return at::_convert_weight_to_int4pack(pairs.to(at::kByte), inner_k_tiles);
+  }
+  return at::_convert_weight_to_int4pack_for_cpu(codes.to(at::kInt).contiguous(), inner_k_tiles);
+#else
+  (void)codes, (void)inner_k_tiles;
+  no_int_weights();
+#endif
+}
+
+at::Tensor int4_weight_mm(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                          const at::Tensor& scales_and_zeros) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 6)
+  if (x.is_cuda()) return at::_weight_int4pack_mm(x, packed, group, scales_and_zeros);
+  return at::_weight_int4pack_mm_for_cpu(x, packed, group, scales_and_zeros);
+#else
+  (void)x, (void)packed, (void)group, (void)scales_and_zeros;
+  no_int_weights();
+#endif
+}
+
+at::Tensor int8_weight_mm(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scales) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 6)
+  return at::_weight_int8pack_mm(x, codes, scales);
+#else
+  (void)x, (void)codes, (void)scales;
+  no_int_weights();
+#endif
 }
 
 std::string libtorch_version() {

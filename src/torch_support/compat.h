@@ -102,6 +102,27 @@ at::Tensor scaled_mm(const at::Tensor& a, const at::Tensor& b, const at::Tensor&
 // tried once on a tiny product.
 bool scaled_mm_runs_on_cpu();
 
+// Weight-only integer matmuls (docs/inference.md#integer-weights): int4 (tinygemm's packing,
+// group-wise scales and zeros) and int8 (a scale per output channel), LibTorch's own kernels:
+// _weight_int4pack_mm on CUDA (sm80+) and _weight_int4pack_mm_for_cpu on the CPU, each with its
+// own packing, and _weight_int8pack_mm on both. The CPU's int4 pair came in 2.6.
+#if GPUBENCH_TORCH_AT_LEAST(2, 6)
+inline constexpr bool kHasIntWeights = true;
+#else
+inline constexpr bool kHasIntWeights = false;
+#endif
+inline constexpr const char* kIntWeightsMinimumLibtorch = "2.6";
+// `codes` int32 [out, in] of values 0..15, packed for int4_weight_mm on `codes`' device, with
+// in / (16 * inner_k_tiles) tiles (inner_k_tiles 2, 4 or 8). Throw where !kHasIntWeights.
+at::Tensor pack_int4_weight(const at::Tensor& codes, int64_t inner_k_tiles);
+// x [rows, in] (bf16) times the packed weight's transpose: [rows, out] in x's dtype. Per group of
+// `group` inputs and per output, scales_and_zeros [in / group, out, 2] (x's dtype) give the
+// weight back as (code - 8) * scale + zero.
+at::Tensor int4_weight_mm(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                          const at::Tensor& scales_and_zeros);
+// x [rows, in] times (codes int8 [out, in] * scales [out])^T, [rows, out] in x's dtype.
+at::Tensor int8_weight_mm(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scales);
+
 // TF32 for cuBLAS matmuls and cuDNN convolutions.
 void set_tf32(bool matmul, bool cudnn);
 bool tf32_matmul_enabled();

@@ -139,6 +139,45 @@ TEST(Datasheets, AResultGetsThePeakOfThePrecisionThatRan) {
   EXPECT_DOUBLE_EQ(r.metrics.achieved_fraction_of_peak, 0);
 }
 
+// The decode ceiling, worked by hand: Llama 3.1 70B's int4 decode on two L40S replicas reads
+// 37.0 GB of weights and 0.5 GB of cache a token; 864 GB/s each gives 864e9 / 37.5e9 = 23.04
+// tokens/s a replica, 46.08 both; 23.04 decoded tokens/s is half of it.
+TEST(Datasheets, TheDecodeCeilingIsTheBandwidthOverTheBytesOfAToken) {
+  Result r;
+  r.benchmark.device = DeviceKind::kCuda;
+  r.benchmark.precision = Precision::kBf16;
+  r.distributed.world_size = 2;
+  r.system.gpu_name = "NVIDIA L40S";
+  r.system.gpu_memory_bytes = 45 * kGiB;
+  r.metrics.inference.decode_tokens_per_second = 23.04;
+  r.metrics.inference.bytes_per_decoded_token = 37'500'000'000;
+  attach_datasheet(database(), r);
+  const InferenceMetrics& inference = r.metrics.inference;
+  EXPECT_DOUBLE_EQ(inference.ceiling_bandwidth_gbs, 864);
+  EXPECT_EQ(inference.ceiling_bandwidth_source, "datasheet L40S");
+  EXPECT_DOUBLE_EQ(inference.decode_ceiling_tokens_per_second, 46.08);
+  EXPECT_DOUBLE_EQ(inference.decode_ceiling_fraction, 0.5);
+  // No datasheet entry: no ceiling, never a guess.
+  r.system.gpu_name = "NVIDIA L4";
+  attach_datasheet(database(), r);
+  EXPECT_DOUBLE_EQ(r.metrics.inference.decode_ceiling_tokens_per_second, 0);
+  EXPECT_EQ(r.metrics.inference.ceiling_bandwidth_source, "");
+  // The CPU: the measured copy's bandwidth, where the run measured it.
+  r.benchmark.device = DeviceKind::kCpu;
+  r.distributed.world_size = 1;
+  attach_datasheet(database(), r);
+  EXPECT_DOUBLE_EQ(r.metrics.inference.decode_ceiling_tokens_per_second, 0);
+  r.system.cpu_memory_bandwidth_gbs = 30;
+  attach_datasheet(database(), r);
+  EXPECT_EQ(r.metrics.inference.ceiling_bandwidth_source, "measured (CPU copy)");
+  EXPECT_DOUBLE_EQ(r.metrics.inference.decode_ceiling_tokens_per_second, 0.8);
+  EXPECT_DOUBLE_EQ(r.metrics.inference.decode_ceiling_fraction, 28.8);
+  // Not a generation: nothing.
+  r.metrics.inference.bytes_per_decoded_token = 0;
+  attach_datasheet(database(), r);
+  EXPECT_DOUBLE_EQ(r.metrics.inference.ceiling_bandwidth_gbs, 0);
+}
+
 const ReportTable& table_named(const Report& report, const std::string& id) {
   for (const ReportTable& t : report.tables) {
     if (t.id == id) return t;

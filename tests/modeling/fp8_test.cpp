@@ -355,7 +355,7 @@ TEST(Fp8Inference, GreedyTokensOfATaughtTinyLlamaMatchBf16) {
     model->cast_for_inference(torch::kBFloat16);
     if (fp8) {
       const layers::QuantizedLayers counts =
-          layers::quantize_linear_layers(model->module(), fp8::Recipe::kTensorwise);
+          layers::quantize_linear_layers(model->module(), layers::InferenceWeights{});
       EXPECT_EQ(counts.quantized, 2 * 7 + 1);  // every projection of both blocks, and the head
     }
     const c10::InferenceMode inference_mode;

@@ -1,0 +1,31 @@
+#include "datasheets/decode_ceiling.h"
+
+#include <algorithm>
+
+namespace gpubench {
+
+void attach_decode_ceiling(Result& result) {
+  InferenceMetrics& inference = result.metrics.inference;
+  inference.ceiling_bandwidth_gbs = 0;
+  inference.ceiling_bandwidth_source.clear();
+  inference.decode_ceiling_tokens_per_second = 0;
+  inference.decode_ceiling_fraction = 0;
+  if (inference.bytes_per_decoded_token <= 0) return;
+  if (result.benchmark.device == DeviceKind::kCuda) {
+    if (!result.datasheet.matched || result.datasheet.memory_bandwidth_gbs <= 0) return;
+    inference.ceiling_bandwidth_gbs = result.datasheet.memory_bandwidth_gbs;
+    inference.ceiling_bandwidth_source = "datasheet " + result.datasheet.entry;
+  } else {
+    if (result.system.cpu_memory_bandwidth_gbs <= 0) return;
+    inference.ceiling_bandwidth_gbs = result.system.cpu_memory_bandwidth_gbs;
+    inference.ceiling_bandwidth_source = "measured (CPU copy)";
+  }
+  const double ranks = std::max(1, result.distributed.world_size);
+  inference.decode_ceiling_tokens_per_second =
+      inference.ceiling_bandwidth_gbs * 1e9 /
+      static_cast<double>(inference.bytes_per_decoded_token) * ranks;
+  inference.decode_ceiling_fraction =
+      inference.decode_tokens_per_second / inference.decode_ceiling_tokens_per_second;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,93 @@
+#include "modeling/integer_weights.h"
+
+#include "torch_support/compat.h"
+
+namespace gpubench::integer_weights {
+namespace {
+
+// tinygemm's k tiles per inner step: the most that divide the inputs (16 inputs a tile).
+int64_t inner_k_tiles(int64_t in_features) {
+  for (const int64_t tiles : {8, 4, 2}) {
+    if (in_features % (16 * tiles) == 0) return tiles;
+  }
+  throw std::logic_error("int4 weights: " + std::to_string(in_features) +
+                         " inputs are not a multiple of 32 (why_not_int4 refuses it first)");
+}
+
+torch::Tensor rows_of(const torch::Tensor& input) {
+  return input.reshape({-1, input.size(-1)}).contiguous();
+}
+
+std::vector<int64_t> shape_with_last(const torch::Tensor& input, int64_t last) {
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  shape.back() = last;
+  return shape;
+}
+
+}  // namespace
+
+std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t group) {
+  if (in_features % group != 0) {
+    return "the group size " + std::to_string(group) + " does not divide its " +
+           std::to_string(in_features) + " input features";
+  }
+  if (in_features % 32 != 0) {
+    return "its " + std::to_string(in_features) + " input features are not a multiple of 32";
+  }
+  if (out_features % 8 != 0) {
+    return "its " + std::to_string(out_features) + " output features are not a multiple of 8";
+  }
+  return {};
+}
+
+Int4Codes int4_codes(const torch::Tensor& weight, int64_t group) {
+  torch::NoGradGuard no_grad;
+  const int64_t out = weight.size(0), in = weight.size(1);
+  const torch::Tensor grouped = weight.to(torch::kFloat).reshape({out, in / group, group});
+  const torch::Tensor max = grouped.amax(-1, true), min = grouped.amin(-1, true);
+  const torch::Tensor scales = (max - min).clamp_min(1e-6) / 15;
+  const torch::Tensor codes = (grouped - min).div_(scales).round_().clamp_(0, 15);
+  return {codes.to(torch::kInt).reshape({out, in}), scales.squeeze(-1),
+          (min + scales * 8).squeeze(-1)};
+}
+
+torch::Tensor dequantize(const Int4Codes& codes, int64_t group) {
+  const int64_t out = codes.codes.size(0), in = codes.codes.size(1);
+  const torch::Tensor grouped = codes.codes.to(torch::kFloat).reshape({out, in / group, group});
+  return ((grouped - 8) * codes.scales.unsqueeze(-1) + codes.zeros.unsqueeze(-1))
+      .reshape({out, in});
+}
+
+Int4Weight quantize_int4(const torch::Tensor& weight, int64_t group, torch::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  Int4Codes codes = int4_codes(weight, group);
+  Int4Weight quantized;
+  quantized.group = group;
+  quantized.packed = compat::pack_int4_weight(codes.codes, inner_k_tiles(weight.size(1)));
+  codes.codes = torch::Tensor();
+  quantized.scales_and_zeros =
+      torch::stack({codes.scales, codes.zeros}, -1).transpose(0, 1).contiguous().to(dtype);
+  return quantized;
+}
+
+Int8Weight quantize_int8(const torch::Tensor& weight, torch::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor values = weight.to(torch::kFloat);
+  const torch::Tensor scales = values.abs().amax(1).clamp_min(1e-12) / 127;
+  const torch::Tensor codes = (values / scales.unsqueeze(1)).round_().clamp_(-128, 127);
+  return {codes.to(torch::kChar), scales.to(dtype)};
+}
+
+torch::Tensor linear(const torch::Tensor& input, const Int4Weight& weight) {
+  const int64_t out = weight.scales_and_zeros.size(1);
+  return compat::int4_weight_mm(rows_of(input), weight.packed, weight.group,
+                                weight.scales_and_zeros)
+      .reshape(shape_with_last(input, out));
+}
+
+torch::Tensor linear(const torch::Tensor& input, const Int8Weight& weight) {
+  return compat::int8_weight_mm(rows_of(input), weight.codes, weight.scales)
+      .reshape(shape_with_last(input, weight.codes.size(0)));
+}
+
+}  // namespace gpubench::integer_weights
