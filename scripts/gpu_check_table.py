@@ -76,8 +76,8 @@ def label(r):
             parts.append(f"{short}{b[key]}")
     if b.get("kv_cache") == "fp8":
         parts.append("kv-fp8")
-    if b.get("weights"):
-        parts.append(b["weights"] + (f"-g{b['weight_group']}" if b.get("weight_group") else ""))
+    if b.get("weights") in ("int8", "int4"):
+        parts.append(b["weights"] + (f"-g{b['weight_group']}" if b["weights"] == "int4" else ""))
     if b.get("activation_checkpointing"):
         parts.append("ckpt")
     if b.get("deterministic"):

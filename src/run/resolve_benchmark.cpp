@@ -225,7 +225,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
     throw UsageError("weight_group applies to weights int4 only");
   }
   out.weight_group = weights == "int4" ? out.weight_group : 0;
-  out.weights.clear();
+  out.weights = "auto";
   if (weights.empty()) return;
   if (out.task != Task::kInfer) {
     throw UsageError("weights '" + weights +
@@ -275,7 +275,8 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
 // model declares.
 void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (out.task != Task::kInfer) return;
-  const std::string format = !out.weights.empty()                ? out.weights
+  const bool integer = out.weights == "int8" || out.weights == "int4";
+  const std::string format = integer                            ? out.weights
                              : out.precision == Precision::kTf32 ? "fp32"
                                                                  : to_string(out.precision);
   if (!info.capabilities.holds_weights_in(format)) {

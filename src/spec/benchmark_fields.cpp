@@ -384,6 +384,7 @@ ResolvedBenchmark benchmark_from_json(const json& block) {
     benchmark.lora_targets.clear();
   }
   if (benchmark.precision != Precision::kFp8) benchmark.fp8_recipe.clear();
+  if (benchmark.weights != "int4") benchmark.weight_group = 0;
   return benchmark;
 }
 

@@ -45,6 +45,8 @@ ResolvedBenchmark unusual() {
   b.task = Task::kInfer;
   b.prompt_len = 96;
   b.gen_len = 24;
+  b.weights = "int4";
+  b.weight_group = 64;
   b.deterministic = true;
   return b;
 }
@@ -228,7 +230,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   };
   EXPECT_EQ(text(b),
             "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 graph seq 256 LoRA r8 "
-            "alpha 16 q,v checkpointed inference prompt 96 gen 24 deterministic");
+            "alpha 16 q,v checkpointed inference prompt 96 gen 24 int4 weights group 64 "
+            "deterministic");
   b.task = Task::kTrain;  // buckets are training's: inference replicas exchange no gradients
   EXPECT_NE(text(b).find(" bucket 100 MiB "), std::string::npos) << text(b);
   b.task = Task::kInfer;

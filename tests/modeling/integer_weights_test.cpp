@@ -249,18 +249,18 @@ TEST(IntegerWeightRefusals, Int4NeedsAnAmpereOrLaterGpu) {
   EXPECT_EQ(refusal(request, gpu("Tesla V100-SXM2-32GB", 70)), "");
 }
 
-// A float format is the precision's: given alone it sets the precision and is stored as none, so
+// A float format is the precision's: given alone it sets the precision and is stored as auto, so
 // that `--weights bf16` and `--precision bf16` are one benchmark.
 TEST(IntegerWeights, FloatFormatsAreThePrecisions) {
   MachineFacts cpu;
   cpu.cpu_cores = 2;
   const ResolvedBenchmark bf16 = resolve(infer_request("test-tiny-llama", "bf16"), cpu);
   EXPECT_EQ(bf16.precision, Precision::kBf16);
-  EXPECT_EQ(bf16.weights, "");
+  EXPECT_EQ(bf16.weights, "auto");
   EXPECT_EQ(bf16.weight_group, 0);
   const ResolvedBenchmark automatic = resolve(infer_request("test-tiny-llama", "auto"), cpu);
   EXPECT_EQ(automatic.precision, Precision::kFp32);
-  EXPECT_EQ(automatic.weights, "");
+  EXPECT_EQ(automatic.weights, "auto");
   if (!compat::kHasIntWeights) return;
   BenchmarkRequest int4 = infer_request("test-tiny-llama", "int4");
   int4.weight_group = 32;
