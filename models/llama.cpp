@@ -477,13 +477,11 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
   info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
                                         {"gate", mlp}, {"up", mlp}, {"down", mlp}};
   const int64_t kv_out = config.num_kv_heads * config.head_dim();
-  info.capabilities.weight_formats.insert(info.capabilities.weight_formats.end(),
-                                          {"int8", "int4"});
-  info.capabilities.linear_weight_shapes = {{h, h},
-                                            {kv_out, h},
-                                            {config.intermediate_size, h},
-                                            {h, config.intermediate_size}};
-  if (!config.tie_embeddings) info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h});
+  info.capabilities.weight_formats.insert(info.capabilities.weight_formats.end(), {"int8", "int4"});
+  info.capabilities.linear_weight_shapes = {
+      {h, h}, {kv_out, h}, {config.intermediate_size, h}, {h, config.intermediate_size}};
+  if (!config.tie_embeddings)
+    info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h});
   return info;
 }
 

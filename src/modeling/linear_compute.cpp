@@ -39,23 +39,22 @@ torch::Tensor LinearCompute::quantized_forward(const torch::Tensor& input, bool 
   const bool fp8 = std::holds_alternative<fp8::ScaledTensor>(quantized_);
   FlopCounter::record_multiply_adds(rows * in_features_ * out_features_, frozen, fp8);
   return std::visit(
-      Overloaded{
-          [](const std::monostate&) -> torch::Tensor {
-            throw std::logic_error("LinearCompute: no quantised weight");
-          },
-          [&](const fp8::ScaledTensor& weight) {
-            FlopCounter::record_weight_read(weight.data.nbytes() + weight.scale.nbytes());
-            return fp8::quantized_linear(input, weight, recipe_);
-          },
-          [&](const integer_weights::Int8Weight& weight) {
-            FlopCounter::record_weight_read(weight.codes.nbytes() + weight.scales.nbytes());
-            return integer_weights::linear(input, weight);
-          },
-          [&](const integer_weights::Int4Weight& weight) {
-            FlopCounter::record_weight_read(weight.packed.nbytes() +
-                                            weight.scales_and_zeros.nbytes());
-            return integer_weights::linear(input, weight);
-          }},
+      Overloaded{[](const std::monostate&) -> torch::Tensor {
+                   throw std::logic_error("LinearCompute: no quantised weight");
+                 },
+                 [&](const fp8::ScaledTensor& weight) {
+                   FlopCounter::record_weight_read(weight.data.nbytes() + weight.scale.nbytes());
+                   return fp8::quantized_linear(input, weight, recipe_);
+                 },
+                 [&](const integer_weights::Int8Weight& weight) {
+                   FlopCounter::record_weight_read(weight.codes.nbytes() + weight.scales.nbytes());
+                   return integer_weights::linear(input, weight);
+                 },
+                 [&](const integer_weights::Int4Weight& weight) {
+                   FlopCounter::record_weight_read(weight.packed.nbytes() +
+                                                   weight.scales_and_zeros.nbytes());
+                   return integer_weights::linear(input, weight);
+                 }},
       quantized_);
 }
 

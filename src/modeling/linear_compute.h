@@ -19,8 +19,8 @@ namespace gpubench::layers {
 struct InferenceWeights {
   enum class Format { kFp8, kInt8, kInt4 };
   Format format = Format::kFp8;
-  fp8::Recipe recipe = fp8::Recipe::kTensorwise;  // kFp8
-  int64_t group = 128;                            // kInt4
+  fp8::Recipe recipe = fp8::Recipe::kTensorwise;     // kFp8
+  int64_t group = 128;                               // kInt4
   torch::ScalarType activations = torch::kBFloat16;  // the integer formats' scales
 };
 

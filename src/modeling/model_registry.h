@@ -1,9 +1,9 @@
 // The plug-in table of models: each file in models/ registers its models here.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
-#include <array>
 #include <map>
 #include <memory>
 #include <string>

@@ -276,7 +276,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
 void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (out.task != Task::kInfer) return;
   const bool integer = out.weights == "int8" || out.weights == "int4";
-  const std::string format = integer                            ? out.weights
+  const std::string format = integer                             ? out.weights
                              : out.precision == Precision::kTf32 ? "fp32"
                                                                  : to_string(out.precision);
   if (!info.capabilities.holds_weights_in(format)) {

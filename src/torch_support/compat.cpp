@@ -238,8 +238,8 @@ bool scaled_mm_runs_on_cpu() {
 #if !GPUBENCH_TORCH_AT_LEAST(2, 6)
 namespace {
 [[noreturn]] void no_int_weights() {
-  throw std::logic_error("integer weights need LibTorch " + std::string(kIntWeightsMinimumLibtorch) +
-                         "+; resolve refuses them first");
+  throw std::logic_error("integer weights need LibTorch " +
+                         std::string(kIntWeightsMinimumLibtorch) + "+; resolve refuses them first");
 }
 }  // namespace
 #endif
@@ -248,8 +248,8 @@ at::Tensor pack_int4_weight(const at::Tensor& codes, int64_t inner_k_tiles) {
 #if GPUBENCH_TORCH_AT_LEAST(2, 6)
   if (codes.is_cuda()) {
     // CUDA's packing reads two codes a byte, the even column in the high nibble.
-    const at::Tensor pairs = codes.slice(1, 0, {}, 2).bitwise_left_shift(4).bitwise_or(
-        codes.slice(1, 1, {}, 2));
+    const at::Tensor pairs =
+        codes.slice(1, 0, {}, 2).bitwise_left_shift(4).bitwise_or(codes.slice(1, 1, {}, 2));
     return at::_convert_weight_to_int4pack(pairs.to(at::kByte), inner_k_tiles);
   }
   return at::_convert_weight_to_int4pack_for_cpu(codes.to(at::kInt).contiguous(), inner_k_tiles);

@@ -21,10 +21,10 @@ namespace {
 
 using torch::Tensor;
 
-#define SKIP_WITHOUT_INT_WEIGHTS()                                                          \
-  if (!compat::kHasIntWeights) {                                                            \
+#define SKIP_WITHOUT_INT_WEIGHTS()                                                             \
+  if (!compat::kHasIntWeights) {                                                               \
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no int4/int8 kernels; " \
-                 << "IntegerWeightRefusals checks that it refuses";                         \
+                 << "IntegerWeightRefusals checks that it refuses";                            \
   }
 
 double relative_error(const Tensor& value, const Tensor& reference) {
@@ -61,13 +61,13 @@ TEST(IntegerWeights, Int4RoundTripIsWithinHalfAStep) {
 TEST(IntegerWeights, Int8RoundTripIsWithinHalfAStep) {
   torch::manual_seed(4);
   const Tensor weight = torch::randn({24, 64});
-  const integer_weights::Int8Weight quantized = integer_weights::quantize_int8(weight, torch::kFloat);
+  const integer_weights::Int8Weight quantized =
+      integer_weights::quantize_int8(weight, torch::kFloat);
   EXPECT_EQ(quantized.codes.scalar_type(), torch::kChar);
   EXPECT_EQ(quantized.codes.abs().amax(1).min().item<int>(), 127);  // each row's amax is 127
   const Tensor back = quantized.codes.to(torch::kFloat) * quantized.scales.unsqueeze(1);
-  EXPECT_TRUE(((back - weight).abs() <= quantized.scales.unsqueeze(1) / 2 * (1 + 1e-5))
-                  .all()
-                  .item<bool>());
+  EXPECT_TRUE(
+      ((back - weight).abs() <= quantized.scales.unsqueeze(1) / 2 * (1 + 1e-5)).all().item<bool>());
 }
 
 // LibTorch's kernels compute the product of the dequantised weight: bf16 activations, float
@@ -85,12 +85,12 @@ void check_kernels_on(torch::Device device) {
     const Tensor output = integer_weights::linear(input, int4);
     EXPECT_EQ(output.sizes(), (std::vector<int64_t>{3, 5, 64}));
     EXPECT_EQ(output.scalar_type(), torch::kBFloat16);
-    EXPECT_LT(relative_error(output, torch::matmul(input.to(torch::kFloat), dequantised.t())),
-              1e-2)
+    EXPECT_LT(relative_error(output, torch::matmul(input.to(torch::kFloat), dequantised.t())), 1e-2)
         << "group " << group;
   }
   const integer_weights::Int8Weight int8 = integer_weights::quantize_int8(weight, torch::kBFloat16);
-  const Tensor dequantised = int8.codes.to(torch::kFloat) * int8.scales.to(torch::kFloat).unsqueeze(1);
+  const Tensor dequantised =
+      int8.codes.to(torch::kFloat) * int8.scales.to(torch::kFloat).unsqueeze(1);
   EXPECT_LT(relative_error(integer_weights::linear(input, int8),
                            torch::matmul(input.to(torch::kFloat), dequantised.t())),
             1e-2);
@@ -137,8 +137,7 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     const Tensor prompt = batch.inputs.narrow(1, 0, kPrompt);
     TextGenerator& generator = *model->text_generator();
     out.logits = generator.last_logits_without_cache(prompt).to(torch::kFloat);
-    KvCache cache =
-        generator.allocate_cache(1, kPrompt + kGenerate, torch::kCPU, torch::kBFloat16);
+    KvCache cache = generator.allocate_cache(1, kPrompt + kGenerate, torch::kCPU, torch::kBFloat16);
     out.tokens = generate_greedy(generator, cache, prompt, kGenerate, torch::kCPU).tokens;
     out.taught = batch.inputs.narrow(1, kPrompt, kGenerate - 1);
     return out;
@@ -158,7 +157,8 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     EXPECT_EQ(quantized.counts.kept, 0);
     const double error = relative_error(quantized.logits, bf16.logits);
     EXPECT_LT(error, tolerance) << "format " << static_cast<int>(format.format);
-    const double mismatches = quantized.tokens.ne(bf16.tokens).to(torch::kFloat).mean().item<double>();
+    const double mismatches =
+        quantized.tokens.ne(bf16.tokens).to(torch::kFloat).mean().item<double>();
     EXPECT_EQ(mismatches, 0.0) << "format " << static_cast<int>(format.format) << ": "
                                << mismatches * 100 << "% of the greedy tokens differ; logits' "
                                << "relative error " << error;
@@ -191,7 +191,8 @@ MachineFacts gpu(const std::string& name, int capability) {
 }
 
 TEST(IntegerWeightRefusals, LibTorch1xSaysItNeeds26OrLater) {
-  if (compat::kHasIntWeights) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has them";
+  if (compat::kHasIntWeights)
+    GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has them";
   for (const std::string weights : {"int8", "int4"}) {
     BenchmarkRequest request = infer_request("llama-3.1-8b", weights);
     EXPECT_EQ(refusal(request), "weights " + weights +
