@@ -11,6 +11,7 @@
 #include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
 #include "modeling/fp8_linear.h"
+#include "modeling/inference_test_helpers.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
@@ -335,21 +336,7 @@ TEST(Fp8Training, FrozenWeightsAreQuantisedOnceAndTrainableOnesEveryStep) {
 TEST(Fp8Inference, GreedyTokensOfATaughtTinyLlamaMatchBf16) {
   SKIP_WITHOUT_FP8();
   constexpr int64_t kPrompt = 16, kGenerate = 16;
-  auto teach = [&] {
-    torch::manual_seed(21);
-    ModelOptions options;
-    options.seq_len = kPrompt + kGenerate;
-    auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
-    model->module().train();
-    torch::manual_seed(22);
-    const SyntheticBatch batch = model->synthetic_batch(1, torch::kCPU, false);
-    OptimizerSettings settings = optimizer_settings_for("adamw", 1);
-    settings.learning_rate = 1e-2;
-    TrainingStep step(*model, PrecisionPolicy(Precision::kFp32, torch::kCPU), settings);
-    for (int i = 0; i < 150; ++i) step.run(batch);
-    model->module().eval();
-    return std::make_pair(std::move(model), batch.inputs);
-  };
+  auto teach = [&] { return testing::taught_tiny_llama(kPrompt + kGenerate); };
   auto generate = [&](bool fp8, bool fp8_cache) {
     auto [model, sequence] = teach();
     model->cast_for_inference(torch::kBFloat16);
@@ -376,19 +363,8 @@ TEST(Fp8Inference, GreedyTokensOfATaughtTinyLlamaMatchBf16) {
 }
 
 // Every refusal, on every build: LibTorch 1.x first, then the GPU, the CPU, the model.
-MachineFacts gpu(const std::string& name, int capability) {
-  MachineFacts machine;
-  machine.cuda_available = true;
-  machine.cuda_device_count = 1;
-  machine.cpu_cores = 8;
-  machine.cuda_device_name = name;
-  machine.cuda_compute_capability = capability;
-  return machine;
-}
-
-std::string refusal(const BenchmarkRequest& request, const MachineFacts& machine) {
-  return testing::usage_error_of([&] { resolve(request, machine); });
-}
+using testing::refusal;
+const auto gpu = testing::one_gpu;
 
 BenchmarkRequest fp8_request(const std::string& model, DeviceKind device) {
   BenchmarkRequest request;

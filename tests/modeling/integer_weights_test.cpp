@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "infer/greedy_generation.h"
+#include "modeling/inference_test_helpers.h"
 #include "modeling/integer_weights.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
@@ -118,28 +119,17 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     layers::QuantizedLayers counts;
   };
   auto generate = [&](std::optional<layers::InferenceWeights> format) {
-    torch::manual_seed(21);
-    ModelOptions options;
-    options.seq_len = kPrompt + kGenerate;
-    auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate(options);
-    model->module().train();
-    torch::manual_seed(22);
-    const SyntheticBatch batch = model->synthetic_batch(1, torch::kCPU, false);
-    OptimizerSettings settings = optimizer_settings_for("adamw", 1);
-    settings.learning_rate = 1e-2;
-    TrainingStep step(*model, PrecisionPolicy(Precision::kFp32, torch::kCPU), settings);
-    for (int i = 0; i < 150; ++i) step.run(batch);
-    model->module().eval();
+    auto [model, sequence] = testing::taught_tiny_llama(kPrompt + kGenerate);
     model->cast_for_inference(torch::kBFloat16);
     Generated out;
     if (format) out.counts = layers::quantize_linear_layers(model->module(), *format);
     const c10::InferenceMode inference_mode;
-    const Tensor prompt = batch.inputs.narrow(1, 0, kPrompt);
+    const Tensor prompt = sequence.narrow(1, 0, kPrompt);
     TextGenerator& generator = *model->text_generator();
     out.logits = generator.last_logits_without_cache(prompt).to(torch::kFloat);
     KvCache cache = generator.allocate_cache(1, kPrompt + kGenerate, torch::kCPU, torch::kBFloat16);
     out.tokens = generate_greedy(generator, cache, prompt, kGenerate, torch::kCPU).tokens;
-    out.taught = batch.inputs.narrow(1, kPrompt, kGenerate - 1);
+    out.taught = sequence.narrow(1, kPrompt, kGenerate - 1);
     return out;
   };
   const Generated bf16 = generate(std::nullopt);
@@ -176,19 +166,8 @@ BenchmarkRequest infer_request(const std::string& model, const std::string& weig
   return request;
 }
 
-std::string refusal(const BenchmarkRequest& request, const MachineFacts& machine = {}) {
-  return testing::usage_error_of([&] { resolve(request, machine); });
-}
-
-MachineFacts gpu(const std::string& name, int capability) {
-  MachineFacts machine;
-  machine.cuda_available = true;
-  machine.cuda_device_count = 1;
-  machine.cpu_cores = 8;
-  machine.cuda_device_name = name;
-  machine.cuda_compute_capability = capability;
-  return machine;
-}
+using testing::refusal;
+const auto gpu = testing::one_gpu;
 
 TEST(IntegerWeightRefusals, LibTorch1xSaysItNeeds26OrLater) {
   if (compat::kHasIntWeights)
