@@ -23,10 +23,11 @@ RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progr
 }
 
 int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
-                   const GlobalOptions& global) {
+                   const GlobalOptions& global, Result* kept) {
   const std::string path = prepare_result_path(output, benchmark);
   ProgressPrinter progress = progress_for(benchmark);
   const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
+  if (kept != nullptr) *kept = result;
   return report_result(result, path, !names_result_file(output));
 }
 

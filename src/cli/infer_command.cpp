@@ -10,8 +10,10 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/standard_streams.h"
 #include "infer_options.h"
 #include "reporters.h"
+#include "reporting/tpot_target.h"
 #include "results/result_path.h"
 #include "runner/runner.h"
 
@@ -53,9 +55,18 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
     throw UsageError("--output '" + echoed(options.output) + "' names one file; with " +
                      std::to_string(benchmarks.size()) + " batch sizes give a directory");
   }
+  if (options.tpot_target_ms > 0 && benchmarks.front().gen_len == 0) {
+    throw UsageError("--tpot-target-ms applies to the models that generate text; " +
+                     benchmarks.front().model + " runs forward passes");
+  }
   int code = kExitOk;
+  std::vector<Result> results;
   for (const ResolvedBenchmark& benchmark : benchmarks) {
-    code = std::max(code, run_and_report(benchmark, options.output, global));
+    results.emplace_back();
+    code = std::max(code, run_and_report(benchmark, options.output, global, &results.back()));
+  }
+  if (options.tpot_target_ms > 0) {
+    write_standard_output(tpot_target_verdict(results, options.tpot_target_ms) + "\n");
   }
   return code;
 }

@@ -16,6 +16,11 @@ CLI::App* add_infer_subcommand(CLI::App& app, const std::shared_ptr<InferOptions
   cmd->add_option("--output,-o", options->output,
                   "Result file (.json, one batch size) or directory")
       ->capture_default_str();
+  cmd->add_option("--tpot-target-ms", options->tpot_target_ms,
+                  "Models that generate text: after the batch list, the largest batch whose time "
+                  "per output token meets this at p99 (MLPerf's Llama 2 70B: 40 interactive, 200 "
+                  "standard)")
+      ->check(number_in_range(0.001, 1e7, false));
   return cmd;
 }
 

@@ -15,6 +15,8 @@ namespace gpubench::cli {
 struct InferOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
   std::string output = "results";
+  // --tpot-target-ms (reporting/tpot_target.h); 0: none. Checked as parsed: above 0, finite.
+  double tpot_target_ms = 0;
 };
 
 CLI::App* add_infer_subcommand(CLI::App& app, const std::shared_ptr<InferOptions>& options);

@@ -76,6 +76,17 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   const auto batches = testing::run_command(alone + " infer --batch-size 1,0");
   EXPECT_EQ(batches.exit_code, 2) << batches.output;
   EXPECT_NE(batches.output.find("got 0"), std::string::npos) << batches.output;
+  for (const char* target : {"0", "-40", "nan", "inf", "40ms"}) {
+    const auto tpot = testing::run_command(alone + " infer --tpot-target-ms " + target);
+    EXPECT_EQ(tpot.exit_code, 2) << tpot.output;
+    EXPECT_EQ(tpot.output,
+              "gpubench: error: --tpot-target-ms: must be a finite number from 0.001 "
+              "to 10000000, got '" +
+                  std::string(target) + "' (see --help)\n");
+  }
+  const auto weights = testing::run_command(alone + " infer --weights int3");
+  EXPECT_EQ(weights.exit_code, 2) << weights.output;
+  EXPECT_NE(weights.output.find("int3"), std::string::npos) << weights.output;
   const auto format = testing::run_command(alone + " fit --format pdf");
   EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, json\n");
   const auto flag = testing::run_command(alone + " train --no-such-flag");

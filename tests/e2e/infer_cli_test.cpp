@@ -40,7 +40,7 @@ TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
   ScratchDirectory dir("infer-generate");
   const auto run = run_gpubench(
       "infer --model test-tiny-llama --batch-size 2 --prompt-len 8 "
-      "--gen-len 4" +
+      "--gen-len 4 --tpot-target-ms 100000" +
       std::string(kShort) + " --output " + dir.file("r.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto r = read_json(dir.file("r.json"));
@@ -56,6 +56,22 @@ TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
   EXPECT_EQ(r["benchmark"]["prompt_len"], 8);
   EXPECT_EQ(r["benchmark"]["gen_len"], 4);
   EXPECT_NE(run.output.find("time per output token: p50"), std::string::npos) << run.output;
+  // The decode ceiling from the CPU's measured copy (docs/inference.md#the-decode-ceiling).
+  const double bandwidth = r["system"]["cpu_memory_bandwidth_gbs"].get<double>();
+  EXPECT_GT(bandwidth, 0);
+  EXPECT_EQ(m["ceiling_bandwidth_source"], "measured (CPU copy)");
+  EXPECT_DOUBLE_EQ(m["ceiling_bandwidth_gbs"].get<double>(), bandwidth);
+  const auto bytes = m["bytes_per_decoded_token"].get<int64_t>();
+  // Its weights' share, and its sequence's cache at the mean context 8 + 4 / 2.
+  EXPECT_EQ(bytes, m["weight_bytes_per_decoded_token"].get<int64_t>() +
+                       10 * m["kv_cache_bytes_per_token"].get<int64_t>());
+  EXPECT_NEAR(m["decode_ceiling_tokens_per_second"].get<double>(), bandwidth * 1e9 / bytes,
+              1e-6 * bandwidth * 1e9 / bytes);
+  EXPECT_NE(run.output.find("decode ceiling: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("time per output token target 100000.00 ms at p99: the largest batch "
+                            "that meets it is batch 2"),
+            std::string::npos)
+      << run.output;
 }
 
 TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
@@ -107,6 +123,14 @@ TEST(InferCli, BadInputIsOneLineAndExitTwo) {
                      "prompt_len and gen_len apply to the models that generate text");
   expect_usage_error("infer --model test-tiny-llama --device cpu --seq-len 16",
                      "seq_len does not apply to infer");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --tpot-target-ms 40",
+                     "--tpot-target-ms applies to the models that generate text");
+  expect_usage_error("infer --model test-tiny-cnn --device cpu --weights int4",
+                     "weights 'int4' applies to the models that hold integer weights");
+  expect_usage_error("infer --model test-tiny-llama --device cpu --weights int4 --weight-group 64",
+                     "the group size 64 does not divide its 32 input features");
+  expect_usage_error("train --model test-tiny-llama --device cpu --weights int8",
+                     "weights 'int8' applies to gpubench infer");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --gpus 2 --batch-size max",
                      "infer takes batch sizes");
   expect_usage_error("infer --model test-tiny-cnn --device cpu --mode graph",
