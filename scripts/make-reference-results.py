@@ -53,4 +53,36 @@ for block in figures["training_throughput"]:
             json.dump(result, f, indent=2)
             f.write("\n")
         written += 1
+# BIZON's LLM inference row: Llama 3.1 70B decode on one card. The page states no weight format,
+# batch or lengths; 70B's bf16 weights (141 GB) fit no 48 GB card, so the row is filed under
+# 4-bit weights (int4), as the public one-card figures for these cards are (llama.cpp Q4_K_M),
+# and says so in its source.
+LLM_MODELS = {"llama3.1-70b": "llama-3.1-70b"}
+for block in figures.get("inference_throughput", []):
+    publisher = next(tag for prefix, tag in PUBLISHERS.items() if block["source"].startswith(prefix))
+    source = (block["source"].rstrip(".") + ". The page states no weight format, batch or lengths; 70B's bf16 "
+              "weights (141 GB) fit no 48 GB card, so the row is filed under 4-bit weights (int4), as "
+              "the public one-card figures for these cards are (llama.cpp Q4_K_M).")
+    for row in block["rows"]:
+        model = LLM_MODELS[row["model"]]
+        result = {
+            "schema": "gpubench.result/1",
+            "status": "published",
+            "source": source,
+            "benchmark": {"model": model, "model_family": "language-model", "precision": "bf16",
+                          "task": "infer", "weights": "int4", "weight_group": 0, "device": "cuda",
+                          "gpus": row["gpus"], "batch_size_per_device": 0, "global_batch_size": 0,
+                          "data": "as published"},
+            "metrics": {"throughput": row["throughput"], "throughput_unit": "tokens/sec",
+                        "per_device_throughput": row["throughput"] / row["gpus"],
+                        "trials": [row["throughput"]]},
+            "system": {"gpu_name": row["gpu"], "gpu_count": row["gpus"]},
+            "started_at": "",
+        }
+        slug = re.sub(r"[^a-z0-9]+", "-", row["gpu"].lower()).strip("-")
+        path = os.path.join(out_dir, f"{publisher}_{slug}_{model}_infer_int4_x{row['gpus']}.json")
+        with open(path, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+        written += 1
 print(f"wrote {written} published results to {os.path.normpath(out_dir)}")
