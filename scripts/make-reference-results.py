@@ -15,6 +15,26 @@ PRECISION = {"fp16": "fp16", "fp32": "fp32", "tf32": "tf32", "amp": "fp16", "bf1
 IMAGE_MODELS = {"resnet50", "resnet101", "resnet152", "inception3", "inception4", "vgg16", "googlenet"}
 PUBLISHERS = {"BIZON": "bizon", "Lambda": "lambda", "NVIDIA": "nvidia"}
 
+def published(source, benchmark, row, unit):
+    """A published result: the benchmark as the source gives it, its one figure, the GPU."""
+    return {
+        "schema": "gpubench.result/1",
+        "status": "published",
+        "source": source,
+        "benchmark": benchmark,
+        "metrics": {"throughput": row["throughput"], "throughput_unit": unit,
+                    "per_device_throughput": row["throughput"] / row["gpus"], "trials": [row["throughput"]]},
+        "system": {"gpu_name": row["gpu"], "gpu_count": row["gpus"]},
+        "started_at": "",
+    }
+
+
+def write(path, result):
+    with open(path, "w") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+
+
 figures = json.load(open(source_file))
 os.makedirs(out_dir, exist_ok=True)
 for name in os.listdir(out_dir):
@@ -33,25 +53,14 @@ for block in figures["training_throughput"]:
             continue
         precision = PRECISION[row["precision"]]
         batch = row.get("batch_size", 0)
-        result = {
-            "schema": "gpubench.result/1",
-            "status": "published",
-            "source": source,
-            "benchmark": {"model": row["model"], "model_family": "convnet", "precision": precision,
-                          "device": "cuda", "gpus": row["gpus"], "batch_size_per_device": batch,
-                          "global_batch_size": batch * row["gpus"], "data": "synthetic (as published)"},
-            "metrics": {"throughput": row["throughput"], "throughput_unit": "images/sec",
-                        "per_device_throughput": row["throughput"] / row["gpus"],
-                        "trials": [row["throughput"]]},
-            "system": {"gpu_name": row["gpu"], "gpu_count": row["gpus"]},
-            "started_at": "",
-        }
+        result = published(source, {"model": row["model"], "model_family": "convnet", "precision": precision,
+                                    "device": "cuda", "gpus": row["gpus"], "batch_size_per_device": batch,
+                                    "global_batch_size": batch * row["gpus"], "data": "synthetic (as published)"},
+                           row, "images/sec")
         slug = re.sub(r"[^a-z0-9]+", "-", row["gpu"].lower()).strip("-")
         table = f"-{row['table']}" if "table" in row else ""
-        path = os.path.join(out_dir, f"{publisher}{table}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json")
-        with open(path, "w") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        write(os.path.join(out_dir, f"{publisher}{table}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json"),
+              result)
         written += 1
 # BIZON's LLM inference row: Llama 3.1 70B decode on one card. The page states no weight format,
 # batch or lengths; 70B's bf16 weights (141 GB) fit no 48 GB card, so the row is filed under
@@ -65,24 +74,12 @@ for block in figures.get("inference_throughput", []):
               "the public one-card figures for these cards are (llama.cpp Q4_K_M).")
     for row in block["rows"]:
         model = LLM_MODELS[row["model"]]
-        result = {
-            "schema": "gpubench.result/1",
-            "status": "published",
-            "source": source,
-            "benchmark": {"model": model, "model_family": "language-model", "precision": "bf16",
-                          "task": "infer", "weights": "int4", "weight_group": 0, "device": "cuda",
-                          "gpus": row["gpus"], "batch_size_per_device": 0, "global_batch_size": 0,
-                          "data": "as published"},
-            "metrics": {"throughput": row["throughput"], "throughput_unit": "tokens/sec",
-                        "per_device_throughput": row["throughput"] / row["gpus"],
-                        "trials": [row["throughput"]]},
-            "system": {"gpu_name": row["gpu"], "gpu_count": row["gpus"]},
-            "started_at": "",
-        }
+        result = published(source, {"model": model, "model_family": "language-model", "precision": "bf16",
+                                    "task": "infer", "weights": "int4", "weight_group": 0, "device": "cuda",
+                                    "gpus": row["gpus"], "batch_size_per_device": 0, "global_batch_size": 0,
+                                    "data": "as published"},
+                           row, "tokens/sec")
         slug = re.sub(r"[^a-z0-9]+", "-", row["gpu"].lower()).strip("-")
-        path = os.path.join(out_dir, f"{publisher}_{slug}_{model}_infer_int4_x{row['gpus']}.json")
-        with open(path, "w") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        write(os.path.join(out_dir, f"{publisher}_{slug}_{model}_infer_int4_x{row['gpus']}.json"), result)
         written += 1
 print(f"wrote {written} published results to {os.path.normpath(out_dir)}")
