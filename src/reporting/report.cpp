@@ -640,7 +640,15 @@ ReportCell latency_cell(const InferenceMetrics* m, const LatencySummary Inferenc
   return ReportCell{(m->*which).*figure, format_fixed((m->*which).*figure, 2)};
 }
 
-// Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster).
+ReportCell ceiling_share_cell(const InferenceMetrics* m) {
+  if (m == nullptr || m->decode_ceiling_tokens_per_second <= 0)
+    return ReportCell{std::nullopt, "-"};
+  return ReportCell{m->decode_ceiling_fraction,
+                    format_fixed(100 * m->decode_ceiling_fraction, 1) + "%"};
+}
+
+// Inference rows: latency beside throughput (lower is better, so B/A below 1 is B faster), and
+// for generation each side's share of its decode ceiling (docs/inference.md#the-decode-ceiling).
 ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::string& a_name,
                                const std::string& b_name) {
   ReportTable latency;
@@ -648,9 +656,10 @@ ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::
   latency.title =
       "Inference latency, " + b_name + " vs " + a_name + " (ms; B/A below 1: B answers sooner)";
   latency.label_columns = {"model", "precision", "gpus", "setup"};
-  latency.columns = {a_name + " p50",      b_name + " p50",      "B/A p50",
-                     a_name + " p99",      b_name + " p99",      a_name + " TTFT p50",
-                     b_name + " TTFT p50", a_name + " TPOT p50", b_name + " TPOT p50"};
+  latency.columns = {a_name + " p50",          b_name + " p50",         "B/A p50",
+                     a_name + " p99",          b_name + " p99",         a_name + " TTFT p50",
+                     b_name + " TTFT p50",     a_name + " TPOT p50",    b_name + " TPOT p50",
+                     a_name + " % of ceiling", b_name + " % of ceiling"};
   using M = InferenceMetrics;
   using L = LatencySummary;
   for (const ComparedRow& compared : rows) {
@@ -671,6 +680,8 @@ ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::
     row.cells.push_back(latency_cell(ib, &M::time_to_first_token_ms, &L::p50));
     row.cells.push_back(latency_cell(ia, &M::time_per_output_token_ms, &L::p50));
     row.cells.push_back(latency_cell(ib, &M::time_per_output_token_ms, &L::p50));
+    row.cells.push_back(ceiling_share_cell(ia));
+    row.cells.push_back(ceiling_share_cell(ib));
     latency.rows.push_back(std::move(row));
   }
   return latency;

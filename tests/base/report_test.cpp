@@ -216,6 +216,37 @@ TEST(Compare, RatiosPerRowAndGeometricMeanPerFamily) {
   EXPECT_NE(render_markdown(one_sided).find("only in A"), std::string::npos);
 }
 
+// Generation rows: each side's share of its decode ceiling beside the latency figures.
+TEST(Compare, GenerationRowsCarryEachSidesShareOfItsCeiling) {
+  auto decode = [](const std::string& gpu, double fraction) {
+    LoadedResult l;
+    Result& r = l.result;
+    r.status = RunStatus::kOk;
+    r.benchmark.model = "llama-3.1-70b";
+    r.benchmark.precision = Precision::kBf16;
+    r.benchmark.device = DeviceKind::kCuda;
+    r.benchmark.task = Task::kInfer;
+    r.benchmark.batch_size = 1;
+    r.benchmark.weights = "int4";
+    r.benchmark.weight_group = 128;
+    r.model_family = "language-model";
+    r.system.gpu_name = gpu;
+    r.metrics.trials = {10};
+    r.metrics.throughput = 10;
+    r.metrics.throughput_unit = "tokens/sec";
+    InferenceMetrics& m = r.metrics.inference;
+    m.present = true;
+    m.request_latency_ms.count = 1;
+    m.decode_ceiling_tokens_per_second = fraction > 0 ? 10 / fraction : 0;
+    m.decode_ceiling_fraction = fraction;
+    return l;
+  };
+  const std::string md = render_markdown(
+      build_comparison({decode("NVIDIA A40", 0.5)}, {decode("NVIDIA L40S", 0)}, "A40", "L40S"));
+  EXPECT_NE(md.find("A40 % of ceiling | L40S % of ceiling |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 50.0% | - |"), std::string::npos) << md;
+}
+
 TEST(Statistics, GeometricMeanAndStudentT) {
   EXPECT_DOUBLE_EQ(geometric_mean({2, 8}), 4);
   EXPECT_NEAR(student_t_cdf(1.0, 1.0), 0.75, 1e-12);               // Cauchy
