@@ -5,13 +5,21 @@
 
 #include <torch/torch.h>
 
+#include "common/log.h"
+
 namespace gpubench {
 
 double measure_copy_bandwidth_gbs() {
   constexpr int kTimedCopies = 3;
   const int64_t floats = kCopyBandwidthArrayBytes / static_cast<int64_t>(sizeof(float));
-  const torch::Tensor source = torch::ones({floats});
-  torch::Tensor destination = torch::empty({floats});
+  torch::Tensor source, destination;
+  try {
+    source = torch::ones({floats});
+    destination = torch::empty({floats});
+  } catch (const std::exception&) {
+    log::warn("no CPU bandwidth for the decode ceiling: its copy's arrays could not be allocated");
+    return 0;
+  }
   destination.copy_(source);  // touches the pages
   double best_s = 0;
   for (int i = 0; i < kTimedCopies; ++i) {

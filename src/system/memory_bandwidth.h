@@ -8,6 +8,7 @@ namespace gpubench {
 
 inline constexpr long long kCopyBandwidthArrayBytes = 256LL << 20;  // each of the two arrays
 
+// 0 where the host cannot give the arrays (the run then has no CPU ceiling, not a failure).
 double measure_copy_bandwidth_gbs();
 
 }  // namespace gpubench
