@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/text_table.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -69,8 +70,8 @@ ProfileInfo run_profiled_trial(const TrialPlan& plan, StepTimer& timer,
   info.steps = plan.steps;
   info.throughput = plan.samples_per_step * plan.steps / timing.seconds;
   info.trace = write_new_file(path, profiler->stop());
-  log::info("profile: {} ({} steps, {:.4g} per second while profiled)", info.trace, info.steps,
-            info.throughput);
+  log::info("profile: {} ({} steps, {} per second while profiled)", info.trace, info.steps,
+            format_fixed(info.throughput, 2));
   return info;
 }
 
