@@ -40,7 +40,7 @@ std::optional<torch::ScalarType> weight_dtype(Precision precision) {
 std::optional<layers::InferenceWeights> quantized_weights(RunSession& session) {
   const ResolvedBenchmark& spec = session.benchmark();
   layers::InferenceWeights format;
-  if (spec.weights == "int8" || spec.weights == "int4") {
+  if (integer_weights::is_integer_format(spec.weights)) {
     format.format = spec.weights == "int8" ? layers::InferenceWeights::Format::kInt8
                                            : layers::InferenceWeights::Format::kInt4;
     format.group = spec.weight_group;

@@ -7,7 +7,9 @@
 // The activations stay in bf16; each product reads the codes and scales, never a bf16 copy.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 #include <torch/torch.h>
@@ -15,6 +17,14 @@
 namespace gpubench::integer_weights {
 
 inline constexpr int64_t kInt4Groups[] = {32, 64, 128};
+
+// Whether the `weights` setting names a weight-only integer format ("int8", "int4").
+inline bool is_integer_format(const std::string& weights) {
+  return weights == "int8" || weights == "int4";
+}
+inline bool is_int4_group(int64_t group) {
+  return std::find(std::begin(kInt4Groups), std::end(kInt4Groups), group) != std::end(kInt4Groups);
+}
 
 struct Int4Weight {
   torch::Tensor packed;            // the kernel's layout for the weight's device

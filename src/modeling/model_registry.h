@@ -151,6 +151,9 @@ struct ModelCapabilities {
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }
   bool holds_weights_in(const std::string& format) const;
+  bool holds_integer_weights() const {
+    return holds_weights_in("int8") || holds_weights_in("int4");
+  }
 };
 
 struct ModelInfo {

@@ -27,8 +27,7 @@ Refusal fp8_unsupported_reason(DeviceKind device, const MachineFacts& machine) {
         "precision 'fp8' needs FP8 tensor cores (compute capability 8.9 or later: L4, L40S, "
         "RTX 4090, H100, H200); " +
             machine.cuda_device_name + " has compute capability " +
-            std::to_string(machine.cuda_compute_capability / 10) + "." +
-            std::to_string(machine.cuda_compute_capability % 10) + "; use bf16",
+            compute_capability_text(machine.cuda_compute_capability) + "; use bf16",
         requirement::kFp8TensorCores};
   }
   if (device == DeviceKind::kCpu && !compat::scaled_mm_runs_on_cpu()) {

@@ -58,9 +58,7 @@ std::string generating_models() {
 }
 
 std::string integer_weight_models() {
-  return models_where([](const ModelCapabilities& can) {
-    return can.holds_weights_in("int8") || can.holds_weights_in("int4");
-  });
+  return models_where([](const ModelCapabilities& can) { return can.holds_integer_weights(); });
 }
 
 // seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
@@ -220,7 +218,7 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
 void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                      ResolvedBenchmark& out) {
   const std::string weights = out.weights == "auto" ? std::string() : out.weights;
-  const bool integer = weights == "int8" || weights == "int4";
+  const bool integer = integer_weights::is_integer_format(weights);
   if (request.weight_group && weights != "int4") {
     throw UsageError("weight_group applies to weights int4 only");
   }
@@ -232,7 +230,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                      "' applies to gpubench infer; training holds its weights in the precision's "
                      "dtype (--precision)");
   }
-  if (!info.capabilities.holds_weights_in("int4") && !info.capabilities.holds_weights_in("int8")) {
+  if (!info.capabilities.holds_integer_weights()) {
     throw UsageError("weights '" + weights + "' applies to the models that hold integer weights (" +
                      integer_weight_models() + "); " + info.name +
                      " holds the precision's (--precision)");
@@ -247,7 +245,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
   out.precision = parse_precision(precision);
   if (!integer) return;
   if (weights == "int4") {
-    if (out.weight_group != 32 && out.weight_group != 64 && out.weight_group != 128) {
+    if (!integer_weights::is_int4_group(out.weight_group)) {
       throw UsageError("weight_group must be 32, 64 or 128, got " +
                        std::to_string(out.weight_group));
     }
@@ -275,7 +273,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
 // model declares.
 void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (out.task != Task::kInfer) return;
-  const bool integer = out.weights == "int8" || out.weights == "int4";
+  const bool integer = integer_weights::is_integer_format(out.weights);
   const std::string format = integer                             ? out.weights
                              : out.precision == Precision::kTf32 ? "fp32"
                                                                  : to_string(out.precision);
@@ -355,8 +353,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
                       "weights int4 needs compute capability 8.0 or later on CUDA (LibTorch's "
                       "int4 kernel); " +
                           machine.cuda_device_name + " has " +
-                          std::to_string(machine.cuda_compute_capability / 10) + "." +
-                          std::to_string(machine.cuda_compute_capability % 10));
+                          compute_capability_text(machine.cuda_compute_capability));
   }
   out.batch_size = request.batch_size.value_or(info.default_batch_size);
   out.channels_last = request.channels_last.value_or(
@@ -415,7 +412,7 @@ ResolvedBenchmark as_requested(const BenchmarkRequest& request) {
   }
   out.threads = std::max<int64_t>(1, out.threads);
   // A skipped int4 run reads as the bf16 run it would have been.
-  if (!request.precision && (out.weights == "int8" || out.weights == "int4")) {
+  if (!request.precision && integer_weights::is_integer_format(out.weights)) {
     out.precision = Precision::kBf16;
   }
   return out;

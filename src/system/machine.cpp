@@ -11,6 +11,10 @@
 
 namespace gpubench {
 
+std::string compute_capability_text(int capability) {
+  return std::to_string(capability / 10) + "." + std::to_string(capability % 10);
+}
+
 MachineFacts read_machine_facts(int local_ranks) {
   MachineFacts facts;
   facts.cuda_available = torch::cuda::is_available();

@@ -21,4 +21,7 @@ struct MachineFacts {
 // Asks LibTorch's CUDA runtime (and the OS for cores) once per call.
 MachineFacts read_machine_facts(int local_ranks = 0);
 
+// A compute capability as NVIDIA writes it: 90 is "9.0".
+std::string compute_capability_text(int capability);
+
 }  // namespace gpubench

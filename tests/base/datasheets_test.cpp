@@ -107,13 +107,19 @@ TEST(Datasheets, DevicesMatchByNameAndMemoryNeverByGuess) {
   EXPECT_EQ(unknown.reason, "no datasheet entry lists device 'NVIDIA H100 NVL'");
 }
 
-TEST(Datasheets, AResultGetsThePeakOfThePrecisionThatRan) {
+// A bf16 result of `ranks` L40S cards.
+Result l40s_result(int ranks) {
   Result r;
   r.benchmark.device = DeviceKind::kCuda;
   r.benchmark.precision = Precision::kBf16;
-  r.distributed.world_size = 4;
+  r.distributed.world_size = ranks;
   r.system.gpu_name = "NVIDIA L40S";
   r.system.gpu_memory_bytes = 45 * kGiB;
+  return r;
+}
+
+TEST(Datasheets, AResultGetsThePeakOfThePrecisionThatRan) {
+  Result r = l40s_result(4);
   r.metrics.achieved_tflops = 362.05;  // a quarter of 4 x 362.05
   attach_datasheet(database(), r);
   EXPECT_TRUE(r.datasheet.matched);
@@ -143,12 +149,7 @@ TEST(Datasheets, AResultGetsThePeakOfThePrecisionThatRan) {
 // 37.0 GB of weights and 0.5 GB of cache a token; 864 GB/s each gives 864e9 / 37.5e9 = 23.04
 // tokens/s a replica, 46.08 both; 23.04 decoded tokens/s is half of it.
 TEST(Datasheets, TheDecodeCeilingIsTheBandwidthOverTheBytesOfAToken) {
-  Result r;
-  r.benchmark.device = DeviceKind::kCuda;
-  r.benchmark.precision = Precision::kBf16;
-  r.distributed.world_size = 2;
-  r.system.gpu_name = "NVIDIA L40S";
-  r.system.gpu_memory_bytes = 45 * kGiB;
+  Result r = l40s_result(2);
   r.metrics.inference.decode_tokens_per_second = 23.04;
   r.metrics.inference.bytes_per_decoded_token = 37'500'000'000;
   attach_datasheet(database(), r);
