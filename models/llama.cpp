@@ -546,5 +546,17 @@ const ModelRegistration kSmallDeepLlama{llama_info("test-deep-llama", small_deep
                                                    "a test model: Llama, 6 layers, hidden 256",
                                                    true)};
 
+// Hidden: Llama 3's vocabulary (128,256 tokens) at hidden 256, so that fit's narrowed-vocabulary
+// probes can be checked against whole-vocabulary ones at a fraction of Llama 3.2 1B's cost.
+LlamaConfig large_vocabulary_llama_config() {
+  LlamaConfig c = small_deep_llama_config();
+  c.vocab_size = 128256;
+  c.num_layers = 2;
+  return c;
+}
+const ModelRegistration kLargeVocabularyLlama{
+    llama_info("test-vocab-llama", large_vocabulary_llama_config(),
+               "a test model: Llama, 2 layers, hidden 256, Llama 3's 128,256 tokens", true)};
+
 }  // namespace
 }  // namespace gpubench::models

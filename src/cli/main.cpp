@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "fit_options.h"
 #include "infer_options.h"
+#include "run_options.h"
 
 namespace {
 
@@ -48,9 +49,10 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
-// The settings of train, infer and fit checked here, with gpubench-train's own definitions and
-// words, before this process becomes it: bad input costs no LibTorch start (0.4 s of CPU). What
-// needs LibTorch (the model registry, the devices) is checked there. Returns the exit code of a
+// The settings of train, infer and fit, and run's suite file, checked here with gpubench-train's
+// own definitions and words before this process becomes it: bad input costs no LibTorch start
+// (0.4 s of CPU). What needs LibTorch (the model registry, the devices) is checked there. A suite
+// that can be read once only (a pipe) is left to gpubench-train. Returns the exit code of a
 // refusal, or 0 to hand over.
 int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
   return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
@@ -66,6 +68,12 @@ int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
         infer_request(*options, batch_sizes(*options->settings));
         exit_code = kExitOk;
       });
+    } else if (subcommand == "run") {
+      auto options = std::make_shared<RunOptions>();
+      add_run_subcommand(app, options)->callback([options, &exit_code] {
+        if (suite_can_be_read_twice(*options)) suite_entries(*options);
+        exit_code = kExitOk;
+      });
     } else {
       auto options = std::make_shared<FitCommandOptions>();
       add_fit_subcommand(app, options)->callback([options, &exit_code] {
@@ -77,7 +85,8 @@ int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
 }
 
 bool has_checked_settings(const std::string& subcommand) {
-  return subcommand == "train" || subcommand == "infer" || subcommand == "fit";
+  return subcommand == "train" || subcommand == "infer" || subcommand == "fit" ||
+         subcommand == "run";
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace gpubench {
 
 struct SuiteRunOptions {
   std::string output_directory;
-  std::string executable;         // the gpubench binary the children run; empty: this one
-  double timeout_seconds = 3600;  // per benchmark; <= 0 for none
+  std::string executable;  // the gpubench binary the children run; empty: this one
+  double timeout_seconds = kDefaultSuiteTimeoutSeconds;  // per benchmark; <= 0 for none
   std::string log_level = "info";
 };
 

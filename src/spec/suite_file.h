@@ -18,6 +18,9 @@ struct SuiteEntry {
 
 // How many benchmarks a suite may expand to unless `run --max-benchmarks` says otherwise.
 inline constexpr int64_t kDefaultMaxBenchmarks = 1000;
+// Seconds before a suite's benchmark is killed and recorded as failed unless `run --timeout`
+// says otherwise.
+inline constexpr double kDefaultSuiteTimeoutSeconds = 3600;
 
 // Throws UsageError naming the file (and line, where the parser gives one) for a missing,
 // oversized or malformed file, an unknown key, a value outside a setting's type and bounds, and

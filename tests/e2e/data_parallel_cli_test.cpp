@@ -273,10 +273,17 @@ TEST(DataParallelCli, SigtermOrSighupToTheLauncherStopsEveryRankAndLeavesNoFolde
     SCOPED_TRACE(strsignal(signal_number));
     ScratchDirectory dir("dp-signal");
     std::filesystem::create_directories(dir.file("tmp"));
+    // The launcher keeps an ignored SIGHUP ignored (nohup's intent): a suite run under nohup
+    // would otherwise wait on it for ever. It starts with the signal's default here.
+    struct sigaction inherited {};
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    ::sigaction(signal_number, &default_action, &inherited);
     ChildProcess launcher({GPUBENCH_BINARY, "--log-level", "warn", "train", "--model",
                            "test-tiny-cnn", "--gpus", "2", "--device", "cpu", "--batch-size", "1",
                            "--steps", "100000", "--threads", "1", "--output", dir.file("r.json")},
                           {{"TMPDIR", dir.file("tmp")}}, false);
+    ::sigaction(signal_number, &inherited, nullptr);
     ASSERT_TRUE(testing::wait_for_children(launcher.pid(), 2)) << "the two ranks never started";
     ::kill(launcher.pid(), signal_number);
     const auto outcome = launcher.wait();
