@@ -61,10 +61,10 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
 }
 
-// gpubench checks the values of train, infer and fit itself, in gpubench-train's words, before it
-// becomes gpubench-train: a copy of gpubench alone, with no gpubench-train beside it, refuses
-// them, and hands over what needs LibTorch (a model's name), which then fails for want of
-// gpubench-train.
+// gpubench checks the values of train, infer and fit, and run's suite, itself, in gpubench-train's
+// words, before it becomes gpubench-train: a copy of gpubench alone, with no gpubench-train beside
+// it, refuses them, and hands over what needs LibTorch (a model's name), which then fails for want
+// of gpubench-train.
 TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   ScratchDirectory dir("cli-front");
   std::filesystem::copy_file(GPUBENCH_BINARY, dir.file("gpubench"));
@@ -98,6 +98,27 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
       << model.output;
   EXPECT_EQ(testing::run_command(alone + " train --help").exit_code, 1)
       << "help is gpubench-train's";
+  // run: the suite file, read and checked; one that can be read once only (a pipe) and a good
+  // one are handed over.
+  std::ofstream(dir.file("bad.yaml")) << "benchmarks:\n  - model: resnet50\n    stepz: 3\n";
+  const auto suite = testing::run_command(alone + " run " + dir.file("bad.yaml"));
+  EXPECT_EQ(suite.exit_code, 2) << suite.output;
+  EXPECT_EQ(
+      suite.output.rfind("gpubench: error: " + dir.file("bad.yaml") + ":3: unknown key 'stepz'", 0),
+      0u)
+      << suite.output;
+  const auto timeout =
+      testing::run_command(alone + " run " + dir.file("bad.yaml") + " --timeout nan");
+  EXPECT_EQ(timeout.exit_code, 2) << timeout.output;
+  std::ofstream(dir.file("good.yaml")) << "benchmarks:\n  - model: resnet50\n";
+  for (const std::string& given :
+       {dir.file("good.yaml"), std::string("<(printf 'benchmarks:\\n  - stepz: 3\\n')")}) {
+    const auto handed = testing::run_command("bash -c \"" + alone + " run " + given + "\"");
+    EXPECT_EQ(handed.exit_code, 1) << given << ": " << handed.output;
+    EXPECT_NE(handed.output.find("cannot run '" + dir.file("gpubench-train") + "'"),
+              std::string::npos)
+        << handed.output;
+  }
 }
 
 // gpubench answers report, compare, regress, --version and --help itself and hands the
