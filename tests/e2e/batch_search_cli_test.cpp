@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu_benchmark.h"
+#include "forked_cli.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
@@ -157,7 +158,7 @@ TEST(BatchSearchCli, NotEvenBatchOneIsAnOomResult) {
 // user's error, named as the user gave it, not the child's option.
 TEST(BatchSearchCli, ALimitUnderOneMebibyteIsRefusedUpFront) {
   for (const char* limit : {"1K", "1023K"}) {
-    testing::expect_usage_error(
+    testing::expect_refused(
         std::string("train --model test-tiny-llama --device cpu --batch-size max --memory-limit ") +
             limit,
         "is under 1 MiB, the least a batch search (batch_size max) takes");

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "forked_cli.h"
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
 #include "process/child_process.h"
@@ -22,6 +23,7 @@ using testing::ScratchDirectory;
 
 const char* kTinyCpuRun = "--device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 2";
 
+using testing::expect_refused;
 using testing::expect_usage_error;
 using testing::read_json;
 
@@ -141,21 +143,21 @@ TEST(Cli, OneCommandLineForBothExecutables) {
 TEST(Cli, UnwritableOutputIsAUsageError) {
   ScratchDirectory dir("cli-unwritable");
   std::ofstream(dir.file("file")) << "x";
-  expect_usage_error("train --device cpu --output " + dir.file("file") + "/sub",
-                     "cannot create output directory");
+  expect_refused("train --device cpu --output " + dir.file("file") + "/sub",
+                 "cannot create output directory");
 }
 
 TEST(Cli, MalformedSuiteNamesFileAndLine) {
   ScratchDirectory dir("cli-suite");
   std::ofstream(dir.file("bad.yaml")) << "benchmarks:\n  - model: resnet50\n    stepz: 3\n";
-  expect_usage_error("run " + dir.file("bad.yaml") + " --output " + dir.path(),
-                     dir.file("bad.yaml") + ":3: unknown key 'stepz'");
+  expect_refused("run " + dir.file("bad.yaml") + " --output " + dir.path(),
+                 dir.file("bad.yaml") + ":3: unknown key 'stepz'");
   // Every entry is resolved before the first runs; a refusal names the entry's line.
   std::ofstream(dir.file("graph.yaml"))
       << "benchmarks:\n  - {model: test-tiny-cnn, device: cpu}\n  - {model: test-tiny-cnn, "
          "device: cpu, mode: graph}\n";
-  expect_usage_error("run " + dir.file("graph.yaml") + " --output " + dir.path(),
-                     dir.file("graph.yaml") + ":3: graph mode needs a CUDA device");
+  expect_refused("run " + dir.file("graph.yaml") + " --output " + dir.path(),
+                 dir.file("graph.yaml") + ":3: graph mode needs a CUDA device");
   EXPECT_TRUE(dir.files_with_extension(".json").empty());  // nothing ran
 }
 
@@ -165,7 +167,7 @@ TEST(Cli, ModelsListsResNetFiftyWithCountedFigures) {
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto models = nlohmann::json::parse(result.output);
   ASSERT_EQ(models.size(), 2u);
-  expect_usage_error("models resnet5", "unknown model 'resnet5'");
+  expect_refused("models resnet5", "unknown model 'resnet5'");
   // In the order asked; the counts are torchvision's parameters and the counted forward FLOPs.
   EXPECT_EQ(models[0]["name"], "resnet50");
   EXPECT_EQ(models[0]["task"], "image-classification");
@@ -395,21 +397,19 @@ const std::string kReportFixtures = std::string(GPUBENCH_SOURCE_DIR) + "/tests/f
 TEST(Cli, ReportCompareAndRegressBadInputExitTwo) {
   ScratchDirectory dir("cli-report");
   std::ofstream(dir.file("broken.json")) << "{\"schema\": \"gpubench.result/1\",";
-  expect_usage_error("report", "results is required");
-  expect_usage_error("report " + dir.file("nothing-here"), "no result file or directory");
-  expect_usage_error("report " + dir.file("broken.json"),
-                     "broken.json:1: malformed JSON: syntax error while parsing object key - "
-                     "unexpected end of input; expected string literal");
-  expect_usage_error("report " + kReportFixtures + " --normalize-to colour=red",
-                     "unknown selector key 'colour'; known: gpu, hostname, model, precision");
-  expect_usage_error("report " + kReportFixtures + " --format pdf", "unknown format 'pdf'");
-  expect_usage_error(
-      "compare 'gpu=\"NVIDIA H100\"' 'gpu=\"NVIDIA A40\"' --results " + kReportFixtures,
-      "matches no result");
-  expect_usage_error("regress --baseline " + kReportFixtures, "--current is required");
-  expect_usage_error(
-      "regress --baseline " + dir.file("broken.json") + " --current " + kReportFixtures,
-      "broken.json:1: malformed JSON");
+  expect_refused("report", "results is required");
+  expect_refused("report " + dir.file("nothing-here"), "no result file or directory");
+  expect_refused("report " + dir.file("broken.json"),
+                 "broken.json:1: malformed JSON: syntax error while parsing object key - "
+                 "unexpected end of input; expected string literal");
+  expect_refused("report " + kReportFixtures + " --normalize-to colour=red",
+                 "unknown selector key 'colour'; known: gpu, hostname, model, precision");
+  expect_refused("report " + kReportFixtures + " --format pdf", "unknown format 'pdf'");
+  expect_refused("compare 'gpu=\"NVIDIA H100\"' 'gpu=\"NVIDIA A40\"' --results " + kReportFixtures,
+                 "matches no result");
+  expect_refused("regress --baseline " + kReportFixtures, "--current is required");
+  expect_refused("regress --baseline " + dir.file("broken.json") + " --current " + kReportFixtures,
+                 "broken.json:1: malformed JSON");
 }
 
 TEST(Cli, ReportWritesEveryFormat) {
@@ -478,7 +478,7 @@ TEST(Cli, ALanguageModelReportsTokensAndItsSequenceLengths) {
                   r["metrics"]["throughput"].get<double>() / 1e12,
               1e-9);
   // mem_len 16 / tgt_len 8 + 2 = 4 warm-up steps at least: the model's own rule.
-  testing::expect_usage_error(
+  testing::expect_refused(
       "train --model test-tiny-transformerxl --device cpu --warmup-steps 3 --mem-len 16 --output " +
           dir.path(),
       "warmup_steps 3 are too few for test-tiny-transformerxl: it needs at least 4");
@@ -571,8 +571,8 @@ TEST(Cli, OptimizerOptionTrainsWithTheNamedOptimiser) {
   EXPECT_EQ(result["benchmark"]["optimizer_name"], "adamw");
   EXPECT_EQ(result["benchmark"]["optimizer"].get<std::string>().rfind("AdamW", 0), 0u)
       << result["benchmark"];
-  expect_usage_error("train --model test-tiny-cnn --optimizer lamb " + std::string(kTinyCpuRun),
-                     "unknown optimizer 'lamb'; known: ");
+  expect_refused("train --model test-tiny-cnn --optimizer lamb " + std::string(kTinyCpuRun),
+                 "unknown optimizer 'lamb'; known: ");
 }
 
 // --select keeps only the results a selector matches, on any identity setting: in report, on
@@ -590,8 +590,8 @@ TEST(Cli, SelectNarrowsReportRegressAndTrend) {
   auto report = run_gpubench("report " + kReportFixtures + " --select gpu=\"NVIDIA L40S\"");
   ASSERT_EQ(report.exit_code, 0) << report.output;
   EXPECT_EQ(report.output.find("NVIDIA A40"), std::string::npos) << report.output;
-  expect_usage_error("report " + kReportFixtures + " --select lora_rank=8",
-                     "--select 'lora_rank=8' matches no result");
+  expect_refused("report " + kReportFixtures + " --select lora_rank=8",
+                 "--select 'lora_rank=8' matches no result");
 }
 
 }  // namespace

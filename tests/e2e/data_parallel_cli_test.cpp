@@ -10,13 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include "forked_cli.h"
 #include "process/child_process.h"
 #include "test_helpers.h"
 
 namespace gpubench {
 namespace {
 
-using testing::expect_usage_error;
+using testing::expect_refused;
 using testing::read_json;
 using testing::run_command;
 using testing::run_gpubench;
@@ -324,15 +325,14 @@ TEST(DataParallelCli, AllreduceReportsBandwidthForTwoGlooRanks) {
 TEST(DataParallelCli, BadInputIsAUsageError) {
   ScratchDirectory dir("dp-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --device cpu --gpus 2 --bucket-mb 0" + out,
-                     "bucket_mb must be an integer from 1 to 65536, got 0");
-  expect_usage_error("train --device cpu --timeout 0" + out,
-                     "timeout must be an integer from 1 to 604800, got 0");
-  expect_usage_error("allreduce --device cpu --max-bytes 12Q",
-                     "--max-bytes '12Q' is not a byte count");
-  expect_usage_error("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
-                     "--max-bytes 1024 is below --min-bytes 1048576");
-  expect_usage_error("allreduce --device cuda --gpus 2", "no CUDA device is available");
+  expect_refused("train --device cpu --gpus 2 --bucket-mb 0" + out,
+                 "bucket_mb must be an integer from 1 to 65536, got 0");
+  expect_refused("train --device cpu --timeout 0" + out,
+                 "timeout must be an integer from 1 to 604800, got 0");
+  expect_refused("allreduce --device cpu --max-bytes 12Q", "--max-bytes '12Q' is not a byte count");
+  expect_refused("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
+                 "--max-bytes 1024 is below --min-bytes 1048576");
+  expect_refused("allreduce --device cuda --gpus 2", "no CUDA device is available");
   const auto out_of_range = run_command("RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " +
                                         std::string(GPUBENCH_BINARY) + " train --device cpu" + out);
   EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;

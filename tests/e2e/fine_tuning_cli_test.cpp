@@ -4,12 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "forked_cli.h"
 #include "test_helpers.h"
 
 namespace gpubench {
 namespace {
 
-using testing::expect_usage_error;
+using testing::expect_refused;
 using testing::read_json;
 using testing::run_command;
 using testing::run_gpubench;
@@ -85,24 +86,24 @@ TEST(FineTuningCli, LoraRanksAllReduceOnlyTheAdapters) {
 TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   ScratchDirectory dir("finetune-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --model resnet50 --tuning lora" + out,
-                     "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, "
-                     "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); "
-                     "'resnet50' trains in full only");
-  expect_usage_error("train --model bert-large --seq-len 0" + out,
-                     "seq_len must be an integer from 1 to 1048576, got 0");
-  expect_usage_error("train --model bert-large --seq-len 1024" + out,
-                     "seq_len 1024 is more than bert-large's 512 positions");
-  expect_usage_error("train --model llama-3-8b --tuning lora --lora-targets q,gate_proj" + out,
-                     "lora_targets 'q,gate_proj': 'gate_proj' is not a projection of llama-3-8b");
-  expect_usage_error("train --model llama-3-8b --lora-rank 8" + out,
-                     "lora_rank applies to tuning 'lora' only");
-  expect_usage_error("train --model llama-3-8b --tuning lora --lora-rank 0" + out,
-                     "lora_rank must be an integer from 1 to 65536, got 0");
-  expect_usage_error("train --model llama-3-8b --tuning qlora" + out,
-                     "tuning must be one of full, lora, got 'qlora'");
-  expect_usage_error("train --model vgg16 --activation-checkpointing" + out,
-                     "activation_checkpointing applies to the transformer models");
+  expect_refused("train --model resnet50 --tuning lora" + out,
+                 "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, "
+                 "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); "
+                 "'resnet50' trains in full only");
+  expect_refused("train --model bert-large --seq-len 0" + out,
+                 "seq_len must be an integer from 1 to 1048576, got 0");
+  expect_refused("train --model bert-large --seq-len 1024" + out,
+                 "seq_len 1024 is more than bert-large's 512 positions");
+  expect_refused("train --model llama-3-8b --tuning lora --lora-targets q,gate_proj" + out,
+                 "lora_targets 'q,gate_proj': 'gate_proj' is not a projection of llama-3-8b");
+  expect_refused("train --model llama-3-8b --lora-rank 8" + out,
+                 "lora_rank applies to tuning 'lora' only");
+  expect_refused("train --model llama-3-8b --tuning lora --lora-rank 0" + out,
+                 "lora_rank must be an integer from 1 to 65536, got 0");
+  expect_refused("train --model llama-3-8b --tuning qlora" + out,
+                 "tuning must be one of full, lora, got 'qlora'");
+  expect_refused("train --model vgg16 --activation-checkpointing" + out,
+                 "activation_checkpointing applies to the transformer models");
 }
 
 // The command, on a machine without the memory for it: an oom result that says what it

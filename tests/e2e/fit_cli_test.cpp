@@ -2,12 +2,13 @@
 // verdict per card, the bad inputs, a run out of memory under --memory-limit.
 #include <gtest/gtest.h>
 
+#include "forked_cli.h"
 #include "test_helpers.h"
 
 namespace gpubench {
 namespace {
 
-using testing::expect_usage_error;
+using testing::expect_refused;
 using testing::read_json;
 using testing::run_gpubench;
 using testing::ScratchDirectory;
@@ -72,13 +73,13 @@ TEST(FitCli, ProbesAreNotHeldToTheMemoryLimit) {
 }
 
 TEST(FitCli, BadInputIsOneLineAndExitTwo) {
-  expect_usage_error("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
-  expect_usage_error("fit --model test-tiny-llama --format html", "--format 'html'");
-  expect_usage_error("fit --model nope", "nope");
-  expect_usage_error("fit --model test-tiny-llama --batch-size 0", "batch_size must be");
-  expect_usage_error("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
-  expect_usage_error("train --model test-tiny-llama --memory-limit lots",
-                     "memory_limit must be a byte count");
+  expect_refused("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
+  expect_refused("fit --model test-tiny-llama --format html", "--format 'html'");
+  expect_refused("fit --model nope", "nope");
+  expect_refused("fit --model test-tiny-llama --batch-size 0", "batch_size must be");
+  expect_refused("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
+  expect_refused("train --model test-tiny-llama --memory-limit lots",
+                 "memory_limit must be a byte count");
 }
 
 TEST(FitCli, ARunOverItsMemoryLimitIsAnOomResultWithItsBreakdown) {

@@ -1,6 +1,7 @@
 // Through the binary: what an fp8 run records (docs/fp8.md).
 #include <gtest/gtest.h>
 
+#include "forked_cli.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"
 
@@ -16,9 +17,9 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
       "--steps 2 --repeat 1 --log-level warn";
   const std::string generation = " --prompt-len 16 --gen-len 8";
   if (!compat::kHasFp8) {
-    testing::expect_usage_error("train --precision fp8" + tiny, "needs LibTorch 2.5 or later");
-    testing::expect_usage_error("infer --kv-cache fp8" + tiny + generation,
-                                "kv_cache fp8 needs LibTorch 2.5 or later");
+    testing::expect_refused("train --precision fp8" + tiny, "needs LibTorch 2.5 or later");
+    testing::expect_refused("infer --kv-cache fp8" + tiny + generation,
+                            "kv_cache fp8 needs LibTorch 2.5 or later");
     return;
   }
   const auto trained =

@@ -7,12 +7,13 @@
 
 #include <fstream>
 
+#include "forked_cli.h"
 #include "test_helpers.h"
 
 namespace gpubench {
 namespace {
 
-using testing::expect_usage_error;
+using testing::expect_refused;
 using testing::read_json;
 using testing::run_command;
 using testing::run_gpubench;
@@ -137,13 +138,13 @@ TEST(ProfileCli, ANotProfiledResultHasNoProfileBlock) {
 
 TEST(ProfileCli, BadTracePathsAreUsageErrors) {
   ScratchDirectory dir("profile-bad");
-  expect_usage_error(std::string(kProfiledTrain) + " --profile " + dir.file("missing/trace.json"),
-                     "profile '" + dir.file("missing/trace.json") + "': its folder");
-  expect_usage_error(std::string(kProfiledTrain) + " --profile " + dir.path(), "is a directory");
-  expect_usage_error(std::string(kProfiledTrain) + " --profile ''",
-                     "profile must be a non-empty string");
-  expect_usage_error("fit --model test-tiny-cnn --device cpu --profile " + dir.file("t.json"),
-                     "--profile applies to train and infer");
+  expect_refused(std::string(kProfiledTrain) + " --profile " + dir.file("missing/trace.json"),
+                 "profile '" + dir.file("missing/trace.json") + "': its folder");
+  expect_refused(std::string(kProfiledTrain) + " --profile " + dir.path(), "is a directory");
+  expect_refused(std::string(kProfiledTrain) + " --profile ''",
+                 "profile must be a non-empty string");
+  expect_refused("fit --model test-tiny-cnn --device cpu --profile " + dir.file("t.json"),
+                 "--profile applies to train and infer");
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
@@ -152,13 +153,13 @@ TEST(ProfileCli, BadTracePathsAreUsageErrors) {
 TEST(ProfileCli, TooLongNamesAreRefusedBeforeTheRun) {
   ScratchDirectory dir("profile-long");
   const std::string long_name(300, 'a');
-  expect_usage_error(std::string(kProfiledTrain) + " --profile " + dir.file(long_name + ".json"),
-                     "its file name is");
-  expect_usage_error(
+  expect_refused(std::string(kProfiledTrain) + " --profile " + dir.file(long_name + ".json"),
+                 "its file name is");
+  expect_refused(
       std::string(kProfiledTrain) + " --profile " + dir.file(std::string(250, 'b') + ".json"),
       "with room for a -N suffix");
-  expect_usage_error(std::string(kProfiledTrain) + " -o " + dir.file(long_name + ".json"),
-                     "its file name is");
+  expect_refused(std::string(kProfiledTrain) + " -o " + dir.file(long_name + ".json"),
+                 "its file name is");
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
@@ -223,8 +224,8 @@ TEST(ProfileCli, ATraceAndAResultAtOneFileAreRefused) {
   const std::string trace = dir.file("t.json");
   for (const std::string& result :
        {trace, dir.file("sub/../t.json"), dir.path() + "/./t.json", dir.file("link/t.json")}) {
-    expect_usage_error(std::string(kProfiledTrain) + " --profile " + trace + " -o " + result,
-                       "are the same file");
+    expect_refused(std::string(kProfiledTrain) + " --profile " + trace + " -o " + result,
+                   "are the same file");
   }
   EXPECT_FALSE(std::filesystem::exists(trace));
 }

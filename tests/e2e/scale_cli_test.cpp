@@ -3,12 +3,13 @@
 // accuracy check against CPU ranks (scripts/check-scale-ranks.sh, not a test: it times) reads.
 #include <gtest/gtest.h>
 
+#include "forked_cli.h"
 #include "test_helpers.h"
 
 namespace gpubench {
 namespace {
 
-using testing::expect_usage_error;
+using testing::expect_refused;
 using testing::read_json;
 using testing::run_gpubench;
 using testing::ScratchDirectory;
@@ -75,13 +76,13 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
   ScratchDirectory dir("scale-bad");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("one.json")).exit_code, 0);
   const std::string one = dir.file("one.json");
-  expect_usage_error("scale " + one, "name the fabric with --fabric");
-  expect_usage_error("scale " + one + " --fabric intra=warp9", "intra=warp9 is neither");
-  expect_usage_error("scale " + one + " --fabric intra=nvlink4,inter=ib400x0", "NICs a node");
-  expect_usage_error("scale " + one + " --fabric nvlink4 --gpus 0", "--gpus");
-  expect_usage_error("scale " + one + " --fabric nvlink4 -f pdf", "pdf");
+  expect_refused("scale " + one, "name the fabric with --fabric");
+  expect_refused("scale " + one + " --fabric intra=warp9", "intra=warp9 is neither");
+  expect_refused("scale " + one + " --fabric intra=nvlink4,inter=ib400x0", "NICs a node");
+  expect_refused("scale " + one + " --fabric nvlink4 --gpus 0", "--gpus");
+  expect_refused("scale " + one + " --fabric nvlink4 -f pdf", "pdf");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("off.json") + " --no-timeline").exit_code, 0);
-  expect_usage_error("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
+  expect_refused("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
 
 TEST(ScaleCli, ReportAndCompareShowPredictedFiguresMarkedPredicted) {
@@ -132,13 +133,13 @@ TEST(ScaleCli, ATimelineOfTwoBlocksIsExtendedToTheWholeModelsBuckets) {
   EXPECT_NEAR(extended["fabrics"][0]["points"][0]["allreduce_ms"].get<double>(),
               from_whole["fabrics"][0]["points"][0]["allreduce_ms"].get<double>(), 1e-9);
   EXPECT_EQ(run_gpubench("scale " + dir.file("two.json") + " --fabric L40S -f csv").exit_code, 0);
-  expect_usage_error(train + "--blocks 7", "blocks 7 is more than test-deep-llama's 6");
-  expect_usage_error("train --model test-tiny-cnn --device cpu --blocks 1",
-                     "blocks applies to the transformer models");
-  expect_usage_error("fit --model llama-3.2-1b --device cpu --blocks 2",
-                     "fit predicts the whole model");
-  expect_usage_error("infer --model llama-3.2-1b --device cpu --blocks 2",
-                     "blocks applies to training");
+  expect_refused(train + "--blocks 7", "blocks 7 is more than test-deep-llama's 6");
+  expect_refused("train --model test-tiny-cnn --device cpu --blocks 1",
+                 "blocks applies to the transformer models");
+  expect_refused("fit --model llama-3.2-1b --device cpu --blocks 2",
+                 "fit predicts the whole model");
+  expect_refused("infer --model llama-3.2-1b --device cpu --blocks 2",
+                 "blocks applies to training");
 }
 
 // What scripts/check-scale-ranks.sh times (docs/scaling.md), without timing anything: a measured
