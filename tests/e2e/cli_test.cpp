@@ -21,7 +21,7 @@ namespace {
 using testing::run_gpubench;
 using testing::ScratchDirectory;
 
-const char* kTinyCpuRun = "--device cpu --batch-size 2 --warmup-steps 1 --steps 2 --repeat 2";
+const char* kTinyCpuRun = "--device cpu --batch-size 1 --warmup-steps 1 --steps 2 --repeat 2";
 
 using testing::expect_refused;
 using testing::expect_usage_error;
@@ -213,8 +213,8 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
   EXPECT_EQ(b["precision"], "fp32");
   EXPECT_EQ(b["device"], "cpu");
   EXPECT_EQ(b["gpus"], 1);
-  EXPECT_EQ(b["batch_size_per_device"], 2);
-  EXPECT_EQ(b["global_batch_size"], 2);
+  EXPECT_EQ(b["batch_size_per_device"], 1);
+  EXPECT_EQ(b["global_batch_size"], 1);
   EXPECT_EQ(b["warmup_steps"], 1);
   EXPECT_EQ(b["steps"], 2);
   EXPECT_EQ(b["repeat"], 2);
@@ -254,9 +254,9 @@ TEST(Cli, TrainOnTheCpuWritesACompleteResult) {
 
 TEST(Cli, FailingTrainRecordsAFailedResultAndExitsOne) {
   ScratchDirectory dir("cli-fail");
-  const auto result =
-      testing::run_command("GPUBENCH_FAULT_INJECTION=oom " + std::string(GPUBENCH_BINARY) +
-                           " train " + kTinyCpuRun + " --output " + dir.file("r.json"));
+  const auto result = testing::run_command(
+      "GPUBENCH_FAULT_INJECTION=oom " + std::string(GPUBENCH_BINARY) +
+      " train --model test-tiny-cnn " + kTinyCpuRun + " --output " + dir.file("r.json"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   const auto r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "oom");
