@@ -7,29 +7,18 @@
 #include "common/json_text.h"
 #include "common/log.h"
 
+#include "allreduce_options.h"
 #include "commands.h"
 #include "common/errors.h"
 #include "distributed/allreduce_benchmark.h"
 #include "distributed/collectives.h"
 #include "run/resolve_benchmark.h"
 #include "runner/runner.h"
-#include "spec/benchmark_fields.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
 
 namespace gpubench::cli {
 namespace {
-
-struct AllreduceOptions {
-  std::string device = "auto";
-  int gpus = 1;
-  std::string min_bytes = "8";
-  std::string max_bytes = "128M";
-  AllreduceSweep sweep;
-  // The same default as a training benchmark's timeout_s.
-  int timeout_seconds = find_benchmark_field("timeout")->default_value.get<int>();
-  std::string output;
-};
 
 DeviceKind device_here(const AllreduceOptions& options, int ranks, int local_ranks) {
   return resolve_device(parse_device(options.device), ranks, read_machine_facts(local_ranks));
@@ -62,12 +51,7 @@ int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
 }
 
 int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) {
-  AllreduceSweep sweep = options.sweep;
-  sweep.min_bytes = parse_byte_size(options.min_bytes, "--min-bytes");
-  sweep.max_bytes = parse_byte_size(options.max_bytes, "--max-bytes");
-  validate_sweep(sweep);
-  require_positive(options.timeout_seconds, "timeout");
-  require_positive(options.gpus, "gpus");
+  const AllreduceSweep sweep = checked_sweep(options);
   if (const auto launch = launched_by()) {
     int code = kExitBenchmarkFailed;
     try {
@@ -103,32 +87,7 @@ int run_allreduce(const AllreduceOptions& options, const GlobalOptions& global) 
 
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<AllreduceOptions>();
-  CLI::App* cmd = app.add_subcommand("allreduce", torch_command_description("allreduce"));
-  cmd->add_option("--device", options->device, "auto (CUDA when present), cuda or cpu")
-      ->capture_default_str();
-  const BenchmarkField& gpus = *find_benchmark_field("gpus");
-  cmd->add_option("--gpus", options->gpus,
-                  "Ranks, one process per device (under torchrun/srun/mpirun: the launcher's)")
-      ->check(number_in_range(static_cast<double>(gpus.min), static_cast<double>(gpus.max)))
-      ->capture_default_str();
-  cmd->add_option("--min-bytes,-b", options->min_bytes, "Smallest message (K, M, G: binary)")
-      ->capture_default_str();
-  cmd->add_option("--max-bytes,-e", options->max_bytes, "Largest message")->capture_default_str();
-  cmd->add_option("--factor,-f", options->sweep.factor, "Size multiplier between rows")
-      ->check(number_in_range(2, kMaxSweepFactor))
-      ->capture_default_str();
-  cmd->add_option("--iters,-n", options->sweep.iters, "Timed all-reduces per size")
-      ->check(number_in_range(1, kMaxSweepIterations))
-      ->capture_default_str();
-  cmd->add_option("--warmup-iters,-w", options->sweep.warmup_iters, "Untimed all-reduces per size")
-      ->check(number_in_range(0, kMaxSweepIterations))
-      ->capture_default_str();
-  const BenchmarkField& timeout = *find_benchmark_field("timeout");
-  cmd->add_option("--timeout", options->timeout_seconds,
-                  "Seconds a rank waits for its peers before failing")
-      ->check(number_in_range(static_cast<double>(timeout.min), static_cast<double>(timeout.max)))
-      ->capture_default_str();
-  cmd->add_option("--output,-o", options->output, "Also write the rows as JSON to this file");
+  CLI::App* cmd = add_allreduce_subcommand(app, options);
   cmd->callback([options, &global, &exit_code] { exit_code = run_allreduce(*options, global); });
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "allreduce_options.h"
 #include "benchmark_options.h"
 #include "commands.h"
 #include "fit_options.h"
@@ -49,11 +50,11 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
-// The settings of train, infer and fit, and run's suite file, checked here with gpubench-train's
-// own definitions and words before this process becomes it: bad input costs no LibTorch start
-// (0.4 s of CPU). What needs LibTorch (the model registry, the devices) is checked there. A suite
-// that can be read once only (a pipe) is left to gpubench-train. Returns the exit code of a
-// refusal, or 0 to hand over.
+// The settings of train, infer, fit and allreduce, and run's suite file, checked here with
+// gpubench-train's own definitions and words before this process becomes it: bad input costs no
+// LibTorch start (0.4 s of CPU). What needs LibTorch (the model registry, the devices) is checked
+// there. A suite that can be read once only (a pipe) is left to gpubench-train. Returns the exit
+// code of a refusal, or 0 to hand over.
 int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
   return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
     if (subcommand == "train") {
@@ -66,6 +67,12 @@ int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
       auto options = std::make_shared<InferOptions>();
       add_infer_subcommand(app, options)->callback([options, &exit_code] {
         infer_request(*options, batch_sizes(*options->settings));
+        exit_code = kExitOk;
+      });
+    } else if (subcommand == "allreduce") {
+      auto options = std::make_shared<AllreduceOptions>();
+      add_allreduce_subcommand(app, options)->callback([options, &exit_code] {
+        checked_sweep(*options);
         exit_code = kExitOk;
       });
     } else if (subcommand == "run") {
@@ -86,7 +93,7 @@ int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
 
 bool has_checked_settings(const std::string& subcommand) {
   return subcommand == "train" || subcommand == "infer" || subcommand == "fit" ||
-         subcommand == "run";
+         subcommand == "run" || subcommand == "allreduce";
 }
 
 }  // namespace

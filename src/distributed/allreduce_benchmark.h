@@ -14,21 +14,9 @@
 #include "common/byte_size.h"
 #include "distributed/collectives.h"
 #include "results/system_info.h"
+#include "spec/allreduce_sweep.h"
 
 namespace gpubench {
-
-// Bounds of a sweep's options: a factor past 1024 skips most sizes, and a million all-reduces
-// per size is already hours.
-inline constexpr int kMaxSweepFactor = 1024;
-inline constexpr int kMaxSweepIterations = 1000000;
-
-struct AllreduceSweep {
-  int64_t min_bytes = 8;
-  int64_t max_bytes = 128LL << 20;
-  int factor = 2;
-  int warmup_iters = 5;
-  int iters = 20;
-};
 
 struct AllreduceRow {
   int64_t bytes = 0;
@@ -49,10 +37,6 @@ struct AllreduceReport {
   std::vector<AllreduceRow> rows;
   SystemInfo system;
 };
-
-// Message sizes from min to max, multiplied by factor, rounded down to whole float32 elements.
-std::vector<int64_t> allreduce_sizes(const AllreduceSweep& sweep);
-void validate_sweep(const AllreduceSweep& sweep);  // throws UsageError
 
 // Every rank runs this; every rank gets the same rows.
 std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,

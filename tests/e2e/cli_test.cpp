@@ -63,10 +63,10 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
 }
 
-// gpubench checks the values of train, infer and fit, and run's suite, itself, in gpubench-train's
-// words, before it becomes gpubench-train: a copy of gpubench alone, with no gpubench-train beside
-// it, refuses them, and hands over what needs LibTorch (a model's name), which then fails for want
-// of gpubench-train.
+// gpubench checks the values of train, infer, fit and allreduce, and run's suite, itself, in
+// gpubench-train's words, before it becomes gpubench-train: a copy of gpubench alone, with no
+// gpubench-train beside it, refuses them, and hands over what needs LibTorch (a model's name),
+// which then fails for want of gpubench-train.
 TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   ScratchDirectory dir("cli-front");
   std::filesystem::copy_file(GPUBENCH_BINARY, dir.file("gpubench"));
@@ -100,6 +100,8 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
       << model.output;
   EXPECT_EQ(testing::run_command(alone + " train --help").exit_code, 1)
       << "help is gpubench-train's";
+  const auto sweep = testing::run_command(alone + " allreduce --min-bytes 1M --max-bytes 1K");
+  EXPECT_EQ(sweep.output, "gpubench: error: --max-bytes 1024 is below --min-bytes 1048576\n");
   // run: the suite file, read and checked; one that can be read once only (a pipe) and a good
   // one are handed over.
   std::ofstream(dir.file("bad.yaml")) << "benchmarks:\n  - model: resnet50\n    stepz: 3\n";

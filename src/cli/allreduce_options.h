@@ -1,0 +1,30 @@
+// `allreduce`'s subcommand and its sweep, checked: LibTorch-free, so that `gpubench` refuses a
+// bad value itself before it becomes gpubench-train (main.cpp). The device and the ranks are
+// gpubench-train's.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "spec/allreduce_sweep.h"
+
+namespace gpubench::cli {
+
+struct AllreduceOptions {
+  std::string device = "auto";
+  int gpus = 1;
+  std::string min_bytes = "8";
+  std::string max_bytes = "128M";
+  AllreduceSweep sweep;
+  int timeout_seconds = 0;  // set from the benchmark's timeout field's default
+  std::string output;
+};
+
+CLI::App* add_allreduce_subcommand(CLI::App& app, const std::shared_ptr<AllreduceOptions>& options);
+
+// The sweep the options ask for, every value checked; throws UsageError.
+AllreduceSweep checked_sweep(const AllreduceOptions& options);
+
+}  // namespace gpubench::cli
