@@ -88,13 +88,20 @@ inline nlohmann::json read_json(const std::string& path) {
   return document;
 }
 
-// Exit code 2 and one clear line naming the problem; no abort, no C++ exception text.
-inline void expect_usage_error(const std::string& arguments, const std::string& message) {
-  const auto result = run_gpubench(arguments);
+// Exit code 2 and gpubench's one line naming the problem (`message`) in what `arguments` gave;
+// no abort, no C++ exception text.
+inline void expect_refusal(const CommandResult& result, const std::string& arguments,
+                           const std::string& message) {
   EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
   EXPECT_NE(result.output.find(message), std::string::npos) << arguments << "\n" << result.output;
+  EXPECT_NE(result.output.find("gpubench: error: "), std::string::npos) << result.output;
   EXPECT_EQ(result.output.find("terminate called"), std::string::npos) << result.output;
   EXPECT_EQ(result.output.find("Exception raised from"), std::string::npos) << result.output;
+}
+
+// The same from the gpubench binary.
+inline void expect_usage_error(const std::string& arguments, const std::string& message) {
+  expect_refusal(run_gpubench(arguments), arguments, message);
 }
 
 // `folder` holds results and `other`, a file that is no result: a report of the folder reads the
