@@ -1,7 +1,8 @@
 // gpubench-train's main (run_command_line) in a forked copy of the test process: a refusal that
 // needs LibTorch (a model's capabilities, the devices) checked through the whole command line
 // without a LibTorch start (0.4-0.6 s of CPU a process). The binary's own path (gpubench's
-// checks, the exec) is tested by the tests that run it (Cli, HostileInput).
+// checks, the exec) is tested by the tests that run it (Cli, HostileInput). A forked child cannot
+// use a CUDA context its parent made: the e2e suites that fork never touch CUDA themselves.
 #pragma once
 
 #include <signal.h>
