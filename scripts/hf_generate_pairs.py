@@ -19,6 +19,7 @@ import time
 import torch
 
 from hf_reference import CONFIGS
+from trial_timing import emit_result
 
 
 def hf_decode_rate(model, prompt, gen_len, repeat):
@@ -83,10 +84,7 @@ def main():
                "gen_len": args.gen_len, "threads": args.threads, "torch": torch.__version__,
                "transformers": transformers.__version__, "pairs": pairs,
                "median_ratio": statistics.median(p["ratio"] for p in pairs)}
-    print(json.dumps(summary))
-    if args.output:
-        with open(args.output, "w") as f:
-            json.dump(summary, f, indent=2)
+    emit_result(summary, args.output)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,11 @@ throughput in gpubench's unit (sequences/sec for BERT, tokens/sec for Llama), th
 memory and the parameter counts Hugging Face reports."""
 import argparse
 import contextlib
-import json
 import statistics
 
 import torch
 
-from trial_timing import keep_freed_host_memory, profile_trial, time_trials
+from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
 
 LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 8192}
@@ -197,10 +196,7 @@ def main():
     if args.profile:
         result["profile"] = {"trace": args.profile, "steps": args.steps, "throughput": profile_trial(
             step, synchronize, args.steps, samples_per_step, args.profile, device.type == "cuda")}
-    print(json.dumps(result))
-    if args.output:
-        with open(args.output, "w") as f:
-            json.dump(result, f, indent=2)
+    emit_result(result, args.output)
 
 
 if __name__ == "__main__":

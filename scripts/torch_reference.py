@@ -9,12 +9,11 @@ compilation happens in the warm-up and is timed apart. Prints one JSON object (a
 --output)."""
 import argparse
 import contextlib
-import json
 import statistics
 
 import torch
 
-from trial_timing import keep_freed_host_memory, profile_trial, time_trials
+from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
 import torchvision
 
 
@@ -115,10 +114,7 @@ def main():
     if args.profile:
         result["profile"] = {"trace": args.profile, "steps": args.steps, "throughput": profile_trial(
             step, synchronize, args.steps, args.batch_size, args.profile, device.type == "cuda")}
-    print(json.dumps(result))
-    if args.output:
-        with open(args.output, "w") as f:
-            json.dump(result, f, indent=2)
+    emit_result(result, args.output)
 
 
 if __name__ == "__main__":

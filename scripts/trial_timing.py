@@ -1,7 +1,9 @@
-"""The timing both reference scripts share, gpubench's method: warm-up steps, then trials of
-steps, each bounded by device synchronisations; samples per second of every trial."""
+"""The timing the reference scripts share, gpubench's method: warm-up steps, then trials of
+steps, each bounded by device synchronisations; samples per second of every trial. And how they
+hand over what they measured."""
 import ctypes
 import ctypes.util
+import json
 import os
 import time
 
@@ -60,3 +62,11 @@ def profile_trial(step, synchronize, steps, samples_per_step, path, cuda):
         seconds = time.perf_counter() - start
     profiler.export_chrome_trace(path)
     return samples_per_step * steps / seconds
+
+
+def emit_result(result, output):
+    """The result as one JSON line on stdout, and indented into `output` where one is given."""
+    print(json.dumps(result))
+    if output:
+        with open(output, "w") as f:
+            json.dump(result, f, indent=2)
