@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "allreduce_options.h"
@@ -50,57 +51,63 @@ bool asks_for_help(int argc, char** argv) {
   return false;
 }
 
-// The settings of train, infer, fit and allreduce, and run's suite file, checked here with
-// gpubench-train's own definitions and words before this process becomes it: bad input costs no
-// LibTorch start (0.4 s of CPU). What needs LibTorch (the model registry, the devices) is checked
-// there. A suite that can be read once only (a pipe) is left to gpubench-train. Returns the exit
-// code of a refusal, or 0 to hand over.
-int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
-  return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
-    if (subcommand == "train") {
-      auto options = std::make_shared<TrainOptions>();
-      add_train_subcommand(app, options)->callback([options, &exit_code] {
-        requested(*options->settings);
-        exit_code = kExitOk;
-      });
-    } else if (subcommand == "infer") {
-      auto options = std::make_shared<InferOptions>();
-      add_infer_subcommand(app, options)->callback([options, &exit_code] {
-        infer_request(*options, batch_sizes(*options->settings));
-        exit_code = kExitOk;
-      });
-    } else if (subcommand == "allreduce") {
-      auto options = std::make_shared<AllreduceOptions>();
-      add_allreduce_subcommand(app, options)->callback([options, &exit_code] {
-        checked_sweep(*options);
-        exit_code = kExitOk;
-      });
-    } else if (subcommand == "run") {
-      auto options = std::make_shared<RunOptions>();
-      add_run_subcommand(app, options)->callback([options, &exit_code] {
-        if (suite_can_be_read_twice(*options)) suite_entries(*options);
-        exit_code = kExitOk;
-      });
-    } else {
-      auto options = std::make_shared<FitCommandOptions>();
-      add_fit_subcommand(app, options)->callback([options, &exit_code] {
-        checked_fit_settings(*options);
-        exit_code = kExitOk;
-      });
-    }
+// `Options`' subcommand, added by `add`, whose callback applies `check` to what was parsed.
+template <typename Options, typename Add, typename Check>
+void add_checked(CLI::App& app, int& exit_code, Add add, Check check) {
+  auto options = std::make_shared<Options>();
+  add(app, options)->callback([options, &exit_code, check] {
+    check(*options);
+    exit_code = kExitOk;
   });
 }
 
-bool has_checked_settings(const std::string& subcommand) {
-  return subcommand == "train" || subcommand == "infer" || subcommand == "fit" ||
-         subcommand == "run" || subcommand == "allreduce";
+// The settings of train, infer, fit and allreduce, and run's suite file, checked here with
+// gpubench-train's own definitions and words before this process becomes it: bad input costs no
+// LibTorch start (0.4 s of CPU). What needs LibTorch (the model registry, the devices) is checked
+// there. A suite that can be read once only (a pipe) is left to gpubench-train.
+using AddCheckedSubcommand = void (*)(CLI::App&, int&);
+const std::map<std::string, AddCheckedSubcommand> kCheckedSubcommands = {
+    {"train",
+     [](CLI::App& app, int& code) {
+       add_checked<TrainOptions>(app, code, add_train_subcommand,
+                                 [](TrainOptions& o) { requested(*o.settings); });
+     }},
+    {"infer",
+     [](CLI::App& app, int& code) {
+       add_checked<InferOptions>(app, code, add_infer_subcommand, [](InferOptions& o) {
+         infer_request(o, batch_sizes(*o.settings));
+       });
+     }},
+    {"fit",
+     [](CLI::App& app, int& code) {
+       add_checked<FitCommandOptions>(app, code, add_fit_subcommand,
+                                      [](FitCommandOptions& o) { checked_fit_settings(o); });
+     }},
+    {"allreduce",
+     [](CLI::App& app, int& code) {
+       add_checked<AllreduceOptions>(app, code, add_allreduce_subcommand,
+                                     [](AllreduceOptions& o) { checked_sweep(o); });
+     }},
+    {"run",
+     [](CLI::App& app, int& code) {
+       add_checked<RunOptions>(app, code, add_run_subcommand, [](RunOptions& o) {
+         if (suite_can_be_read_twice(o)) suite_entries(o);
+       });
+     }},
+};
+
+// The exit code of a refusal of `subcommand`'s settings, or 0 to hand over.
+int refusal_of_settings(const std::string& subcommand, int argc, char** argv) {
+  return run_app(argc, argv, [&subcommand](CLI::App& app, const GlobalOptions&, int& exit_code) {
+    kCheckedSubcommands.at(subcommand)(app, exit_code);
+  });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string subcommand = named_subcommand(argc, argv);
-  if (has_checked_settings(subcommand) && !asks_for_help(argc, argv) &&
+  if (kCheckedSubcommands.count(subcommand) != 0 && !asks_for_help(argc, argv) &&
       refusal_of_settings(subcommand, argc, argv) == kExitUsage) {
     return kExitUsage;
   }
