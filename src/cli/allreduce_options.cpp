@@ -3,7 +3,6 @@
 #include "commands.h"
 #include "common/byte_size.h"
 #include "common/errors.h"
-#include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
 
@@ -29,9 +28,8 @@ CLI::App* add_allreduce_subcommand(CLI::App& app,
   cmd->add_option("--warmup-iters,-w", options->sweep.warmup_iters, "Untimed all-reduces per size")
       ->check(number_in_range(0, kMaxSweepIterations))
       ->capture_default_str();
-  // The same default and bounds as a training benchmark's timeout_s.
+  // The same bounds as a training benchmark's timeout_s.
   const BenchmarkField& timeout = *find_benchmark_field("timeout");
-  options->timeout_seconds = timeout.default_value.get<int>();
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds a rank waits for its peers before failing")
       ->check(number_in_range(static_cast<double>(timeout.min), static_cast<double>(timeout.max)))

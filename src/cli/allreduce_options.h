@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "spec/allreduce_sweep.h"
+#include "spec/benchmark_fields.h"
 
 namespace gpubench::cli {
 
@@ -18,7 +19,8 @@ struct AllreduceOptions {
   std::string min_bytes = "8";
   std::string max_bytes = "128M";
   AllreduceSweep sweep;
-  int timeout_seconds = 0;  // set from the benchmark's timeout field's default
+  // The same default as a training benchmark's timeout_s.
+  int timeout_seconds = find_benchmark_field("timeout")->default_value.get<int>();
   std::string output;
 };
 
