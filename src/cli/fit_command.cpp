@@ -25,25 +25,67 @@ std::string recipe_text(const ResolvedBenchmark& b) {
   return text;
 }
 
-int run_fit(const FitCommandOptions& o) {
-  const FitSettings settings = checked_fit_settings(o);
-  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, settings.request, false);
-  const MemoryFit fit = predict_memory(resolved, o.probe == "blocks");
-
+FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& settings,
+                          bool by_blocks) {
+  const MemoryFit fit = predict_memory(resolved, by_blocks);
   FitReport report;
-  report.recipe = recipe_text(resolved);
   report.batch = resolved.batch_size;
   report.breakdown = fit.breakdown_at(resolved.batch_size);
   report.predicted_peak_bytes = report.breakdown.total();
-  report.reserve_bytes = settings.reserve;
   report.method = fit.method;
   report.probe_seconds = fit.probe_seconds;
+  report.probe_columns = {
+      "blocks",           "vocabulary",           "batch",    "seq", "inputs", "activations",
+      "peak above start", "same, gradients kept", "gradients"};
   for (const ProbeReading& p : fit.readings) {
     report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.inputs, p.activations,
                              p.peak_above_start, p.peak_above_start_kept, p.gradients});
   }
   report.cards = card_verdicts(settings.cards, report.predicted_peak_bytes, settings.reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });
+  return report;
+}
+
+FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings& settings,
+                           bool by_blocks) {
+  const InferenceMemoryFit fit = predict_inference_memory(resolved, by_blocks);
+  FitReport report;
+  report.task = Task::kInfer;
+  report.batch = resolved.batch_size;
+  report.context = fit.context();
+  report.kv_cache_bytes_per_token = fit.kv_cache_bytes_per_token;
+  report.breakdown = fit.breakdown_at(report.batch, report.context);
+  report.predicted_peak_bytes = report.breakdown.total();
+  report.method = fit.method;
+  report.probe_seconds = fit.probe_seconds;
+  report.probe_columns = {"blocks",
+                          "vocabulary",
+                          "batch",
+                          "prompt",
+                          "weights",
+                          "key/value cache",
+                          "prompt's pass above them",
+                          "decode context",
+                          "decode step above them"};
+  for (const InferenceProbeReading& p : fit.readings) {
+    report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.weights, p.kv_cache,
+                             p.prefill_peak_above, p.decode_context, p.decode_peak_above});
+  }
+  report.cards = card_verdicts(
+      settings.cards, report.predicted_peak_bytes, settings.reserve,
+      [&fit](int64_t capacity) { return fit.max_batch(capacity); },
+      [&fit, &report](int64_t capacity) { return fit.max_context(capacity, report.batch); });
+  return report;
+}
+
+int run_fit(const FitCommandOptions& o) {
+  const FitSettings settings = checked_fit_settings(o);
+  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, settings.request, false);
+  const bool by_blocks = o.probe == "blocks";
+  FitReport report = resolved.task == Task::kInfer ? inference_report(resolved, settings, by_blocks)
+                                                   : training_report(resolved, settings, by_blocks);
+  report.recipe = recipe_text(resolved);
+  report.reserve_bytes = settings.reserve;
   write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"
                                             : render_fit_markdown(report));
   return kExitOk;

@@ -22,6 +22,10 @@ CLI::App* add_fit_subcommand(CLI::App& app, const std::shared_ptr<FitCommandOpti
                   "auto (the whole model where it fits here, else 1 and 2 of its blocks) or "
                   "blocks")
       ->capture_default_str();
+  cmd->add_option("--task", o->task,
+                  "train (a training step's peak) or infer (a generation's: the weights in their "
+                  "format, the key/value cache, the prompt's pass; the models that generate text)")
+      ->capture_default_str();
   cmd->add_option("--format,-f", o->format, "markdown or json")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write to this file instead of standard output");
   return cmd;
@@ -34,8 +38,12 @@ FitSettings checked_fit_settings(const FitCommandOptions& o) {
   if (o.probe != "auto" && o.probe != "blocks") {
     throw UsageError("--probe '" + echoed(o.probe) + "' is not one of auto, blocks");
   }
+  if (o.task != "train" && o.task != "infer") {
+    throw UsageError("--task '" + echoed(o.task) + "' is not one of train, infer");
+  }
   FitSettings settings;
   settings.request = requested(*o.settings);
+  settings.request.task = parse_task(o.task);
   if (settings.request.batch_size == kSearchBatchSize) {
     throw UsageError(
         "fit takes a batch size (a number); it reports the largest that fits per "

@@ -19,6 +19,7 @@ struct FitCommandOptions {
   std::string reserve = "1GiB";
   std::string format = "markdown";
   std::string probe = "auto";
+  std::string task = "train";
   std::string output;
 };
 

@@ -13,51 +13,19 @@
 
 #include "common/errors.h"
 #include "distributed/collectives.h"
+#include "infer/inference_model.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
-#include "memory/training_memory.h"
 #include "modeling/flop_counter.h"
-#include "modeling/linear_compute.h"
 #include "results/statistics.h"
 #include "run/run_session.h"
 #include "system/memory_bandwidth.h"
 #include "torch_support/captured_graph.h"
-#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
-
-std::optional<torch::ScalarType> weight_dtype(Precision precision) {
-  if (precision == Precision::kFp16) return torch::kHalf;
-  if (precision == Precision::kBf16 || precision == Precision::kFp8) return torch::kBFloat16;
-  return std::nullopt;
-}
-
-// The linear layers' weights quantised once (fp8 by the precision's recipe, or an integer
-// format); none where they stay in the precision's dtype.
-std::optional<layers::InferenceWeights> quantized_weights(RunSession& session) {
-  const ResolvedBenchmark& spec = session.benchmark();
-  layers::InferenceWeights format;
-  if (integer_weights::is_integer_format(spec.weights)) {
-    format.format = spec.weights == "int8" ? layers::InferenceWeights::Format::kInt8
-                                           : layers::InferenceWeights::Format::kInt4;
-    format.group = spec.weight_group;
-    format.activations = weight_dtype(spec.precision).value_or(torch::kBFloat16);
-    return format;
-  }
-  const auto recipe = session.policy().fp8_recipe();
-  if (!recipe) return std::nullopt;
-  format.recipe = *recipe;
-  return format;
-}
-
-int64_t weight_bytes(torch::nn::Module& module) {
-  std::vector<torch::Tensor> tensors = module.parameters();
-  for (const torch::Tensor& buffer : module.buffers()) tensors.push_back(buffer);
-  return storage_bytes(tensors);
-}
 
 // What both inference workloads share: the model in its weights' dtype, in eval and inference
 // mode; the memory as weights, the key/value cache (other) and the rest of the peak, the
@@ -88,13 +56,9 @@ class InferenceWorkload : public Workload {
 
   WorkloadDescription prepare(RunSession& session) override {
     TrainableModel& model = *session.model();
-    dtype_ = weight_dtype(session.benchmark().precision);
-    if (dtype_) model.cast_for_inference(*dtype_);
-    if (const auto format = quantized_weights(session)) {
-      layers::quantize_linear_layers(model.module(), *format);
-    }
-    model.module().eval();
-    weights_ = weight_bytes(model.module());
+    dtype_ = inference_weight_dtype(session.benchmark().precision);
+    prepare_for_inference(model, session.benchmark(), session.policy());
+    weights_ = inference_weight_bytes(model.module());
     inference_mode_.emplace();
     return {};
   }
@@ -206,8 +170,7 @@ class GenerateWorkload : public InferenceWorkload {
     gen_len_ = spec.gen_len;
     generator_ = session.model()->text_generator();
     if (!generator_) throw std::logic_error(spec.model + " generates text but has no generator");
-    const torch::ScalarType cache_dtype =
-        spec.kv_cache == "fp8" ? compat::float8_e4m3() : dtype_.value_or(torch::kFloat);
+    const torch::ScalarType cache_dtype = kv_cache_dtype(spec);
     cache_.emplace(generator_->allocate_cache(spec.batch_size, spec.prompt_len + spec.gen_len,
                                               device_, cache_dtype));
     InferenceMetrics& inference = metrics_.inference;

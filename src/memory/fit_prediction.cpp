@@ -3,13 +3,69 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace gpubench {
 
 double BatchSeqFit::at(int64_t batch, int64_t seq) const {
   const double t = seq > 0 ? static_cast<double>(seq) : 1.0;
   return fixed + fixed_linear * t + fixed_quadratic * t * t +
-         static_cast<double>(batch) * (linear * t + quadratic * t * t);
+         static_cast<double>(batch) * (item + linear * t + quadratic * t * t);
+}
+
+namespace {
+
+struct Parabola {
+  double constant = 0, linear = 0, quadratic = 0;
+};
+
+// Through (t[i], f[i]), i = 0..2, t ascending, where it rises and bends up; else the line
+// through the two longest, or where that falls, flat at the largest value
+// (BatchSeqFit::from_three_lengths).
+Parabola rising_parabola(const double (&t)[3], const double (&f)[3]) {
+  const double slope01 = (f[1] - f[0]) / (t[1] - t[0]), slope12 = (f[2] - f[1]) / (t[2] - t[1]);
+  Parabola p;
+  p.quadratic = (slope12 - slope01) / (t[2] - t[0]);
+  if (p.quadratic >= 0 && slope01 >= 0 && slope12 >= 0) {
+    p.linear = slope01 - p.quadratic * (t[0] + t[1]);
+    p.constant = f[0] - p.linear * t[0] - p.quadratic * t[0] * t[0];
+    return p;
+  }
+  p.quadratic = 0;
+  if (slope12 >= 0) {
+    p.linear = slope12;
+    p.constant = f[2] - slope12 * t[2];
+  } else {
+    p.constant = std::max({f[0], f[1], f[2]});
+  }
+  return p;
+}
+
+}  // namespace
+
+BatchSeqFit BatchSeqFit::from_three_lengths(const std::vector<Point>& points) {
+  std::map<int64_t, double> at_1, at_2;
+  for (const Point& point : points) (point.batch == 1 ? at_1 : at_2)[point.seq] = point.value;
+  if (at_1.size() != 3 || at_2.size() != 3) {
+    throw std::logic_error("from_three_lengths takes batch 1 and 2 at three lengths");
+  }
+  double t[3], once[3], per_item[3];
+  int i = 0;
+  for (const auto& [seq, value] : at_1) {
+    t[i] = static_cast<double>(seq);
+    per_item[i] = at_2.at(seq) - value;
+    once[i] = value - per_item[i];
+    ++i;
+  }
+  const Parabola item = rising_parabola(t, per_item), fixed = rising_parabola(t, once);
+  BatchSeqFit fit;
+  fit.item = item.constant;
+  fit.linear = item.linear;
+  fit.quadratic = item.quadratic;
+  fit.fixed = fixed.constant;
+  fit.fixed_linear = fixed.linear;
+  fit.fixed_quadratic = fixed.quadratic;
+  return fit;
 }
 
 BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
@@ -77,9 +133,12 @@ BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, do
   auto plane = [t, u, for_peak](double base, double blocks, double vocab) {
     return extended_figure(base, blocks, t, vocab, u, for_peak);
   };
-  return {plane(a.fixed, b.fixed, c.fixed), plane(a.fixed_linear, b.fixed_linear, c.fixed_linear),
+  return {plane(a.fixed, b.fixed, c.fixed),
+          plane(a.fixed_linear, b.fixed_linear, c.fixed_linear),
           plane(a.fixed_quadratic, b.fixed_quadratic, c.fixed_quadratic),
-          plane(a.linear, b.linear, c.linear), plane(a.quadratic, b.quadratic, c.quadratic)};
+          plane(a.linear, b.linear, c.linear),
+          plane(a.quadratic, b.quadratic, c.quadratic),
+          plane(a.item, b.item, c.item)};
 }
 
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
@@ -104,19 +163,26 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
 }
 
 int64_t MemoryFit::max_batch(int64_t capacity) const {
-  constexpr int64_t kLargest = int64_t{1} << 20;  // batch_size's bound
-  if (peak_at(1) > capacity) return 0;
-  int64_t fits = 1, fails = 2;
-  while (fails <= kLargest && peak_at(fails) <= capacity) {
-    fits = fails;
-    fails *= 2;
+  return largest_fitting(int64_t{1} << 20,  // batch_size's bound
+                         [&](int64_t batch) { return peak_at(batch) <= capacity; });
+}
+
+int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits) {
+  if (largest < 1 || !fits(1)) return 0;
+  int64_t fitting = 1, failing = 2;
+  while (failing <= largest && fits(failing)) {
+    fitting = failing;
+    failing *= 2;
   }
-  if (fails > kLargest) return std::min(kLargest, fits);
-  while (fails - fits > 1) {
-    const int64_t middle = fits + (fails - fits) / 2;
-    (peak_at(middle) <= capacity ? fits : fails) = middle;
+  if (failing > largest) {
+    if (fitting == largest || fits(largest)) return largest;
+    failing = largest;
   }
-  return fits;
+  while (failing - fitting > 1) {
+    const int64_t middle = fitting + (failing - fitting) / 2;
+    (fits(middle) ? fitting : failing) = middle;
+  }
+  return fitting;
 }
 
 }  // namespace gpubench

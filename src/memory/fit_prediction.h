@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,11 @@ namespace gpubench {
 
 // fixed + batch x (linear x seq + quadratic x seq^2); seq is 1 for models without one.
 struct BatchSeqFit {
-  // fixed(s) + batch (linear s + quadratic s^2), fixed(s) = fixed + fixed_linear s +
+  // fixed(s) + batch (item + linear s + quadratic s^2), fixed(s) = fixed + fixed_linear s +
   // fixed_quadratic s^2: what a step holds once (position tables, a causal mask) may grow with
-  // the length too; per item nothing is independent of it.
-  double fixed = 0, fixed_linear = 0, fixed_quadratic = 0, linear = 0, quadratic = 0;
+  // the length too. A training step holds nothing per item that is independent of the length
+  // (item 0); a generation does: the last position's logits.
+  double fixed = 0, fixed_linear = 0, fixed_quadratic = 0, linear = 0, quadratic = 0, item = 0;
   double at(int64_t batch, int64_t seq) const;
 
   struct Point {
@@ -37,6 +39,11 @@ struct BatchSeqFit {
   // growth at small shapes is hidden by moments of fixed size, which a curve would extrapolate
   // wildly: per item the steeper line through the origin, fixed its value at the longest.
   static BatchSeqFit from(const std::vector<Point>& points, bool for_peak = false);
+  // From X at batches 1 and 2 at each of three lengths: per item and once, each a parabola
+  // through its three values (item, linear, quadratic; fixed, fixed_linear, fixed_quadratic).
+  // One that does not rise and bend up is the line through its two longest values instead, or
+  // where that falls, its largest value: a longer length is never predicted below a shorter one.
+  static BatchSeqFit from_three_lengths(const std::vector<Point>& points);
   // a + t (b - a) + u (c - a), coefficient by coefficient: the fit of a model with more blocks
   // (b: one block more than a) and a larger vocabulary (c: a's blocks, a wider vocabulary).
   // `for_peak`: c's coefficients count only where they exceed a's.
@@ -91,5 +98,9 @@ struct MemoryFit {
   // The largest batch whose peak is at most `capacity` bytes; 0 when not even batch 1 fits.
   int64_t max_batch(int64_t capacity) const;
 };
+
+// The largest n in 1..largest for which `fits` holds, `fits` holding up to some n and not past
+// it; 0 where not even 1 fits.
+int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits);
 
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::fp8 {

@@ -28,7 +28,8 @@ std::vector<CardMemory> cards_from_list(const std::string& list) {
 
 std::vector<CardVerdict> card_verdicts(const std::vector<CardMemory>& cards, int64_t predicted_peak,
                                        int64_t reserve,
-                                       const std::function<int64_t(int64_t)>& max_batch) {
+                                       const std::function<int64_t(int64_t)>& max_batch,
+                                       const std::function<int64_t(int64_t)>& max_context) {
   std::vector<CardVerdict> verdicts;
   for (const CardMemory& card : cards) {
     CardVerdict verdict;
@@ -37,12 +38,14 @@ std::vector<CardVerdict> card_verdicts(const std::vector<CardMemory>& cards, int
     verdict.headroom_bytes = capacity - predicted_peak;
     verdict.fits = verdict.headroom_bytes >= 0;
     verdict.max_batch = capacity > 0 ? max_batch(capacity) : 0;
+    if (max_context) verdict.max_context = capacity > 0 ? max_context(capacity) : 0;
     verdicts.push_back(verdict);
   }
   return verdicts;
 }
 
 nlohmann::json fit_report_to_json(const FitReport& report) {
+  const bool infer = report.task == Task::kInfer;
   nlohmann::json cards = nlohmann::json::array();
   for (const CardVerdict& v : report.cards) {
     cards.push_back({{"name", v.card.name},
@@ -50,33 +53,50 @@ nlohmann::json fit_report_to_json(const FitReport& report) {
                      {"fits", v.fits},
                      {"headroom_bytes", v.headroom_bytes},
                      {"max_batch", v.max_batch}});
+    if (infer) cards.back()["max_context"] = v.max_context;
   }
-  return {{"schema", kFitSchema},
-          {"predicted_peak_bytes", report.predicted_peak_bytes},
-          {"breakdown", breakdown_to_json(report.breakdown)},
-          {"cards", cards}};
+  nlohmann::json json = {{"schema", kFitSchema},
+                         {"task", to_string(report.task)},
+                         {"predicted_peak_bytes", report.predicted_peak_bytes},
+                         {"breakdown", breakdown_to_json(report.breakdown)},
+                         {"cards", cards}};
+  if (infer) {
+    json["context"] = report.context;
+    json["kv_cache_bytes_per_token"] = report.kv_cache_bytes_per_token;
+  }
+  return json;
 }
 
-std::string render_fit_markdown(const FitReport& r) {
-  std::string out = "# gpubench fit: " + r.recipe + "\n\n";
-  out += "Predicted peak per device: " + bytes_text(r.predicted_peak_bytes) + " (" +
-         std::to_string(r.predicted_peak_bytes) + " bytes)\n\n";
-  out += "| part | GiB | how |\n|---|---|---|\n";
+namespace {
+
+struct PartRow {
+  const char* name;
+  int64_t bytes;
+  std::string how;
+};
+
+std::vector<PartRow> part_rows(const FitReport& r) {
   const MemoryBreakdown& b = r.breakdown;
-  const std::pair<const char*, std::pair<int64_t, const char*>> parts[] = {
-      {"weights", {b.weights, "counted from the tensors"}},
-      {"gradients", {b.gradients, "counted from the tensors"}},
-      {"optimizer states", {b.optimizer_states, "counted from the optimiser's parameters"}},
-      {"activations", {b.activations, "measured, scaled to the batch and length"}},
-      {"other", {b.other, "measured: the step's peak less the above"}}};
-  for (const auto& [name, part] : parts) {
-    out += std::string("| ") + name + " | " + format_fixed(part.first / double(1ll << 30), 2) +
-           " | " + part.second + " |\n";
+  if (r.task == Task::kInfer) {
+    return {{"weights", b.weights, "counted from the tensors, in their format (codes and scales)"},
+            {"key/value cache", b.other,
+             "batch x context x " + std::to_string(r.kv_cache_bytes_per_token) +
+                 " bytes per token, as allocated"},
+            {"activations", b.activations,
+             "measured: the larger of the prompt's pass and the last decode step, scaled to the "
+             "batch and lengths"}};
   }
-  out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
-  out +=
-      "| blocks | vocabulary | batch | seq | inputs | activations | peak above start | same, "
-      "gradients kept | gradients |\n|---|---|---|---|---|---|---|---|---|\n";
+  return {{"weights", b.weights, "counted from the tensors"},
+          {"gradients", b.gradients, "counted from the tensors"},
+          {"optimizer states", b.optimizer_states, "counted from the optimiser's parameters"},
+          {"activations", b.activations, "measured, scaled to the batch and length"},
+          {"other", b.other, "measured: the step's peak less the above"}};
+}
+
+std::string probes_table(const FitReport& r) {
+  std::string out = "| " + join(r.probe_columns, " | ") + " |\n|";
+  for (size_t i = 0; i < r.probe_columns.size(); ++i) out += "---|";
+  out += "\n";
   for (const std::vector<int64_t>& probe : r.probes) {
     std::vector<std::string> cells;
     for (size_t i = 0; i < probe.size(); ++i) {
@@ -88,14 +108,38 @@ std::string render_fit_markdown(const FitReport& r) {
     }
     out += "| " + join(cells, " | ") + " |\n";
   }
-  out += "\n";
-  out += "| card | memory | fits batch " + std::to_string(r.batch) +
-         " | headroom | largest batch |\n|---|---|---|---|---|\n";
+  return out;
+}
+
+std::string cards_table(const FitReport& r) {
+  const bool infer = r.task == Task::kInfer;
+  const std::string shape =
+      "batch " + std::to_string(r.batch) + (infer ? ", context " + std::to_string(r.context) : "");
+  std::string out = "| card | memory | fits " + shape + " | headroom | largest batch |" +
+                    (infer ? " longest context at batch " + std::to_string(r.batch) + " |" : "") +
+                    "\n|---|---|---|---|---|" + (infer ? "---|" : "") + "\n";
   for (const CardVerdict& v : r.cards) {
     out += "| " + markdown_cell(v.card.name) + " | " + format_fixed(v.card.memory_bytes / 1e9, 0) +
            " GB | " + (v.fits ? "yes" : "no") + " | " + bytes_text(v.headroom_bytes) + " | " +
-           std::to_string(v.max_batch) + " |\n";
+           std::to_string(v.max_batch) + " |" +
+           (infer ? " " + std::to_string(v.max_context) + " |" : "") + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string render_fit_markdown(const FitReport& r) {
+  std::string out = "# gpubench fit: " + r.recipe + "\n\n";
+  out += "Predicted peak per device: " + bytes_text(r.predicted_peak_bytes) + " (" +
+         std::to_string(r.predicted_peak_bytes) + " bytes)\n\n";
+  out += "| part | GiB | how |\n|---|---|---|\n";
+  for (const PartRow& part : part_rows(r)) {
+    out += std::string("| ") + part.name + " | " + format_fixed(part.bytes / double(1ll << 30), 2) +
+           " | " + part.how + " |\n";
+  }
+  out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
+  out += probes_table(r) + "\n" + cards_table(r);
   out += "\nEach card keeps " + bytes_text(r.reserve_bytes) +
          " free (--reserve) for what the allocator's count leaves out: the CUDA context, "
          "cuBLAS and cuDNN workspaces, fragmentation. Datasheet GB are 10^9 bytes.\n";

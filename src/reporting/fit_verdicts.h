@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/memory_info.h"
+#include "spec/benchmark.h"
 
 namespace gpubench {
 
@@ -31,29 +32,39 @@ struct CardVerdict {
   bool fits = false;
   int64_t headroom_bytes = 0;  // memory less the reserve less the predicted peak
   int64_t max_batch = 0;       // 0: not even batch 1
+  // fit --task infer: the longest context (prompt and generated tokens) at the report's batch;
+  // 0: not even the generation's; -1: not asked (training).
+  int64_t max_context = -1;
 };
 
 struct FitReport {
   std::string recipe;  // "llama-3-8b bf16 batch 4 seq 2048 LoRA r16 ..."
+  Task task = Task::kTrain;
   int64_t batch = 0;
+  int64_t context = 0;                   // infer: prompt and generated tokens
+  int64_t kv_cache_bytes_per_token = 0;  // infer
   int64_t predicted_peak_bytes = 0;
   MemoryBreakdown breakdown;
   int64_t reserve_bytes = 0;  // kept free on every card (CUDA context, library workspaces)
   std::string method;
   double probe_seconds = 0;
-  // Each probe's figures, as rows: blocks, vocabulary, batch, seq, inputs, activations, peak
-  // above start, the same with the gradients kept, gradients (bytes).
+  // Each probe's figures, as rows under `probe_columns` (the first two: blocks and vocabulary, 0
+  // for the model's own; -1: not run).
+  std::vector<std::string> probe_columns;
   std::vector<std::vector<int64_t>> probes;
   std::vector<CardVerdict> cards;
 };
 
-// The verdict per card; `max_batch` answers for a capacity (memory less the reserve).
-std::vector<CardVerdict> card_verdicts(const std::vector<CardMemory>& cards, int64_t predicted_peak,
-                                       int64_t reserve,
-                                       const std::function<int64_t(int64_t)>& max_batch);
+// The verdict per card; `max_batch` (and for inference `max_context`) answers for a capacity
+// (memory less the reserve).
+std::vector<CardVerdict> card_verdicts(
+    const std::vector<CardMemory>& cards, int64_t predicted_peak, int64_t reserve,
+    const std::function<int64_t(int64_t)>& max_batch,
+    const std::function<int64_t(int64_t)>& max_context = nullptr);
 
-// {"predicted_peak_bytes": N, "breakdown": {...}, "cards": [{"name", "memory_bytes", "fits",
-// "headroom_bytes", "max_batch"}]}
+// {"task", "predicted_peak_bytes": N, "breakdown": {...}, "cards": [{"name", "memory_bytes",
+// "fits", "headroom_bytes", "max_batch"}]}; for inference "context", "kv_cache_bytes_per_token"
+// and each card's "max_context" too.
 nlohmann::json fit_report_to_json(const FitReport& report);
 std::string render_fit_markdown(const FitReport& report);
 

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/log.h"
+#include "infer/inference_fit_probe.h"
 #include "memory/memory_plan.h"
 #include "optim/optimizer_registry.h"
 #include "process/batch_probes.h"
@@ -184,6 +185,12 @@ MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {
   FitOptions options;
   options.force_blocks = by_blocks;
   return fit_memory(benchmark, options);
+}
+
+InferenceMemoryFit predict_inference_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {
+  FitOptions options;
+  options.force_blocks = by_blocks;
+  return fit_inference_memory(benchmark, options);
 }
 
 std::optional<RankFailure> rerun_as_local_ranks(const std::vector<std::string>& arguments,

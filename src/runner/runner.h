@@ -12,6 +12,7 @@
 
 #include "distributed/launch_environment.h"
 #include "memory/fit_prediction.h"
+#include "memory/inference_fit.h"
 #include "process/child_command.h"
 #include "process/rank_launcher.h"
 #include "results/result.h"
@@ -76,6 +77,9 @@ Result run_child(const std::string& benchmark_file, const std::string& result_pa
 // probes of its training step here (train/fit_probe.h); `by_blocks` probes 1 and 2 of its
 // blocks even where the whole model could be built.
 MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
+// fit --task infer: a generation's peak as a function of batch and context, from probes of its
+// prompt's pass and a decode step here (infer/inference_fit_probe.h).
+InferenceMemoryFit predict_inference_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
 
 // allreduce: `arguments` (this executable's command line) run again as `ranks` ranks of
 // gpubench's own launcher; the first rank that failed, or nothing.

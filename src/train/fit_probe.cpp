@@ -22,14 +22,6 @@
 namespace gpubench {
 namespace {
 
-// The whole model is probed where its weights and gradients take at most this much (on the CPU;
-// on a GPU, half its memory): more and the probes use one and two blocks.
-constexpr int64_t kWholeModelCpuBytes = int64_t{2} << 30;
-
-struct Shape {
-  int64_t batch, seq;
-};
-
 // What the probes of one model (whole, or with some blocks) give.
 struct ProbeFits {
   int64_t weights = 0, gradients = 0, optimizer_states = 0, optimizer_workspace = 0;
@@ -38,7 +30,7 @@ struct ProbeFits {
 };
 
 std::vector<BatchSeqFit::Point> points_of(const std::vector<double>& x,
-                                          const std::vector<Shape>& shapes) {
+                                          const std::vector<ProbeShape>& shapes) {
   std::vector<BatchSeqFit::Point> points;
   for (size_t i = 0; i < shapes.size(); ++i) {
     points.push_back({shapes[i].batch, shapes[i].seq, x[i]});
@@ -89,7 +81,7 @@ bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest) {
 
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
-                      const std::vector<Shape>& shapes, bool shared_storage,
+                      const std::vector<ProbeShape>& shapes, bool shared_storage,
                       std::vector<ProbeReading>& readings) {
   // Counted models are built undrawn and their weights zeroed on the device: memory does not
   // depend on the values, and drawing billions of them on the CPU would take the minute.
@@ -116,7 +108,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
                                         matmuls_can_straddle(model->module(), longest));
   std::vector<double> inputs, activations;
   std::vector<BatchSeqFit::Point> backward_extra;
-  for (const Shape& shape : shapes) {
+  for (const ProbeShape& shape : shapes) {
     if (shape.seq > 0) model->set_sequence_length(shape.seq);
     const int64_t before = tensor_memory::allocated_bytes(device);
     const SyntheticBatch batch = model->synthetic_batch(shape.batch, device, b.channels_last);
@@ -161,11 +153,6 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   return fits;
 }
 
-// The probes by blocks narrow a large vocabulary to this many tokens, and to twice it for the
-// third probe: the token embedding, the output head, the logits and the loss's temporaries grow
-// in proportion to it, and at 128K tokens they are most of a one-block model's memory and time.
-constexpr int64_t kProbeVocab = 2048;
-
 // One and two blocks at the narrowed vocabulary, and one block at twice it, as one fit of the
 // whole model: linear in the blocks and in the vocabulary, which do not meet.
 ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t,
@@ -199,143 +186,39 @@ int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
   return (shared_storage ? 0 : plan.weights) + plan.gradients;
 }
 
-// The probes' sequence lengths: the benchmark's, halved on the CPU until the largest probe
-// (batch 2) is within the FLOP budget.
-int64_t probe_length(const ModelInfo& info, const ModelOptions& options, const ResolvedBenchmark& b,
-                     const FitOptions& fit) {
-  int64_t seq = b.seq_len;
-  if (seq <= 0 || b.device == DeviceKind::kCuda || !info.count) return seq;
-  const double item_flops = static_cast<double>(info.count(options).train_flops()) *
-                            (info.sample_unit == "tokens" ? static_cast<double>(seq) : 1.0);
-  auto cost = [&](int64_t length) {
-    return 2.0 * item_flops * static_cast<double>(length) / static_cast<double>(seq);
-  };
-  while (seq > fit.shortest_probe && cost(seq) > fit.cpu_flop_budget) {
-    seq = std::max(fit.shortest_probe, (seq + 1) / 2);
-  }
-  return seq;
-}
-
-// Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3 at
-// the shortest): what grows per item and what grows once per step are told apart at every
-// length. Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list.
-std::vector<Shape> probe_shapes(int64_t seq) {
-  std::vector<Shape> shapes;
-  if (seq > 0) {
-    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
-                  l1 = std::max<int64_t>(1, l3 / 4);
-    shapes.push_back({1, l1});
-    shapes.push_back({1, l2});
-    shapes.push_back({2, l2});
-    shapes.push_back({1, l3});
-    shapes.push_back({2, l3});
-  } else {
-    shapes.push_back({1, 0});
-    shapes.push_back({2, 0});
-  }
-  return shapes;
-}
-
-std::string shapes_text(const std::vector<Shape>& shapes) {
-  std::string text;
-  for (const Shape& shape : shapes) {
-    if (!text.empty()) text += ", ";
-    text += "batch " + std::to_string(shape.batch);
-    if (shape.seq > 0) text += " seq " + std::to_string(shape.seq);
-  }
-  return text;
-}
-
-}  // namespace
-
-namespace {
-
-// The probe models: the whole one, or one and two blocks (at a narrowed vocabulary, with one
-// block at twice it, for a large one).
-struct ProbeModels {
-  bool by_blocks = false, narrowed = false;
-  ModelOptions one_block, two_blocks, wider;
-};
-
-ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options,
-                         const ResolvedBenchmark& b, torch::Device device,
-                         const FitOptions& fit_options) {
-  const int64_t whole_limit =
-      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
-  ProbeModels models;
-  models.by_blocks =
-      info.capabilities.blocks > 1 &&
-      (fit_options.force_blocks || planned_probe_bytes(info, options, b, false) > whole_limit);
-  models.one_block = models.two_blocks = models.wider = options;
-  models.one_block.blocks = models.wider.blocks = 1;
-  models.two_blocks.blocks = 2;
-  models.narrowed =
-      models.by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
-  if (models.narrowed) {
-    models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
-    models.wider.vocab = 2 * kProbeVocab;
-  }
-  return models;
-}
-
-// Refuses before the probes start where the host cannot hold the largest probe model.
-void check_host_memory(const ProbeModels& models, const ModelInfo& info,
-                       const ModelOptions& options, const ResolvedBenchmark& b,
-                       const FitOptions& fit_options) {
-  const std::optional<int64_t> host =
-      fit_options.host_available ? fit_options.host_available : host_available_memory();
-  if (!host || b.device == DeviceKind::kCuda) return;
-  const bool shared = fit_options.shared_storage;
-  const int64_t needed =
-      models.by_blocks
-          ? std::max(planned_probe_bytes(info, models.two_blocks, b, shared),
-                     models.narrowed ? planned_probe_bytes(info, models.wider, b, shared) : 0)
-          : planned_probe_bytes(info, options, b, shared);
-  if (needed > *host) {
-    throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
-                     bytes_text(needed) +
-                     (shared ? " for its gradients" : " for weights and gradients") +
-                     " and the host has " + bytes_text(*host) + " available");
-  }
-}
-
 // The probes by blocks, extended to the whole model; `method` says how.
 ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
                           const ModelInfo& info, torch::Device device,
-                          const PrecisionPolicy& policy, const std::vector<Shape>& shapes,
+                          const PrecisionPolicy& policy, const std::vector<ProbeShape>& shapes,
                           bool shared, MemoryFit& fit) {
   const ProbeFits one =
       probe_model(b, info, models.one_block, device, policy, shapes, shared, fit.readings);
   const ProbeFits two =
       probe_model(b, info, models.two_blocks, device, policy, shapes, shared, fit.readings);
-  const double t = static_cast<double>(info.capabilities.blocks - 1);
-  const bool narrowed = models.narrowed;
-  const ProbeFits vocab =
-      narrowed ? probe_model(b, info, models.wider, device, policy, shapes, shared, fit.readings)
-               : one;
-  const double u = narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
-                                  static_cast<double>(kProbeVocab)
-                            : 0.0;
-  ProbeFits fits = extended_fits(one, two, t, vocab, u);
+  const ProbeFits vocab = models.narrowed ? probe_model(b, info, models.wider, device, policy,
+                                                        shapes, shared, fit.readings)
+                                          : one;
+  ProbeFits fits =
+      extended_fits(one, two, models.extra_blocks(info), vocab, models.extra_vocabularies(info));
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the
   // model's own they can be the peak: the larger of the two moments, per token. (Added to the
   // block's instead, a narrow model whose probes already saw the loss's moment counted it twice:
   // 27 % over the whole-vocabulary probes at hidden 256.)
-  if (narrowed) {
+  if (models.narrowed) {
     fits.backward_extra.linear =
         std::max(fits.backward_extra.linear,
                  static_cast<double>(info.capabilities.vocab) * 2 * sizeof(float));
   }
-  fit.method = "forward and backward of the model with 1 and with 2 of its " +
-               std::to_string(info.capabilities.blocks) + " blocks" +
-               (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
-                               " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
-                         : "") +
-               " at " + shapes_text(shapes) + " on the " + to_string(b.device) + ", extended to " +
-               std::to_string(info.capabilities.blocks) + " blocks" +
-               (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
   return fits;
+}
+
+// A training item's FLOPs per token (per item for a model without tokens as its unit).
+double train_flops_per_token(const ModelInfo& info, const ModelOptions& options,
+                             const ResolvedBenchmark& b) {
+  if (!info.count || b.seq_len <= 0) return 0;
+  const auto flops = static_cast<double>(info.count(options).train_flops());
+  return info.sample_unit == "tokens" ? flops : flops / static_cast<double>(b.seq_len);
 }
 
 }  // namespace
@@ -353,24 +236,28 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
   const ModelOptions options(b);
-  const ProbeModels models = probe_models(info, options, b, device, fit_options);
-  const int64_t seq =
-      probe_length(info, models.by_blocks ? models.two_blocks : options, b, fit_options);
-  const std::vector<Shape> shapes = probe_shapes(seq);
-  check_host_memory(models, info, options, b, fit_options);
+  const bool shared = fit_options.shared_storage;
+  const ProbeModels models = probe_models(
+      info, options, device, fit_options,
+      [&](const ModelOptions& probe) { return planned_probe_bytes(info, probe, b, false); });
+  const int64_t seq = probe_length(
+      b.seq_len, b, train_flops_per_token(info, models.by_blocks ? models.two_blocks : options, b),
+      fit_options);
+  const std::vector<ProbeShape> shapes = probe_shapes(seq);
+  check_host_memory(
+      models, options, b, fit_options,
+      [&](const ModelOptions& probe) { return planned_probe_bytes(info, probe, b, shared); },
+      shared ? "for its gradients" : "for weights and gradients");
 
   MemoryFit fit;
   fit.benchmark = b;
   ProbeFits fits;
   if (models.by_blocks) {
-    fits =
-        probe_by_blocks(models, b, info, device, policy, shapes, fit_options.shared_storage, fit);
+    fits = probe_by_blocks(models, b, info, device, policy, shapes, shared, fit);
   } else {
-    fits = probe_model(b, info, options, device, policy, shapes, fit_options.shared_storage,
-                       fit.readings);
-    fit.method = "forward and backward of the whole model at " + shapes_text(shapes) + " on the " +
-                 to_string(b.device);
+    fits = probe_model(b, info, options, device, policy, shapes, shared, fit.readings);
   }
+  fit.method = probe_method("forward and backward", models, info, shapes, b.device);
   fit.weights = fits.weights;
   fit.gradients = fits.gradients;
   fit.optimizer_states = fits.optimizer_states;

@@ -1,0 +1,233 @@
+#include "infer/inference_fit_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "common/errors.h"
+#include "infer/inference_model.h"
+#include "memory/fit_prediction.h"
+#include "memory/memory_plan.h"
+#include "memory/tensor_memory.h"
+#include "modeling/text_generation.h"
+#include "run/device_setup.h"
+#include "run/model_setup.h"
+
+namespace gpubench {
+namespace {
+
+// A decode probe's cache (at batch 2) takes at most this much: past it the decode's contexts are
+// shorter than the asked one, and its extra is extended linearly.
+constexpr int64_t kDecodeProbeCacheBytes = int64_t{1} << 30;
+
+// What the probes of one model (whole, or with some blocks) give.
+struct GenerationFits {
+  int64_t weights = 0, kv_cache_per_token = 0;
+  BatchSeqFit prefill_extra, decode_extra;
+};
+
+// The model as infer holds it, with its weights undrawn where it is counted (memory does not
+// depend on the values: zeros, quantised, take the bytes random ones do).
+std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b,
+                                                      const ModelInfo& info, ModelOptions options,
+                                                      torch::Device device,
+                                                      const PrecisionPolicy& policy) {
+  options.defer_initialization = static_cast<bool>(info.count);
+  std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
+  ModelOptions placed = options;
+  placed.defer_initialization = false;
+  place_model(*model, device, placed, false);
+  if (options.defer_initialization) {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : model->module().parameters()) parameter.zero_();
+  }
+  prepare_for_inference(*model, b, policy);
+  return model;
+}
+
+// The peak above `start` of `work`, from a peak reset to what is allocated now.
+template <typename Work>
+int64_t peak_above(torch::Device device, int64_t start, Work&& work) {
+  tensor_memory::reset_peak(device);
+  work();
+  return tensor_memory::peak_allocated_bytes(device) - start;
+}
+
+// Batch 1 and 2 at a quarter, a half and the whole of `seq` (at least 1, 2 and 3).
+std::vector<ProbeShape> both_batches_at_three_lengths(int64_t seq) {
+  const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
+                l1 = std::max<int64_t>(1, l3 / 4);
+  std::vector<ProbeShape> shapes;
+  for (const int64_t length : {l1, l2, l3}) {
+    shapes.push_back({1, length});
+    shapes.push_back({2, length});
+  }
+  return shapes;
+}
+
+// The decode's probes at the context the run's last step reads, as long as a probe cache at batch
+// 2 of kDecodeProbeCacheBytes holds (on a GPU an eighth of its memory).
+std::vector<ProbeShape> decode_probes(const ResolvedBenchmark& b, TextGenerator& generator,
+                                      torch::Device device) {
+  const int64_t per_token =
+      generator.allocate_cache(1, 1, device, kv_cache_dtype(b)).bytes_per_token();
+  const int64_t budget =
+      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 8 : kDecodeProbeCacheBytes;
+  const int64_t held = budget / (2 * std::max<int64_t>(1, per_token));
+  return both_batches_at_three_lengths(
+      std::min(b.prompt_len + b.gen_len - 1, std::max<int64_t>(3, held)));
+}
+
+GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& info,
+                                const ModelOptions& options, torch::Device device,
+                                const PrecisionPolicy& policy,
+                                const std::vector<ProbeShape>& prefill_shapes,
+                                std::vector<InferenceProbeReading>& readings) {
+  const std::unique_ptr<TrainableModel> model =
+      inference_probe_model(b, info, options, device, policy);
+  TextGenerator& generator = *model->text_generator();
+  GenerationFits fits;
+  fits.weights = inference_weight_bytes(model->module());
+  const c10::InferenceMode inference_mode;
+  const torch::ScalarType cache_dtype = kv_cache_dtype(b);
+  const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
+  const std::vector<ProbeShape> decode_shapes = decode_probes(b, generator, device);
+  std::vector<BatchSeqFit::Point> prefill, decode;
+  for (size_t i = 0; i < prefill_shapes.size(); ++i) {
+    const ProbeShape& shape = prefill_shapes[i];
+    const ProbeShape& decode_shape = decode_shapes[i];
+    InferenceProbeReading reading;
+    reading.blocks = options.blocks;
+    reading.vocab = options.vocab;
+    reading.batch = shape.batch;
+    reading.seq = shape.seq;
+    reading.decode_context = decode_shape.seq;
+    reading.weights = fits.weights;
+    {  // The prompt's pass into an empty cache; the prompt's own bytes are in its extra.
+      KvCache cache = generator.allocate_cache(shape.batch, shape.seq, device, cache_dtype);
+      fits.kv_cache_per_token = cache.bytes_per_token();
+      reading.kv_cache = cache.bytes();
+      const int64_t start = tensor_memory::allocated_bytes(device);
+      reading.prefill_peak_above = peak_above(device, start, [&] {
+        const torch::Tensor prompt =
+            torch::randint(generator.vocab_size(), {shape.batch, shape.seq}, tokens);
+        generator.next_token_logits(prompt, cache).argmax(-1, true);
+      });
+    }
+    {  // One decode step at the context, into a cache that holds it (its contents do not count).
+      KvCache cache =
+          generator.allocate_cache(decode_shape.batch, decode_shape.seq + 1, device, cache_dtype);
+      cache.length = decode_shape.seq;
+      const int64_t start = tensor_memory::allocated_bytes(device);
+      reading.decode_peak_above = peak_above(device, start, [&] {
+        const torch::Tensor token = torch::zeros({decode_shape.batch, 1}, tokens);
+        generator.next_token_logits(token, cache).argmax(-1, true);
+      });
+    }
+    prefill.push_back({shape.batch, shape.seq, static_cast<double>(reading.prefill_peak_above)});
+    decode.push_back(
+        {decode_shape.batch, decode_shape.seq, static_cast<double>(reading.decode_peak_above)});
+    readings.push_back(reading);
+  }
+  fits.prefill_extra = BatchSeqFit::from_three_lengths(prefill);
+  fits.decode_extra = BatchSeqFit::from_three_lengths(decode);
+  return fits;
+}
+
+int64_t planned_weight_bytes(const ModelInfo& info, const ModelOptions& options,
+                             const ResolvedBenchmark& b) {
+  if (!info.count) return 0;
+  return plan_memory(info.count(options), b, info, options).weights;
+}
+
+// The probes by blocks, extended to the whole model.
+GenerationFits probe_generation_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
+                                          const ModelInfo& info, torch::Device device,
+                                          const PrecisionPolicy& policy,
+                                          const std::vector<ProbeShape>& prefill,
+                                          InferenceMemoryFit& fit) {
+  const auto probe = [&](const ModelOptions& options) {
+    return probe_generation(b, info, options, device, policy, prefill, fit.readings);
+  };
+  const GenerationFits one = probe(models.one_block), two = probe(models.two_blocks);
+  const GenerationFits vocab = models.narrowed ? probe(models.wider) : one;
+  const double t = models.extra_blocks(info), u = models.extra_vocabularies(info);
+  GenerationFits fits;
+  const auto line = [&](int64_t GenerationFits::*member) {
+    return std::llround(extended_figure(static_cast<double>(one.*member),
+                                        static_cast<double>(two.*member), t,
+                                        static_cast<double>(vocab.*member), u));
+  };
+  fits.weights = line(&GenerationFits::weights);
+  fits.kv_cache_per_token = line(&GenerationFits::kv_cache_per_token);
+  fits.prefill_extra =
+      BatchSeqFit::extended(one.prefill_extra, two.prefill_extra, t, vocab.prefill_extra, u);
+  fits.decode_extra =
+      BatchSeqFit::extended(one.decode_extra, two.decode_extra, t, vocab.decode_extra, u);
+  // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
+  // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a
+  // decode step's peak (test-vocab-llama at batch 32: 8.4 MB, where the narrowed probes saw
+  // 0.14 MB at every batch). The larger of the two, per item.
+  if (models.narrowed) {
+    const double logits = static_cast<double>(info.capabilities.vocab) *
+                          static_cast<double>(c10::elementSize(
+                              inference_weight_dtype(b.precision).value_or(torch::kFloat)));
+    for (BatchSeqFit* extra : {&fits.prefill_extra, &fits.decode_extra}) {
+      extra->item = std::max(extra->item, logits);
+    }
+  }
+  return fits;
+}
+
+}  // namespace
+
+InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
+  if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
+  if (b.blocks > 0) {
+    throw UsageError("blocks " + std::to_string(b.blocks) +
+                     ": fit predicts the whole model, probing one and two blocks itself; "
+                     "--blocks applies to train and infer");
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const DeviceSetup setup(b, /*device_index=*/0);
+  const ModelInfo& info = setup.info();
+  if (!info.capabilities.generates) {
+    throw UsageError("fit --task infer predicts the models that generate text (the Llamas); " +
+                     b.model + " does not");
+  }
+  const torch::Device device = setup.device();
+  const ModelOptions options(b);
+  const ProbeBytes weights = [&](const ModelOptions& probe) {
+    return planned_weight_bytes(info, probe, b);
+  };
+  const ProbeModels models = probe_models(info, options, device, fit_options, weights);
+  check_host_memory(models, options, b, fit_options, weights, "for its weights");
+  const ModelOptions& largest = models.by_blocks ? models.two_blocks : options;
+  const double flops_per_token =
+      info.count ? static_cast<double>(info.count(largest).forward_flops) : 0.0;
+  const std::vector<ProbeShape> prefill =
+      both_batches_at_three_lengths(probe_length(b.prompt_len, b, flops_per_token, fit_options));
+
+  InferenceMemoryFit fit;
+  fit.benchmark = b;
+  fit.context_limit = info.max_seq_len;
+  const GenerationFits fits =
+      models.by_blocks
+          ? probe_generation_by_blocks(models, b, info, device, setup.policy(), prefill, fit)
+          : probe_generation(b, info, options, device, setup.policy(), prefill, fit.readings);
+  fit.weights = fits.weights;
+  fit.kv_cache_bytes_per_token = fits.kv_cache_per_token;
+  fit.prefill_extra = fits.prefill_extra;
+  fit.decode_extra = fits.decode_extra;
+  fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b.device);
+  if (prefill.back().seq != b.prompt_len) {
+    fit.method += ", scaled to prompt " + std::to_string(b.prompt_len);
+  }
+  fit.probe_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return fit;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,59 @@
+#include "infer/inference_model.h"
+
+#include "memory/training_memory.h"
+#include "modeling/linear_compute.h"
+#include "torch_support/compat.h"
+
+namespace gpubench {
+namespace {
+
+// The linear layers' weights quantised once (fp8 by the precision's recipe, or an integer
+// format); none where they stay in the precision's dtype.
+std::optional<layers::InferenceWeights> quantized_weights(const ResolvedBenchmark& spec,
+                                                          const PrecisionPolicy& policy) {
+  layers::InferenceWeights format;
+  if (integer_weights::is_integer_format(spec.weights)) {
+    format.format = spec.weights == "int8" ? layers::InferenceWeights::Format::kInt8
+                                           : layers::InferenceWeights::Format::kInt4;
+    format.group = spec.weight_group;
+    format.activations = inference_weight_dtype(spec.precision).value_or(torch::kBFloat16);
+    return format;
+  }
+  const auto recipe = policy.fp8_recipe();
+  if (!recipe) return std::nullopt;
+  format.recipe = *recipe;
+  return format;
+}
+
+}  // namespace
+
+std::optional<torch::ScalarType> inference_weight_dtype(Precision precision) {
+  if (precision == Precision::kFp16) return torch::kHalf;
+  if (precision == Precision::kBf16 || precision == Precision::kFp8) return torch::kBFloat16;
+  return std::nullopt;
+}
+
+void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& benchmark,
+                           const PrecisionPolicy& policy) {
+  if (const auto dtype = inference_weight_dtype(benchmark.precision)) {
+    model.cast_for_inference(*dtype);
+  }
+  if (const auto format = quantized_weights(benchmark, policy)) {
+    layers::quantize_linear_layers(model.module(), *format);
+  }
+  model.module().eval();
+}
+
+int64_t inference_weight_bytes(torch::nn::Module& module) {
+  std::vector<torch::Tensor> tensors = module.parameters();
+  for (const torch::Tensor& buffer : module.buffers()) tensors.push_back(buffer);
+  return storage_bytes(tensors);
+}
+
+torch::ScalarType kv_cache_dtype(const ResolvedBenchmark& benchmark) {
+  return benchmark.kv_cache == "fp8"
+             ? compat::float8_e4m3()
+             : inference_weight_dtype(benchmark.precision).value_or(torch::kFloat);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,30 @@
+// A model as `gpubench infer` holds it (docs/inference.md), shared by its workloads and by `fit
+// --task infer`'s probes: the weights themselves in fp16 or bf16 (no autocast, as inference
+// engines run them), the linear layers' weights quantised once where the format asks (fp8 by the
+// precision's recipe, or a weight-only integer format), eval mode.
+#pragma once
+
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "modeling/model_registry.h"
+#include "run/precision_policy.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+// The dtype the weights are held in for the precision; none for fp32 and tf32 (as built).
+std::optional<torch::ScalarType> inference_weight_dtype(Precision precision);
+
+// Cast, quantised and in eval mode.
+void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& benchmark,
+                           const PrecisionPolicy& policy);
+
+// The bytes of the model's parameters and buffers (quantised weights are buffers).
+int64_t inference_weight_bytes(torch::nn::Module& module);
+
+// The key/value cache's dtype: e4m3 for --kv-cache fp8, else the weights' (float32 for fp32).
+torch::ScalarType kv_cache_dtype(const ResolvedBenchmark& benchmark);
+
+}  // namespace gpubench

@@ -1,0 +1,116 @@
+#include "memory/fit_probes.h"
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "memory/memory_plan.h"
+#include "memory/tensor_memory.h"
+#include "results/memory_info.h"
+
+namespace gpubench {
+namespace {
+
+// The whole model is probed where its probe bytes take at most this much (on the CPU; on a GPU,
+// half its memory): more and the probes use one and two blocks.
+constexpr int64_t kWholeModelCpuBytes = int64_t{2} << 30;
+
+}  // namespace
+
+double ProbeModels::extra_blocks(const ModelInfo& info) const {
+  return static_cast<double>(info.capabilities.blocks - 1);
+}
+
+double ProbeModels::extra_vocabularies(const ModelInfo& info) const {
+  return narrowed ? static_cast<double>(info.capabilities.vocab - kProbeVocab) /
+                        static_cast<double>(kProbeVocab)
+                  : 0.0;
+}
+
+ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, torch::Device device,
+                         const FitOptions& fit_options, const ProbeBytes& bytes) {
+  const int64_t whole_limit =
+      device.is_cuda() ? tensor_memory::device_total_bytes(device) / 2 : kWholeModelCpuBytes;
+  ProbeModels models;
+  models.by_blocks =
+      info.capabilities.blocks > 1 && (fit_options.force_blocks || bytes(options) > whole_limit);
+  models.one_block = models.two_blocks = models.wider = options;
+  models.one_block.blocks = models.wider.blocks = 1;
+  models.two_blocks.blocks = 2;
+  models.narrowed =
+      models.by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
+  if (models.narrowed) {
+    models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
+    models.wider.vocab = 2 * kProbeVocab;
+  }
+  return models;
+}
+
+void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
+                       const ResolvedBenchmark& b, const FitOptions& fit_options,
+                       const ProbeBytes& bytes, const std::string& what) {
+  const std::optional<int64_t> host =
+      fit_options.host_available ? fit_options.host_available : host_available_memory();
+  if (!host || b.device == DeviceKind::kCuda) return;
+  const int64_t needed = models.by_blocks ? std::max(bytes(models.two_blocks),
+                                                     models.narrowed ? bytes(models.wider) : 0)
+                                          : bytes(whole);
+  if (needed > *host) {
+    throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
+                     bytes_text(needed) + " " + what + " and the host has " + bytes_text(*host) +
+                     " available");
+  }
+}
+
+int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_token,
+                     const FitOptions& fit) {
+  if (seq <= 0 || b.device == DeviceKind::kCuda || flops_per_token <= 0) return seq;
+  auto cost = [&](int64_t length) { return 2.0 * flops_per_token * static_cast<double>(length); };
+  while (seq > fit.shortest_probe && cost(seq) > fit.cpu_flop_budget) {
+    seq = std::max(fit.shortest_probe, (seq + 1) / 2);
+  }
+  return seq;
+}
+
+// Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list.
+std::vector<ProbeShape> probe_shapes(int64_t seq) {
+  std::vector<ProbeShape> shapes;
+  if (seq > 0) {
+    const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
+                  l1 = std::max<int64_t>(1, l3 / 4);
+    shapes.push_back({1, l1});
+    shapes.push_back({1, l2});
+    shapes.push_back({2, l2});
+    shapes.push_back({1, l3});
+    shapes.push_back({2, l3});
+  } else {
+    shapes.push_back({1, 0});
+    shapes.push_back({2, 0});
+  }
+  return shapes;
+}
+
+std::string shapes_text(const std::vector<ProbeShape>& shapes) {
+  std::string text;
+  for (const ProbeShape& shape : shapes) {
+    if (!text.empty()) text += ", ";
+    text += "batch " + std::to_string(shape.batch);
+    if (shape.seq > 0) text += " seq " + std::to_string(shape.seq);
+  }
+  return text;
+}
+
+std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
+                         const std::vector<ProbeShape>& shapes, DeviceKind device) {
+  const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(device);
+  if (!models.by_blocks) return what + " of the whole model" + where;
+  const std::string blocks = std::to_string(info.capabilities.blocks);
+  const bool narrowed = models.narrowed;
+  return what + " of the model with 1 and with 2 of its " + blocks + " blocks" +
+         (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
+                         " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
+                   : "") +
+         where + ", extended to " + blocks + " blocks" +
+         (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
+}
+
+}  // namespace gpubench

@@ -1,0 +1,96 @@
+// What `gpubench fit`'s probes of a training step (train/fit_probe.h) and of a generation
+// (infer/inference_fit_probe.h) share (docs/memory.md): which models they build (the whole one,
+// or one and two of its blocks at a narrowed vocabulary), whether the host can hold them, and at
+// which batches and lengths they run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "modeling/model_registry.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+struct FitOptions {
+  // Probe with one and two blocks even where the whole model could be built (tests).
+  bool force_blocks = false;
+  // Probes by blocks narrow a large vocabulary and extend it (fit_probes.cpp); false: the model's
+  // own vocabulary in every probe (tests).
+  bool narrow_vocab = true;
+  // The probes of a counted model hold its weights, and the gradients they keep, in one buffer
+  // per dtype (memory/shared_storage.h); false: each tensor its own (tests).
+  bool shared_storage = true;
+  // The host's available memory the probes are checked against; unset: MemAvailable (tests).
+  std::optional<int64_t> host_available;
+  // On the CPU, the probes' sequence length is halved until the largest probe's forward and
+  // backward (a generation's: its prompt's pass) is at most this many FLOPs (the fit must take
+  // seconds, not hours, there).
+  double cpu_flop_budget = 2e11;
+  // ... but not below this length, the longest probe's (the others run at about a half and a
+  // quarter of it: 2 and 1 at the shortest). With batch 1 and 2 probed, the fit tells what
+  // grows per item from what grows once per step at every length, so short probes scale: for
+  // Llama 3 8B, probes up to length 4 predict its peak at 256 within 0.2 % of probes up to
+  // 128. CPU bf16 matmuls run on one core here, and short probes keep fit for Llama 3 8B under
+  // a minute.
+  int64_t shortest_probe = 3;
+};
+
+struct ProbeShape {
+  int64_t batch, seq;  // seq 0: a model without a sequence length
+};
+
+// The probes by blocks narrow a large vocabulary to this many tokens, and to twice it for the
+// third probe: the token embedding, the output head, the logits and the loss's temporaries grow
+// in proportion to it, and at 128K tokens they are most of a one-block model's memory and time.
+inline constexpr int64_t kProbeVocab = 2048;
+
+// The probe models: the whole one, or one and two blocks (at a narrowed vocabulary, with one
+// block at twice it, for a large one).
+struct ProbeModels {
+  bool by_blocks = false, narrowed = false;
+  ModelOptions one_block, two_blocks, wider;
+  // The factors that extend the probes to the whole model (fit_prediction.h's extended_figure):
+  // blocks beyond the first, and vocabularies beyond the narrowed one.
+  double extra_blocks(const ModelInfo& info) const;
+  double extra_vocabularies(const ModelInfo& info) const;
+};
+
+// What a probe model's tensors hold while it runs, planned from its configuration (0 for a
+// model that is not counted).
+using ProbeBytes = std::function<int64_t(const ModelOptions&)>;
+
+// By blocks where the model's planned bytes exceed what may be built whole (on the CPU 2 GiB; on
+// a GPU half its memory) or the options force it.
+ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, torch::Device device,
+                         const FitOptions& fit_options, const ProbeBytes& bytes);
+
+// Refuses (UsageError) before the probes start where the host cannot hold the largest probe
+// model; `what` names what its bytes are ("for its gradients").
+void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
+                       const ResolvedBenchmark& b, const FitOptions& fit_options,
+                       const ProbeBytes& bytes, const std::string& what);
+
+// The probes' sequence length: `seq`, halved on the CPU until the largest probe (batch 2) is
+// within the FLOP budget; `flops_per_token` is one item's per token (per item where the model
+// has no length).
+int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_token,
+                     const FitOptions& fit);
+
+// Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3 at
+// the shortest): what grows per item and what grows once per step are told apart at every
+// length. Without a length, batch 1 and 2.
+std::vector<ProbeShape> probe_shapes(int64_t seq);
+std::string shapes_text(const std::vector<ProbeShape>& shapes);
+
+// "forward and backward of the model with 1 and with 2 of its 32 blocks at a vocabulary of ...
+// extended to 32 blocks and 128256 tokens": `what` ran, how the probe models were cut.
+std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
+                         const std::vector<ProbeShape>& shapes, DeviceKind device);
+
+}  // namespace gpubench

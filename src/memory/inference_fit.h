@@ -1,0 +1,56 @@
+// `gpubench fit --task infer`'s model of a generation's peak memory per device (docs/memory.md,
+// "Inference"): the weights in their format (codes and scales), the key/value cache allocated for
+// batch x (prompt + generated) tokens, and the larger of two transient moments above them, each
+// measured by probes (infer/inference_fit_probe.h) and scaled: the prompt's pass (the prefill)
+// at (batch, prompt length) and a decode step at (batch, context).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/fit_prediction.h"
+#include "results/memory_info.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+// One probe: a prompt of `seq` tokens into an empty cache, and a decode step after
+// `decode_context` tokens.
+struct InferenceProbeReading {
+  int64_t blocks = 0;  // 0: the whole model
+  int64_t vocab = 0;   // 0: the model's own
+  int64_t batch = 0;
+  int64_t seq = 0;
+  int64_t weights = 0;  // the probe model's, in their format
+  int64_t kv_cache = 0;
+  int64_t prefill_peak_above = 0;  // above the weights and the cache, the prompt included
+  int64_t decode_context = 0;      // the decode step's: it reads this many tokens and its own
+  int64_t decode_peak_above = 0;
+};
+
+struct InferenceMemoryFit {
+  ResolvedBenchmark benchmark;  // its batch, prompt_len and gen_len are the asked ones
+  int64_t weights = 0;
+  int64_t kv_cache_bytes_per_token = 0;  // one sequence, every layer's keys and values
+  int64_t context_limit = 0;             // the positions the model has (0: no limit)
+  BatchSeqFit prefill_extra;             // at (batch, prompt length)
+  BatchSeqFit decode_extra;              // at (batch, context)
+  std::string method;
+  std::vector<InferenceProbeReading> readings;
+  double probe_seconds = 0;
+
+  int64_t context() const { return benchmark.prompt_len + benchmark.gen_len; }
+  // weights; other: the cache at batch x context; activations: the larger transient moment.
+  MemoryBreakdown breakdown_at(int64_t batch, int64_t context) const;
+  int64_t peak_at(int64_t batch, int64_t context) const {
+    return breakdown_at(batch, context).total();
+  }
+  // The largest batch at the benchmark's context whose peak is at most `capacity`; 0: none.
+  int64_t max_batch(int64_t capacity) const;
+  // The longest context (a longer prompt, the same generation) at `batch` whose peak is at most
+  // `capacity`, up to the model's positions; 0: not even one token of prompt.
+  int64_t max_context(int64_t capacity, int64_t batch) const;
+};
+
+}  // namespace gpubench
