@@ -144,8 +144,8 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
   if (out.task == Task::kTrain) {
     if (lengths_given) {
       throw UsageError(
-          "prompt_len and gen_len apply to inference (gpubench infer) of the models "
-          "that generate text (" +
+          "prompt_len and gen_len apply to inference (gpubench infer, fit --task infer) of the "
+          "models that generate text (" +
           generating_models() + ")");
     }
     return;

@@ -94,6 +94,8 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   EXPECT_NE(weights.output.find("int3"), std::string::npos) << weights.output;
   const auto format = testing::run_command(alone + " fit --format pdf");
   EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, json\n");
+  const auto task = testing::run_command(alone + " fit --task serve");
+  EXPECT_EQ(task.output, "gpubench: error: --task 'serve' is not one of train, infer\n");
   const auto flag = testing::run_command(alone + " train --no-such-flag");
   EXPECT_EQ(flag.exit_code, 2) << flag.output;
   EXPECT_NE(flag.output.find("--no-such-flag"), std::string::npos) << flag.output;

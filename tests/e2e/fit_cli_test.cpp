@@ -21,9 +21,10 @@ TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
   const nlohmann::json fit = nlohmann::json::parse(run.output);
   std::vector<std::string> keys;
   for (const auto& item : fit.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"breakdown", "cards", "predicted_peak_bytes", "schema"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"breakdown", "cards", "predicted_peak_bytes", "schema",
+                                            "task"}));
   EXPECT_EQ(fit["schema"], "gpubench.fit/1");
+  EXPECT_EQ(fit["task"], "train");
   const int64_t peak = fit["predicted_peak_bytes"];
   int64_t sum = 0;
   for (const char* key : {"weights", "gradients", "optimizer_states", "activations", "other"}) {
@@ -72,7 +73,48 @@ TEST(FitCli, ProbesAreNotHeldToTheMemoryLimit) {
   EXPECT_EQ(run.output.find("out of memory"), std::string::npos) << run.output;
 }
 
+// fit --task infer: the weights, the key/value cache at batch x (prompt + generated) and the
+// prompt's pass, with the largest batch and the longest context per card.
+TEST(FitCli, InferJudgesTheBatchAndTheContextPerCard) {
+  const std::string generation =
+      "fit --task infer --model test-tiny-llama --precision bf16 --batch-size 4 --prompt-len 24 "
+      "--gen-len 8 --memory 1M,64GB --reserve 1000K";  // 48,576 bytes of the 1M card: not the
+                                                       // weights
+  const auto json_run = run_gpubench(generation + " --format json");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.output;
+  const nlohmann::json fit = nlohmann::json::parse(json_run.output);
+  EXPECT_EQ(fit["task"], "infer");
+  EXPECT_EQ(fit["context"], 32);
+  const int64_t per_token = fit["kv_cache_bytes_per_token"];
+  EXPECT_GT(per_token, 0);
+  EXPECT_EQ(fit["breakdown"]["other"], 4 * 32 * per_token);  // the cache, as allocated
+  EXPECT_EQ(fit["breakdown"]["gradients"], 0);
+  EXPECT_EQ(fit["breakdown"]["optimizer_states"], 0);
+  ASSERT_EQ(fit["cards"].size(), 2u);
+  const auto& small = fit["cards"][0];
+  const auto& large = fit["cards"][1];
+  EXPECT_EQ(small["fits"], false);
+  EXPECT_EQ(small["max_batch"], 0);
+  EXPECT_EQ(small["max_context"], 0);
+  EXPECT_EQ(large["fits"], true);
+  EXPECT_GT(large["max_batch"].get<int64_t>(), 4);
+  EXPECT_EQ(large["max_context"], 64);  // the tiny model's positions: no card holds more
+
+  const auto markdown = testing::run_forked(generation);
+  ASSERT_EQ(markdown.exit_code, 0) << markdown.output;
+  for (const char* text :
+       {"inference, prompt 24, gen 8", "| key/value cache |", "fits batch 4, context 32",
+        "longest context at batch 4", "a prompt's pass and a decode step of the whole model"}) {
+    EXPECT_NE(markdown.output.find(text), std::string::npos) << text << "\n" << markdown.output;
+  }
+}
+
 TEST(FitCli, BadInputIsOneLineAndExitTwo) {
+  expect_refused("fit --model test-tiny-llama --task serve", "--task 'serve' is not one of");
+  expect_refused("fit --model test-tiny-cnn --task infer",
+                 "fit --task infer predicts the models that generate text");
+  expect_refused("fit --model test-tiny-llama --prompt-len 8", "prompt_len and gen_len apply");
+  expect_refused("fit --model test-tiny-llama --task infer --tuning lora", "tuning");
   expect_refused("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
   expect_refused("fit --model test-tiny-llama --format html", "--format 'html'");
   expect_refused("fit --model nope", "nope");
