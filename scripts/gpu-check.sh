@@ -4,7 +4,8 @@
 # bundle (or a build), nvidia-smi's samples, the references, an NCCL group of one, fit, and the
 # packing. Usage: scripts/gpu-check.sh TIER...
 #   smoke     first, alone in one call: every CUDA path once, no references; then an NCCL group of
-#             one rank, one profiled step, and fit for the run it predicts
+#             one rank, one profiled step, and fit for the runs it predicts (a LoRA step and a
+#             bf16 generation)
 #   compare   second: gpubench beside PyTorch eager (convnets) and Hugging Face + peft (language
 #             models, torchao for fp8), and gpubench scale on Llama 3 8B LoRA's timeline
 #   quick, graph, zoo, zoo-fp32, lm, finetune, infer, memory: longer tiers, with references
@@ -96,14 +97,20 @@ smoke_extras() {  # the NCCL group of one, a profiled step, fit for the run it p
 print("profiled step:", r["status"], p.get("profiler"), p.get("steps"), "step(s), trace", "written" if p.get("trace") else "missing")' \
     "$scratch/profiled.json" >> "$scratch/extras.txt" 2>&1 || echo "profiled step: no result" >> "$scratch/extras.txt"
   fit_for "$run_dir" "$(small test-tiny-llama llama-3.2-1b)" lora "$(small 32 1024)"
+  fit_for "$run_dir" "$(small test-tiny-llama llama-3.2-1b)" infer bf16
 }
-fit_for() {  # fit_for RUN_DIR [MODEL TUNING SEQ]: fit beside each eager fixed-batch train run (that one)
+# fit_for RUN_DIR [MODEL TUNING SEQ]: fit beside each eager fixed-batch train run (that one); with
+# TUNING infer and SEQ a precision, fit --task infer beside that eager generation.
+fit_for() {
   local run_dir=$1 model=${2:-} tuning=${3:-} seq=${4:-} result
   for result in "$run_dir"/*.json; do
     python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); b = r.get("benchmark", {})
-ok = r.get("schema", "").startswith("gpubench.result/") and b.get("task") == "train" and r["status"] == "ok"
-ok = ok and not r.get("batch_search", {}).get("searched") and b.get("mode") == "eager"
-ok = ok and (not sys.argv[2] or (b["model"], b.get("tuning"), str(b.get("seq_len"))) == tuple(sys.argv[2:5]))
+infer = sys.argv[3] == "infer"
+ok = r.get("schema", "").startswith("gpubench.result/") and r["status"] == "ok"
+ok = ok and b.get("task") == ("infer" if infer else "train") and b.get("mode") == "eager"
+ok = ok and not r.get("batch_search", {}).get("searched")
+shape = (b["model"], "infer", b["precision"]) if infer else (b["model"], b.get("tuning"), str(b.get("seq_len")))
+ok = ok and (not sys.argv[2] or shape == tuple(sys.argv[2:5]))
 sys.exit(0 if ok else 1)' "$result" "$model" "$tuning" "$seq" 2> /dev/null || continue
     mapfile -t fit_settings < <(python3 scripts/gpu_check_table.py fit-settings "$result")
     "$gb" --log-level warn fit "${fit_settings[@]}" --memory 48GB,80GB --format json \

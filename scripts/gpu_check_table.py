@@ -90,10 +90,19 @@ def label(r):
 
 
 def settings(r):
-    """The options that make this benchmark again, as `gpubench train` and fit take them."""
+    """The options that make this benchmark again, as `gpubench fit` takes them (--task infer for
+    a generation, with its lengths and formats)."""
     b = r["benchmark"]
     args = ["--device", b["device"], "--model", b["model"], "--precision", b["precision"],
             "--batch-size", str(b.get("batch_size_per_device", b.get("batch_size")))]
+    if b.get("task") == "infer":
+        args += ["--task", "infer", "--prompt-len", str(b["prompt_len"]), "--gen-len", str(b["gen_len"])]
+        for key in ("weights", "kv_cache"):
+            if b.get(key) and b[key] != "auto":
+                args += ["--" + key.replace("_", "-"), str(b[key])]
+        if b.get("weight_group") and b.get("weights") == "int4":
+            args += ["--weight-group", str(b["weight_group"])]
+        return args
     if b.get("seq_len"):
         args += ["--seq-len", str(b["seq_len"])]
     if b.get("tuning"):
