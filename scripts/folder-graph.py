@@ -23,7 +23,8 @@ LAYERS = [
                 "launcher's rank, as a child; suites")],
     [("process", "child processes: data-parallel ranks, batch probes, the child's command")],
     [("train", "the training workload (a step, graph capture) and fit's probes"),
-     ("infer", "the inference workloads: forward passes, text generation")],
+     ("infer", "the inference workloads: forward passes, text generation; fit --task infer's "
+               "probes")],
     [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
              "the workload registry, resolving a request, the trials' timing")],
     [("models", "the model zoo (models/), one file per family, each registering itself"),

@@ -61,7 +61,9 @@ inline constexpr TorchCommand kTorchCommands[] = {
     {"infer", "Inference throughput and latency on synthetic data; text generation for LLMs"},
     {"run", "Run a suite file (YAML or JSON)"},
     {"allreduce", "All-reduce bandwidth (algbw, busbw) over NCCL (GPUs) or Gloo (CPU ranks)"},
-    {"fit", "Predict a recipe's peak memory per device; does it fit each card, at what batch"},
+    {"fit",
+     "Predict a recipe's peak memory per device (training, or with --task infer a generation); "
+     "does it fit each card, at what batch"},
     {"models", "List the models with parameters and FLOPs"},
     {"env", "Print the environment (the result files' system block)"},
     {"help-reference",
