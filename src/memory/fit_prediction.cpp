@@ -44,17 +44,21 @@ Parabola rising_parabola(const double (&t)[3], const double (&f)[3]) {
 }  // namespace
 
 BatchSeqFit BatchSeqFit::from_three_lengths(const std::vector<Point>& points) {
-  std::map<int64_t, double> at_1, at_2;
-  for (const Point& point : points) (point.batch == 1 ? at_1 : at_2)[point.seq] = point.value;
-  if (at_1.size() != 3 || at_2.size() != 3) {
-    throw std::logic_error("from_three_lengths takes batch 1 and 2 at three lengths");
+  // X by length at the smaller batch and at the larger.
+  std::map<int64_t, std::map<int64_t, double>> by_batch;
+  for (const Point& point : points) by_batch[point.batch][point.seq] = point.value;
+  if (by_batch.size() != 2 || by_batch.begin()->second.size() != 3 ||
+      by_batch.rbegin()->second.size() != 3) {
+    throw std::logic_error("from_three_lengths takes two batches at three lengths");
   }
+  const auto& [small, at_small] = *by_batch.begin();
+  const auto& [large, at_large] = *by_batch.rbegin();
   double t[3], once[3], per_item[3];
   int i = 0;
-  for (const auto& [seq, value] : at_1) {
+  for (const auto& [seq, value] : at_small) {
     t[i] = static_cast<double>(seq);
-    per_item[i] = at_2.at(seq) - value;
-    once[i] = value - per_item[i];
+    per_item[i] = (at_large.at(seq) - value) / static_cast<double>(large - small);
+    once[i] = value - static_cast<double>(small) * per_item[i];
     ++i;
   }
   const Parabola item = rising_parabola(t, per_item), fixed = rising_parabola(t, once);

@@ -39,7 +39,7 @@ struct BatchSeqFit {
   // growth at small shapes is hidden by moments of fixed size, which a curve would extrapolate
   // wildly: per item the steeper line through the origin, fixed its value at the longest.
   static BatchSeqFit from(const std::vector<Point>& points, bool for_peak = false);
-  // From X at batches 1 and 2 at each of three lengths: per item and once, each a parabola
+  // From X at two batches at each of three lengths: per item and once, each a parabola
   // through its three values (item, linear, quadratic; fixed, fixed_linear, fixed_quadratic).
   // One that does not rise and bend up is the line through its two longest values instead, or
   // where that falls, its largest value: a longer length is never predicted below a shorter one.

@@ -100,7 +100,7 @@ TEST(FitCli, InferJudgesTheBatchAndTheContextPerCard) {
   EXPECT_GT(large["max_batch"].get<int64_t>(), 4);
   EXPECT_EQ(large["max_context"], 64);  // the tiny model's positions: no card holds more
 
-  const auto markdown = testing::run_forked(generation);
+  const auto markdown = run_gpubench(generation);
   ASSERT_EQ(markdown.exit_code, 0) << markdown.output;
   for (const char* text :
        {"inference, prompt 24, gen 8", "| key/value cache |", "fits batch 4, context 32",
