@@ -193,12 +193,7 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
 }  // namespace
 
 InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
-  if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
-  if (b.blocks > 0) {
-    throw UsageError("blocks " + std::to_string(b.blocks) +
-                     ": fit predicts the whole model, probing one and two blocks itself; "
-                     "--blocks applies to train and infer");
-  }
+  check_fit_shape(b);
   const auto started = std::chrono::steady_clock::now();
   const DeviceSetup setup(b, /*device_index=*/0);
   const ModelInfo& info = setup.info();

@@ -16,6 +16,15 @@ constexpr int64_t kWholeModelCpuBytes = int64_t{2} << 30;
 
 }  // namespace
 
+void check_fit_shape(const ResolvedBenchmark& b) {
+  if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
+  if (b.blocks > 0) {
+    throw UsageError("blocks " + std::to_string(b.blocks) +
+                     ": fit predicts the whole model, probing one and two blocks itself; "
+                     "--blocks applies to train and infer");
+  }
+}
+
 double ProbeModels::extra_blocks(const ModelInfo& info) const {
   return static_cast<double>(info.capabilities.blocks - 1);
 }

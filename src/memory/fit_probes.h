@@ -41,6 +41,10 @@ struct FitOptions {
   int64_t shortest_probe = 3;
 };
 
+// Throws UsageError for a benchmark fit cannot predict as given: no batch, or --blocks (fit
+// predicts the whole model, probing blocks itself).
+void check_fit_shape(const ResolvedBenchmark& b);
+
 struct ProbeShape {
   int64_t batch, seq;  // seq 0: a model without a sequence length
 };

@@ -7,7 +7,6 @@
 
 #include <torch/torch.h>
 
-#include "common/errors.h"
 #include "memory/memory_plan.h"
 #include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
@@ -224,12 +223,7 @@ double train_flops_per_token(const ModelInfo& info, const ModelOptions& options,
 }  // namespace
 
 MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
-  if (b.batch_size <= 0) throw UsageError("fit needs a batch size of 1 or more");
-  if (b.blocks > 0) {
-    throw UsageError("blocks " + std::to_string(b.blocks) +
-                     ": fit predicts the whole model, probing one and two blocks itself; "
-                     "--blocks applies to train");
-  }
+  check_fit_shape(b);
   const auto started = std::chrono::steady_clock::now();
   const DeviceSetup setup(b, /*device_index=*/0);
   const ModelInfo& info = setup.info();

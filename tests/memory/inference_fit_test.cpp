@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "cpu_benchmark.h"
 #include "infer/inference_fit_probe.h"
 #include "memory/inference_fit.h"
 #include "results/result.h"
@@ -18,24 +19,14 @@ namespace {
 ResolvedBenchmark infer_benchmark(const std::string& model, int64_t batch, int64_t prompt,
                                   int64_t gen, Precision precision = Precision::kFp32,
                                   const std::string& weights = "auto") {
-  BenchmarkRequest request;
-  request.model = model;
+  BenchmarkRequest request = testing::cpu_request(model, batch, precision);
   request.task = Task::kInfer;
-  request.device = DeviceKind::kCpu;
-  request.batch_size = batch;
   request.prompt_len = prompt;
   request.gen_len = gen;
-  request.precision = precision;
   request.weights = weights;
   if (weights == "int4") request.weight_group = 32;  // the tiny model's 32 input features
-  request.warmup_steps = 1;
   request.steps = 1;
-  request.repeat = 1;
-  request.threads = 2;
-  request.telemetry_interval_ms = 0;
-  MachineFacts machine;
-  machine.cpu_cores = 2;
-  return resolve(request, machine);
+  return testing::resolved_on_two_cores(request);
 }
 
 TEST(InferenceFit, ThreeLengthsGiveEachPartItsParabola) {
