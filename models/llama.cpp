@@ -380,8 +380,9 @@ ModelStats llama_stats(const LlamaConfig& c, const ModelOptions& options) {
   ModelStats stats;
   const int64_t base = c.vocab_size * h + head + c.num_layers * (block_weights + 2 * h) + h;
   stats.params = base + c.num_layers * adapters;
-  const bool lora = options.tuning == Tuning::kLora;
+  const bool lora = uses_lora(options.tuning);
   stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
+  if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * block_weights;
   // Per token: every projection, the attention products over s positions, the LM head.
   const int64_t weight_macs = c.num_layers * block_weights + h * c.vocab_size;
   const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim();

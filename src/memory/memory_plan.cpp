@@ -13,10 +13,12 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   // for backward, a byte each: the bf16 estimate is the larger).
   const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16 ||
                     b.precision == Precision::kFp8;
-  const bool half_frozen = b.tuning == Tuning::kLora && half;
-  const int64_t frozen = stats.params - stats.trainable_params;
+  const bool half_frozen = uses_lora(b.tuning) && half;
+  const int64_t frozen = stats.params - stats.trainable_params - stats.nf4_params;
   MemoryPlan plan;
-  plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen;
+  // NF4: half a byte a weight and a float32 absmax a block of 64 (modeling/nf4_weights.h).
+  plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen +
+                 stats.nf4_params / 2 + stats.nf4_params / 64 * 4;
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
   plan.optimizer_state = OptimizerRegistry::instance()

@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "modeling/linear_compute.h"
+#include "modeling/nf4_weights.h"
 
 namespace gpubench::layers {
 
@@ -29,6 +30,10 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   bool quantize_for_inference(const InferenceWeights& format) override {
     return compute_.quantize(*this, weight, format);
   }
+  // QLoRA: the frozen weight held in NF4 (buffers weight_nf4 and weight_absmax), its float
+  // storage freed; each product dequantises it (nf4_weights.h).
+  void quantize_base_nf4();
+  bool nf4() const { return nf4_.packed.defined(); }
 
   torch::Tensor weight, bias;
 
@@ -36,6 +41,7 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   int64_t in_features_, out_features_;
   std::string role_;
   LinearCompute compute_;
+  nf4::Nf4Weight nf4_;
   torch::Tensor lora_a_, lora_b_;
   double scaling_ = 0;
 };
@@ -52,5 +58,10 @@ std::vector<std::string> parse_lora_targets(const std::string& text,
 // AdaptedLinear whose role is in `targets`. Returns how many projections got one.
 int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
                double alpha);
+
+// QLoRA's base: every block projection's weight (an AdaptedLinear with a role) in NF4; the
+// embeddings, norms and heads stay in their dtype, as Hugging Face's 4-bit loading leaves them
+// (it keeps lm_head). Returns how many were quantised.
+int quantize_bases_nf4(torch::nn::Module& module);
 
 }  // namespace gpubench::layers

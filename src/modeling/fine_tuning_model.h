@@ -19,10 +19,11 @@ inline torch::nn::Embedding uninitialised_embedding(int64_t rows, int64_t width)
       torch::nn::EmbeddingOptions(rows, width)._weight(torch::empty({rows, width})));
 }
 
-// Full tuning leaves every parameter trainable; LoRA freezes them all and adds adapters on the
-// target roles (already checked by resolve()).
+// Full tuning leaves every parameter trainable; LoRA (and QLoRA) freezes them all and adds
+// adapters on the target roles (already checked by resolve()). QLoRA's NF4 base is quantised once
+// the weights are drawn (run/model_setup.cpp).
 inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {
-  if (options.tuning == Tuning::kLora) {
+  if (uses_lora(options.tuning)) {
     layers::apply_lora(net, options.lora.targets, options.lora.rank, options.lora.alpha);
   }
 }
@@ -31,7 +32,7 @@ inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {
 inline int64_t lora_params_per_block(
     const ModelOptions& options,
     const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& roles) {
-  if (options.tuning != Tuning::kLora) return 0;
+  if (!uses_lora(options.tuning)) return 0;
   int64_t total = 0;
   for (const auto& [role, features] : roles) {
     const auto& t = options.lora.targets;

@@ -12,7 +12,7 @@ namespace gpubench {
 
 ModelOptions::ModelOptions(const ResolvedBenchmark& benchmark)
     : SequenceSettings(benchmark), FineTuningSettings(benchmark) {
-  if (benchmark.tuning != Tuning::kLora) return;
+  if (!uses_lora(benchmark.tuning)) return;
   const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
   lora.rank = benchmark.lora_rank;
   lora.alpha = benchmark.lora_alpha;

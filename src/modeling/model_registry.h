@@ -94,6 +94,7 @@ struct ModelOptions : SequenceSettings, FineTuningSettings {
 struct ModelStats {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
+  int64_t nf4_params = 0;        // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
   // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
   int64_t forward_flops = 0;
   // per sample: the part of forward_flops that multiplies by a frozen weight; training does not

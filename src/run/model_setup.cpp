@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "modeling/adapted_linear.h"
+
 namespace gpubench {
 namespace {
 
@@ -36,7 +38,7 @@ std::unique_ptr<TrainableModel> build_model(const ModelInfo& info, const ModelOp
   // Frozen weights (LoRA's base model) and inference weights of the models counted from their
   // configuration are born in the compute dtype: an 8B model never exists in float32.
   const bool low_precision_weights =
-      benchmark.tuning == Tuning::kLora || (benchmark.task == Task::kInfer && info.count);
+      uses_lora(benchmark.tuning) || (benchmark.task == Task::kInfer && info.count);
   const DefaultDtypeScope scope(low_precision_weights ? policy.autocast_dtype() : std::nullopt);
   return info.instantiate(options);
 }
@@ -45,6 +47,7 @@ void place_model(TrainableModel& model, torch::Device device, const ModelOptions
                  bool channels_last) {
   model.module().to(device);
   if (options.defer_initialization) model.initialize_weights();
+  if (options.tuning == Tuning::kQlora) layers::quantize_bases_nf4(model.module());
   if (channels_last) to_channels_last(model.module());
   model.module().train();
 }

@@ -78,15 +78,20 @@ void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
                        "'s " + std::to_string(info.max_seq_len) + " positions");
     }
   }
-  if (out.tuning == Tuning::kLora && can.lora_roles.empty()) {
-    throw UsageError("tuning 'lora' applies to the fine-tuning models (" + models_with_lora() +
-                     "); '" + info.name + "' trains in full only");
+  if (uses_lora(out.tuning) && can.lora_roles.empty()) {
+    throw UsageError("tuning '" + to_string(out.tuning) + "' applies to the fine-tuning models (" +
+                     models_with_lora() + "); '" + info.name + "' trains in full only");
+  }
+  if (out.tuning == Tuning::kQlora && out.precision == Precision::kFp8) {
+    throw UsageError(
+        "tuning 'qlora' holds the frozen weights in NF4 and computes in bf16 or fp16; precision "
+        "fp8 quantises the same products (use precision bf16)");
   }
   if (out.tuning == Tuning::kFull) {
     for (const auto& [given, key] : {std::pair{request.lora_rank.has_value(), "lora_rank"},
                                      std::pair{request.lora_alpha.has_value(), "lora_alpha"},
                                      std::pair{request.lora_targets.has_value(), "lora_targets"}}) {
-      if (given) throw UsageError(std::string(key) + " applies to tuning 'lora' only");
+      if (given) throw UsageError(std::string(key) + " applies to tuning 'lora' and 'qlora' only");
     }
     out.lora_rank = 0;
     out.lora_alpha = 0;
@@ -155,9 +160,9 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
         "batch_size max searches for the largest batch that trains; infer takes "
         "batch sizes (a list such as 1,8,32)");
   }
-  if (out.tuning == Tuning::kLora || out.activation_checkpointing) {
+  if (uses_lora(out.tuning) || out.activation_checkpointing) {
     throw UsageError(
-        "infer runs the model's own weights: tuning 'lora' and "
+        "infer runs the model's own weights: tuning 'lora' and 'qlora' and "
         "activation_checkpointing are training settings");
   }
   if (!can.generates) {

@@ -16,7 +16,8 @@ const EnumNames<DeviceKind> kDevices = {
 
 const EnumNames<Mode> kModes = {{Mode::kEager, "eager"}, {Mode::kGraph, "graph"}};
 
-const EnumNames<Tuning> kTunings = {{Tuning::kFull, "full"}, {Tuning::kLora, "lora"}};
+const EnumNames<Tuning> kTunings = {
+    {Tuning::kFull, "full"}, {Tuning::kLora, "lora"}, {Tuning::kQlora, "qlora"}};
 
 const EnumNames<Task> kTasks = {{Task::kTrain, "train"}, {Task::kInfer, "infer"}};
 

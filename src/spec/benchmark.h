@@ -19,8 +19,12 @@ enum class DeviceKind { kCpu, kCuda, kAuto };
 // a CUDA graph and replayed (BIZON's "XLA" columns are the compiled-graph analogue).
 enum class Mode { kEager, kGraph };
 // Which parameters train (docs/fine-tuning.md): every one, or low-rank adapters (LoRA) on a
-// frozen model.
-enum class Tuning { kFull, kLora };
+// frozen model, whose linear weights QLoRA holds in 4-bit NF4.
+enum class Tuning { kFull, kLora, kQlora };
+// LoRA's adapters train: lora and qlora.
+inline bool uses_lora(Tuning tuning) {
+  return tuning == Tuning::kLora || tuning == Tuning::kQlora;
+}
 // What is measured: a training step, or inference (docs/inference.md): forward passes as served,
 // and text generation for the models that generate.
 enum class Task { kTrain, kInfer };

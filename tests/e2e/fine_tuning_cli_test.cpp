@@ -6,6 +6,7 @@
 
 #include "forked_cli.h"
 #include "test_helpers.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -97,11 +98,19 @@ TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   expect_refused("train --model llama-3-8b --tuning lora --lora-targets q,gate_proj" + out,
                  "lora_targets 'q,gate_proj': 'gate_proj' is not a projection of llama-3-8b");
   expect_refused("train --model llama-3-8b --lora-rank 8" + out,
-                 "lora_rank applies to tuning 'lora' only");
+                 "lora_rank applies to tuning 'lora' and 'qlora' only");
   expect_refused("train --model llama-3-8b --tuning lora --lora-rank 0" + out,
                  "lora_rank must be an integer from 1 to 65536, got 0");
-  expect_refused("train --model llama-3-8b --tuning qlora" + out,
-                 "tuning must be one of full, lora, got 'qlora'");
+  expect_refused("train --model llama-3-8b --tuning dora" + out,
+                 "tuning must be one of full, lora, qlora, got 'dora'");
+  expect_refused("train --model resnet50 --tuning qlora" + out,
+                 "tuning 'qlora' applies to the fine-tuning models");
+  if (compat::kHasFp8) {  // else fp8 is refused first, for the LibTorch
+    expect_refused("train --model llama-3-8b --tuning qlora --precision fp8" + out,
+                   "tuning 'qlora' holds the frozen weights in NF4");
+  }
+  expect_refused("infer --model llama-3-8b --tuning qlora" + out,
+                 "tuning 'lora' and 'qlora' and activation_checkpointing are training settings");
   expect_refused("train --model vgg16 --activation-checkpointing" + out,
                  "activation_checkpointing applies to the transformer models");
 }

@@ -1,0 +1,125 @@
+#include "modeling/nf4_weights.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "torch_support/compat.h"
+
+namespace gpubench::nf4 {
+namespace {
+
+constexpr float kCodebook[16] = {-1.0f,
+                                 -0.6961928009986877f,
+                                 -0.5250730514526367f,
+                                 -0.39491748809814453f,
+                                 -0.28444138169288635f,
+                                 -0.18477343022823334f,
+                                 -0.09105003625154495f,
+                                 0.0f,
+                                 0.07958029955625534f,
+                                 0.16093020141124725f,
+                                 0.24611230194568634f,
+                                 0.33791524171829224f,
+                                 0.44070982933044434f,
+                                 0.5626170039176941f,
+                                 0.7229568362236023f,
+                                 1.0f};
+
+// The table on `device`, copied there once (never inside a CUDA graph's capture); kept for the
+// process's life, past CUDA's own teardown.
+torch::Tensor table_on(const torch::Device& device) {
+  static std::mutex mutex;
+  static auto* tables = new std::map<std::string, torch::Tensor>();
+  const std::lock_guard<std::mutex> lock(mutex);
+  torch::Tensor& table = (*tables)[device.str()];
+  if (!table.defined()) {
+    table = torch::from_blob(const_cast<float*>(kCodebook), {16}, torch::kFloat)
+                .to(device, false, true);
+  }
+  return table;
+}
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// The base product, its backward dequantising the weight again.
+class Nf4Product : public torch::autograd::Function<Nf4Product> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& input,
+                               const torch::Tensor& packed, const torch::Tensor& absmax,
+                               int64_t out_features, int64_t in_features) {
+    ctx->save_for_backward({packed, absmax});
+    ctx->saved_data["out"] = out_features;
+    ctx->saved_data["in"] = in_features;
+    ctx->saved_data["dtype"] = static_cast<int64_t>(input.scalar_type());
+    const torch::ScalarType compute = compat::autocast_enabled(input.device().type())
+                                          ? compat::autocast_dtype(input.device().type())
+                                          : input.scalar_type();
+    const Nf4Weight weight{packed, absmax, out_features, in_features};
+    return torch::matmul(input.to(compute), dequantize(weight, compute).t());
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const Nf4Weight weight{saved[0], saved[1], ctx->saved_data["out"].toInt(),
+                           ctx->saved_data["in"].toInt()};
+    const auto input_dtype = static_cast<torch::ScalarType>(ctx->saved_data["dtype"].toInt());
+    const torch::Tensor& grad = grads[0];
+    const torch::Tensor input_grad =
+        torch::matmul(grad, dequantize(weight, grad.scalar_type())).to(input_dtype);
+    return {input_grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+const float* codebook() {
+  return kCodebook;
+}
+
+double largest_rounding() {
+  double widest = 0;
+  for (int i = 0; i + 1 < 16; ++i)
+    widest = std::max<double>(widest, kCodebook[i + 1] - kCodebook[i]);
+  return widest / 2;
+}
+
+std::string why_not(int64_t numel) {
+  if (numel % kBlock == 0) return "";
+  return "its " + std::to_string(numel) + " weights are not a whole number of NF4's blocks of " +
+         std::to_string(kBlock);
+}
+
+Nf4Weight quantize(const torch::Tensor& weight) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor blocks = weight.detach().to(torch::kFloat).reshape({-1, kBlock});
+  const torch::Tensor absmax = blocks.abs().amax(1, true).clamp_min(1e-12);
+  const torch::Tensor table = table_on(weight.device());
+  const torch::Tensor midpoints = (table.slice(0, 1) + table.slice(0, 0, 15)) / 2;
+  const torch::Tensor codes = torch::bucketize(blocks / absmax, midpoints).to(torch::kUInt8);
+  const torch::Tensor pairs = codes.reshape({-1, 2});
+  Nf4Weight out;
+  out.packed = pairs.select(1, 0).bitwise_left_shift(4).bitwise_or(pairs.select(1, 1));
+  out.absmax = absmax.reshape({-1});
+  out.out_features = weight.size(0);
+  out.in_features = weight.size(1);
+  return out;
+}
+
+torch::Tensor dequantize(const Nf4Weight& weight, torch::ScalarType dtype) {
+  const torch::Tensor high = weight.packed.bitwise_right_shift(4);
+  const torch::Tensor low = weight.packed.bitwise_and(15);
+  const torch::Tensor codes = torch::stack({high, low}, 1).reshape({-1, kBlock}).to(torch::kLong);
+  const torch::Tensor values =
+      table_on(weight.packed.device()).index({codes}) * weight.absmax.unsqueeze(1);
+  return values.reshape({weight.out_features, weight.in_features}).to(dtype);
+}
+
+torch::Tensor linear(const torch::Tensor& input, const Nf4Weight& weight) {
+  return Nf4Product::apply(input, weight.packed, weight.absmax, weight.out_features,
+                           weight.in_features);
+}
+
+}  // namespace gpubench::nf4
