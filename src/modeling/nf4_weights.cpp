@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "torch_support/compat.h"
 
@@ -27,16 +28,21 @@ constexpr float kCodebook[16] = {-1.0f,
                                  0.7229568362236023f,
                                  1.0f};
 
-// The table on `device`, copied there once (never inside a CUDA graph's capture); kept for the
-// process's life, past CUDA's own teardown.
-torch::Tensor table_on(const torch::Device& device) {
+// The values of every byte's two codes, [256, 2] float32 (the high nibble's first), on
+// `device`, copied there once (never inside a CUDA graph's capture) and kept for the process's
+// life, past CUDA's own teardown. A byte indexes its pair directly: one gather a weight's half.
+torch::Tensor pairs_on(const torch::Device& device) {
   static std::mutex mutex;
   static auto* tables = new std::map<std::string, torch::Tensor>();
   const std::lock_guard<std::mutex> lock(mutex);
   torch::Tensor& table = (*tables)[device.str()];
   if (!table.defined()) {
-    table = torch::from_blob(const_cast<float*>(kCodebook), {16}, torch::kFloat)
-                .to(device, false, true);
+    std::vector<float> pairs;
+    for (int byte = 0; byte < 256; ++byte) {
+      pairs.push_back(kCodebook[byte >> 4]);
+      pairs.push_back(kCodebook[byte & 15]);
+    }
+    table = torch::from_blob(pairs.data(), {256, 2}, torch::kFloat).to(device, false, true);
   }
   return table;
 }
@@ -96,7 +102,8 @@ Nf4Weight quantize(const torch::Tensor& weight) {
   torch::NoGradGuard no_grad;
   const torch::Tensor blocks = weight.detach().to(torch::kFloat).reshape({-1, kBlock});
   const torch::Tensor absmax = blocks.abs().amax(1, true).clamp_min(1e-12);
-  const torch::Tensor table = table_on(weight.device());
+  const torch::Tensor table =
+      torch::from_blob(const_cast<float*>(kCodebook), {16}, torch::kFloat).to(weight.device());
   const torch::Tensor midpoints = (table.slice(0, 1) + table.slice(0, 0, 15)) / 2;
   const torch::Tensor codes = torch::bucketize(blocks / absmax, midpoints).to(torch::kUInt8);
   const torch::Tensor pairs = codes.reshape({-1, 2});
@@ -109,12 +116,11 @@ Nf4Weight quantize(const torch::Tensor& weight) {
 }
 
 torch::Tensor dequantize(const Nf4Weight& weight, torch::ScalarType dtype) {
-  const torch::Tensor high = weight.packed.bitwise_right_shift(4);
-  const torch::Tensor low = weight.packed.bitwise_and(15);
-  const torch::Tensor codes = torch::stack({high, low}, 1).reshape({-1, kBlock}).to(torch::kLong);
   const torch::Tensor values =
-      table_on(weight.packed.device()).index({codes}) * weight.absmax.unsqueeze(1);
-  return values.reshape({weight.out_features, weight.in_features}).to(dtype);
+      pairs_on(weight.packed.device()).index_select(0, weight.packed.to(torch::kLong));
+  return (values.reshape({-1, kBlock}) * weight.absmax.unsqueeze(1))
+      .reshape({weight.out_features, weight.in_features})
+      .to(dtype);
 }
 
 torch::Tensor linear(const torch::Tensor& input, const Nf4Weight& weight) {
