@@ -115,12 +115,13 @@ Nf4Weight quantize(const torch::Tensor& weight) {
   return out;
 }
 
+// The transients, a weight: the index (4 bytes a pair: 2), the float32 values (4, scaled in
+// place) and the result in `dtype`.
 torch::Tensor dequantize(const Nf4Weight& weight, torch::ScalarType dtype) {
-  const torch::Tensor values =
-      pairs_on(weight.packed.device()).index_select(0, weight.packed.to(torch::kLong));
-  return (values.reshape({-1, kBlock}) * weight.absmax.unsqueeze(1))
-      .reshape({weight.out_features, weight.in_features})
-      .to(dtype);
+  torch::Tensor values =
+      pairs_on(weight.packed.device()).index_select(0, weight.packed.to(torch::kInt));
+  values.view({-1, kBlock}).mul_(weight.absmax.unsqueeze(1));
+  return values.view({weight.out_features, weight.in_features}).to(dtype);
 }
 
 torch::Tensor linear(const torch::Tensor& input, const Nf4Weight& weight) {
