@@ -100,10 +100,11 @@ TEST(InferenceFit, TheLargestFittingIsFoundUpToItsBound) {
   EXPECT_EQ(largest_fitting(int64_t{1} << 20, [](int64_t n) { return n <= 700000; }), 700000);
 }
 
-// Within 10 % above the peak an infer run measures, and at most `below` under it; the weights and
-// the cache counted exactly.
+// Within 10 % above the peak an infer run measures, and at most `below` under it (by default 1 %:
+// run after other tests in one process, the same run peaked 0.3-0.7 % above its run alone, where
+// the prediction is 0.1 % over); the weights and the cache counted exactly.
 void expect_predicted(const ResolvedBenchmark& b, const FitOptions& options = {},
-                      double below = 0) {
+                      double below = 0.01) {
   SCOPED_TRACE(b.model + " " + to_string(b.precision) + " " + b.weights + " batch " +
                std::to_string(b.batch_size) + " prompt " + std::to_string(b.prompt_len) + " gen " +
                std::to_string(b.gen_len) + (options.force_blocks ? " by blocks" : ""));
