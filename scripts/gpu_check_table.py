@@ -65,8 +65,8 @@ def label(r):
         parts.append("infer")
     if b.get("precision") == "fp8" and b.get("fp8_recipe"):
         parts.append(b["fp8_recipe"])
-    if b.get("tuning") == "lora":
-        parts.append("lora")
+    if b.get("tuning") in ("lora", "qlora"):
+        parts.append(b["tuning"])
     if r.get("batch_search", {}).get("searched"):
         parts.append(f"bmax<{size(b.get('memory_limit', 0))}")
     else:
