@@ -24,7 +24,10 @@ namespace gpubench::testing {
 
 // `arguments` split as the shell splits them (quotes; no substitution), run as
 // `gpubench-train <arguments>` in a child forked from this process, its stdout and stderr
-// together. A child still running after 120 s is ended by SIGALRM (exit code 128 + 14).
+// together. A child still running after 120 s is ended by SIGALRM (exit code 128 + 14). For
+// refusals and other commands that compute nothing: a forked child that runs LibTorch's parallel
+// kernels can hang on LibTorch 2.x, whose OpenMP threads the parent started do not exist in it
+// (`fit --task infer` did, until SIGALRM); those go through the binary (run_gpubench).
 inline CommandResult run_forked(const std::string& arguments) {
   CommandResult result;
   int pipe_ends[2];
