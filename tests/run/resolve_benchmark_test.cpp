@@ -211,7 +211,8 @@ TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
   request.model = "llama-3-8b";
   request.tuning = Tuning::kFull;
   request.lora_rank = 8;
-  EXPECT_EQ(error_of(request, gpu_machine()), "lora_rank applies to tuning 'lora' and 'qlora' only");
+  EXPECT_EQ(error_of(request, gpu_machine()),
+            "lora_rank applies to tuning 'lora' and 'qlora' only");
 }
 
 TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
