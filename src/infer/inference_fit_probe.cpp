@@ -18,10 +18,11 @@
 namespace gpubench {
 namespace {
 
-// A decode probe's cache (at batch 2) takes at most this much: past it the decode's contexts are
+// A decode probe's cache (at batch 4) takes at most this much: past it the decode's contexts are
 // shorter than the asked one, and its extra is extended linearly.
 constexpr int64_t kDecodeProbeCacheBytes = int64_t{1} << 30;
 
+// The probes' batches: this and twice it (two_batches_at_three_lengths).
 constexpr int64_t kSmallerProbeBatch = 2;
 
 // What the probes of one model (whole, or with some blocks) give.
