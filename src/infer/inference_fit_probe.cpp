@@ -75,10 +75,8 @@ std::vector<ProbeShape> two_batches_at_three_lengths(int64_t seq) {
 
 // The decode's probes at the context the run's last step reads, as long as a probe cache at batch
 // 4 of kDecodeProbeCacheBytes holds (on a GPU an eighth of its memory).
-std::vector<ProbeShape> decode_probes(const ResolvedBenchmark& b, TextGenerator& generator,
+std::vector<ProbeShape> decode_probes(const ResolvedBenchmark& b, int64_t per_token,
                                       torch::Device device) {
-  const int64_t per_token =
-      generator.allocate_cache(1, 1, device, kv_cache_dtype(b)).bytes_per_token();
   const int64_t budget =
       device.is_cuda() ? tensor_memory::device_total_bytes(device) / 8 : kDecodeProbeCacheBytes;
   const int64_t held = budget / (2 * kSmallerProbeBatch * std::max<int64_t>(1, per_token));
@@ -99,7 +97,8 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   const c10::InferenceMode inference_mode;
   const torch::ScalarType cache_dtype = kv_cache_dtype(b);
   const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
-  const std::vector<ProbeShape> decode_shapes = decode_probes(b, generator, device);
+  fits.kv_cache_per_token = generator.allocate_cache(1, 1, device, cache_dtype).bytes_per_token();
+  const std::vector<ProbeShape> decode_shapes = decode_probes(b, fits.kv_cache_per_token, device);
   std::vector<BatchSeqFit::Point> prefill, decode;
   for (size_t i = 0; i < prefill_shapes.size(); ++i) {
     const ProbeShape& shape = prefill_shapes[i];
@@ -117,8 +116,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
     // caches the pass read whole).
     {  // The prompt's pass into an empty cache; the prompt's own bytes are in its extra.
       KvCache cache = generator.allocate_cache(shape.batch, shape.seq + 1, device, cache_dtype);
-      fits.kv_cache_per_token = cache.bytes_per_token();
-      reading.kv_cache = cache.bytes_per_token() * shape.batch * shape.seq;
+      reading.kv_cache = fits.kv_cache_per_token * shape.batch * shape.seq;
       const int64_t start = tensor_memory::allocated_bytes(device);
       reading.prefill_peak_above = peak_above(device, start, [&] {
         const torch::Tensor prompt =

@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "spec/benchmark_fields.h"
+
 namespace gpubench {
 
 double BatchSeqFit::at(int64_t batch, int64_t seq) const {
@@ -167,8 +169,12 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
 }
 
 int64_t MemoryFit::max_batch(int64_t capacity) const {
-  return largest_fitting(int64_t{1} << 20,  // batch_size's bound
+  return largest_fitting(largest_fit_batch(),
                          [&](int64_t batch) { return peak_at(batch) <= capacity; });
+}
+
+int64_t largest_fit_batch() {
+  return find_benchmark_field("batch_size")->max;
 }
 
 int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits) {

@@ -99,6 +99,9 @@ struct MemoryFit {
   int64_t max_batch(int64_t capacity) const;
 };
 
+// The largest batch fit searches: the batch_size setting's bound.
+int64_t largest_fit_batch();
+
 // The largest n in 1..largest for which `fits` holds, `fits` holding up to some n and not past
 // it; 0 where not even 1 fits.
 int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits);

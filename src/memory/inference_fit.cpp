@@ -22,7 +22,7 @@ MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context)
 }
 
 int64_t InferenceMemoryFit::max_batch(int64_t capacity) const {
-  return largest_fitting(int64_t{1} << 20,  // batch_size's bound
+  return largest_fitting(largest_fit_batch(),
                          [&](int64_t batch) { return peak_at(batch, context()) <= capacity; });
 }
 
