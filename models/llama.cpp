@@ -12,6 +12,7 @@ namespace gpubench::models {
 namespace {
 
 using layers::AdaptedLinear;
+using tensor_parallel::Split;
 using torch::Tensor;
 
 class RmsNormImpl : public torch::nn::Module {
@@ -58,24 +59,31 @@ Tensor inverse_frequencies(const LlamaConfig& c) {
 
 class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  explicit LlamaDecoderLayerImpl(const LlamaConfig& c)
-      : heads_(c.num_heads), kv_heads_(c.num_kv_heads), head_dim_(c.head_dim()) {
+  // Sharded over `group` (Megatron): q, k, v, gate and up column-parallel (whole heads, a
+  // slice of the MLP's width), o and down row-parallel; the block's input is copied into the
+  // group before each half and the row-parallel outputs are summed over it.
+  LlamaDecoderLayerImpl(const LlamaConfig& c, tensor_parallel::Group* group)
+      : heads_(tensor_parallel::local_count(c.num_heads, group, "the attention heads")),
+        kv_heads_(tensor_parallel::local_count(c.num_kv_heads, group, "the key/value heads")),
+        head_dim_(c.head_dim()),
+        group_(group) {
     const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
-                  kv_out = c.num_kv_heads * head_dim_;
+                  kv_out = c.num_kv_heads * head_dim_, mlp_width = c.intermediate_size;
     input_layernorm = register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps));
     auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
-    q_proj = attn->register_module("q_proj", AdaptedLinear(h, q_out, false, "q"));
-    k_proj = attn->register_module("k_proj", AdaptedLinear(h, kv_out, false, "k"));
-    v_proj = attn->register_module("v_proj", AdaptedLinear(h, kv_out, false, "v"));
-    o_proj = attn->register_module("o_proj", AdaptedLinear(q_out, h, false, "o"));
+    const auto linear = [group](int64_t in, int64_t out, const char* role, Split split) {
+      return AdaptedLinear(in, out, false, role, split, group);
+    };
+    q_proj = attn->register_module("q_proj", linear(h, q_out, "q", Split::kColumns));
+    k_proj = attn->register_module("k_proj", linear(h, kv_out, "k", Split::kColumns));
+    v_proj = attn->register_module("v_proj", linear(h, kv_out, "v", Split::kColumns));
+    o_proj = attn->register_module("o_proj", linear(q_out, h, "o", Split::kRows));
     post_attention_layernorm =
         register_module("post_attention_layernorm", RmsNorm(h, c.rms_norm_eps));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
-    gate_proj =
-        mlp->register_module("gate_proj", AdaptedLinear(h, c.intermediate_size, false, "gate"));
-    up_proj = mlp->register_module("up_proj", AdaptedLinear(h, c.intermediate_size, false, "up"));
-    down_proj =
-        mlp->register_module("down_proj", AdaptedLinear(c.intermediate_size, h, false, "down"));
+    gate_proj = mlp->register_module("gate_proj", linear(h, mlp_width, "gate", Split::kColumns));
+    up_proj = mlp->register_module("up_proj", linear(h, mlp_width, "up", Split::kColumns));
+    down_proj = mlp->register_module("down_proj", linear(mlp_width, h, "down", Split::kRows));
   }
 
   // extras: the rotary cos and sin tables [tokens, head_dim].
@@ -98,7 +106,7 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
              const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
-    const Tensor normed = input_layernorm(x);
+    const Tensor normed = tensor_parallel::copy_to_group(input_layernorm(x), group_);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
@@ -134,9 +142,12 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     // Query x key and weights x value over the full square (what the unfused kernel computes).
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * keys * head_dim_);
     const Tensor h =
-        x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
-    const Tensor m = post_attention_layernorm(h);
-    return h + down_proj(torch::silu(gate_proj(m)) * up_proj(m));
+        x +
+        tensor_parallel::reduce_from_group(
+            o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})), group_);
+    const Tensor m = tensor_parallel::copy_to_group(post_attention_layernorm(h), group_);
+    return h + tensor_parallel::reduce_from_group(down_proj(torch::silu(gate_proj(m)) * up_proj(m)),
+                                                  group_);
   }
 
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of
@@ -158,7 +169,8 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   AdaptedLinear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
 
  private:
-  int64_t heads_, kv_heads_, head_dim_;
+  int64_t heads_, kv_heads_, head_dim_;  // this rank's heads
+  tensor_parallel::Group* group_;
 };
 TORCH_MODULE(LlamaDecoderLayer);
 
@@ -166,26 +178,32 @@ TORCH_MODULE(LlamaDecoderLayer);
 
 class LlamaNetImpl : public torch::nn::Module {
  public:
-  LlamaNetImpl(const LlamaConfig& c, bool checkpointing, bool defer_initialization)
-      : c_(c), checkpointing_(checkpointing) {
+  // With a tensor-parallel `group`, the embedding and the head hold a slice of the vocabulary
+  // each (the head column-parallel), and the blocks are sharded (LlamaDecoderLayerImpl).
+  LlamaNetImpl(const LlamaConfig& c, bool checkpointing, bool defer_initialization,
+               tensor_parallel::Group* group)
+      : group(group), c_(c), checkpointing_(checkpointing) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
-    embed_tokens = model->register_module("embed_tokens",
-                                          uninitialised_embedding(c.vocab_size, c.hidden_size));
+    embed_tokens = model->register_module(
+        "embed_tokens",
+        uninitialised_embedding(tensor_parallel::local_count(c.vocab_size, group, "the vocabulary"),
+                                c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
-      layers.push_back(LlamaDecoderLayer(c));
+      layers.push_back(LlamaDecoderLayer(c, group));
       list->push_back(layers.back());
     }
     norm = model->register_module("norm", RmsNorm(c.hidden_size, c.rms_norm_eps));
     if (!c.tie_embeddings) {
-      lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
+      lm_head = register_module(
+          "lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, "", Split::kColumns, group));
     }
     inv_freq_ = inverse_frequencies(c);
     if (!defer_initialization) initialize();
   }
 
   Tensor forward(const Tensor& tokens) {
-    Tensor hidden = embed_tokens(tokens);
+    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (LlamaDecoderLayer& layer : layers) {
       hidden =
@@ -197,20 +215,21 @@ class LlamaNetImpl : public torch::nn::Module {
   // Appends `tokens` to the cache; the logits of the last position only, as generation needs.
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
-    Tensor hidden = embed_tokens(tokens);
+    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(start, n);
     for (size_t i = 0; i < layers.size(); ++i) {
       const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
       hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
     }
     cache.length = start + n;
-    return head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1);
+    return tensor_parallel::gather_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1),
+                                              group);
   }
 
   // One token per sequence at `position` (a device tensor [1]) in the static form
   // (LlamaDecoderLayerImpl::CacheSlot); the caller keeps cache.length.
   Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
-    Tensor hidden = embed_tokens(tokens);
+    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const Tensor& inv_freq = frequencies_on(tokens.device());
     const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
@@ -223,7 +242,7 @@ class LlamaNetImpl : public torch::nn::Module {
                                                   &mask};
       hidden = layers[i]->run(hidden, cos, sin, &slot);
     }
-    return head(norm(hidden)).squeeze(1);
+    return tensor_parallel::gather_vocabulary(head(norm(hidden)).squeeze(1), group);
   }
 
   // cos and sin of the rotary angles for positions start..start+n, [n, head_dim], float32 on
@@ -236,7 +255,9 @@ class LlamaNetImpl : public torch::nn::Module {
     return {angles.cos(), angles.sin()};
   }
 
-  Tensor head(const Tensor& hidden) {
+  // The logits of this rank's slice of the vocabulary (all of it without a group).
+  Tensor head(const Tensor& normed) {
+    const Tensor hidden = tensor_parallel::copy_to_group(normed, group);
     if (lm_head) return lm_head(hidden);
     // Tied to the embedding, as Hugging Face's lm_head is: a linear layer all the same (FP8
     // where the run says so).
@@ -248,6 +269,7 @@ class LlamaNetImpl : public torch::nn::Module {
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
   layers::LinearCompute tied_head_;
+  tensor_parallel::Group* group;
 
  public:
   // Hugging Face's LlamaPreTrainedModel: normal(0, 0.02) for projections and embeddings, ones
@@ -282,7 +304,7 @@ LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing,
-                                          options.defer_initialization)) {
+                                          options.defer_initialization, options.tensor_parallel)) {
   apply_tuning(*net_, options);
 }
 
@@ -304,15 +326,16 @@ SyntheticBatch LlamaModel::synthetic_batch(int64_t batch_size, torch::Device dev
 }
 
 Tensor LlamaModel::logits(const Tensor& tokens) {
-  return net_->forward(tokens);
+  return tensor_parallel::gather_vocabulary(net_->forward(tokens), net_->group);
 }
 
 // Causal-LM loss: every position predicts the next token (the targets are the inputs shifted by
-// one, drawn with them), in float32 as Hugging Face computes it.
+// one, drawn with them), in float32 as Hugging Face computes it; over a tensor-parallel group
+// from each rank's slice of the logits (tensor_parallel::cross_entropy).
 Tensor LlamaModel::training_loss(const SyntheticBatch& batch) {
-  const Tensor out = logits(batch.inputs);
-  return torch::cross_entropy_loss(out.reshape({-1, config_.vocab_size}).to(torch::kFloat),
-                                   batch.targets.reshape({-1}));
+  const Tensor out = net_->forward(batch.inputs);
+  return tensor_parallel::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
+                                        batch.targets.reshape({-1}), net_->group);
 }
 
 Tensor LlamaModel::inference_output(const SyntheticBatch& batch) {
@@ -328,10 +351,11 @@ KvCache LlamaModel::allocate_cache(int64_t batch, int64_t capacity, torch::Devic
   KvCache cache;
   cache.capacity = capacity;
   const auto options = torch::TensorOptions().device(device).dtype(dtype);
+  const int64_t kv_heads =
+      tensor_parallel::local_count(config_.num_kv_heads, net_->group, "the key/value heads");
   for (int64_t i = 0; i < config_.num_layers; ++i) {
     for (auto* tensors : {&cache.keys, &cache.values}) {
-      tensors->push_back(
-          torch::zeros({batch, config_.num_kv_heads, capacity, config_.head_dim()}, options));
+      tensors->push_back(torch::zeros({batch, kv_heads, capacity, config_.head_dim()}, options));
     }
   }
   return cache;
@@ -477,12 +501,21 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
                 mlp = std::min(h, config.intermediate_size);
   info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
                                         {"gate", mlp}, {"up", mlp}, {"down", mlp}};
-  const int64_t kv_out = config.num_kv_heads * config.head_dim();
+  const int64_t q_out = config.num_heads * config.head_dim(),
+                kv_out = config.num_kv_heads * config.head_dim();
   info.capabilities.weight_formats.insert(info.capabilities.weight_formats.end(), {"int8", "int4"});
-  info.capabilities.linear_weight_shapes = {
-      {h, h}, {kv_out, h}, {config.intermediate_size, h}, {h, config.intermediate_size}};
-  if (!config.tie_embeddings)
-    info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h});
+  info.capabilities.linear_weight_shapes = {{q_out, h, Split::kColumns},
+                                            {kv_out, h, Split::kColumns},
+                                            {h, q_out, Split::kRows},
+                                            {config.intermediate_size, h, Split::kColumns},
+                                            {h, config.intermediate_size, Split::kRows}};
+  if (!config.tie_embeddings) {
+    info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h, Split::kColumns});
+  }
+  info.capabilities.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
+                                              {"attention heads", config.num_heads},
+                                              {"MLP width", config.intermediate_size},
+                                              {"vocabulary", config.vocab_size}};
   return info;
 }
 
@@ -532,6 +565,20 @@ LlamaConfig tiny_llama_config() {
 // Hidden: for the tests (tokens, GQA, LoRA, checkpointing at a size a 2-core CPU trains at once).
 const ModelRegistration kTinyLlama{llama_info("test-tiny-llama", tiny_llama_config(),
                                               "a test model: Llama, 2 layers, hidden 32", true)};
+
+// Hidden: a Llama whose 4 key/value heads (8 query heads) split over 2 and 4 tensor-parallel
+// ranks, small enough to check both against one rank on a 2-core CPU.
+LlamaConfig tensor_parallel_llama_config() {
+  LlamaConfig c = tiny_llama_config();
+  c.hidden_size = 64;
+  c.intermediate_size = 128;
+  c.num_heads = 8;
+  c.num_kv_heads = 4;
+  return c;
+}
+const ModelRegistration kTensorParallelLlama{
+    llama_info("test-tp-llama", tensor_parallel_llama_config(),
+               "a test model: Llama, 2 layers, hidden 64, GQA 8/4 heads", true)};
 
 // Hidden: a small Llama deep enough that `train --blocks 2` leaves blocks out, and wide enough
 // that its adapters at rank 64 fill several 1 MiB buckets (the timeline's extension to the whole

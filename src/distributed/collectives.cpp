@@ -1,5 +1,6 @@
 #include "distributed/collectives.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -27,6 +28,8 @@
 namespace gpubench {
 
 struct Collectives::State {
+  LaunchEnvironment launch;  // this group's rank and size in place of the launch's
+  std::chrono::milliseconds timeout{0};
   int rank = 0;
   int world_size = 1;
   int nodes = 1;
@@ -119,6 +122,8 @@ std::unique_ptr<Collectives> Collectives::connect(const LaunchEnvironment& launc
                                                   torch::Device device,
                                                   std::chrono::milliseconds timeout) {
   auto state = std::make_unique<State>();
+  state->launch = launch;
+  state->timeout = timeout;
   state->rank = launch.rank;
   state->world_size = launch.world_size;
   state->device = device;
@@ -132,6 +137,30 @@ std::unique_ptr<Collectives> Collectives::connect(const LaunchEnvironment& launc
     state->backend = make_gloo(group_store, launch, timeout);
     state->backend_name = collective_backend_for(DeviceKind::kCpu);
   }
+  return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
+}
+
+std::unique_ptr<Collectives> Collectives::subgroup(const std::vector<int>& members,
+                                                   const std::string& name) {
+  const auto mine = std::find(members.begin(), members.end(), state_->rank);
+  if (mine == members.end()) {
+    throw std::logic_error("rank " + std::to_string(state_->rank) + " is not in group " + name);
+  }
+  auto state = std::make_unique<State>(*state_);
+  state->rank = static_cast<int>(mine - members.begin());
+  state->world_size = static_cast<int>(members.size());
+  state->launch.rank = state->rank;
+  state->launch.world_size = state->world_size;
+  std::set<std::string> hosts;
+  for (int member : members) {
+    const auto bytes = state_->store->get("host/" + std::to_string(member));
+    hosts.emplace(bytes.begin(), bytes.end());
+  }
+  state->nodes = static_cast<int>(hosts.size());
+  if (state->nodes == 1) state->launch.local_world_size = state->world_size;  // loopback
+  auto group_store = c10::make_intrusive<c10d::PrefixStore>("group/" + name, state_->store);
+  state->backend = state->device.is_cuda() ? make_nccl(group_store, state->launch, state->timeout)
+                                           : make_gloo(group_store, state->launch, state->timeout);
   return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
 }
 
@@ -155,6 +184,22 @@ PendingCollective Collectives::allreduce_sum(torch::Tensor& tensor) {
   std::vector<at::Tensor> tensors{tensor};
   auto work = state_->backend->allreduce(tensors);
   return PendingCollective([work, tensors] { work->wait(); });
+}
+
+PendingCollective Collectives::allreduce_max(torch::Tensor& tensor) {
+  std::vector<at::Tensor> tensors{tensor};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::MAX;
+  auto work = state_->backend->allreduce(tensors, options);
+  return PendingCollective([work, tensors] { work->wait(); });
+}
+
+std::vector<torch::Tensor> Collectives::allgather(const torch::Tensor& tensor) {
+  std::vector<at::Tensor> inputs{tensor};
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  for (int r = 0; r < world_size(); ++r) outputs[0].push_back(torch::empty_like(tensor));
+  state_->backend->allgather(outputs, inputs)->wait();
+  return outputs[0];
 }
 
 void Collectives::broadcast_from_rank0(std::vector<torch::Tensor>& tensors) {

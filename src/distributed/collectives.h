@@ -42,7 +42,15 @@ class Collectives {
   int nodes() const;                   // distinct hosts among the ranks
   torch::Device device() const;
 
+  // The ranks `members` (ranks of this group, this one among them, in order) as a group of their
+  // own over the same rendezvous, its ranks their places in `members`. Every member calls it with
+  // the same members and `name`, and no other rank does.
+  std::unique_ptr<Collectives> subgroup(const std::vector<int>& members, const std::string& name);
+
   PendingCollective allreduce_sum(torch::Tensor& tensor);  // in place, asynchronous
+  PendingCollective allreduce_max(torch::Tensor& tensor);
+  // Every rank's `tensor` (the same shape on each), in rank order.
+  std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
   void broadcast_from_rank0(std::vector<torch::Tensor>& tensors);
   void barrier();  // returns when every rank has reached it and this device is idle
   double max_over_ranks(double value);

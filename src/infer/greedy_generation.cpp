@@ -23,7 +23,8 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Tensor& prompt,
-                           int64_t gen_len, torch::Device device, StaticDecode* decode) {
+                           int64_t gen_len, torch::Device device, StaticDecode* decode,
+                           const std::function<void()>& after_prefill) {
   Generation out;
   cache.length = 0;
   const std::vector<const void*> storages = storages_of(cache);
@@ -35,6 +36,7 @@ Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Te
   tokens.push_back(next);
   synchronize_device(device);
   out.time_to_first_token_ms = milliseconds_since(start);
+  if (after_prefill) after_prefill();
   for (int64_t i = 1; i < gen_len; ++i) {
     const auto step_start = std::chrono::steady_clock::now();
     next = decode ? decode->step(next).clone()

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -25,8 +26,11 @@ struct Generation {
 // Starts from an empty cache (its length reset, its tensors kept) of at least prompt + gen_len
 // positions. With `decode`, the decode steps run through it (the static form, or its CUDA
 // graph) instead of at the cache's length.
+// `after_prefill`, where given, runs once the prompt pass has finished on the device, before the
+// first decode step.
 Generation generate_greedy(TextGenerator& model, KvCache& cache, const torch::Tensor& prompt,
-                           int64_t gen_len, torch::Device device, StaticDecode* decode = nullptr);
+                           int64_t gen_len, torch::Device device, StaticDecode* decode = nullptr,
+                           const std::function<void()>& after_prefill = {});
 
 // The same tokens by recomputing the whole sequence at every step, with no cache: the reference
 // the cached generation must reproduce.

@@ -21,6 +21,7 @@
 #include "modeling/flop_counter.h"
 #include "results/statistics.h"
 #include "run/run_session.h"
+#include "run/tensor_parallel_wait.h"
 #include "system/memory_bandwidth.h"
 #include "torch_support/captured_graph.h"
 
@@ -124,8 +125,9 @@ class ForwardWorkload : public InferenceWorkload {
       warmup = 0;
     }
     // Replicas (--gpus N) each serve their batch; the timer's windows close on every rank.
-    return {warmup, spec.steps, spec.repeat,
-            static_cast<double>(spec.batch_size * model.samples_per_item() * session.world_size())};
+    return {
+        warmup, spec.steps, spec.repeat,
+        static_cast<double>(spec.batch_size * model.samples_per_item() * session.replica_count())};
   }
 
   void step() override { counted(forward_); }
@@ -167,6 +169,7 @@ class GenerateWorkload : public InferenceWorkload {
   TrialPlan start(RunSession& session) override {
     const ResolvedBenchmark& spec = session.benchmark();
     device_ = session.device();
+    rank_ = &session.rank();
     gen_len_ = spec.gen_len;
     generator_ = session.model()->text_generator();
     if (!generator_) throw std::logic_error(spec.model + " generates text but has no generator");
@@ -213,8 +216,13 @@ class GenerateWorkload : public InferenceWorkload {
     return InferenceWorkload::prepare(session);
   }
 
+  // Under tensor parallelism the prompt pass's collectives are kept apart from the decode's.
   void step() override {
-    last_ = generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, graphed_.get());
+    const RankPlacement& rank = *rank_;
+    take_tensor_parallel_wait(rank, device_);  // not a generation's
+    last_ = generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, graphed_.get(),
+                            [&] { prefill_waited_ += take_tensor_parallel_wait(rank, device_); });
+    decode_waited_ += take_tensor_parallel_wait(rank, device_);
   }
 
   Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer&,
@@ -225,6 +233,7 @@ class GenerateWorkload : public InferenceWorkload {
       if (hooks.progress) hooks.progress({true, 0, plan.repeat, i + 1, plan.warmup_steps, 0});
     }
     if (hooks.before_first_timed_step) hooks.before_first_timed_step();
+    prefill_waited_ = decode_waited_ = {};
     const double prompt_tokens = static_cast<double>(session.benchmark().batch_size) *
                                  static_cast<double>(session.benchmark().prompt_len);
     InferenceMetrics& inference = metrics_.inference;
@@ -245,9 +254,12 @@ class GenerateWorkload : public InferenceWorkload {
         if (hooks.progress) hooks.progress({false, trial, plan.repeat, i, plan.steps, 0});
       }
       if (hooks.window_closed) hooks.window_closed();
-      // Replicas generate on their own: the run's rate is the sum of theirs.
+      // Replicas generate on their own: the run's rate is the sum of theirs (the mean of a
+      // replica's tensor-parallel ranks, which generate together).
       double rate = plan.samples_per_step * plan.steps / (decode_ms / 1e3);
-      if (Collectives* ranks = session.rank().collectives) rate = ranks->sum_over_ranks(rate);
+      if (Collectives* ranks = session.rank().collectives) {
+        rate = ranks->sum_over_ranks(rate) / session.benchmark().tensor_parallel;
+      }
       measured.trials.push_back(rate);
     }
     measured.throughput = median(measured.trials);
@@ -256,6 +268,11 @@ class GenerateWorkload : public InferenceWorkload {
     inference.request_latency_ms = summarize_latency(requests);
     inference.time_to_first_token_ms = summarize_latency(first_tokens);
     inference.time_per_output_token_ms = summarize_latency(steps);
+    const RankPlacement& rank = session.rank();
+    decode_wait_ =
+        per_step_on_slowest_rank(rank, decode_waited_, static_cast<int64_t>(steps.size()));
+    prefill_wait_ =
+        per_step_on_slowest_rank(rank, prefill_waited_, int64_t{plan.steps} * plan.repeat);
     return measured;
   }
 
@@ -264,6 +281,12 @@ class GenerateWorkload : public InferenceWorkload {
     figures.metrics.tokens_per_second = measured.throughput;
     figures.metrics.inference.decode_tokens_per_second = measured.throughput;
     figures.cpu_memory_bandwidth_gbs = cpu_memory_bandwidth_gbs_;
+    if (session.rank().tensor_parallel) {
+      DistributedInfo& distributed = figures.distributed.emplace();
+      distributed.tensor_parallel_exposed_ms = decode_wait_.ms;
+      distributed.tensor_parallel_collectives = decode_wait_.collectives;
+      distributed.tensor_parallel_prefill_exposed_ms = prefill_wait_.ms;
+    }
     return figures;
   }
 
@@ -276,6 +299,9 @@ class GenerateWorkload : public InferenceWorkload {
   std::unique_ptr<StaticDecode> graphed_;
   Generation last_;
   double cpu_memory_bandwidth_gbs_ = 0;
+  const RankPlacement* rank_ = nullptr;
+  TensorParallelCollectives::Waited prefill_waited_, decode_waited_;
+  TensorParallelWait prefill_wait_, decode_wait_;
 };
 
 const WorkloadRegistration kForwardWorkload{

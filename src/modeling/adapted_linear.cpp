@@ -10,11 +10,23 @@
 namespace gpubench::layers {
 
 AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool with_bias,
-                                     std::string role)
-    : in_features_(in_features), out_features_(out_features), role_(std::move(role)) {
+                                     std::string role, tensor_parallel::Split split,
+                                     tensor_parallel::Group* group)
+    : in_features_(split == tensor_parallel::Split::kRows
+                       ? tensor_parallel::local_count(in_features, group, "input features")
+                       : in_features),
+      out_features_(split == tensor_parallel::Split::kColumns
+                        ? tensor_parallel::local_count(out_features, group, "output features")
+                        : out_features),
+      role_(std::move(role)),
+      split_(group ? split : tensor_parallel::Split::kNone),
+      group_(group) {
+  if (with_bias && split_ == tensor_parallel::Split::kRows) {
+    throw std::logic_error("a row-parallel layer's bias is added after the group's sum");
+  }
   // Uninitialised: the models draw their weights themselves (fine_tuning_model.h).
-  weight = register_parameter("weight", torch::empty({out_features, in_features}));
-  if (with_bias) bias = register_parameter("bias", torch::zeros({out_features}));
+  weight = register_parameter("weight", torch::empty({out_features_, in_features_}));
+  if (with_bias) bias = register_parameter("bias", torch::zeros({out_features_}));
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
@@ -54,6 +66,13 @@ void AdaptedLinearImpl::add_adapter(int64_t rank, double alpha) {
   torch::NoGradGuard no_grad;
   torch::nn::init::kaiming_uniform_(lora_a_, std::sqrt(5.0));
   scaling_ = alpha / static_cast<double>(rank);
+  if (split_ == tensor_parallel::Split::kNone) return;
+  torch::Tensor& whole = split_ == tensor_parallel::Split::kColumns ? lora_a_ : lora_b_;
+  whole.register_hook([group = group_](const torch::Tensor& part) {
+    torch::Tensor sum = part.clone();
+    group->allreduce_sum(sum);
+    return sum;
+  });
 }
 
 std::vector<std::string> parse_lora_targets(const std::string& text,

@@ -14,16 +14,24 @@
 
 #include "modeling/linear_compute.h"
 #include "modeling/nf4_weights.h"
+#include "modeling/tensor_parallel.h"
 
 namespace gpubench::layers {
 
 class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
  public:
-  // The weight is left uninitialised for the model to draw (and the bias zero).
-  AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role);
+  // The weight is left uninitialised for the model to draw (and the bias zero). With a
+  // tensor-parallel `group`, the layer holds its rank's slice of the [out_features, in_features]
+  // weight as `split` says (modeling/tensor_parallel.h); the model communicates around it.
+  AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role,
+                    tensor_parallel::Split split = tensor_parallel::Split::kNone,
+                    tensor_parallel::Group* group = nullptr);
 
   torch::Tensor forward(const torch::Tensor& input);
-  // Adds lora_A and lora_B (float32, trainable) on the weight's device.
+  // Adds lora_A and lora_B (float32, trainable) on the weight's device. Sharded, the factor
+  // on the unsplit side is whole on every rank (lora_A of a column-parallel layer, lora_B of a
+  // row-parallel one) and each rank computes part of its gradient: the part is summed over the
+  // group as it arrives.
   void add_adapter(int64_t rank, double alpha);
   bool adapted() const { return lora_a_.defined(); }
   const std::string& role() const { return role_; }
@@ -38,8 +46,10 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   torch::Tensor weight, bias;
 
  private:
-  int64_t in_features_, out_features_;
+  int64_t in_features_, out_features_;  // this rank's
   std::string role_;
+  tensor_parallel::Split split_;
+  tensor_parallel::Group* group_;
   LinearCompute compute_;
   nf4::Nf4Weight nf4_;
   torch::Tensor lora_a_, lora_b_;

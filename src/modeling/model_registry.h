@@ -7,10 +7,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
 
+#include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
 #include "spec/benchmark.h"
 
@@ -87,6 +89,9 @@ struct ModelOptions : SequenceSettings, FineTuningSettings {
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
   bool defer_initialization = false;
+  // --tensor-parallel N: the group the model is sharded over (modeling/tensor_parallel.h); null:
+  // one rank holds the whole model.
+  tensor_parallel::Group* tensor_parallel = nullptr;
 };
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
@@ -145,9 +150,18 @@ struct ModelCapabilities {
   // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
   // modeling/integer_weights.h); empty for a model that does not infer.
   std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};
-  // The [out, in] shapes of its quantisable linear layers' weights, each once: what resolve
-  // holds the integer formats' rules (integer_weights::why_not_int4) to.
-  std::vector<std::array<int64_t, 2>> linear_weight_shapes;
+  // The shapes of its quantisable linear layers' weights, each once with its tensor-parallel
+  // split: what resolve holds the integer formats' rules (integer_weights::why_not_int4) to, on
+  // each rank's slice.
+  struct LinearWeightShape {
+    int64_t out = 0, in = 0;
+    tensor_parallel::Split split = tensor_parallel::Split::kNone;
+  };
+  std::vector<LinearWeightShape> linear_weight_shapes;
+  // Tensor parallelism (--tensor-parallel): what its ranks split, each named with its size
+  // ("key/value heads" 8, "attention heads" 64, ...); the first bounds the ranks, each must be
+  // divided by them. Empty: the model does not shard.
+  std::vector<std::pair<std::string, int64_t>> tensor_parallel_splits;
 
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }

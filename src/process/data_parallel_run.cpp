@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "distributed/collectives.h"
+#include "distributed/tensor_parallel_collectives.h"
 #include "process/child_command.h"
 #include "process/rank_launcher.h"
 #include "process/temporary_folder.h"
@@ -27,8 +28,10 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   const torch::Device device = device_for_rank(resolved.device, launch);
   const std::chrono::seconds timeout(resolved.timeout_s);
   std::unique_ptr<Collectives> collectives;
+  ParallelGroups groups;
   try {
     collectives = Collectives::connect(launch, device, timeout);
+    if (resolved.tensor_parallel > 1) groups = split_world(*collectives, resolved.tensor_parallel);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& error) {
@@ -42,11 +45,17 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
              collectives->backend(), device.str());
   run_setup.rank.collectives = collectives.get();
+  run_setup.rank.tensor_parallel = groups.tensor_parallel.get();
+  run_setup.rank.data_parallel = groups.data_parallel.get();
   run_setup.rank.device_index = device.is_cuda() ? device.index() : 0;
   run_setup.rank.launcher = launch.launcher;
   if (launch.rank != 0) run_setup.progress = {};
   Result result = run_benchmark(resolved, run_setup);
-  if (result.status == RunStatus::kOk) collectives->shutdown();
+  if (result.status == RunStatus::kOk) {
+    if (groups.tensor_parallel) groups.tensor_parallel->collectives().shutdown();
+    if (groups.data_parallel) groups.data_parallel->shutdown();
+    collectives->shutdown();
+  }
   return result;
 }
 

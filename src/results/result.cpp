@@ -92,6 +92,13 @@ void distributed_fields(Io& io, D& d, int64_t gpus) {
   io.integer("gradient_bytes", d.gradient_bytes, 0, 0, kMaxGradientBytes);
   io.number("exposed_communication_ms", d.exposed_communication_ms);
   io.number("exposed_communication_share", d.exposed_communication_share);
+  io.integer("tensor_parallel", d.tensor_parallel, 1, 1, kMaxRanks);
+  io.number("tensor_parallel_exposed_ms", d.tensor_parallel_exposed_ms, 0, kHighest,
+            Written::kWhenPositive);
+  io.number("tensor_parallel_prefill_exposed_ms", d.tensor_parallel_prefill_exposed_ms, 0, kHighest,
+            Written::kWhenPositive);
+  io.integer("tensor_parallel_collectives", d.tensor_parallel_collectives, 0, 0, int64_t{1} << 40,
+             Written::kWhenPositive);
 }
 
 // What the database says of the GPU, where one of its entries matched.
@@ -391,6 +398,7 @@ Result planned_result(const ResolvedBenchmark& benchmark) {
   result.started_at = utc_timestamp_now();
   DistributedInfo& d = result.distributed;
   d.world_size = benchmark.gpus;
+  d.tensor_parallel = benchmark.tensor_parallel;
   if (benchmark.gpus > 1) {
     d.launcher = "gpubench";
     d.backend = collective_backend_for(benchmark.device);

@@ -81,6 +81,14 @@ struct DistributedInfo {
   // slowest rank; and as a share of the median step time.
   double exposed_communication_ms = 0;
   double exposed_communication_share = 0;
+  // --tensor-parallel (docs/parallelism.md): ranks per model replica, and the time the device
+  // waited on the replica's all-reduces and gathers, mean over the timed steps on the slowest
+  // rank: per training step, or per decode step of a generation (its prompt pass's apart); the
+  // collectives per step.
+  int tensor_parallel = 1;
+  double tensor_parallel_exposed_ms = 0;
+  double tensor_parallel_prefill_exposed_ms = 0;
+  int64_t tensor_parallel_collectives = 0;
 };
 
 // --profile (docs/profiling.md): the extra trial run under the op profiler after the measured

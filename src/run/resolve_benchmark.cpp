@@ -57,6 +57,11 @@ std::string generating_models() {
   return models_where([](const ModelCapabilities& can) { return can.generates; });
 }
 
+std::string tensor_parallel_models() {
+  return models_where(
+      [](const ModelCapabilities& can) { return !can.tensor_parallel_splits.empty(); });
+}
+
 std::string integer_weight_models() {
   return models_where([](const ModelCapabilities& can) { return can.holds_integer_weights(); });
 }
@@ -217,6 +222,52 @@ void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, Resolve
   }
 }
 
+// --tensor-parallel (docs/parallelism.md): a divisor of the world, a model that declares what
+// its ranks split and sizes they divide, eager mode, and one node's ranks.
+void resolve_tensor_parallel(const ModelInfo& info, const MachineFacts& machine,
+                             const ResolvedBenchmark& out) {
+  const int ranks = out.tensor_parallel;
+  if (ranks == 1) return;
+  const std::string given = "tensor_parallel " + std::to_string(ranks);
+  if (out.gpus % ranks != 0) {
+    throw UsageError(given + " does not divide gpus " + std::to_string(out.gpus) +
+                     ": the ranks are tensor-parallel x data-parallel");
+  }
+  const auto& splits = info.capabilities.tensor_parallel_splits;
+  if (splits.empty()) {
+    throw UsageError(given + ": " + info.name + " does not shard; tensor parallelism applies to " +
+                     tensor_parallel_models() + " (--gpus alone runs data parallel)");
+  }
+  const auto& [bound_name, bound] = splits.front();
+  if (ranks > bound) {
+    throw UsageError(given + " is more than " + info.name + "'s " + std::to_string(bound) + " " +
+                     bound_name + ": each rank holds whole " + bound_name + " (at most " +
+                     std::to_string(bound) + ")");
+  }
+  for (const auto& [what, size] : splits) {
+    if (size % ranks != 0) {
+      throw UsageError(given + " does not divide " + info.name + "'s " + std::to_string(size) +
+                       " " + what);
+    }
+  }
+  if (out.mode == Mode::kGraph) {
+    throw UsageError(given +
+                     " runs in eager mode: its all-reduces are not captured in a CUDA "
+                     "graph (--mode eager)");
+  }
+  if (out.batch_size == kSearchBatchSize) {
+    throw UsageError(given +
+                     " with batch_size max: the batch search probes one rank's memory; "
+                     "give a batch size");
+  }
+  if (machine.local_ranks > 0 && ranks > machine.local_ranks) {
+    throw UsageError(given + " spans nodes: this node runs " + std::to_string(machine.local_ranks) +
+                     " ranks, and tensor parallelism across nodes would run over the network "
+                     "fabric; keep it at most " +
+                     std::to_string(machine.local_ranks));
+  }
+}
+
 // infer's weights (docs/inference.md#integer-weights): a float format is the precision's (given
 // alone it sets the precision; stored as none); int8 and int4 compute in bf16 and hold to the
 // kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
@@ -254,12 +305,20 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
       throw UsageError("weight_group must be 32, 64 or 128, got " +
                        std::to_string(out.weight_group));
     }
-    for (const auto& [rows, columns] : info.capabilities.linear_weight_shapes) {
+    for (const auto& shape : info.capabilities.linear_weight_shapes) {
+      // Each rank holds its slice (tensor_parallel::Split); the sizes divide (resolve_parallelism).
+      const int64_t ranks = out.tensor_parallel;
+      const int64_t rows =
+          shape.split == tensor_parallel::Split::kColumns ? shape.out / ranks : shape.out;
+      const int64_t columns =
+          shape.split == tensor_parallel::Split::kRows ? shape.in / ranks : shape.in;
       const std::string why = integer_weights::why_not_int4(rows, columns, out.weight_group);
       if (!why.empty()) {
         throw UsageError("weights int4 with weight_group " + std::to_string(out.weight_group) +
                          ": " + info.name + "'s [" + std::to_string(rows) + ", " +
-                         std::to_string(columns) + "] weight cannot be held so: " + why);
+                         std::to_string(columns) + "] weight" +
+                         (out.tensor_parallel > 1 ? " (a tensor-parallel rank's slice)" : "") +
+                         " cannot be held so: " + why);
       }
     }
   }
@@ -349,6 +408,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   ResolvedBenchmark out = with_fixed_defaults(request);
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
+  resolve_tensor_parallel(info, machine, out);
   resolve_weights(request, info, out);
   out.device = resolve_device(out.device, out.gpus, machine);
   PrecisionPolicy::unsupported_reason(out.precision, out.device, machine).raise_if_refused();

@@ -4,6 +4,7 @@
 #include "datasheets/run_efficiency.h"
 #include "distributed/collective_errors.h"
 #include "distributed/collectives.h"
+#include "distributed/tensor_parallel_collectives.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
@@ -90,6 +91,7 @@ Result RunSession::run(Workload& workload) {
 // check comes before anything is allocated, and their weights are drawn where they run.
 void RunSession::build_model(Workload& workload) {
   options_ = ModelOptions(benchmark_);
+  options_.tensor_parallel = run_setup_.rank.tensor_parallel;
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
   // The model's size, once: before it is built where it is counted (a run refused by its plan
@@ -142,6 +144,10 @@ void RunSession::record_figures(const WorkloadFigures& figures) {
     distributed.gradient_bytes = figures.distributed->gradient_bytes;
     distributed.exposed_communication_ms = figures.distributed->exposed_communication_ms;
     distributed.exposed_communication_share = figures.distributed->exposed_communication_share;
+    distributed.tensor_parallel_exposed_ms = figures.distributed->tensor_parallel_exposed_ms;
+    distributed.tensor_parallel_prefill_exposed_ms =
+        figures.distributed->tensor_parallel_prefill_exposed_ms;
+    distributed.tensor_parallel_collectives = figures.distributed->tensor_parallel_collectives;
   }
   result_.timeline = figures.timeline;
 }

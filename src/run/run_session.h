@@ -52,6 +52,8 @@ class RunSession {
   torch::Device device() const { return device_setup_.device(); }
   const PrecisionPolicy& policy() const { return device_setup_.policy(); }
   int world_size() const;
+  // Model replicas, each with its own batch: the world over --tensor-parallel.
+  int replica_count() const { return world_size() / benchmark_.tensor_parallel; }
   const ModelOptions& model_options() const { return options_; }
   // The result as far as the session has written it (the benchmark, the model's counts, the
   // placement); a workload reads it, never writes it.

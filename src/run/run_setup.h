@@ -11,12 +11,21 @@
 
 namespace gpubench {
 
-class Collectives;  // distributed/collectives.h: the run setup itself needs no LibTorch header
+// distributed/: the run setup itself needs no LibTorch header
+class Collectives;
+class TensorParallelCollectives;
 
 // This process's place in a data-parallel run. The default is a single process.
 struct RankPlacement {
   Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
-  int device_index = 0;                // CUDA device of this rank
+  // --tensor-parallel N (distributed/tensor_parallel_collectives.h): this rank's replica and the
+  // ranks holding its slice in the other replicas; both null without tensor parallelism.
+  TensorParallelCollectives* tensor_parallel = nullptr;
+  Collectives* data_parallel = nullptr;
+  // The group across model replicas, which data parallelism averages over: the data-parallel
+  // group, or every rank without tensor parallelism; null: one process.
+  Collectives* replicas() const { return data_parallel ? data_parallel : collectives; }
+  int device_index = 0;  // CUDA device of this rank
   std::string launcher = "none";
 };
 

@@ -9,6 +9,7 @@
 #include "memory/training_memory.h"
 #include "results/statistics.h"
 #include "run/run_session.h"
+#include "run/tensor_parallel_wait.h"
 #include "torch_support/device_timers.h"
 #include "train/graphed_step.h"
 #include "train/training_step.h"
@@ -51,7 +52,7 @@ class TrainWorkload : public Workload {
   WorkloadCounts counts(RunSession& session, const ModelStats& stats) override {
     const ResolvedBenchmark& spec = session.benchmark();
     samples_per_step_ =
-        spec.batch_size * session.world_size() * session.model()->samples_per_item();
+        spec.batch_size * session.replica_count() * session.model()->samples_per_item();
     train_flops_per_step_ = stats.train_flops() * samples_per_step_;
     return {stats.forward_flops, train_flops_per_step_};
   }
@@ -60,21 +61,22 @@ class TrainWorkload : public Workload {
     const ResolvedBenchmark& spec = session.benchmark();
     const RankPlacement& rank = session.rank();
     TrainableModel& model = *session.model();
-    if (rank.collectives) {
-      // Identical weights everywhere (DDP's broadcast), then each rank its own data.
+    if (Collectives* replicas = rank.replicas(); replicas && replicas->world_size() > 1) {
+      // Identical weights in every replica (DDP's broadcast), then each replica its own data;
+      // a replica's tensor-parallel ranks draw the same batch.
       auto state = model.module().parameters();
       for (auto& buffer : model.module().buffers()) state.push_back(buffer);
-      rank.collectives->broadcast_from_rank0(state);
+      replicas->broadcast_from_rank0(state);
       synchronizer_ = std::make_unique<GradientSynchronizer>(
-          *rank.collectives, trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
+          *replicas, trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
       torch::manual_seed(static_cast<uint64_t>(spec.seed) +
-                         static_cast<uint64_t>(rank.collectives->rank()));
+                         static_cast<uint64_t>(replicas->rank()));
     }
     batch_ = model.synthetic_batch(spec.batch_size, session.device(), spec.channels_last);
     step_ = std::make_unique<TrainingStep>(
         model, session.policy(),
         optimizer_settings_for(optimizer_for(spec, session.info().optimizer),
-                               spec.batch_size * session.world_size()),
+                               spec.batch_size * session.replica_count()),
         synchronizer_.get());
     if (spec.timeline && spec.blocks > 0) {
       timeline_ =
@@ -103,6 +105,21 @@ class TrainWorkload : public Workload {
   }
 
   void step() override { loss_ = graphed_ ? graphed_->run() : step_->run(batch_); }
+
+  // The timed steps' tensor-parallel wait: the warm-up's is forgotten before the first.
+  Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer& timer,
+                      const MeasurementHooks& hooks) override {
+    MeasurementHooks timed = hooks;
+    timed.before_first_timed_step = [&] {
+      take_tensor_parallel_wait(session.rank(), session.device());
+      if (hooks.before_first_timed_step) hooks.before_first_timed_step();
+    };
+    const Measurement measured = Workload::measure(session, plan, timer, timed);
+    tensor_parallel_wait_ = per_step_on_slowest_rank(
+        session.rank(), take_tensor_parallel_wait(session.rank(), session.device()),
+        int64_t{plan.steps} * plan.repeat);
+    return measured;
+  }
 
   WorkloadFigures figures(RunSession& session, const Measurement& measured) override {
     TrainableModel& model = *session.model();
@@ -167,8 +184,11 @@ class TrainWorkload : public Workload {
                                                        const Measurement& measured) {
     const RankPlacement& rank = session.rank();
     if (!rank.collectives) return std::nullopt;
-    const ResolvedBenchmark& spec = session.benchmark();
     DistributedInfo info;
+    info.tensor_parallel_exposed_ms = tensor_parallel_wait_.ms;
+    info.tensor_parallel_collectives = tensor_parallel_wait_.collectives;
+    if (!synchronizer_) return info;
+    const ResolvedBenchmark& spec = session.benchmark();
     info.buckets = synchronizer_->bucket_count();
     info.gradient_bytes = synchronizer_->gradient_bytes();
     synchronize_device(session.device());
@@ -205,6 +225,7 @@ class TrainWorkload : public Workload {
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<GraphedStep> graphed_;
   torch::Tensor loss_;
+  TensorParallelWait tensor_parallel_wait_;
 };
 
 const WorkloadRegistration kTrainWorkload{

@@ -1,0 +1,92 @@
+#include "distributed/tensor_parallel_collectives.h"
+
+#include <numeric>
+
+namespace gpubench {
+namespace {
+
+// Gloo sums no bfloat16 or float16: such tensors travel as float32 and come back rounded.
+bool needs_float(const torch::Tensor& tensor, const Collectives& group) {
+  return group.backend() == "gloo" && tensor.is_floating_point() &&
+         tensor.scalar_type() != torch::kFloat && tensor.scalar_type() != torch::kDouble;
+}
+
+// Gloo's worker threads are outside the caller's inference mode, where writing into an
+// inference tensor is refused: under Gloo such a tensor (and a narrow one) travels as a copy made
+// outside inference mode. NCCL takes it as it is.
+bool needs_copy(const torch::Tensor& tensor, const Collectives& group) {
+  return needs_float(tensor, group) || (group.backend() == "gloo" && tensor.is_inference());
+}
+
+torch::Tensor copy_for_gloo(const torch::Tensor& tensor, const Collectives& group) {
+  const c10::InferenceMode outside(false);
+  const torch::ScalarType type = needs_float(tensor, group) ? torch::kFloat : tensor.scalar_type();
+  return tensor.to(type, /*non_blocking=*/false, /*copy=*/true);
+}
+
+}  // namespace
+
+TensorParallelCollectives::TensorParallelCollectives(std::unique_ptr<Collectives> group)
+    : group_(std::move(group)), waited_(group_->device()) {}
+
+template <typename Collective>
+void TensorParallelCollectives::timed(Collective&& collective) {
+  waited_.begin();
+  collective();
+  waited_.end();
+}
+
+template <typename Reduce>
+void TensorParallelCollectives::reduced(torch::Tensor& tensor, Reduce&& reduce) {
+  timed([&] {
+    if (!needs_copy(tensor, *group_)) {
+      reduce(tensor).wait();
+      return;
+    }
+    torch::Tensor copy = copy_for_gloo(tensor, *group_);
+    reduce(copy).wait();
+    tensor.copy_(copy);
+  });
+}
+
+void TensorParallelCollectives::allreduce_sum(torch::Tensor& tensor) {
+  reduced(tensor, [this](torch::Tensor& t) { return group_->allreduce_sum(t); });
+}
+
+void TensorParallelCollectives::allreduce_max(torch::Tensor& tensor) {
+  reduced(tensor, [this](torch::Tensor& t) { return group_->allreduce_max(t); });
+}
+
+torch::Tensor TensorParallelCollectives::allgather_last_dim(const torch::Tensor& tensor) {
+  std::vector<torch::Tensor> parts;
+  timed([&] {
+    if (!needs_copy(tensor, *group_)) {
+      parts = group_->allgather(tensor);
+      return;
+    }
+    const c10::InferenceMode outside(false);
+    parts = group_->allgather(copy_for_gloo(tensor, *group_));
+  });
+  for (auto& part : parts) part = part.to(tensor.scalar_type());
+  return torch::cat(parts, -1);
+}
+
+TensorParallelCollectives::Waited TensorParallelCollectives::take_waited() {
+  const std::vector<double> intervals = waited_.take_ms();
+  return {std::accumulate(intervals.begin(), intervals.end(), 0.0),
+          static_cast<int64_t>(intervals.size())};
+}
+
+ParallelGroups split_world(Collectives& world, int tensor_parallel) {
+  const int rank = world.rank(), replica = rank / tensor_parallel, slice = rank % tensor_parallel;
+  std::vector<int> replica_ranks, slice_ranks;
+  for (int r = 0; r < tensor_parallel; ++r) replica_ranks.push_back(replica * tensor_parallel + r);
+  for (int r = slice; r < world.world_size(); r += tensor_parallel) slice_ranks.push_back(r);
+  ParallelGroups groups;
+  groups.tensor_parallel = std::make_unique<TensorParallelCollectives>(
+      world.subgroup(replica_ranks, "tensor-parallel-" + std::to_string(replica)));
+  groups.data_parallel = world.subgroup(slice_ranks, "data-parallel-" + std::to_string(slice));
+  return groups;
+}
+
+}  // namespace gpubench

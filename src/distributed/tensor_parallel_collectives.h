@@ -1,0 +1,58 @@
+// A tensor-parallel group's collectives (modeling/tensor_parallel.h's Group) on c10d, and the
+// groups of a run with --tensor-parallel: the world split into replicas of neighbouring ranks
+// (tensor-parallel groups) and the ranks that hold the same slice in each replica (data-parallel
+// groups), as Megatron-LM orders them.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "distributed/collectives.h"
+#include "modeling/tensor_parallel.h"
+#include "torch_support/device_timers.h"
+
+namespace gpubench {
+
+class TensorParallelCollectives : public tensor_parallel::Group {
+ public:
+  explicit TensorParallelCollectives(std::unique_ptr<Collectives> group);
+
+  int rank() const override { return group_->rank(); }
+  int size() const override { return group_->world_size(); }
+  void allreduce_sum(torch::Tensor& tensor) override;
+  void allreduce_max(torch::Tensor& tensor) override;
+  torch::Tensor allgather_last_dim(const torch::Tensor& tensor) override;
+
+  Collectives& collectives() { return *group_; }
+  // The time the device waited on each collective since the last call, in ms, and how many
+  // there were. Call after the device has been synchronised.
+  struct Waited {
+    double total_ms = 0;
+    int64_t collectives = 0;
+    Waited& operator+=(const Waited& more) {
+      total_ms += more.total_ms;
+      collectives += more.collectives;
+      return *this;
+    }
+  };
+  Waited take_waited();
+
+ private:
+  template <typename Collective>
+  void timed(Collective&& collective);
+  template <typename Reduce>
+  void reduced(torch::Tensor& tensor, Reduce&& reduce);
+
+  std::unique_ptr<Collectives> group_;
+  DeviceIntervals waited_;
+};
+
+// This rank's groups in a world of `world.world_size()` ranks with `tensor_parallel` ranks per
+// replica: replica k is ranks k * tensor_parallel .. (k + 1) * tensor_parallel - 1.
+struct ParallelGroups {
+  std::unique_ptr<TensorParallelCollectives> tensor_parallel;
+  std::unique_ptr<Collectives> data_parallel;
+};
+ParallelGroups split_world(Collectives& world, int tensor_parallel);
+
+}  // namespace gpubench

@@ -1,0 +1,80 @@
+// Tensor parallelism proven against one rank (docs/parallelism.md): Gloo CPU ranks started by
+// gpubench's own launcher run tests/workers/tensor_parallel_worker.cpp, which shards the test
+// Llama (8 query heads, 4 key/value heads) over 2 or 4 ranks, and with 4 ranks also as 2
+// replicas of 2. Each rank compares its sharded model with the whole one on the same input:
+// logits, greedy tokens, one AdamW step's loss and updated parameters.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "process/rank_launcher.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::ScratchDirectory;
+
+struct Layout {
+  int ranks;
+  int tensor_parallel;
+  const char* tuning;
+};
+
+std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
+  return std::to_string(info.param.ranks) + "Ranks" + "Tp" +
+         std::to_string(info.param.tensor_parallel) +
+         (info.param.tuning[0] == 'l' ? "Lora" : "Full");
+}
+
+class TensorParallel : public ::testing::TestWithParam<Layout> {
+ protected:
+  // Every rank's findings.
+  static std::vector<nlohmann::json> run(const Layout& layout) {
+    static const ScratchDirectory dir("tp");
+    const std::string prefix =
+        dir.file(std::to_string(layout.ranks) + "-" + std::to_string(layout.tensor_parallel) + "-" +
+                 layout.tuning);
+    const auto failure = launch_local_ranks({GPUBENCH_TENSOR_PARALLEL_WORKER, prefix,
+                                             std::to_string(layout.tensor_parallel), layout.tuning},
+                                            layout.ranks, std::chrono::seconds(120));
+    EXPECT_FALSE(failure) << "rank " << failure->rank << " " << failure->outcome.describe();
+    std::vector<nlohmann::json> found;
+    for (int rank = 0; rank < layout.ranks; ++rank) {
+      std::ifstream in(prefix + "-rank" + std::to_string(rank) + ".json");
+      found.push_back(nlohmann::json::parse(in));
+    }
+    return found;
+  }
+};
+
+// Float32 sums in another order: the logits agree to 1e-5 of their largest, the gradients to
+// 1e-4 of theirs; one AdamW step moves each weight by about the learning rate, and the sharded
+// step's weights agree with the whole model's to 5 % of it.
+TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
+  const Layout layout = GetParam();
+  for (const nlohmann::json& rank : run(layout)) {
+    SCOPED_TRACE("rank " + rank["rank"].dump());
+    EXPECT_TRUE(rank["logits_shape_equal"].get<bool>());
+    EXPECT_GT(rank["logits_largest"].get<double>(), 0.01);
+    EXPECT_LT(rank["logits_max_abs_diff"].get<double>(),
+              1e-5 * rank["logits_largest"].get<double>());
+    EXPECT_EQ(rank["token_mismatches"].get<int64_t>(), 0) << "of " << rank["tokens"];
+    EXPECT_NEAR(rank["loss_sharded"].get<double>(), rank["loss_whole"].get<double>(), 1e-5);
+    EXPECT_GT(rank["gradients_largest"].get<double>(), 1e-4);
+    EXPECT_LT(rank["gradients_max_abs_diff"].get<double>(),
+              1e-4 * rank["gradients_largest"].get<double>());
+    EXPECT_LT(rank["parameters_max_abs_diff"].get<double>(),
+              0.05 * rank["learning_rate"].get<double>());
+    EXPECT_GT(rank["collectives"].get<int64_t>(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, TensorParallel,
+                         ::testing::Values(Layout{2, 2, "full"}, Layout{4, 4, "full"},
+                                           Layout{2, 2, "lora"}, Layout{4, 2, "lora"}),
+                         layout_name);
+
+}  // namespace
+}  // namespace gpubench
