@@ -1,5 +1,5 @@
 // All-reduce bandwidth over the same process groups that training uses, with nccl-tests'
-// definitions (docs/data-parallel.md, "gpubench allreduce"):
+// definitions (docs/parallelism.md, "gpubench allreduce"):
 //   time    the mean time of one in-place all-reduce, on the slowest rank
 //   algbw   bytes / time
 //   busbw   algbw x 2(n-1)/n, what each rank's links carry in a ring, comparable across n

@@ -2,7 +2,7 @@
 // gathered into DDP's buckets (distributed/gradient_buckets.h), and each bucket's all-reduce
 // starts from a gradient hook as soon as its last gradient arrives, so communication overlaps the
 // rest of the backward pass. c10d's Reducer is not used: Debian's LibTorch 1.13 ships reducer.hpp
-// without the distributed-autograd headers it includes (see docs/data-parallel.md).
+// without the distributed-autograd headers it includes (see docs/parallelism.md).
 #pragma once
 
 #include <cstdint>

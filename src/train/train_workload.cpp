@@ -61,7 +61,7 @@ class TrainWorkload : public Workload {
     const ResolvedBenchmark& spec = session.benchmark();
     const RankPlacement& rank = session.rank();
     TrainableModel& model = *session.model();
-    if (Collectives* replicas = rank.replicas(); replicas && replicas->world_size() > 1) {
+    if (Collectives* replicas = rank.replicas()) {
       // Identical weights in every replica (DDP's broadcast), then each replica its own data;
       // a replica's tensor-parallel ranks draw the same batch.
       auto state = model.module().parameters();

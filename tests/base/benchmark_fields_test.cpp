@@ -22,6 +22,7 @@ ResolvedBenchmark unusual() {
   b.precision = Precision::kBf16;
   b.device = DeviceKind::kCuda;
   b.gpus = 4;
+  b.tensor_parallel = 2;
   b.batch_size = 7;
   b.warmup_steps = 11;
   b.steps = 13;
@@ -229,8 +230,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
     return out;
   };
   EXPECT_EQ(text(b),
-            "transformerxl-base bf16 x4 batch 7 channels-last tgt 64 mem 32 graph seq 256 LoRA r8 "
-            "alpha 16 q,v checkpointed inference prompt 96 gen 24 int4 weights group 64 "
+            "transformerxl-base bf16 x4 tp 2 batch 7 channels-last tgt 64 mem 32 graph seq 256 "
+            "LoRA r8 alpha 16 q,v checkpointed inference prompt 96 gen 24 int4 weights group 64 "
             "deterministic");
   b.task = Task::kTrain;  // buckets are training's: inference replicas exchange no gradients
   EXPECT_NE(text(b).find(" bucket 100 MiB "), std::string::npos) << text(b);
@@ -242,7 +243,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   other_run.seed = 1;
   other_run.timeout_s = 1;
   EXPECT_EQ(text(other_run), text(b));
-  b.gpus = 1;  // one process has no buckets
+  b.gpus = 1;             // one process has no buckets
+  b.tensor_parallel = 1;  // the default says nothing, as for the mode
   b.channels_last = false;
   b.tgt_len = b.mem_len = 0;
   b.model = "resnet50";

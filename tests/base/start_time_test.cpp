@@ -32,6 +32,7 @@ Result run_at(const std::string& started_at, double throughput) {
   Result r;
   r.benchmark.model = "resnet50";
   r.benchmark.gpus = 1;
+  r.benchmark.tensor_parallel = 1;
   r.benchmark.batch_size = 8;
   r.benchmark.steps = 10;
   r.benchmark.repeat = 1;

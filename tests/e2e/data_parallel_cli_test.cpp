@@ -142,6 +142,41 @@ TEST(DataParallelCli, InferUnderTorchrunJoinsAsTheGivenRanks) {
   expect_summed_replicas(read_json(files.front()), "torchrun");
 }
 
+// --tensor-parallel 2 over 2 CPU ranks: one replica of the test Llama (2 blocks) split in two.
+// A training step's collectives: the embedding's sum, each block's two row-parallel sums and
+// the cross-entropy's three in forward; each block's two input copies and the head's in
+// backward (13). A decode step's: the embedding, the blocks' four sums and the logits' gather
+// (6). Both the own launcher and torchrun's variables.
+void expect_one_split_replica(const nlohmann::json& result, int64_t collectives) {
+  ASSERT_EQ(result["status"], "ok") << result.value("error", "");
+  const auto& distributed = result["distributed"];
+  EXPECT_EQ(distributed["world_size"], 2);
+  EXPECT_EQ(distributed["tensor_parallel"], 2);
+  EXPECT_EQ(distributed["tensor_parallel_collectives"], collectives);
+  EXPECT_GT(distributed["tensor_parallel_exposed_ms"].get<double>(), 0.0);
+  const auto& metrics = result["metrics"];
+  EXPECT_NEAR(metrics["per_device_throughput"].get<double>(),
+              metrics["throughput"].get<double>() / 2, 1e-9);
+}
+
+TEST(DataParallelCli, TensorParallelRanksTrainAndGenerateAsOneReplica) {
+  ScratchDirectory dir("tp-cli");
+  const std::string model = " --model test-tp-llama --tensor-parallel 2" + kTinyRun;
+  const auto train =
+      run_gpubench("train --gpus 2 --seq-len 8" + model + " --output " + dir.file("train.json"));
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  const auto trained = read_json(dir.file("train.json"));
+  expect_one_split_replica(trained, 13);
+  EXPECT_EQ(trained["benchmark"]["tensor_parallel"], 2);
+  const auto codes = run_as_torchrun("infer --prompt-len 8 --gen-len 4" + model + " --output " +
+                                     dir.file("infer.json"));
+  EXPECT_EQ(codes, (std::vector<int>{0, 0}));
+  const auto generated = read_json(dir.file("infer.json"));
+  expect_one_split_replica(generated, 6);
+  EXPECT_EQ(generated["distributed"]["launcher"], "torchrun");
+  EXPECT_GT(generated["distributed"]["tensor_parallel_prefill_exposed_ms"].get<double>(), 0.0);
+}
+
 // One process as a launcher's world of one (torchrun's variables), with its output.
 testing::CommandResult run_as_group_of_one(const std::string& arguments) {
   return run_command(

@@ -305,6 +305,56 @@ TEST(Resolve, OptimizerByRegisteredNameAndTheModelsOwnIsTheDefault) {
 }
 
 // What a batch probe warms up with: the model's steady state and graph mode's capture.
+// --tensor-parallel: each refusal names the value and what is allowed (docs/parallelism.md).
+TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
+  BenchmarkRequest request;
+  request.model = "llama-3.1-70b";
+  request.gpus = 8;
+  request.tensor_parallel = 4;
+  request.batch_size = 1;
+  const ResolvedBenchmark resolved = resolve(request, gpu_machine(8));
+  EXPECT_EQ(resolved.tensor_parallel, 4);
+  {  // each rank's slice holds to the int4 kernel's rules: o's 64 inputs are 16 on 4 ranks
+    BenchmarkRequest infer;
+    infer.model = "test-tp-llama";
+    infer.task = Task::kInfer;
+    infer.gpus = infer.tensor_parallel = 4;
+    infer.weights = "int4";
+    infer.weight_group = 32;
+    EXPECT_EQ(error_of(infer, cpu_machine()),
+              "weights int4 with weight_group 32: test-tp-llama's [64, 16] weight (a "
+              "tensor-parallel rank's slice) cannot be held so: the group size 32 does not divide "
+              "its 16 input features");
+  }
+  request.tensor_parallel = 3;
+  EXPECT_EQ(error_of(request, gpu_machine(8)),
+            "tensor_parallel 3 does not divide gpus 8: the ranks are tensor-parallel x "
+            "data-parallel");
+  request.tensor_parallel = 16;
+  request.gpus = 16;
+  EXPECT_EQ(error_of(request, gpu_machine(16)),
+            "tensor_parallel 16 is more than llama-3.1-70b's 8 key/value heads: each rank holds "
+            "whole key/value heads (at most 8)");
+  request.tensor_parallel = 8;
+  request.gpus = 8;
+  MachineFacts two_nodes = gpu_machine(4);
+  two_nodes.local_ranks = 4;  // a launcher's 4 ranks on this node
+  EXPECT_NE(error_of(request, two_nodes).find("tensor_parallel 8 spans nodes: this node runs 4"),
+            std::string::npos);
+  request.mode = Mode::kGraph;
+  EXPECT_EQ(error_of(request, gpu_machine(8)),
+            "tensor_parallel 8 runs in eager mode: its all-reduces are not captured in a CUDA "
+            "graph (--mode eager)");
+  request.mode = std::nullopt;
+  request.batch_size = kSearchBatchSize;
+  EXPECT_NE(error_of(request, gpu_machine(8)).find("with batch_size max"), std::string::npos);
+  request.batch_size = 1;
+  request.model = "resnet50";
+  request.tensor_parallel = 2;
+  EXPECT_NE(error_of(request, gpu_machine(8)).find("tensor_parallel 2: resnet50 does not shard"),
+            std::string::npos);
+}
+
 TEST(Resolve, FewestWarmUpStepsAreTheModelsAndTheModes) {
   BenchmarkRequest request;
   request.model = "resnet50";

@@ -81,6 +81,89 @@ Difference largest_difference(TrainableModel& whole, TrainableModel& sharded, in
   return found;
 }
 
+// The whole model and its shards: the whole drawn from the seed (with adapters that change the
+// output from the start), each rank's sharded copy sliced from it.
+struct Models {
+  std::unique_ptr<TrainableModel> whole, sharded;
+};
+Models build(const gpubench::ModelInfo& info, const std::string& tuning,
+             gpubench::TensorParallelCollectives& group) {
+  gpubench::ModelOptions options = options_for(tuning);
+  torch::manual_seed(1);
+  Models models;
+  models.whole = info.instantiate(options);
+  torch::NoGradGuard no_grad;
+  for (auto& [name, parameter] : parameters_of(*models.whole)) {
+    if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
+  }
+  options.tensor_parallel = &group;
+  models.sharded = info.instantiate(options);
+  const auto full = parameters_of(*models.whole);
+  for (auto& [name, local] : parameters_of(*models.sharded)) {
+    gpubench::tensor_parallel::copy_shard(full.at(name), local, group.rank(), group.size());
+  }
+  return models;
+}
+
+void compare_inference(Models& models, int64_t vocab, nlohmann::json& found) {
+  torch::manual_seed(2);
+  const Tensor prompt = torch::randint(vocab, {2, kPromptLen}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  models.whole->module().eval();
+  models.sharded->module().eval();
+  const Tensor expected = models.whole->inference_output({prompt, {}, {}});
+  const Tensor logits = models.sharded->inference_output({prompt, {}, {}});
+  found["logits_shape_equal"] = expected.sizes() == logits.sizes();
+  found["logits_largest"] = expected.abs().max().item<double>();
+  found["logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
+  auto generate = [&](TrainableModel& model) {
+    gpubench::TextGenerator& generator = *model.text_generator();
+    gpubench::KvCache cache =
+        generator.allocate_cache(2, kPromptLen + kGenLen, torch::kCPU, torch::kFloat);
+    return gpubench::generate_greedy(generator, cache, prompt, kGenLen, torch::kCPU).tokens;
+  };
+  const Tensor tokens = generate(*models.whole);
+  found["tokens"] = tokens.numel();
+  found["token_mismatches"] = (tokens != generate(*models.sharded)).sum().item<int64_t>();
+  models.whole->module().train();
+  models.sharded->module().train();
+}
+
+void compare_training_step(Models& models, int64_t vocab, gpubench::ParallelGroups& groups,
+                           nlohmann::json& found) {
+  gpubench::Collectives& replicas = *groups.data_parallel;
+  torch::manual_seed(3);
+  const Tensor sequence = torch::randint(vocab, {kGlobalBatch, kSeqLen + 1});
+  const gpubench::SyntheticBatch batch{
+      sequence.narrow(1, 0, kSeqLen).contiguous(), sequence.narrow(1, 1, kSeqLen).contiguous(), {}};
+  const int64_t share = kGlobalBatch / replicas.world_size(), first = replicas.rank() * share;
+  const gpubench::SyntheticBatch replica_batch{
+      batch.inputs.narrow(0, first, share), batch.targets.narrow(0, first, share), {}};
+  const gpubench::PrecisionPolicy policy(gpubench::Precision::kFp32, torch::kCPU);
+  const auto settings = gpubench::optimizer_settings_for("adamw", kGlobalBatch);
+  std::unique_ptr<gpubench::GradientSynchronizer> synchronizer;
+  if (replicas.world_size() > 1) {
+    synchronizer = std::make_unique<gpubench::GradientSynchronizer>(
+        replicas, gpubench::trainable_parameters(models.sharded->module()), 1 << 20);
+  }
+  gpubench::TrainingStep whole_step(*models.whole, policy, settings, nullptr);
+  gpubench::TrainingStep sharded_step(*models.sharded, policy, settings, synchronizer.get());
+  found["loss_whole"] = whole_step.run(batch).item<double>();
+  found["loss_sharded"] = replicas.sum_over_ranks(sharded_step.run(replica_batch).item<double>()) /
+                          replicas.world_size();
+  found["learning_rate"] = settings.learning_rate;
+  const int rank = groups.tensor_parallel->rank(), size = groups.tensor_parallel->size();
+  const Difference parameters = largest_difference(*models.whole, *models.sharded, rank, size,
+                                                   [](const Tensor& p) { return p.detach(); });
+  found["parameters_max_abs_diff"] = parameters.largest_difference;
+  // AdamW's first step moves a weight by about the learning rate whatever its gradient's size:
+  // the gradients themselves show a sum counted twice or missed.
+  const Difference gradients = largest_difference(*models.whole, *models.sharded, rank, size,
+                                                  [](const Tensor& p) { return p.grad(); });
+  found["gradients_max_abs_diff"] = gradients.largest_difference;
+  found["gradients_largest"] = gradients.largest;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,93 +173,20 @@ int main(int argc, char** argv) {
   }
   const std::string prefix = argv[1];
   const int tensor_parallel = std::atoi(argv[2]);
-  const std::string tuning = argv[3];
   at::set_num_threads(1);
   gpubench::enable_test_hooks(true);  // the hidden test model
   const auto launch = gpubench::detect_launch_environment(gpubench::process_environment());
   if (!launch) return 2;
   auto world = gpubench::Collectives::connect(*launch, torch::kCPU, std::chrono::seconds(60));
   gpubench::ParallelGroups groups = gpubench::split_world(*world, tensor_parallel);
-  gpubench::TensorParallelCollectives& group = *groups.tensor_parallel;
-  const int replicas = groups.data_parallel->world_size(), replica = groups.data_parallel->rank();
-
   const gpubench::ModelInfo& info = gpubench::ModelRegistry::instance().get("test-tp-llama");
-  gpubench::ModelOptions options = options_for(tuning);
-  torch::manual_seed(1);
-  const auto whole = info.instantiate(options);
-  {  // adapters that change the output from the start
-    torch::NoGradGuard no_grad;
-    for (auto& [name, parameter] : parameters_of(*whole)) {
-      if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
-    }
-  }
-  options.tensor_parallel = &group;
-  const auto sharded = info.instantiate(options);
-  const auto full = parameters_of(*whole);
-  for (auto& [name, local] : parameters_of(*sharded)) {
-    gpubench::tensor_parallel::copy_shard(full.at(name), local, group.rank(), group.size());
-  }
+  Models models = build(info, argv[3], *groups.tensor_parallel);
   nlohmann::json found;
   found["rank"] = world->rank();
-
-  torch::manual_seed(2);
-  const Tensor prompt = torch::randint(info.capabilities.vocab, {2, kPromptLen}, torch::kLong);
-  {
-    torch::NoGradGuard no_grad;
-    whole->module().eval();
-    sharded->module().eval();
-    const Tensor expected = whole->inference_output({prompt, {}, {}});
-    const Tensor logits = sharded->inference_output({prompt, {}, {}});
-    found["logits_shape_equal"] = expected.sizes() == logits.sizes();
-    found["logits_largest"] = expected.abs().max().item<double>();
-    found["logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
-    auto generate = [&](TrainableModel& model) {
-      gpubench::TextGenerator& generator = *model.text_generator();
-      gpubench::KvCache cache =
-          generator.allocate_cache(2, kPromptLen + kGenLen, torch::kCPU, torch::kFloat);
-      return gpubench::generate_greedy(generator, cache, prompt, kGenLen, torch::kCPU).tokens;
-    };
-    const Tensor tokens = generate(*whole);
-    found["tokens"] = tokens.numel();
-    found["token_mismatches"] = (tokens != generate(*sharded)).sum().item<int64_t>();
-    whole->module().train();
-    sharded->module().train();
-  }
-
-  torch::manual_seed(3);
-  const Tensor sequence = torch::randint(info.capabilities.vocab, {kGlobalBatch, kSeqLen + 1});
-  const gpubench::SyntheticBatch batch{
-      sequence.narrow(1, 0, kSeqLen).contiguous(), sequence.narrow(1, 1, kSeqLen).contiguous(), {}};
-  const int64_t share = kGlobalBatch / replicas;
-  const gpubench::SyntheticBatch replica_batch{batch.inputs.narrow(0, replica * share, share),
-                                               batch.targets.narrow(0, replica * share, share),
-                                               {}};
-  const gpubench::PrecisionPolicy policy(gpubench::Precision::kFp32, torch::kCPU);
-  const auto settings = gpubench::optimizer_settings_for("adamw", kGlobalBatch);
-  std::unique_ptr<gpubench::GradientSynchronizer> synchronizer;
-  if (replicas > 1) {
-    synchronizer = std::make_unique<gpubench::GradientSynchronizer>(
-        *groups.data_parallel, gpubench::trainable_parameters(sharded->module()), 1 << 20);
-  }
-  gpubench::TrainingStep whole_step(*whole, policy, settings, nullptr);
-  gpubench::TrainingStep sharded_step(*sharded, policy, settings, synchronizer.get());
-  found["loss_whole"] = whole_step.run(batch).item<double>();
-  found["loss_sharded"] =
-      groups.data_parallel->sum_over_ranks(sharded_step.run(replica_batch).item<double>()) /
-      replicas;
-  found["learning_rate"] = settings.learning_rate;
-  const Difference parameters = largest_difference(*whole, *sharded, group.rank(), group.size(),
-                                                   [](const Tensor& p) { return p.detach(); });
-  found["parameters_max_abs_diff"] = parameters.largest_difference;
-  // AdamW's first step moves a weight by about the learning rate whatever its gradient's size:
-  // the gradients themselves show a sum counted twice or missed.
-  const Difference gradients = largest_difference(*whole, *sharded, group.rank(), group.size(),
-                                                  [](const Tensor& p) { return p.grad(); });
-  found["gradients_max_abs_diff"] = gradients.largest_difference;
-  found["gradients_largest"] = gradients.largest;
+  compare_inference(models, info.capabilities.vocab, found);
+  compare_training_step(models, info.capabilities.vocab, groups, found);
   gpubench::synchronize_device(torch::kCPU);
-  found["collectives"] = group.take_waited().collectives;
-
+  found["collectives"] = groups.tensor_parallel->take_waited().collectives;
   std::ofstream(prefix + "-rank" + std::to_string(world->rank()) + ".json") << found.dump(2);
   std::fflush(nullptr);
   std::_Exit(0);
