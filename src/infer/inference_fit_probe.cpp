@@ -201,7 +201,7 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
                      b.model + " does not");
   }
   const torch::Device device = setup.device();
-  const ModelOptions options(b);
+  const ModelOptions options = probed_options(b);
   const ProbeBytes weights = [&](const ModelOptions& probe) {
     return planned_weight_bytes(info, probe, b);
   };
@@ -224,7 +224,7 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   fit.kv_cache_bytes_per_token = fits.kv_cache_per_token;
   fit.prefill_extra = fits.prefill_extra;
   fit.decode_extra = fits.decode_extra;
-  fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b.device);
+  fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b);
   if (prefill.back().seq != b.prompt_len) {
     fit.method += ", scaled to prompt " + std::to_string(b.prompt_len);
   }

@@ -108,9 +108,19 @@ std::string shapes_text(const std::vector<ProbeShape>& shapes) {
   return text;
 }
 
+ModelOptions probed_options(const ResolvedBenchmark& b) {
+  ModelOptions options(b);
+  options.tensor_parallel = tensor_parallel::one_rank_alone(b.tensor_parallel);
+  return options;
+}
+
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
-                         const std::vector<ProbeShape>& shapes, DeviceKind device) {
-  const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(device);
+                         const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b) {
+  const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
+                            (b.tensor_parallel > 1 ? ", one tensor-parallel rank's slice of " +
+                                                         std::to_string(b.tensor_parallel) +
+                                                         " (its collectives' buffers left out)"
+                                                   : "");
   if (!models.by_blocks) return what + " of the whole model" + where;
   const std::string blocks = std::to_string(info.capabilities.blocks);
   const bool narrowed = models.narrowed;

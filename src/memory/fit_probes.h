@@ -95,6 +95,11 @@ std::string shapes_text(const std::vector<ProbeShape>& shapes);
 // "forward and backward of the model with 1 and with 2 of its 32 blocks at a vocabulary of ...
 // extended to 32 blocks and 128256 tokens": `what` ran, how the probe models were cut.
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
-                         const std::vector<ProbeShape>& shapes, DeviceKind device);
+                         const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b);
+
+// The benchmark's model options as probed: with --tensor-parallel N, rank 0's slice of the model
+// alone (tensor_parallel::one_rank_alone), whose memory is a rank's without its collectives'
+// buffers.
+ModelOptions probed_options(const ResolvedBenchmark& b);
 
 }  // namespace gpubench

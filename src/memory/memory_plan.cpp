@@ -1,5 +1,7 @@
 #include "memory/memory_plan.h"
 
+#include <algorithm>
+
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +27,12 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
                              .get(optimizer_for(b, info.optimizer))
                              .state_bytes_per_parameter *
                          stats.trainable_params;
+  // Tensor parallelism: each rank holds its slice (the norms, whole on every rank, are about
+  // 0.01 % of a Llama's weights and left out).
+  const int64_t ranks = std::max(1, b.tensor_parallel);
+  plan.weights /= ranks;
+  plan.gradients /= ranks;
+  plan.optimizer_state /= ranks;
   plan.host_build = plan.weights;
   if (info.activation_bytes)
     plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);

@@ -51,16 +51,22 @@ struct TransformerShape {
 // Activations a transformer keeps for backward (Korthikanti et al. 2022, arXiv 2205.05198):
 // s b h (34 + 5 a s / h) bytes per block with 16-bit activations, scaled for 32-bit ones; with
 // checkpointing only each block's input and one block's activations at a time. The logits add
-// b s V in the activation dtype, their float32 copy and its gradient. An estimate: it is what the
-// memory check holds a CPU run to, where running out kills the process instead of failing.
+// b s V in the activation dtype, their float32 copy and its gradient. Over `ranks`
+// tensor-parallel ranks, each keeps s b h (10 + 24 / t + 5 a s / (h t)) a block (the norms' and
+// the residual's tensors whole, the rest split) and its slice of the logits. An estimate: it is
+// what the memory check holds a CPU run to, where running out kills the process instead of
+// failing.
 inline int64_t transformer_activation_bytes(const TransformerShape& t, int64_t seq, int64_t batch,
-                                            int64_t element_bytes, bool checkpointing) {
-  const double sbh = static_cast<double>(seq) * batch * t.hidden;
+                                            int64_t element_bytes, bool checkpointing,
+                                            int64_t ranks = 1) {
+  const double sbh = static_cast<double>(seq) * batch * t.hidden,
+               split = static_cast<double>(ranks);
   const double per_block =
-      sbh * (34.0 + 5.0 * t.heads * static_cast<double>(seq) / t.hidden) * element_bytes / 2.0;
+      sbh * (10.0 + 24.0 / split + 5.0 * t.heads * static_cast<double>(seq) / (t.hidden * split)) *
+      element_bytes / 2.0;
   const double blocks =
       checkpointing ? t.layers * sbh * element_bytes + per_block : t.layers * per_block;
-  const double logits = static_cast<double>(seq) * batch * t.vocab * (element_bytes + 8);
+  const double logits = static_cast<double>(seq) * batch * t.vocab * (element_bytes + 8) / split;
   return static_cast<int64_t>(blocks + logits);
 }
 
@@ -126,8 +132,9 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.activation_bytes = [shape = entry.shape, with_defaults](const ModelOptions& given,
                                                                int64_t batch, int64_t bytes) {
     const ModelOptions options = with_defaults(given);
-    return transformer_activation_bytes(shape, options.seq_len, batch, bytes,
-                                        options.activation_checkpointing);
+    return transformer_activation_bytes(
+        shape, options.seq_len, batch, bytes, options.activation_checkpointing,
+        options.tensor_parallel ? options.tensor_parallel->size() : 1);
   };
   return info;
 }

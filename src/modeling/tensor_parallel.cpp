@@ -1,6 +1,10 @@
 #include "modeling/tensor_parallel.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace gpubench::tensor_parallel {
 namespace {
@@ -51,7 +55,32 @@ int64_t slice_start(const Tensor& local_weight_or_logits, int64_t dim, const Gro
   return group.rank() * local_weight_or_logits.size(dim);
 }
 
+class OneRankAlone : public Group {
+ public:
+  explicit OneRankAlone(int size) : size_(size) {}
+  int rank() const override { return 0; }
+  int size() const override { return size_; }
+  void allreduce_sum(Tensor&) override {}
+  void allreduce_max(Tensor&) override {}
+  Tensor allgather_last_dim(const Tensor& tensor) override {
+    return torch::cat(std::vector<Tensor>(static_cast<size_t>(size_), tensor), -1);
+  }
+
+ private:
+  int size_;
+};
+
 }  // namespace
+
+Group* one_rank_alone(int size) {
+  if (size <= 1) return nullptr;
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<OneRankAlone>> groups;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& group = groups[size];
+  if (!group) group = std::make_unique<OneRankAlone>(size);
+  return group.get();
+}
 
 int64_t local_count(int64_t count, const Group* group, const std::string& what) {
   if (group == nullptr) return count;

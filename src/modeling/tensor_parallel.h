@@ -28,6 +28,11 @@ class Group {
   virtual torch::Tensor allgather_last_dim(const torch::Tensor& tensor) = 0;
 };
 
+// Rank 0 of a group of `size` ranks, alone: its collectives move nothing (an all-reduce leaves
+// the tensor as it is, a gather repeats the rank's slice `size` times), so that one rank's
+// shapes and memory can be measured without its peers (fit's probes). Null for a size of 1.
+Group* one_rank_alone(int size);
+
 // How a linear layer's weight [out, in] is split over the group.
 enum class Split {
   kNone,     // replicated

@@ -229,7 +229,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const ModelInfo& info = setup.info();
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
-  const ModelOptions options(b);
+  const ModelOptions options = probed_options(b);
   const bool shared = fit_options.shared_storage;
   const ProbeModels models = probe_models(
       info, options, device, fit_options,
@@ -251,7 +251,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   } else {
     fits = probe_model(b, info, options, device, policy, shapes, shared, fit.readings);
   }
-  fit.method = probe_method("forward and backward", models, info, shapes, b.device);
+  fit.method = probe_method("forward and backward", models, info, shapes, b);
   fit.weights = fits.weights;
   fit.gradients = fits.gradients;
   fit.optimizer_states = fits.optimizer_states;
