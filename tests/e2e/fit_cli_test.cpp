@@ -43,6 +43,26 @@ TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
   EXPECT_GT(large["max_batch"].get<int64_t>(), small["max_batch"].get<int64_t>());
 }
 
+// fit --tensor-parallel probes rank 0's slice alone; two Gloo ranks then train the same recipe.
+// Rank 0's tensors' peak (its slice is the size of rank 1's) is within 10 % of the prediction (1 %
+// here: the difference is Gloo's float32 copies, which fit leaves out).
+TEST(FitCli, ATensorParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
+  const std::string recipe =
+      " --model test-tp-llama --gpus 2 --tensor-parallel 2 --device cpu --batch-size 4 "
+      "--seq-len 32";
+  const auto predicted = run_gpubench("fit" + recipe + " --format json");
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
+  ScratchDirectory dir("fit-tp");
+  const auto measured = run_gpubench(
+      "train" + recipe + " --warmup-steps 1 --steps 2 --repeat 1 --output " + dir.file("r.json"));
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  const auto result = read_json(dir.file("r.json"));
+  const auto peak = result["metrics"]["memory"]["peak_bytes"].get<double>();
+  const auto prediction =
+      nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
+  EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+}
+
 // A fit saved beside the run it predicts (as the GPU check does) is no result: a report of the
 // folder passes over it and says so.
 TEST(FitCli, AReportOfAFolderWithAFitSkipsTheFit) {
