@@ -6,6 +6,7 @@
 #include "datasheets/datasheet_database.h"
 #include "results/result.h"
 #include "scaling/scaling_prediction.h"
+#include "scaling/tensor_parallel_prediction.h"
 
 namespace gpubench::cli {
 namespace {
@@ -33,6 +34,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> fabrics;
     bool compare_fabrics = false;
     std::string gpus = "2,4,8,16,64,1024";
+    std::string tensor_parallel;
     int gpus_per_node = 8;
     double throughput = 0;
     int64_t batch_size = 0;
@@ -56,6 +58,10 @@ void add_scale_command(CLI::App& app, int& exit_code) {
          "--gpus", o->gpus,
          "World sizes to predict, comma-separated, each from 1 to " + std::to_string(kMaxWorldSize))
       ->capture_default_str();
+  cmd->add_option("--tensor-parallel", o->tensor_parallel,
+                  "Predict one replica split over these tensor-parallel ranks instead "
+                  "(comma-separated, e.g. 1,2,4,8; at most --gpus-per-node), from a Llama's "
+                  "result");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs a node")
       ->check(number_in_range(1, 1024))
       ->capture_default_str();
@@ -93,6 +99,15 @@ void add_scale_command(CLI::App& app, int& exit_code) {
       }
     }
     if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
+    if (!o->tensor_parallel.empty()) {
+      const std::vector<int> ranks =
+          integer_list(o->tensor_parallel, "--tensor-parallel", 1, 1024, "1,2,4,8");
+      write_output(o->output, render_tensor_parallel(
+                                  predict_tensor_parallel(input, fabrics, ranks, o->gpus_per_node),
+                                  o->format));
+      exit_code = kExitOk;
+      return;
+    }
     const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o->gpus_per_node);
     write_output(o->output, render_scaling(prediction, o->format));
     exit_code = kExitOk;

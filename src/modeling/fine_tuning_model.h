@@ -116,6 +116,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.lora_roles = std::move(entry.lora_roles);
   can.blocks = entry.shape.layers;
   can.vocab = entry.shape.vocab;
+  can.hidden_size = entry.shape.hidden;
   can.weight_formats.push_back("fp8");
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;

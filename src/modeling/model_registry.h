@@ -146,6 +146,8 @@ struct ModelCapabilities {
   int64_t blocks = 0;
   // Its token vocabulary, which ModelOptions::vocab can narrow for fit's probes; 0: none.
   int64_t vocab = 0;
+  // A transformer's hidden size (the width of what its blocks pass on); 0: not a transformer.
+  int64_t hidden_size = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"
   // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
   // modeling/integer_weights.h); empty for a model that does not infer.

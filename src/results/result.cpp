@@ -53,6 +53,10 @@ void model_fields(Io& io, R& r) {
   io.text("model_family", r.model_family);
   io.text("model_reference", r.model_reference);
   io.integers("input_shape", r.input_shape);
+  io.integer("model_hidden_size", r.model_hidden_size, 0, 0, int64_t{1} << 24,
+             Written::kWhenPositive);
+  io.integer("model_blocks", r.model_blocks, 0, 0, int64_t{1} << 20, Written::kWhenPositive);
+  io.integer("model_vocab", r.model_vocab, 0, 0, int64_t{1} << 30, Written::kWhenPositive);
   io.integer("params", r.params);
   io.integer("trainable_params", r.trainable_params, r.params, 0, r.params);
   io.text("optimizer", r.optimizer);

@@ -142,6 +142,12 @@ struct Result {
   std::string optimizer_impl;  // "fused" or "foreach"; empty when not trained
   std::string model_family;
   std::vector<int64_t> input_shape;
+  // A transformer's width (hidden size), its blocks and vocabulary as the model declares them
+  // (whole, whatever --blocks built): what `gpubench scale` sizes tensor-parallel all-reduces
+  // with. 0: not a transformer.
+  int64_t model_hidden_size = 0;
+  int64_t model_blocks = 0;
+  int64_t model_vocab = 0;
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;

@@ -42,6 +42,11 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.model_reference = info.reference;
   result.model_family = info.family;
   result.input_shape = info.input_shape;
+  if (info.capabilities.hidden_size > 0) {
+    result.model_hidden_size = info.capabilities.hidden_size;
+    result.model_blocks = info.capabilities.blocks;
+    result.model_vocab = info.capabilities.vocab;
+  }
   result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =
       OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;

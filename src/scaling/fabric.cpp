@@ -243,4 +243,18 @@ Fabric parse_fabric(const std::string& spec, const DatasheetDatabase& database,
   }
 }
 
+std::string fabric_source(const Fabric& f) {
+  if (f.measured) {
+    return "measured all-reduce curve " + f.measured->file + " (" + f.measured->backend + ", " +
+           std::to_string(f.measured->world_size) + " ranks)";
+  }
+  std::string text = "inside a node " + f.intra.label + " [" + f.intra.source + "]";
+  if (f.inter) {
+    text += "; between nodes " + f.inter->label +
+            (f.nics_per_node ? ", " + std::to_string(f.nics_per_node) + " a node" : "") + " [" +
+            f.inter->source + "]";
+  }
+  return text;
+}
+
 }  // namespace gpubench

@@ -66,4 +66,7 @@ std::vector<std::string> comparison_fabric_specs();
 
 MeasuredCurve read_allreduce_curve(const std::string& path);  // throws UsageError
 
+// Where the fabric's figures come from, in words: its links and their sources, or its curve.
+std::string fabric_source(const Fabric& fabric);
+
 }  // namespace gpubench

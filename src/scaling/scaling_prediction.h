@@ -31,6 +31,12 @@ struct ScaleInput {
   // device's compute for their whole time (CPU ranks of one core each: Gloo's reduction and the
   // kernel's socket copies run on the core that computes).
   bool overlap = true;
+  // A transformer's shape, from the result (its declared width, depth and vocabulary), and its
+  // activations' bytes an element: what tensor-parallel all-reduces carry. 0: not a transformer.
+  int64_t hidden_size = 0, blocks = 0, vocab = 0, activation_bytes = 4;
+  // LoRA: the targeted roles and the adapters' rank (each whole factor's gradient is summed over
+  // a tensor-parallel group); 0: full tuning.
+  int64_t lora_targets = 0, lora_rank = 0;
 };
 
 // From a single-device training result with a timeline; with `throughput`, every time is scaled

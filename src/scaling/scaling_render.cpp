@@ -53,20 +53,6 @@ std::vector<std::string> measured_lines(const ScalePrediction& p) {
   return lines;
 }
 
-std::string source_of(const Fabric& f) {
-  if (f.measured) {
-    return "measured all-reduce curve " + f.measured->file + " (" + f.measured->backend + ", " +
-           std::to_string(f.measured->world_size) + " ranks)";
-  }
-  std::string text = "inside a node " + f.intra.label + " [" + f.intra.source + "]";
-  if (f.inter) {
-    text += "; between nodes " + f.inter->label +
-            (f.nics_per_node ? ", " + std::to_string(f.nics_per_node) + " a node" : "") + " [" +
-            f.inter->source + "]";
-  }
-  return text;
-}
-
 const std::vector<std::string> kColumns = {
     "GPUs",          "nodes",      "step ms",      "throughput", "efficiency", "exposed ms",
     "all-reduce ms", "latency ms", "bandwidth ms", "algorithm",  "bottleneck"};
@@ -101,7 +87,7 @@ std::string render_markdown(const ScalePrediction& p) {
   for (const std::string& line : measured_lines(p)) out << markdown_cell(line) << "\n\n";
   for (const ScaleLine& line : p.lines) {
     out << "## " << markdown_cell(line.fabric.label) << " (predicted)\n\n"
-        << markdown_cell(source_of(line.fabric)) << "\n\n";
+        << markdown_cell(fabric_source(line.fabric)) << "\n\n";
     std::vector<std::string> header = kColumns;
     header[3] = "predicted " + p.input.unit;
     out << markdown_row(header) << markdown_row(std::vector<std::string>(header.size(), "---"));
@@ -148,7 +134,7 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
                         {"bottleneck", s.bottleneck}});
     }
     lines.push_back({{"fabric", line.fabric.label},
-                     {"source", source_of(line.fabric)},
+                     {"source", fabric_source(line.fabric)},
                      {"points", points},
                      {"left_out_gpus", line.beyond_one_node}});
   }
@@ -236,7 +222,7 @@ std::string render_html(const ScalePrediction& p) {
   html << "<h2>Scaling efficiency (predicted)</h2>\n" << svg_efficiency_chart(p);
   for (const ScaleLine& line : p.lines) {
     html << "<h2>" << escape_markup(line.fabric.label) << " (predicted)</h2>\n<p>"
-         << escape_markup(source_of(line.fabric)) << "</p>\n<table><tr>";
+         << escape_markup(fabric_source(line.fabric)) << "</p>\n<table><tr>";
     for (const std::string& h : kColumns) html << "<th>" << escape_markup(h) << "</th>";
     html << "</tr>\n";
     for (const ScalePoint& s : line.points) {

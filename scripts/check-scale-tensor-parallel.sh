@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The accuracy of `gpubench scale --tensor-parallel` against CPU ranks
+# (docs/scaling.md#tensor-parallelism): test-deep-llama (6 blocks of hidden 256, batch 4 of 64
+# tokens, one thread a rank) split over N Gloo ranks, predicted from single-rank runs and the
+# measured Gloo all-reduce curve, then run; three rounds, each printed, and the median of
+# predicted/measured. A benchmark of the predictor, run by hand, never by CTest: it times the
+# machine it runs on. Exit 0 when the median is within 15 %, 1 when not, 77 on a machine with
+# fewer cores than ranks.
+#   usage: check-scale-tensor-parallel.sh [RANKS (2)] [BUILD_DIR (build)]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ranks=${1:-2}
+gpubench="$(cd "${2:-build}" && pwd)/gpubench"
+cores=$(nproc)
+if [ "$cores" -lt "$ranks" ]; then
+  echo "check-scale-tensor-parallel: $ranks ranks need $ranks cores, one a rank; this machine has $cores"
+  exit 77
+fi
+export GPUBENCH_TEST_HOOKS=1  # the test model
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+train="train --model test-deep-llama --device cpu --batch-size 4 --seq-len 64 --threads 1 --warmup-steps 3 --steps 10 --repeat 3 --log-level warn"
+field() {  # FILE EXPRESSION: a figure of a result or scale file
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+"$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 16M -n 10 -o "$scratch/ar.json" >/dev/null
+echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks"
+ratios=()
+for round in 1 2 3; do
+  # The basis: `ranks` single-rank runs at once (a core with its neighbours busy), the slowest.
+  pids=()
+  for r in $(seq 1 "$ranks"); do
+    "$gpubench" $train --output "$scratch/one-$round-$r.json" >/dev/null &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  basis="" basis_ms=0
+  for r in $(seq 1 "$ranks"); do
+    ms=$(field "$scratch/one-$round-$r.json" 'd["metrics"]["step_time_ms"]["median"]')
+    if python3 -c "import sys; sys.exit(0 if $ms > $basis_ms else 1)"; then
+      basis="$scratch/one-$round-$r.json" basis_ms=$ms
+    fi
+  done
+  split="$scratch/split-$round.json"
+  "$gpubench" $train --gpus "$ranks" --tensor-parallel "$ranks" --output "$split" >/dev/null
+  "$gpubench" scale "$basis" --fabric "$scratch/ar.json" --tensor-parallel "$ranks" \
+    --gpus-per-node "$ranks" -f json >"$scratch/scale-$round.json"
+  predicted=$(field "$scratch/scale-$round.json" 'd["fabrics"][0]["points"][0]["step_ms"]')
+  measured=$(field "$split" 'd["metrics"]["step_time_ms"]["median"]')
+  waited=$(field "$split" 'd["distributed"]["tensor_parallel_exposed_ms"]')
+  predicted_comm=$(field "$scratch/scale-$round.json" 'd["fabrics"][0]["points"][0]["allreduce_ms"]')
+  ratio=$(python3 -c "print(f'{$predicted / $measured:.3f}')")
+  ratios+=("$ratio")
+  printf 'round %d: one rank %.1f ms; split over %d: predicted %.1f ms (all-reduces %.1f), measured %.1f ms (waited %.1f), predicted/measured %s\n' \
+    "$round" "$basis_ms" "$ranks" "$predicted" "$predicted_comm" "$measured" "$waited" "$ratio"
+done
+median=$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n 2p)
+echo "median predicted/measured: $median"
+python3 -c "import sys; sys.exit(0 if abs($median - 1) <= 0.15 else 1)"

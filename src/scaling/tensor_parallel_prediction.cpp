@@ -1,0 +1,73 @@
+#include "scaling/tensor_parallel_prediction.h"
+
+#include "common/errors.h"
+#include "common/input_limits.h"
+
+namespace gpubench {
+namespace {
+
+// Below this share of the step, the all-reduces are noise: compute binds.
+constexpr double kComputeBoundShare = 0.01;
+
+}  // namespace
+
+TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int ranks,
+                                                  const Fabric& fabric) {
+  if (input.hidden_size <= 0 || input.blocks <= 0) {
+    throw UsageError("'" + echoed(input.source) + "' (" + input.model +
+                     ") records no transformer shape (model_hidden_size, model_blocks): tensor "
+                     "parallelism is predicted for the Llamas' results, from this version on");
+  }
+  TensorParallelPoint point;
+  point.ranks = ranks;
+  point.compute_ms = input.step_ms / ranks;
+  const int64_t tokens = input.batch_size * std::max<int64_t>(1, input.seq_len);
+  point.activation_bytes = tokens * input.hidden_size * input.activation_bytes;
+  if (ranks > 1) {
+    const auto add = [&](int64_t count, int64_t bytes) {
+      const CollectiveCost cost = allreduce_cost(bytes, ranks, ranks, fabric);
+      point.latency_ms += static_cast<double>(count) * cost.latency_us / 1000;
+      point.bandwidth_ms += static_cast<double>(count) * cost.bandwidth_us / 1000;
+      point.allreduces += count;
+    };
+    add(4 * input.blocks + 2, point.activation_bytes);
+    // Each whole LoRA factor: lora_A [rank, hidden] of a column-parallel projection, lora_B
+    // [hidden, rank] of a row-parallel one (float32).
+    if (input.lora_targets > 0) {
+      add(input.lora_targets * input.blocks, input.lora_rank * input.hidden_size * 4);
+    }
+  }
+  point.communication_ms = point.latency_ms + point.bandwidth_ms;
+  point.step_ms = point.compute_ms + point.communication_ms;
+  point.efficiency = input.step_ms / (ranks * point.step_ms);
+  point.throughput = input.throughput * input.step_ms / point.step_ms;
+  if (ranks == 1 || point.communication_ms < kComputeBoundShare * point.step_ms) {
+    point.bottleneck = "compute";
+  } else {
+    point.bottleneck = point.latency_ms > point.bandwidth_ms ? "latency" : "bandwidth";
+  }
+  return point;
+}
+
+TensorParallelPrediction predict_tensor_parallel(const ScaleInput& input,
+                                                 const std::vector<Fabric>& fabrics,
+                                                 const std::vector<int>& ranks, int gpus_per_node) {
+  TensorParallelPrediction prediction;
+  prediction.input = input;
+  prediction.gpus_per_node = gpus_per_node;
+  for (const Fabric& fabric : fabrics) {
+    TensorParallelLine line;
+    line.fabric = fabric;
+    for (int t : ranks) {
+      if (t > gpus_per_node) {
+        line.beyond_one_node.push_back(t);
+      } else {
+        line.points.push_back(predict_tensor_parallel_point(input, t, fabric));
+      }
+    }
+    prediction.lines.push_back(std::move(line));
+  }
+  return prediction;
+}
+
+}  // namespace gpubench

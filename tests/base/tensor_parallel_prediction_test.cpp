@@ -1,0 +1,92 @@
+// The arithmetic of a tensor-parallel prediction (scaling/tensor_parallel_prediction.h) from a
+// fixed step and a fixed measured all-reduce curve, against figures worked out by hand: what the
+// CPU-rank check (scripts/check-scale-tensor-parallel.sh) relies on, without timing anything.
+#include "scaling/tensor_parallel_prediction.h"
+
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+
+namespace gpubench {
+namespace {
+
+// A 2-rank curve: 100 us up to 4 KiB, then 1 ms more a MiB.
+Fabric measured_fabric() {
+  MeasuredCurve curve;
+  curve.file = "ar.json";
+  curve.world_size = 2;
+  curve.backend = "gloo";
+  curve.bytes = {4096, 1 << 20, 2 << 20};
+  curve.time_us = {100, 1100, 2100};
+  Fabric fabric;
+  fabric.label = "measured";
+  fabric.measured = curve;
+  return fabric;
+}
+
+// A 100 ms step of 4 blocks of hidden 256 at batch 2 of 1024 tokens in 16-bit activations: each
+// activation all-reduce carries 2 x 1024 x 256 x 2 bytes = 1 MiB.
+ScaleInput fixed_input() {
+  ScaleInput input;
+  input.source = "one.json";
+  input.model = "a-llama";
+  input.step_ms = 100;
+  input.throughput = 20;
+  input.batch_size = 2;
+  input.seq_len = 1024;
+  input.hidden_size = 256;
+  input.blocks = 4;
+  input.activation_bytes = 2;
+  return input;
+}
+
+TEST(TensorParallelPrediction, HalfTheStepPlusFourAllReducesABlockAndTwoMore) {
+  // 18 all-reduces of 1 MiB at 1.1 ms each (0.1 latency, 1.0 bandwidth): 19.8 ms on 50.
+  const TensorParallelPoint point =
+      predict_tensor_parallel_point(fixed_input(), 2, measured_fabric());
+  EXPECT_EQ(point.allreduces, 18);
+  EXPECT_EQ(point.activation_bytes, 1 << 20);
+  EXPECT_DOUBLE_EQ(point.compute_ms, 50);
+  EXPECT_NEAR(point.latency_ms, 1.8, 1e-12);
+  EXPECT_NEAR(point.bandwidth_ms, 18, 1e-12);
+  EXPECT_NEAR(point.step_ms, 69.8, 1e-12);
+  EXPECT_NEAR(point.efficiency, 100 / (2 * 69.8), 1e-12);
+  EXPECT_NEAR(point.throughput, 20 * 100 / 69.8, 1e-12);
+  EXPECT_EQ(point.bottleneck, "bandwidth");
+}
+
+TEST(TensorParallelPrediction, LoraAddsEachWholeFactorsGradientSum) {
+  ScaleInput input = fixed_input();
+  input.lora_targets = 2;
+  input.lora_rank = 16;
+  // 8 more of 16 x 256 x 4 = 16 KiB: 100 us + (16 KiB - 4 KiB) / (1 MiB - 4 KiB) x 1000 us.
+  const TensorParallelPoint point = predict_tensor_parallel_point(input, 2, measured_fabric());
+  EXPECT_EQ(point.allreduces, 26);
+  EXPECT_NEAR(point.latency_ms, 1.8 + 0.8, 1e-12);
+  EXPECT_NEAR(point.bandwidth_ms, 18 + 8 * (12288.0 / 1044480.0), 1e-12);
+}
+
+TEST(TensorParallelPrediction, OneRankIsTheMeasuredStepAndANodeBoundsTheRanks) {
+  const TensorParallelPrediction prediction =
+      predict_tensor_parallel(fixed_input(), {measured_fabric()}, {1, 2, 16}, 8);
+  ASSERT_EQ(prediction.lines.size(), 1u);
+  const TensorParallelLine& line = prediction.lines.front();
+  ASSERT_EQ(line.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(line.points[0].step_ms, 100);
+  EXPECT_EQ(line.points[0].allreduces, 0);
+  EXPECT_EQ(line.points[0].bottleneck, "compute");
+  EXPECT_EQ(line.beyond_one_node, std::vector<int>{16});
+  const std::string markdown = render_tensor_parallel(prediction, "markdown");
+  EXPECT_NE(markdown.find("Predicted, not measured"), std::string::npos);
+  EXPECT_NE(markdown.find("Left out 16 ranks"), std::string::npos);
+  EXPECT_THROW(render_tensor_parallel(prediction, "html"), UsageError);
+}
+
+TEST(TensorParallelPrediction, AResultWithoutATransformersShapeIsRefused) {
+  ScaleInput input = fixed_input();
+  input.hidden_size = 0;
+  EXPECT_THROW(predict_tensor_parallel_point(input, 2, measured_fabric()), UsageError);
+}
+
+}  // namespace
+}  // namespace gpubench
