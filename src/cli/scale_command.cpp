@@ -26,24 +26,54 @@ Fabric fabric_of_result(const Result& result, const DatasheetDatabase& database)
   return parse_fabric(result.datasheet.entry, database);
 }
 
+struct ScaleOptions {
+  std::string result;
+  std::vector<std::string> fabrics;
+  bool compare_fabrics = false;
+  std::string gpus = "2,4,8,16,64,1024";
+  std::string tensor_parallel;
+  int gpus_per_node = 8;
+  double throughput = 0;
+  int64_t batch_size = 0;
+  int64_t seq_len = 0;
+  bool no_overlap = false;
+  std::string format = "markdown";
+  std::string output;
+};
+
+void run_scale(const ScaleOptions& o) {
+  const std::vector<int> gpus = integer_list(o.gpus, "--gpus", 1, kMaxWorldSize, "8,64");
+  const Result result = read_result_file(o.result);
+  ScaleInput input = scale_input_from(
+      result, o.throughput > 0 ? std::optional<double>(o.throughput) : std::nullopt,
+      o.batch_size > 0 ? std::optional<int64_t>(o.batch_size) : std::nullopt,
+      o.seq_len > 0 ? std::optional<int64_t>(o.seq_len) : std::nullopt);
+  input.overlap = !o.no_overlap;
+  const DatasheetDatabase& database = datasheets();
+  std::vector<Fabric> fabrics;
+  for (const std::string& spec : o.fabrics) fabrics.push_back(parse_fabric(spec, database));
+  if (o.compare_fabrics) {
+    for (const std::string& spec : comparison_fabric_specs()) {
+      fabrics.push_back(parse_fabric(spec, database));
+    }
+  }
+  if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
+  if (!o.tensor_parallel.empty()) {
+    const std::vector<int> ranks =
+        integer_list(o.tensor_parallel, "--tensor-parallel", 1, 1024, "1,2,4,8");
+    write_output(o.output,
+                 render_tensor_parallel(
+                     predict_tensor_parallel(input, fabrics, ranks, o.gpus_per_node), o.format));
+    return;
+  }
+  const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o.gpus_per_node);
+  write_output(o.output, render_scaling(prediction, o.format));
+}
+
 }  // namespace
 
 void add_scale_command(CLI::App& app, int& exit_code) {
-  struct Options {
-    std::string result;
-    std::vector<std::string> fabrics;
-    bool compare_fabrics = false;
-    std::string gpus = "2,4,8,16,64,1024";
-    std::string tensor_parallel;
-    int gpus_per_node = 8;
-    double throughput = 0;
-    int64_t batch_size = 0;
-    int64_t seq_len = 0;
-    bool no_overlap = false;
-    std::string format = "markdown";
-    std::string output;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ScaleOptions>();
   CLI::App* cmd = app.add_subcommand(
       "scale", "Predict data-parallel scaling from one device's training result and a fabric");
   cmd->add_option("result", o->result, "A single-device training result with a timeline")
@@ -83,33 +113,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
-    const std::vector<int> gpus = integer_list(o->gpus, "--gpus", 1, kMaxWorldSize, "8,64");
-    const Result result = read_result_file(o->result);
-    ScaleInput input = scale_input_from(
-        result, o->throughput > 0 ? std::optional<double>(o->throughput) : std::nullopt,
-        o->batch_size > 0 ? std::optional<int64_t>(o->batch_size) : std::nullopt,
-        o->seq_len > 0 ? std::optional<int64_t>(o->seq_len) : std::nullopt);
-    input.overlap = !o->no_overlap;
-    const DatasheetDatabase& database = datasheets();
-    std::vector<Fabric> fabrics;
-    for (const std::string& spec : o->fabrics) fabrics.push_back(parse_fabric(spec, database));
-    if (o->compare_fabrics) {
-      for (const std::string& spec : comparison_fabric_specs()) {
-        fabrics.push_back(parse_fabric(spec, database));
-      }
-    }
-    if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
-    if (!o->tensor_parallel.empty()) {
-      const std::vector<int> ranks =
-          integer_list(o->tensor_parallel, "--tensor-parallel", 1, 1024, "1,2,4,8");
-      write_output(o->output, render_tensor_parallel(
-                                  predict_tensor_parallel(input, fabrics, ranks, o->gpus_per_node),
-                                  o->format));
-      exit_code = kExitOk;
-      return;
-    }
-    const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o->gpus_per_node);
-    write_output(o->output, render_scaling(prediction, o->format));
+    run_scale(*o);
     exit_code = kExitOk;
   });
 }

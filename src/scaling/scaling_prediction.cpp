@@ -22,6 +22,25 @@ void rescale(ScaleInput& input, double factor) {
   for (double& ready : t.bucket_ready_ms) ready *= factor;
 }
 
+// What tensor-parallel all-reduces carry: the model's shape, its activations' bytes, LoRA's
+// whole factors.
+void take_transformer_shape(const Result& result, ScaleInput& input) {
+  input.hidden_size = result.model_hidden_size;
+  input.blocks = result.model_blocks;
+  input.vocab = result.model_vocab;
+  const Precision precision = result.benchmark.precision;
+  input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
+  if (uses_lora(result.benchmark.tuning)) {
+    const std::string& targets = result.benchmark.lora_targets;
+    // all-linear: the Llamas' seven projections (the only models that shard).
+    input.lora_targets =
+        targets == "all-linear"
+            ? 7
+            : 1 + static_cast<int64_t>(std::count(targets.begin(), targets.end(), ','));
+    input.lora_rank = result.benchmark.lora_rank;
+  }
+}
+
 }  // namespace
 
 ScaleInput scale_input_from(const Result& result, std::optional<double> throughput,
@@ -55,20 +74,7 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
   input.throughput = result.metrics.throughput;
   input.step_ms = result.metrics.step_time_ms.median;
   input.timeline = result.timeline;
-  input.hidden_size = result.model_hidden_size;
-  input.blocks = result.model_blocks;
-  input.vocab = result.model_vocab;
-  const Precision precision = result.benchmark.precision;
-  input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
-  if (uses_lora(result.benchmark.tuning)) {
-    const std::string& targets = result.benchmark.lora_targets;
-    // all-linear: the Llamas' seven projections (the only models that shard).
-    input.lora_targets =
-        targets == "all-linear"
-            ? 7
-            : 1 + static_cast<int64_t>(std::count(targets.begin(), targets.end(), ','));
-    input.lora_rank = result.benchmark.lora_rank;
-  }
+  take_transformer_shape(result, input);
   if (input.throughput <= 0 || input.step_ms <= 0) {
     throw UsageError(file + " has no throughput or step time to predict from");
   }

@@ -85,6 +85,41 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
   expect_refused("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
 
+// --tensor-parallel: one replica over T ranks of a node, from a Llama's single-device result;
+// a result without a transformer's shape, and a format without a table for it, are refused.
+TEST(ScaleCli, TensorParallelSplitsALlamasStepOverANodesRanks) {
+  ScratchDirectory dir("scale-tp");
+  const auto run = run_gpubench(
+      "train --model test-tp-llama --device cpu --batch-size 2 --seq-len 16 --warmup-steps 1 "
+      "--steps 4 --repeat 1 --output " +
+      dir.file("llama.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto p = scale_json(dir.file("llama.json") +
+                            " --tensor-parallel 1,2,4,16 --fabric intra=pcie4 --fabric nvlink4");
+  EXPECT_EQ(p["schema"], "gpubench.scale-tp/1");
+  EXPECT_EQ(p["basis"], "predicted");
+  EXPECT_EQ(p["input"]["hidden_size"], 64);
+  EXPECT_EQ(p["input"]["blocks"], 2);
+  ASSERT_EQ(p["fabrics"].size(), 2u);
+  for (const auto& line : p["fabrics"]) {
+    ASSERT_EQ(line["points"].size(), 3u) << "1, 2 and 4; 16 is more than a node";
+    EXPECT_EQ(line["left_out_ranks"], nlohmann::json::array({16}));
+    EXPECT_EQ(line["points"][1]["allreduces"], 4 * 2 + 2);
+    EXPECT_EQ(line["points"][1]["activation_bytes"], 2 * 16 * 64 * 4);
+  }
+  // NVLink 4 carries the same all-reduces sooner than PCIe Gen4.
+  EXPECT_LT(p["fabrics"][1]["points"][2]["allreduce_ms"].get<double>(),
+            p["fabrics"][0]["points"][2]["allreduce_ms"].get<double>());
+  ASSERT_EQ(run_gpubench(kOneRank + dir.file("cnn.json")).exit_code, 0);
+  expect_refused("scale " + dir.file("cnn.json") + " --fabric nvlink4 --tensor-parallel 2",
+                 "records no transformer shape");
+  expect_refused(
+      "scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 2 -f html",
+      "with --tensor-parallel is not one of markdown, csv, json");
+  expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 0",
+                 "--tensor-parallel");
+}
+
 TEST(ScaleCli, ReportAndCompareShowPredictedFiguresMarkedPredicted) {
   ScratchDirectory dir("scale-report");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("one.json")).exit_code, 0);
