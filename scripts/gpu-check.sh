@@ -4,8 +4,9 @@
 # bundle (or a build), nvidia-smi's samples, the references, an NCCL group of one, fit, and the
 # packing. Usage: scripts/gpu-check.sh TIER...
 #   smoke     first, alone in one call: every CUDA path once, no references; then an NCCL group of
-#             one rank, one profiled step, and fit for the runs it predicts (a LoRA step and a
-#             bf16 generation)
+#             one rank, a Llama over a tensor-parallel group of one, an allreduce at decode's
+#             sizes, one profiled step, and fit for the runs it predicts (a LoRA step and a bf16
+#             generation)
 #   compare   second: gpubench beside PyTorch eager (convnets) and Hugging Face + peft (language
 #             models, torchao for fp8), and gpubench scale on Llama 3 8B LoRA's timeline
 #   quick, graph, zoo, zoo-fp32, lm, finetune, infer, memory: longer tiers, with references
@@ -91,6 +92,14 @@ smoke_extras() {  # the NCCL group of one, a profiled step, fit for the run it p
   extra_train "$run_dir/extra-nccl-group-of-one.json" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
     LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 -- --device "$DEVICE" --model "$model" \
     --precision bf16 --batch-size "$(small 2 128)" --warmup-steps 3 --steps 3 --repeat 1
+  # A launcher's world of one shards a Llama over a tensor-parallel group of one: the sharded
+  # path's NCCL all-reduces, as one GPU can show them.
+  extra_train "$run_dir/extra-tensor-parallel-group-of-one.json" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
+    LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29518 -- --device "$DEVICE" \
+    --model "$(small test-tp-llama llama-3.2-1b)" --tuning lora --precision bf16 \
+    --batch-size "$(small 2 4)" --seq-len "$(small 16 512)" --warmup-steps 3 --steps 3 --repeat 1
+  "$gb" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8K -e 1M \
+    -o "$run_dir/allreduce-decode-sizes.json" >> "$log" 2>&1 || echo "allreduce failed" >> "$scratch/extras.txt"
   extra_train "$scratch/profiled.json" -- --device "$DEVICE" --model "$model" --precision "$half" \
     --batch-size "$(small 2 256)" --warmup-steps 3 --steps 1 --repeat 1 --profile "$scratch/trace.json"
   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); p = r.get("profile", {})

@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "distributed/collectives.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "modeling/model_registry.h"
 #include "process/child_command.h"
 #include "process/rank_launcher.h"
 #include "process/temporary_folder.h"
@@ -16,6 +17,16 @@ namespace gpubench {
 namespace fs = std::filesystem;
 
 namespace {
+
+// --tensor-parallel N > 1; and a launcher's world of one with a model that shards, which runs the
+// sharded path over a group of one, as its process group of one runs DDP's all-reduces (the GPU
+// check's one-GPU proof of the NCCL path).
+bool tensor_parallel_group_wanted(const ResolvedBenchmark& resolved,
+                                  const LaunchEnvironment& launch) {
+  if (resolved.tensor_parallel > 1) return true;
+  const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
+  return launch.world_size == 1 && !info.capabilities.tensor_parallel_splits.empty();
+}
 
 std::string rank_file(const std::string& folder, int rank) {
   return (fs::path(folder) / ("rank-" + std::to_string(rank) + ".json")).string();
@@ -31,7 +42,9 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   ParallelGroups groups;
   try {
     collectives = Collectives::connect(launch, device, timeout);
-    if (resolved.tensor_parallel > 1) groups = split_world(*collectives, resolved.tensor_parallel);
+    if (tensor_parallel_group_wanted(resolved, launch)) {
+      groups = split_world(*collectives, resolved.tensor_parallel);
+    }
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& error) {
