@@ -22,27 +22,12 @@ overlap=""
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 train="train --model resnet50 --device cpu --batch-size 2 --threads 1 --warmup-steps 2 --steps 6 --repeat 1 --log-level warn"
-field() {  # FILE EXPRESSION: a figure of a result or scale file
-  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
+source scripts/scale-check-common.sh
 "$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 64M -n 5 -o "$scratch/ar.json" >/dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks${overlap:+, no overlap}"
 ratios=()
 for round in 1 2 3; do
-  # The basis: `ranks` single-rank runs at once (a core with its neighbours busy), the slowest.
-  pids=()
-  for r in $(seq 1 "$ranks"); do
-    "$gpubench" $train --output "$scratch/one-$round-$r.json" >/dev/null &
-    pids+=($!)
-  done
-  wait "${pids[@]}"
-  basis="" basis_ms=0
-  for r in $(seq 1 "$ranks"); do
-    ms=$(field "$scratch/one-$round-$r.json" 'd["metrics"]["step_time_ms"]["median"]')
-    if python3 -c "import sys; sys.exit(0 if $ms > $basis_ms else 1)"; then
-      basis="$scratch/one-$round-$r.json" basis_ms=$ms
-    fi
-  done
+  slowest_single_rank "$round" "$ranks"
   many="$scratch/many-$round.json"
   "$gpubench" $train --gpus "$ranks" --output "$many" >/dev/null
   # The basis on the data-parallel run's clock: the ratio of their forward passes, which carry
@@ -58,7 +43,4 @@ for round in 1 2 3; do
   printf 'round %d: single ranks at once (slowest) %.0f ms, forward ratio %.3f, predicted %.0f ms, measured %.0f ms, predicted/measured %s\n' \
     "$round" "$basis_ms" "$clock" "$predicted" "$measured" "$ratio"
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n 2p)
-echo "median predicted/measured: $median"
-python3 -c "import sys; sys.exit(0 if abs($median - 1) < 0.15 else 1)" ||
-  { echo "check-scale-ranks: the median is not within 15 %"; exit 1; }
+median_within_15_percent check-scale-ranks "${ratios[@]}"

@@ -20,27 +20,12 @@ export GPUBENCH_TEST_HOOKS=1  # the test model
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 train="train --model test-deep-llama --device cpu --batch-size 4 --seq-len 64 --threads 1 --warmup-steps 3 --steps 10 --repeat 3 --log-level warn"
-field() {  # FILE EXPRESSION: a figure of a result or scale file
-  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
+source scripts/scale-check-common.sh
 "$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 16M -n 10 -o "$scratch/ar.json" >/dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks"
 ratios=()
 for round in 1 2 3; do
-  # The basis: `ranks` single-rank runs at once (a core with its neighbours busy), the slowest.
-  pids=()
-  for r in $(seq 1 "$ranks"); do
-    "$gpubench" $train --output "$scratch/one-$round-$r.json" >/dev/null &
-    pids+=($!)
-  done
-  wait "${pids[@]}"
-  basis="" basis_ms=0
-  for r in $(seq 1 "$ranks"); do
-    ms=$(field "$scratch/one-$round-$r.json" 'd["metrics"]["step_time_ms"]["median"]')
-    if python3 -c "import sys; sys.exit(0 if $ms > $basis_ms else 1)"; then
-      basis="$scratch/one-$round-$r.json" basis_ms=$ms
-    fi
-  done
+  slowest_single_rank "$round" "$ranks"
   split="$scratch/split-$round.json"
   "$gpubench" $train --gpus "$ranks" --tensor-parallel "$ranks" --output "$split" >/dev/null
   "$gpubench" scale "$basis" --fabric "$scratch/ar.json" --tensor-parallel "$ranks" \
@@ -54,6 +39,4 @@ for round in 1 2 3; do
   printf 'round %d: one rank %.1f ms; split over %d: predicted %.1f ms (all-reduces %.1f), measured %.1f ms (waited %.1f), predicted/measured %s\n' \
     "$round" "$basis_ms" "$ranks" "$predicted" "$predicted_comm" "$measured" "$waited" "$ratio"
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | sed -n 2p)
-echo "median predicted/measured: $median"
-python3 -c "import sys; sys.exit(0 if abs($median - 1) <= 0.15 else 1)"
+median_within_15_percent check-scale-tensor-parallel "${ratios[@]}"

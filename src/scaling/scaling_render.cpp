@@ -8,6 +8,7 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
+#include "scaling/scale_input_json.h"
 #include "scaling/scaling_prediction.h"
 
 namespace gpubench {
@@ -117,6 +118,10 @@ std::string render_csv(const ScalePrediction& p) {
 
 nlohmann::json render_json_document(const ScalePrediction& p) {
   const ScaleInput& in = p.input;
+  nlohmann::json input = scale_input_json(in);
+  input["gradient_buckets"] = in.timeline.bucket_bytes.size();
+  input["gradient_bytes"] = in.timeline.gradient_bytes();
+  input["overlap"] = in.overlap;
   nlohmann::json lines = nlohmann::json::array();
   for (const ScaleLine& line : p.lines) {
     nlohmann::json points = nlohmann::json::array();
@@ -138,26 +143,9 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
                      {"points", points},
                      {"left_out_gpus", line.beyond_one_node}});
   }
-  return {{"schema", "gpubench.scale/1"},
-          {"basis", "predicted"},
-          {"note", kPredictedNote},
-          {"input",
-           {{"result", in.source},
-            {"model", in.model},
-            {"precision", in.precision},
-            {"device", in.device},
-            {"batch_size", in.batch_size},
-            {"seq_len", in.seq_len},
-            {"unit", in.unit},
-            {"throughput", in.throughput},
-            {"step_ms", in.step_ms},
-            {"gradient_buckets", in.timeline.bucket_bytes.size()},
-            {"gradient_bytes", in.timeline.gradient_bytes()},
-            {"rescaled", in.rescaled},
-            {"extended", in.extended},
-            {"overlap", in.overlap}}},
-          {"gpus_per_node", p.gpus_per_node},
-          {"fabrics", lines}};
+  return {{"schema", "gpubench.scale/1"},     {"basis", "predicted"},
+          {"note", kPredictedNote},           {"input", input},
+          {"gpus_per_node", p.gpus_per_node}, {"fabrics", lines}};
 }
 
 // Efficiency against GPUs (log2 axis), one line per fabric.

@@ -7,6 +7,7 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
+#include "scaling/scale_input_json.h"
 #include "scaling/tensor_parallel_prediction.h"
 
 namespace gpubench {
@@ -104,6 +105,10 @@ std::string render_csv(const TensorParallelPrediction& p) {
 
 nlohmann::json render_json_document(const TensorParallelPrediction& p) {
   const ScaleInput& in = p.input;
+  nlohmann::json input = scale_input_json(in);
+  input["hidden_size"] = in.hidden_size;
+  input["blocks"] = in.blocks;
+  input["activation_bytes"] = in.activation_bytes;
   nlohmann::json lines = nlohmann::json::array();
   for (const TensorParallelLine& line : p.lines) {
     nlohmann::json points = nlohmann::json::array();
@@ -125,26 +130,9 @@ nlohmann::json render_json_document(const TensorParallelPrediction& p) {
                      {"points", points},
                      {"left_out_ranks", line.beyond_one_node}});
   }
-  return {{"schema", "gpubench.scale-tp/1"},
-          {"basis", "predicted"},
-          {"note", kPredictedNote},
-          {"input",
-           {{"result", in.source},
-            {"model", in.model},
-            {"precision", in.precision},
-            {"device", in.device},
-            {"batch_size", in.batch_size},
-            {"seq_len", in.seq_len},
-            {"unit", in.unit},
-            {"throughput", in.throughput},
-            {"step_ms", in.step_ms},
-            {"hidden_size", in.hidden_size},
-            {"blocks", in.blocks},
-            {"activation_bytes", in.activation_bytes},
-            {"rescaled", in.rescaled},
-            {"extended", in.extended}}},
-          {"gpus_per_node", p.gpus_per_node},
-          {"fabrics", lines}};
+  return {{"schema", "gpubench.scale-tp/1"},  {"basis", "predicted"},
+          {"note", kPredictedNote},           {"input", input},
+          {"gpus_per_node", p.gpus_per_node}, {"fabrics", lines}};
 }
 
 }  // namespace

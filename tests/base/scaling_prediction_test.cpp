@@ -5,22 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "base/measured_fabric.h"
+
 namespace gpubench {
 namespace {
 
-// A 2-rank curve: 100 us up to 4 KiB, then 1 ms more a MiB up to 2 MiB.
-Fabric measured_fabric() {
-  MeasuredCurve curve;
-  curve.file = "ar.json";
-  curve.world_size = 2;
-  curve.backend = "gloo";
-  curve.bytes = {4096, 1 << 20, 2 << 20};
-  curve.time_us = {100, 1100, 2100};
-  Fabric fabric;
-  fabric.label = "measured";
-  fabric.measured = curve;
-  return fabric;
-}
+using testing::measured_fabric;
 
 // A 100 ms step whose backward ends at 50 ms, with a 1 MiB bucket ready at 10 ms and a 1.5 MiB
 // one at 49.5 ms.

@@ -5,24 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/measured_fabric.h"
 #include "common/errors.h"
 
 namespace gpubench {
 namespace {
 
-// A 2-rank curve: 100 us up to 4 KiB, then 1 ms more a MiB.
-Fabric measured_fabric() {
-  MeasuredCurve curve;
-  curve.file = "ar.json";
-  curve.world_size = 2;
-  curve.backend = "gloo";
-  curve.bytes = {4096, 1 << 20, 2 << 20};
-  curve.time_us = {100, 1100, 2100};
-  Fabric fabric;
-  fabric.label = "measured";
-  fabric.measured = curve;
-  return fabric;
-}
+using testing::measured_fabric;
 
 // A 100 ms step of 4 blocks of hidden 256 at batch 2 of 1024 tokens in 16-bit activations: each
 // activation all-reduce carries 2 x 1024 x 256 x 2 bytes = 1 MiB.
