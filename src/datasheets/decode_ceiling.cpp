@@ -20,10 +20,13 @@ void attach_decode_ceiling(Result& result) {
     inference.ceiling_bandwidth_gbs = result.system.cpu_memory_bandwidth_gbs;
     inference.ceiling_bandwidth_source = "measured (CPU copy)";
   }
-  const double ranks = std::max(1, result.distributed.world_size);
+  // Each replica decodes at its own ceiling; a tensor-parallel replica's ranks read their slices
+  // (bytes_per_decoded_token is a rank's) at once.
+  const double replicas = static_cast<double>(std::max(1, result.distributed.world_size)) /
+                          std::max(1, result.distributed.tensor_parallel);
   inference.decode_ceiling_tokens_per_second =
       inference.ceiling_bandwidth_gbs * 1e9 /
-      static_cast<double>(inference.bytes_per_decoded_token) * ranks;
+      static_cast<double>(inference.bytes_per_decoded_token) * replicas;
   inference.decode_ceiling_fraction =
       inference.decode_tokens_per_second / inference.decode_ceiling_tokens_per_second;
 }

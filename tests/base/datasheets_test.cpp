@@ -158,6 +158,12 @@ TEST(Datasheets, TheDecodeCeilingIsTheBandwidthOverTheBytesOfAToken) {
   EXPECT_EQ(inference.ceiling_bandwidth_source, "datasheet L40S");
   EXPECT_DOUBLE_EQ(inference.decode_ceiling_tokens_per_second, 46.08);
   EXPECT_DOUBLE_EQ(inference.decode_ceiling_fraction, 0.5);
+  // One replica over the two as tensor-parallel ranks, each reading its half: 37.5 GB a token
+  // is a rank's, and the replica's ceiling is one rank's.
+  r.distributed.tensor_parallel = 2;
+  attach_datasheet(database(), r);
+  EXPECT_DOUBLE_EQ(r.metrics.inference.decode_ceiling_tokens_per_second, 23.04);
+  r.distributed.tensor_parallel = 1;
   // No datasheet entry: no ceiling, never a guess.
   r.system.gpu_name = "NVIDIA L4";
   attach_datasheet(database(), r);
