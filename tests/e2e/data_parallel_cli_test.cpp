@@ -373,6 +373,14 @@ TEST(DataParallelCli, BadInputIsAUsageError) {
   expect_refused("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
                  "--max-bytes 1024 is below --min-bytes 1048576");
   expect_refused("allreduce --device cuda --gpus 2", "no CUDA device is available");
+  expect_refused("train --device cpu --model test-tp-llama --gpus 2 --tensor-parallel 3" + out,
+                 "tensor_parallel 3 does not divide gpus 2");
+  expect_refused("infer --device cpu --model resnet50 --gpus 2 --tensor-parallel 2" + out,
+                 "tensor_parallel 2: resnet50 does not shard");
+  expect_refused("fit --device cpu --model test-tp-llama --gpus 4 --tensor-parallel 4 --mode graph",
+                 "runs in eager mode");
+  expect_refused("train --device cpu --tensor-parallel 0" + out,
+                 "tensor_parallel must be an integer from 1 to 4096, got 0");
   const auto out_of_range = run_command("RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " +
                                         std::string(GPUBENCH_BINARY) + " train --device cpu" + out);
   EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;
