@@ -26,7 +26,8 @@ std::vector<int64_t> shape_with_last(const torch::Tensor& input, int64_t last) {
 
 }  // namespace
 
-std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t group) {
+std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t group,
+                         DeviceKind device) {
   if (in_features % group != 0) {
     return "the group size " + std::to_string(group) + " does not divide its " +
            std::to_string(in_features) + " input features";
@@ -34,8 +35,10 @@ std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t grou
   if (in_features % 32 != 0) {
     return "its " + std::to_string(in_features) + " input features are not a multiple of 32";
   }
-  if (out_features % 8 != 0) {
-    return "its " + std::to_string(out_features) + " output features are not a multiple of 8";
+  const int64_t outputs = device == DeviceKind::kCpu ? 16 : 8;
+  if (out_features % outputs != 0) {
+    return "its " + std::to_string(out_features) + " output features are not a multiple of " +
+           std::to_string(outputs) + (device == DeviceKind::kCpu ? " (the CPU kernel's rule)" : "");
   }
   return {};
 }

@@ -14,6 +14,8 @@
 
 #include <torch/torch.h>
 
+#include "spec/benchmark.h"
+
 namespace gpubench::integer_weights {
 
 inline constexpr int64_t kInt4Groups[] = {32, 64, 128};
@@ -37,10 +39,12 @@ struct Int8Weight {
   torch::Tensor scales;  // [out], the activations' dtype
 };
 
-// Why a weight [out, in] cannot be held in int4 with `group` (the kernels' rules, the same on
-// every device: the group divides the inputs, which are a multiple of 32; the outputs a multiple
-// of 8); empty when it can.
-std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t group);
+// Why a weight [out, in] cannot be held in int4 with `group` on `device` (the kernels' rules: the
+// group divides the inputs, which are a multiple of 32; the outputs a multiple of 8 for CUDA's
+// _convert_weight_to_int4pack, of 16 for the CPU's _convert_weight_to_int4pack_for_cpu); empty
+// when it can.
+std::string why_not_int4(int64_t out_features, int64_t in_features, int64_t group,
+                         DeviceKind device);
 
 // The codes and their scales (and zeros) before packing, for the tests' round trip.
 struct Int4Codes {

@@ -312,7 +312,8 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
           shape.split == tensor_parallel::Split::kColumns ? shape.out / ranks : shape.out;
       const int64_t columns =
           shape.split == tensor_parallel::Split::kRows ? shape.in / ranks : shape.in;
-      const std::string why = integer_weights::why_not_int4(rows, columns, out.weight_group);
+      const std::string why =
+          integer_weights::why_not_int4(rows, columns, out.weight_group, out.device);
       if (!why.empty()) {
         throw UsageError("weights int4 with weight_group " + std::to_string(out.weight_group) +
                          ": " + info.name + "'s [" + std::to_string(rows) + ", " +
@@ -409,8 +410,8 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
   resolve_tensor_parallel(info, machine, out);
-  resolve_weights(request, info, out);
   out.device = resolve_device(out.device, out.gpus, machine);
+  resolve_weights(request, info, out);
   PrecisionPolicy::unsupported_reason(out.precision, out.device, machine).raise_if_refused();
   if (out.weights == "int4" && out.device == DeviceKind::kCuda &&
       machine.cuda_compute_capability < kInt4ComputeCapability) {

@@ -33,15 +33,20 @@ double relative_error(const Tensor& value, const Tensor& reference) {
   return ((value.to(torch::kDouble) - ref).norm() / ref.norm()).item<double>();
 }
 
-TEST(IntegerWeights, Int4RulesAreTheKernelsOnEveryDevice) {
-  EXPECT_EQ(integer_weights::why_not_int4(4096, 14336, 128), "");
-  EXPECT_EQ(integer_weights::why_not_int4(1024, 8192, 32), "");
-  EXPECT_EQ(integer_weights::why_not_int4(64, 32, 64),
+TEST(IntegerWeights, Int4RulesAreEachDevicesKernels) {
+  constexpr DeviceKind kCuda = DeviceKind::kCuda, kCpu = DeviceKind::kCpu;
+  EXPECT_EQ(integer_weights::why_not_int4(4096, 14336, 128, kCuda), "");
+  EXPECT_EQ(integer_weights::why_not_int4(1024, 8192, 32, kCpu), "");
+  EXPECT_EQ(integer_weights::why_not_int4(64, 32, 64, kCuda),
             "the group size 64 does not divide its 32 input features");
-  EXPECT_EQ(integer_weights::why_not_int4(64, 48, 16),
+  EXPECT_EQ(integer_weights::why_not_int4(64, 48, 16, kCpu),
             "its 48 input features are not a multiple of 32");
-  EXPECT_EQ(integer_weights::why_not_int4(12, 64, 32),
+  EXPECT_EQ(integer_weights::why_not_int4(12, 64, 32, kCuda),
             "its 12 output features are not a multiple of 8");
+  // CUDA packs 8 outputs where the CPU's kernel packs 16 ("expect N to be dividable by 16").
+  EXPECT_EQ(integer_weights::why_not_int4(8, 64, 32, kCuda), "");
+  EXPECT_EQ(integer_weights::why_not_int4(8, 64, 32, kCpu),
+            "its 8 output features are not a multiple of 16 (the CPU kernel's rule)");
 }
 
 // Each weight comes back within half its group's step (plus float32's rounding), and each

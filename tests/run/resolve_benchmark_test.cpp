@@ -314,7 +314,8 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
   request.batch_size = 1;
   const ResolvedBenchmark resolved = resolve(request, gpu_machine(8));
   EXPECT_EQ(resolved.tensor_parallel, 4);
-  {  // each rank's slice holds to the int4 kernel's rules: o's 64 inputs are 16 on 4 ranks
+  {  // each rank's slice holds to its device's int4 kernel: on 4 ranks test-tp-llama's k and v
+     // slices have 8 rows (the CPU's kernel packs 16, CUDA's 8) and o's 64 inputs are 16
     BenchmarkRequest infer;
     infer.model = "test-tp-llama";
     infer.task = Task::kInfer;
@@ -322,6 +323,10 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
     infer.weights = "int4";
     infer.weight_group = 32;
     EXPECT_EQ(error_of(infer, cpu_machine()),
+              "weights int4 with weight_group 32: test-tp-llama's [8, 64] weight (a "
+              "tensor-parallel rank's slice) cannot be held so: its 8 output features are not a "
+              "multiple of 16 (the CPU kernel's rule)");
+    EXPECT_EQ(error_of(infer, gpu_machine(4)),
               "weights int4 with weight_group 32: test-tp-llama's [64, 16] weight (a "
               "tensor-parallel rank's slice) cannot be held so: the group size 32 does not divide "
               "its 16 input features");
