@@ -44,10 +44,19 @@ struct ScaleOptions {
 void run_scale(const ScaleOptions& o) {
   const std::vector<int> gpus = integer_list(o.gpus, "--gpus", 1, kMaxWorldSize, "8,64");
   const Result result = read_result_file(o.result);
-  ScaleInput input = scale_input_from(
-      result, o.throughput > 0 ? std::optional<double>(o.throughput) : std::nullopt,
-      o.batch_size > 0 ? std::optional<int64_t>(o.batch_size) : std::nullopt,
-      o.seq_len > 0 ? std::optional<int64_t>(o.seq_len) : std::nullopt);
+  // A generation's decode step splits over tensor-parallel ranks; training's step otherwise.
+  const bool decode = result.benchmark.task == Task::kInfer && !o.tensor_parallel.empty();
+  if (decode && (o.throughput > 0 || o.batch_size > 0 || o.seq_len > 0)) {
+    throw UsageError(
+        "--throughput, --batch-size and --seq-len rescale a training result's step; "
+        "a generation's decode step is predicted as measured");
+  }
+  ScaleInput input =
+      decode ? decode_input_from(result)
+             : scale_input_from(
+                   result, o.throughput > 0 ? std::optional<double>(o.throughput) : std::nullopt,
+                   o.batch_size > 0 ? std::optional<int64_t>(o.batch_size) : std::nullopt,
+                   o.seq_len > 0 ? std::optional<int64_t>(o.seq_len) : std::nullopt);
   input.overlap = !o.no_overlap;
   const DatasheetDatabase& database = datasheets();
   std::vector<Fabric> fabrics;

@@ -37,6 +37,9 @@ struct ScaleInput {
   // LoRA: the targeted roles and the adapters' rank (each whole factor's gradient is summed over
   // a tensor-parallel group); 0: full tuning.
   int64_t lora_targets = 0, lora_rank = 0;
+  // A generation's decode step (tensor_parallel_prediction.h's decode_input_from): step_ms is the
+  // median time per output token, batch_size the sequences a step, one token each.
+  bool decode = false;
 };
 
 // From a single-device training result with a timeline; with `throughput`, every time is scaled

@@ -11,6 +11,40 @@ constexpr double kComputeBoundShare = 0.01;
 
 }  // namespace
 
+ScaleInput decode_input_from(const Result& result) {
+  const std::string file = "'" + echoed(result.loaded_from) + "'";
+  const InferenceMetrics& inference = result.metrics.inference;
+  if (result.status != RunStatus::kOk) {
+    throw UsageError(file + " is not a successful measured run (status " +
+                     to_string(result.status) + "): nothing to predict from");
+  }
+  if (result.benchmark.task != Task::kInfer || inference.time_per_output_token_ms.p50 <= 0) {
+    throw UsageError(file + " is not a generation (infer of a Llama): no decode step to split");
+  }
+  if (result.distributed.world_size != 1) {
+    throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
+                     " ranks: scale predicts from a single-device result");
+  }
+  ScaleInput input;
+  input.decode = true;
+  input.source = result.loaded_from;
+  input.model = result.benchmark.model;
+  input.precision = result.benchmark.weights == "auto" ? to_string(result.benchmark.precision)
+                                                       : result.benchmark.weights + " weights";
+  input.device =
+      result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
+  input.unit = "tokens/sec";
+  input.batch_size = result.benchmark.batch_size;
+  input.throughput = inference.decode_tokens_per_second;
+  input.step_ms = inference.time_per_output_token_ms.p50;
+  input.hidden_size = result.model_hidden_size;
+  input.blocks = result.model_blocks;
+  input.vocab = result.model_vocab;
+  const Precision precision = result.benchmark.precision;
+  input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
+  return input;
+}
+
 TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int ranks,
                                                   const Fabric& fabric) {
   if (input.hidden_size <= 0 || input.blocks <= 0) {
@@ -21,16 +55,23 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
   TensorParallelPoint point;
   point.ranks = ranks;
   point.compute_ms = input.step_ms / ranks;
-  const int64_t tokens = input.batch_size * std::max<int64_t>(1, input.seq_len);
+  const int64_t tokens =
+      input.batch_size * (input.decode ? 1 : std::max<int64_t>(1, input.seq_len));
   point.activation_bytes = tokens * input.hidden_size * input.activation_bytes;
   if (ranks > 1) {
-    const auto add = [&](int64_t count, int64_t bytes) {
+    // `count` collectives of `bytes`, each `share` of a ring all-reduce's cost.
+    const auto add = [&](int64_t count, int64_t bytes, double share = 1.0) {
       const CollectiveCost cost = allreduce_cost(bytes, ranks, ranks, fabric);
-      point.latency_ms += static_cast<double>(count) * cost.latency_us / 1000;
-      point.bandwidth_ms += static_cast<double>(count) * cost.bandwidth_us / 1000;
-      point.allreduces += count;
+      point.latency_ms += share * static_cast<double>(count) * cost.latency_us / 1000;
+      point.bandwidth_ms += share * static_cast<double>(count) * cost.bandwidth_us / 1000;
+      point.collectives += count;
     };
-    add(4 * input.blocks + 2, point.activation_bytes);
+    if (input.decode) {
+      add(2 * input.blocks + 1, point.activation_bytes);
+      add(1, input.batch_size * input.vocab * input.activation_bytes, 0.5);
+    } else {
+      add(4 * input.blocks + 2, point.activation_bytes);
+    }
     // Each whole LoRA factor: lora_A [rank, hidden] of a column-parallel projection, lora_B
     // [hidden, rank] of a row-parallel one (float32).
     if (input.lora_targets > 0) {

@@ -4,7 +4,9 @@
 // path (nothing overlaps them): per block, two in forward (after o and down) and two in backward
 // (the block input's gradient before each half), of batch x tokens x hidden activations; the
 // embedding's sum and the head input's gradient; with LoRA, each whole adapter factor's gradient
-// (rank x hidden, float32). Each all-reduce costs what collective_cost.h's ring gives on the
+// (rank x hidden, float32). A decode step (from a generation's result) has two all-reduces a
+// block and the embedding's, of batch x hidden, and the logits' all-gather (half a ring
+// all-reduce of batch x vocabulary). Each costs what collective_cost.h's ring gives on the
 // node's link. A prediction, never a measurement: every rendering says so.
 #pragma once
 
@@ -20,7 +22,7 @@ struct TensorParallelPoint {
   double step_ms = 0;     // the replica's step
   double compute_ms = 0;  // the single-device step over the ranks
   double communication_ms = 0, latency_ms = 0, bandwidth_ms = 0;
-  int64_t allreduces = 0;        // a step's
+  int64_t collectives = 0;       // a step's
   int64_t activation_bytes = 0;  // each activation all-reduce's message
   double throughput = 0;         // the replica's, in the input's unit
   double efficiency = 1;         // single-device step / (ranks x this step)
@@ -38,6 +40,10 @@ struct TensorParallelPrediction {
   int gpus_per_node = 8;
   std::vector<TensorParallelLine> lines;
 };
+
+// From a single-device generation's result (infer of a Llama): its median time per output token
+// and decode rate. Throws UsageError for a result that cannot be predicted from, saying why.
+ScaleInput decode_input_from(const Result& result);
 
 // Throws UsageError for a result without a transformer's shape.
 TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int ranks,

@@ -22,6 +22,10 @@ constexpr const char* kPredictedNote =
 
 std::string title_of(const TensorParallelPrediction& p) {
   const ScaleInput& in = p.input;
+  if (in.decode) {
+    return "Predicted tensor parallelism: " + in.model + " " + in.precision +
+           ", a decode step of batch " + std::to_string(in.batch_size);
+  }
   return "Predicted tensor parallelism: " + in.model + " " + in.precision + ", batch " +
          std::to_string(in.batch_size) +
          (in.seq_len > 0 ? " of " + std::to_string(in.seq_len) + " tokens" : "") + " per replica";
@@ -31,7 +35,8 @@ std::vector<std::string> input_lines(const TensorParallelPrediction& p) {
   const ScaleInput& in = p.input;
   std::vector<std::string> lines = {
       "From: " + in.source + " (" + in.device + "), one device: " + format_fixed(in.throughput, 1) +
-          " " + in.unit + ", step " + format_fixed(in.step_ms, 2) + " ms",
+          " " + in.unit + ", " + (in.decode ? "time per output token (p50) " : "step ") +
+          format_fixed(in.step_ms, 2) + " ms",
       "Shape: " + std::to_string(in.blocks) + " blocks of hidden " +
           std::to_string(in.hidden_size) + ", activations of " +
           std::to_string(in.activation_bytes) + " bytes" +
@@ -49,7 +54,7 @@ std::vector<std::string> cells_of(const TensorParallelPoint& s) {
           format_fixed(s.step_ms, 2),
           format_fixed(s.compute_ms, 2),
           format_fixed(s.communication_ms, 2),
-          std::to_string(s.allreduces),
+          std::to_string(s.collectives),
           format_fixed(static_cast<double>(s.activation_bytes) / 1e6, 3),
           format_fixed(s.latency_ms, 3),
           format_fixed(s.bandwidth_ms, 3),
@@ -71,7 +76,7 @@ std::string render_markdown(const TensorParallelPrediction& p) {
   out << "# " << markdown_cell(title_of(p)) << "\n\n";
   for (const std::string& line : input_lines(p)) out << markdown_cell(line) << "\n\n";
   const std::vector<std::string> header = {
-      "ranks",      "step ms",      "compute ms", "all-reduce ms", "all-reduces", "MB each",
+      "ranks",      "step ms",      "compute ms", "all-reduce ms", "collectives", "MB each",
       "latency ms", "bandwidth ms", "throughput", "efficiency",    "bottleneck"};
   for (const TensorParallelLine& line : p.lines) {
     out << "## " << markdown_cell(line.fabric.label) << " (predicted)\n\n"
@@ -88,13 +93,13 @@ std::string render_markdown(const TensorParallelPrediction& p) {
 
 std::string render_csv(const TensorParallelPrediction& p) {
   std::ostringstream out;
-  out << "fabric,ranks,step_ms,compute_ms,allreduce_ms,allreduces,activation_bytes,latency_ms,"
+  out << "fabric,ranks,step_ms,compute_ms,allreduce_ms,collectives,activation_bytes,latency_ms,"
          "bandwidth_ms,throughput,unit,efficiency,bottleneck,basis\n";
   for (const TensorParallelLine& line : p.lines) {
     for (const TensorParallelPoint& s : line.points) {
       out << csv_field(line.fabric.label) << "," << s.ranks << "," << format_fixed(s.step_ms, 4)
           << "," << format_fixed(s.compute_ms, 4) << "," << format_fixed(s.communication_ms, 4)
-          << "," << s.allreduces << "," << s.activation_bytes << ","
+          << "," << s.collectives << "," << s.activation_bytes << ","
           << format_fixed(s.latency_ms, 4) << "," << format_fixed(s.bandwidth_ms, 4) << ","
           << format_fixed(s.throughput, 2) << "," << csv_field(p.input.unit) << ","
           << format_fixed(s.efficiency, 5) << "," << csv_field(s.bottleneck) << ",predicted\n";
@@ -109,6 +114,7 @@ nlohmann::json render_json_document(const TensorParallelPrediction& p) {
   input["hidden_size"] = in.hidden_size;
   input["blocks"] = in.blocks;
   input["activation_bytes"] = in.activation_bytes;
+  input["decode"] = in.decode;
   nlohmann::json lines = nlohmann::json::array();
   for (const TensorParallelLine& line : p.lines) {
     nlohmann::json points = nlohmann::json::array();
@@ -117,7 +123,7 @@ nlohmann::json render_json_document(const TensorParallelPrediction& p) {
                         {"step_ms", s.step_ms},
                         {"compute_ms", s.compute_ms},
                         {"allreduce_ms", s.communication_ms},
-                        {"allreduces", s.allreduces},
+                        {"collectives", s.collectives},
                         {"activation_bytes", s.activation_bytes},
                         {"latency_ms", s.latency_ms},
                         {"bandwidth_ms", s.bandwidth_ms},

@@ -33,7 +33,7 @@ TEST(TensorParallelPrediction, HalfTheStepPlusFourAllReducesABlockAndTwoMore) {
   // 18 all-reduces of 1 MiB at 1.1 ms each (0.1 latency, 1.0 bandwidth): 19.8 ms on 50.
   const TensorParallelPoint point =
       predict_tensor_parallel_point(fixed_input(), 2, measured_fabric());
-  EXPECT_EQ(point.allreduces, 18);
+  EXPECT_EQ(point.collectives, 18);
   EXPECT_EQ(point.activation_bytes, 1 << 20);
   EXPECT_DOUBLE_EQ(point.compute_ms, 50);
   EXPECT_NEAR(point.latency_ms, 1.8, 1e-12);
@@ -50,9 +50,28 @@ TEST(TensorParallelPrediction, LoraAddsEachWholeFactorsGradientSum) {
   input.lora_rank = 16;
   // 8 more of 16 x 256 x 4 = 16 KiB: 100 us + (16 KiB - 4 KiB) / (1 MiB - 4 KiB) x 1000 us.
   const TensorParallelPoint point = predict_tensor_parallel_point(input, 2, measured_fabric());
-  EXPECT_EQ(point.allreduces, 26);
+  EXPECT_EQ(point.collectives, 26);
   EXPECT_NEAR(point.latency_ms, 1.8 + 0.8, 1e-12);
   EXPECT_NEAR(point.bandwidth_ms, 18 + 8 * (12288.0 / 1044480.0), 1e-12);
+}
+
+// A decode step of batch 8 (one token each) at 20 ms: 2 all-reduces a block and the
+// embedding's, 9 of 8 x 256 x 2 bytes = 4 KiB (100 us each, all latency), and the logits'
+// all-gather, half a ring all-reduce of 8 x 65,536 x 2 bytes = 1 MiB (0.55 ms).
+TEST(TensorParallelPrediction, ADecodeStepIsLatencyBound) {
+  ScaleInput input = fixed_input();
+  input.decode = true;
+  input.step_ms = 20;
+  input.batch_size = 8;
+  input.vocab = 65536;
+  const TensorParallelPoint point = predict_tensor_parallel_point(input, 2, measured_fabric());
+  EXPECT_EQ(point.collectives, 10);
+  EXPECT_EQ(point.activation_bytes, 4096);
+  EXPECT_DOUBLE_EQ(point.compute_ms, 10);
+  EXPECT_NEAR(point.latency_ms, 0.9 + 0.05, 1e-12);
+  EXPECT_NEAR(point.bandwidth_ms, 0.5, 1e-12);
+  EXPECT_NEAR(point.step_ms, 11.45, 1e-12);
+  EXPECT_EQ(point.bottleneck, "latency");
 }
 
 TEST(TensorParallelPrediction, OneRankIsTheMeasuredStepAndANodeBoundsTheRanks) {
@@ -62,7 +81,7 @@ TEST(TensorParallelPrediction, OneRankIsTheMeasuredStepAndANodeBoundsTheRanks) {
   const TensorParallelLine& line = prediction.lines.front();
   ASSERT_EQ(line.points.size(), 2u);
   EXPECT_DOUBLE_EQ(line.points[0].step_ms, 100);
-  EXPECT_EQ(line.points[0].allreduces, 0);
+  EXPECT_EQ(line.points[0].collectives, 0);
   EXPECT_EQ(line.points[0].bottleneck, "compute");
   EXPECT_EQ(line.beyond_one_node, std::vector<int>{16});
   const std::string markdown = render_tensor_parallel(prediction, "markdown");

@@ -104,12 +104,28 @@ TEST(ScaleCli, TensorParallelSplitsALlamasStepOverANodesRanks) {
   for (const auto& line : p["fabrics"]) {
     ASSERT_EQ(line["points"].size(), 3u) << "1, 2 and 4; 16 is more than a node";
     EXPECT_EQ(line["left_out_ranks"], nlohmann::json::array({16}));
-    EXPECT_EQ(line["points"][1]["allreduces"], 4 * 2 + 2);
+    EXPECT_EQ(line["points"][1]["collectives"], 4 * 2 + 2);
     EXPECT_EQ(line["points"][1]["activation_bytes"], 2 * 16 * 64 * 4);
   }
   // NVLink 4 carries the same all-reduces sooner than PCIe Gen4.
   EXPECT_LT(p["fabrics"][1]["points"][2]["allreduce_ms"].get<double>(),
             p["fabrics"][0]["points"][2]["allreduce_ms"].get<double>());
+  // A generation's decode step: 2 all-reduces a block, the embedding's and the logits' gather.
+  const auto generated = run_gpubench(
+      "infer --model test-tp-llama --device cpu --batch-size 2 --prompt-len 8 --gen-len 4 "
+      "--warmup-steps 1 --steps 2 --repeat 1 --output " +
+      dir.file("generated.json"));
+  ASSERT_EQ(generated.exit_code, 0) << generated.output;
+  const auto decode =
+      scale_json(dir.file("generated.json") + " --tensor-parallel 2 --fabric nvlink4");
+  EXPECT_EQ(decode["input"]["decode"], true);
+  EXPECT_EQ(decode["fabrics"][0]["points"][0]["collectives"], 2 * 2 + 2);
+  EXPECT_EQ(decode["fabrics"][0]["points"][0]["activation_bytes"], 2 * 64 * 4);
+  expect_refused("scale " + dir.file("generated.json") + " --fabric nvlink4 --gpus 2",
+                 "is not a training run");
+  expect_refused("scale " + dir.file("generated.json") +
+                     " --fabric nvlink4 --tensor-parallel 2 --throughput 5",
+                 "a generation's decode step is predicted as measured");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("cnn.json")).exit_code, 0);
   expect_refused("scale " + dir.file("cnn.json") + " --fabric nvlink4 --tensor-parallel 2",
                  "records no transformer shape");
