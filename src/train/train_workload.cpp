@@ -184,11 +184,10 @@ class TrainWorkload : public Workload {
                                                        const Measurement& measured) {
     const RankPlacement& rank = session.rank();
     if (!rank.collectives) return std::nullopt;
+    const ResolvedBenchmark& spec = session.benchmark();
     DistributedInfo info;
     info.tensor_parallel_exposed_ms = tensor_parallel_wait_.ms;
     info.tensor_parallel_collectives = tensor_parallel_wait_.collectives;
-    if (!synchronizer_) return info;
-    const ResolvedBenchmark& spec = session.benchmark();
     info.buckets = synchronizer_->bucket_count();
     info.gradient_bytes = synchronizer_->gradient_bytes();
     synchronize_device(session.device());
