@@ -158,6 +158,11 @@ struct ModelCapabilities {
   struct LinearWeightShape {
     int64_t out = 0, in = 0;
     tensor_parallel::Split split = tensor_parallel::Split::kNone;
+    // [out, in] of one of `ranks` tensor-parallel ranks' slices (the sizes divide).
+    std::array<int64_t, 2> slice(int64_t ranks) const {
+      return {split == tensor_parallel::Split::kColumns ? out / ranks : out,
+              split == tensor_parallel::Split::kRows ? in / ranks : in};
+    }
   };
   std::vector<LinearWeightShape> linear_weight_shapes;
   // Tensor parallelism (--tensor-parallel): what its ranks split, each named with its size

@@ -306,12 +306,8 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                        std::to_string(out.weight_group));
     }
     for (const auto& shape : info.capabilities.linear_weight_shapes) {
-      // Each rank holds its slice (tensor_parallel::Split); the sizes divide (resolve_parallelism).
-      const int64_t ranks = out.tensor_parallel;
-      const int64_t rows =
-          shape.split == tensor_parallel::Split::kColumns ? shape.out / ranks : shape.out;
-      const int64_t columns =
-          shape.split == tensor_parallel::Split::kRows ? shape.in / ranks : shape.in;
+      // Each rank holds its slice; the sizes divide (resolve_tensor_parallel).
+      const auto [rows, columns] = shape.slice(out.tensor_parallel);
       const std::string why =
           integer_weights::why_not_int4(rows, columns, out.weight_group, out.device);
       if (!why.empty()) {

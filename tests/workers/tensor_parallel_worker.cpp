@@ -177,10 +177,7 @@ void compare_int4(Models& models, const gpubench::ModelInfo& info, int ranks,
                   nlohmann::json& found) {
   if (!gpubench::compat::kHasIntWeights) return;
   for (const auto& shape : info.capabilities.linear_weight_shapes) {
-    const int64_t rows =
-        shape.split == gpubench::tensor_parallel::Split::kColumns ? shape.out / ranks : shape.out;
-    const int64_t columns =
-        shape.split == gpubench::tensor_parallel::Split::kRows ? shape.in / ranks : shape.in;
+    const auto [rows, columns] = shape.slice(ranks);
     const std::string why =
         gpubench::integer_weights::why_not_int4(rows, columns, 32, gpubench::DeviceKind::kCpu);
     if (!why.empty()) {
