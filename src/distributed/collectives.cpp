@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 
 #if GPUBENCH_WITH_CUDA
@@ -60,16 +61,23 @@ c10::intrusive_ptr<c10d::Store> connect_store(const LaunchEnvironment& launch,
   return c10::make_intrusive<c10d::PrefixStore>("gpubench", store);
 }
 
-// Every rank publishes its host name; the number of distinct names is the number of nodes.
-int count_nodes(c10d::Store& store, int rank, int world_size) {
-  const std::string mine = read_hostname();
-  store.set("host/" + std::to_string(rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+// The distinct host names that `ranks` published (count_nodes).
+int distinct_hosts(c10d::Store& store, const std::vector<int>& ranks) {
   std::set<std::string> hosts;
-  for (int r = 0; r < world_size; ++r) {
+  for (int r : ranks) {
     const auto bytes = store.get("host/" + std::to_string(r));
     hosts.emplace(bytes.begin(), bytes.end());
   }
   return static_cast<int>(hosts.size());
+}
+
+// Every rank publishes its host name; the number of distinct names is the number of nodes.
+int count_nodes(c10d::Store& store, int rank, int world_size) {
+  const std::string mine = read_hostname();
+  store.set("host/" + std::to_string(rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+  std::vector<int> ranks(static_cast<size_t>(world_size));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return distinct_hosts(store, ranks);
 }
 
 c10::intrusive_ptr<compat::CollectiveBackend> make_gloo(
@@ -151,12 +159,7 @@ std::unique_ptr<Collectives> Collectives::subgroup(const std::vector<int>& membe
   state->world_size = static_cast<int>(members.size());
   state->launch.rank = state->rank;
   state->launch.world_size = state->world_size;
-  std::set<std::string> hosts;
-  for (int member : members) {
-    const auto bytes = state_->store->get("host/" + std::to_string(member));
-    hosts.emplace(bytes.begin(), bytes.end());
-  }
-  state->nodes = static_cast<int>(hosts.size());
+  state->nodes = distinct_hosts(*state_->store, members);
   if (state->nodes == 1) state->launch.local_world_size = state->world_size;  // loopback
   auto group_store = c10::make_intrusive<c10d::PrefixStore>("group/" + name, state_->store);
   state->backend = state->device.is_cuda() ? make_nccl(group_store, state->launch, state->timeout)
