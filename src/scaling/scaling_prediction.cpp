@@ -22,9 +22,29 @@ void rescale(ScaleInput& input, double factor) {
   for (double& ready : t.bucket_ready_ms) ready *= factor;
 }
 
-// What tensor-parallel all-reduces carry: the model's shape, its activations' bytes, LoRA's
-// whole factors.
-void take_transformer_shape(const Result& result, ScaleInput& input) {
+}  // namespace
+
+ScaleInput single_device_input(const Result& result, Task task, const std::string& not_that_task) {
+  const std::string file = "'" + echoed(result.loaded_from) + "'";
+  if (result.status != RunStatus::kOk) {
+    throw UsageError(file + " is not a successful measured run (status " +
+                     to_string(result.status) + "): nothing to predict from");
+  }
+  if (result.benchmark.task != task) throw UsageError(file + not_that_task);
+  if (result.distributed.world_size != 1) {
+    throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
+                     " ranks: scale predicts from a single-device result");
+  }
+  ScaleInput input;
+  input.source = result.loaded_from;
+  input.model = result.benchmark.model;
+  input.precision = to_string(result.benchmark.precision);
+  input.device =
+      result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
+  input.unit = result.metrics.throughput_unit;
+  input.batch_size = result.benchmark.batch_size;
+  // What tensor-parallel all-reduces carry: the model's shape, its activations' bytes, LoRA's
+  // whole factors.
   input.hidden_size = result.model_hidden_size;
   input.blocks = result.model_blocks;
   input.vocab = result.model_vocab;
@@ -39,42 +59,23 @@ void take_transformer_shape(const Result& result, ScaleInput& input) {
             : 1 + static_cast<int64_t>(std::count(targets.begin(), targets.end(), ','));
     input.lora_rank = result.benchmark.lora_rank;
   }
+  return input;
 }
-
-}  // namespace
 
 ScaleInput scale_input_from(const Result& result, std::optional<double> throughput,
                             std::optional<int64_t> batch_size, std::optional<int64_t> seq_len) {
   const std::string file = "'" + echoed(result.loaded_from) + "'";
-  if (result.status != RunStatus::kOk) {
-    throw UsageError(file + " is not a successful measured run (status " +
-                     to_string(result.status) + "): nothing to predict from");
-  }
-  if (result.benchmark.task != Task::kTrain) {
-    throw UsageError(file + " is not a training run: only training all-reduces gradients");
-  }
-  if (result.distributed.world_size != 1) {
-    throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
-                     " ranks: scale predicts from a single-device result");
-  }
+  ScaleInput input = single_device_input(
+      result, Task::kTrain, " is not a training run: only training all-reduces gradients");
   if (!result.timeline.present()) {
     throw UsageError(file +
                      " has no backward timeline (written before gpubench recorded one, "
                      "or run with --no-timeline): train it again");
   }
-  ScaleInput input;
-  input.source = result.loaded_from;
-  input.model = result.benchmark.model;
-  input.precision = to_string(result.benchmark.precision);
-  input.device =
-      result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
-  input.unit = result.metrics.throughput_unit;
-  input.batch_size = result.benchmark.batch_size;
   input.seq_len = result.benchmark.seq_len;
   input.throughput = result.metrics.throughput;
   input.step_ms = result.metrics.step_time_ms.median;
   input.timeline = result.timeline;
-  take_transformer_shape(result, input);
   if (input.throughput <= 0 || input.step_ms <= 0) {
     throw UsageError(file + " has no throughput or step time to predict from");
   }

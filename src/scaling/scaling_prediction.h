@@ -42,6 +42,10 @@ struct ScaleInput {
   bool decode = false;
 };
 
+// What every prediction takes from a single device's successful run of `task` (else UsageError,
+// `not_that_task` after the file's name): where it ran, the model, its batch and its shape.
+ScaleInput single_device_input(const Result& result, Task task, const std::string& not_that_task);
+
 // From a single-device training result with a timeline; with `throughput`, every time is scaled
 // so that a step of `batch_size` (default: the result's) gives that throughput (a published
 // figure), keeping the timeline's shape: compute taken as proportional to the batch, the

@@ -12,36 +12,18 @@ constexpr double kComputeBoundShare = 0.01;
 }  // namespace
 
 ScaleInput decode_input_from(const Result& result) {
-  const std::string file = "'" + echoed(result.loaded_from) + "'";
+  const std::string not_a_generation =
+      " is not a generation (infer of a Llama): no decode step to split";
+  ScaleInput input = single_device_input(result, Task::kInfer, not_a_generation);
   const InferenceMetrics& inference = result.metrics.inference;
-  if (result.status != RunStatus::kOk) {
-    throw UsageError(file + " is not a successful measured run (status " +
-                     to_string(result.status) + "): nothing to predict from");
+  if (inference.time_per_output_token_ms.p50 <= 0) {
+    throw UsageError("'" + echoed(result.loaded_from) + "'" + not_a_generation);
   }
-  if (result.benchmark.task != Task::kInfer || inference.time_per_output_token_ms.p50 <= 0) {
-    throw UsageError(file + " is not a generation (infer of a Llama): no decode step to split");
-  }
-  if (result.distributed.world_size != 1) {
-    throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
-                     " ranks: scale predicts from a single-device result");
-  }
-  ScaleInput input;
   input.decode = true;
-  input.source = result.loaded_from;
-  input.model = result.benchmark.model;
-  input.precision = result.benchmark.weights == "auto" ? to_string(result.benchmark.precision)
-                                                       : result.benchmark.weights + " weights";
-  input.device =
-      result.system.gpu_names.empty() ? std::string("cpu") : result.system.gpu_names.front();
+  if (result.benchmark.weights != "auto") input.precision = result.benchmark.weights + " weights";
   input.unit = "tokens/sec";
-  input.batch_size = result.benchmark.batch_size;
   input.throughput = inference.decode_tokens_per_second;
   input.step_ms = inference.time_per_output_token_ms.p50;
-  input.hidden_size = result.model_hidden_size;
-  input.blocks = result.model_blocks;
-  input.vocab = result.model_vocab;
-  const Precision precision = result.benchmark.precision;
-  input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
   return input;
 }
 
