@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
+#include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
 #include "torch_support/compat.h"
@@ -136,8 +136,7 @@ class BertNetImpl : public torch::nn::Module {
       extras.push_back(((1.0 - mask.to(torch::kFloat)) * -10000.0).unsqueeze(1).unsqueeze(2));
     }
     for (EncoderLayer& layer : layers) {
-      hidden =
-          checkpointing_ ? checkpointed(*layer, hidden, extras) : layer->run_block(hidden, extras);
+      hidden = run_observed_block(*layer, hidden, extras, checkpointing_);
     }
     BertOutput out;
     const Tensor transformed = normed(transform_norm, erf_gelu(transform_dense(hidden)));

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
+#include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
 #include "torch_support/compat.h"
@@ -206,8 +206,7 @@ class LlamaNetImpl : public torch::nn::Module {
     Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (LlamaDecoderLayer& layer : layers) {
-      hidden =
-          checkpointing_ ? checkpointed(*layer, hidden, rotary) : layer->run_block(hidden, rotary);
+      hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
     }
     return head(norm(hidden));
   }

@@ -205,6 +205,42 @@ std::vector<torch::Tensor> Collectives::allgather(const torch::Tensor& tensor) {
   return outputs[0];
 }
 
+PendingCollective Collectives::allgather_into(torch::Tensor& flat, const torch::Tensor& shard) {
+  if (state_->backend_name == "nccl") {
+    auto work = state_->backend->_allgather_base(flat, const_cast<torch::Tensor&>(shard));
+    return PendingCollective([work, flat, shard] { work->wait(); });
+  }
+  // Gloo has no bf16: bf16 travels as float32 and is rounded back on arrival.
+  const bool staged = shard.scalar_type() == torch::kBFloat16;
+  torch::Tensor target =
+      staged ? torch::empty(flat.sizes(), flat.options().dtype(torch::kFloat)) : flat;
+  std::vector<at::Tensor> inputs{staged ? shard.to(torch::kFloat) : shard};
+  std::vector<std::vector<at::Tensor>> outputs{target.chunk(world_size())};
+  auto work = state_->backend->allgather(outputs, inputs);
+  return PendingCollective([work, outputs, inputs, staged, target, flat] {
+    work->wait();
+    if (staged) {
+      torch::NoGradGuard no_grad;
+      flat.copy_(target);
+    }
+  });
+}
+
+PendingCollective Collectives::reduce_scatter_sum(torch::Tensor& shard, torch::Tensor& flat) {
+  if (state_->backend_name == "nccl") {
+    auto work = state_->backend->_reduce_scatter_base(shard, flat);
+    return PendingCollective([work, shard, flat] { work->wait(); });
+  }
+  std::vector<at::Tensor> tensors{flat};
+  auto work = state_->backend->allreduce(tensors);
+  const int64_t offset = static_cast<int64_t>(rank()) * shard.numel();
+  return PendingCollective([work, tensors, shard, offset]() mutable {
+    work->wait();
+    torch::NoGradGuard no_grad;
+    shard.copy_(tensors[0].narrow(0, offset, shard.numel()));
+  });
+}
+
 void Collectives::broadcast_from_rank0(std::vector<torch::Tensor>& tensors) {
   torch::NoGradGuard no_grad;
   // One flat buffer per dtype: a few large broadcasts instead of hundreds of small ones.

@@ -51,6 +51,13 @@ class Collectives {
   PendingCollective allreduce_max(torch::Tensor& tensor);
   // Every rank's `tensor` (the same shape on each), in rank order.
   std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
+  // Sharded data parallelism's pair, asynchronous, on flat contiguous tensors (`flat`: world
+  // size x `shard`'s elements): every rank's `shard` into `flat` in rank order; and the sum over
+  // the ranks of `flat`'s rank-th slice into `shard`. NCCL runs both as such; Gloo has no
+  // reduce-scatter, so there it is an all-reduce of `flat` (in place) whose slice is copied out,
+  // and bf16 travels as float32.
+  PendingCollective allgather_into(torch::Tensor& flat, const torch::Tensor& shard);
+  PendingCollective reduce_scatter_sum(torch::Tensor& shard, torch::Tensor& flat);
   void broadcast_from_rank0(std::vector<torch::Tensor>& tensors);
   void barrier();  // returns when every rank has reached it and this device is idle
   double max_over_ranks(double value);

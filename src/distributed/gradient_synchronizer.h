@@ -14,28 +14,27 @@
 
 #include "distributed/collectives.h"
 #include "distributed/gradient_buckets.h"
+#include "distributed/gradient_sync.h"
 #include "torch_support/device_timers.h"
 
 namespace gpubench {
 
-class GradientSynchronizer {
+class GradientSynchronizer : public GradientSync {
  public:
   GradientSynchronizer(Collectives& collectives, std::vector<torch::Tensor> parameters,
                        int64_t bucket_bytes);
-  ~GradientSynchronizer();
+  ~GradientSynchronizer() override;
   GradientSynchronizer(const GradientSynchronizer&) = delete;
   GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;
 
   // After backward: all-reduces what the hooks have not started yet (parameters that got no
   // gradient this step count as zero, as with DDP's find_unused_parameters), waits for every
   // bucket and writes the averaged gradients into the parameters' .grad.
-  void finish_step();
+  void finish_step() override;
 
-  int bucket_count() const { return static_cast<int>(buckets_.size()); }
-  int64_t gradient_bytes() const { return gradient_bytes_; }
-  // Time the device spent waiting for communication after backward, one entry per step since
-  // the last call. Call after the device has been synchronised.
-  std::vector<double> take_exposed_communication_ms() { return exposed_.take_ms(); }
+  int bucket_count() const override { return static_cast<int>(buckets_.size()); }
+  int64_t gradient_bytes() const override { return gradient_bytes_; }
+  std::vector<double> take_exposed_communication_ms() override { return exposed_.take_ms(); }
 
  private:
   struct Slot {

@@ -22,6 +22,14 @@ MemoryBreakdown counted_training_state(torch::nn::Module& module,
   for (const torch::Tensor& buffer : module.buffers()) weights.push_back(buffer);
   std::vector<torch::Tensor> gradients;
   for (const torch::Tensor& parameter : module.parameters()) gradients.push_back(parameter.grad());
+  // What the optimiser updates where it is not the module's parameters (a sharded run's master
+  // shards); storage_bytes counts each storage once.
+  for (const auto& group : optimizer.param_groups()) {
+    for (const torch::Tensor& parameter : group.params()) {
+      weights.push_back(parameter);
+      gradients.push_back(parameter.grad());
+    }
+  }
   MemoryBreakdown counted;
   counted.weights = storage_bytes(weights);
   counted.gradients = storage_bytes(gradients);

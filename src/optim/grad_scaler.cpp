@@ -43,13 +43,14 @@ void GradScaler::unscale(const std::vector<torch::Tensor>& grads) {
   const torch::Tensor inv_scale = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
   if (fused_) {
     at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv_scale);
-    return;
+  } else {
+    for (const auto& grad : grads) {
+      found_inf_.add_(grad.isfinite().all().logical_not().to(torch::kFloat));
+      grad.mul_(inv_scale);
+    }
+    found_inf_.clamp_max_(1.0);
   }
-  for (const auto& grad : grads) {
-    found_inf_.add_(grad.isfinite().all().logical_not().to(torch::kFloat));
-    grad.mul_(inv_scale);
-  }
-  found_inf_.clamp_max_(1.0);
+  if (found_inf_agreement_) found_inf_agreement_(found_inf_);
 }
 
 bool GradScaler::step(torch::optim::Optimizer& optimizer) {

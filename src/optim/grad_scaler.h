@@ -4,6 +4,7 @@
 // equivalent composite implementation, which is what the CPU unit tests exercise.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -31,6 +32,12 @@ class GradScaler {
   // device where a gradient is inf/NaN; no host sync (PyTorch's GradScaler with fused=True).
   // Falls back to step(Optimizer&) otherwise.
   void step(MultiTensorOptimizer& optimizer);
+  // Where each rank holds a different part of the gradients (sharded data parallelism): makes
+  // every rank's found-inf flag the ranks' largest, so that all skip the same steps (PyTorch's
+  // ShardedGradScaler).
+  void set_found_inf_agreement(std::function<void(torch::Tensor&)> agree) {
+    found_inf_agreement_ = std::move(agree);
+  }
   // Backs the scale off after a skipped step; grows it after growth_interval clean steps.
   void update();
 
@@ -47,6 +54,7 @@ class GradScaler {
   torch::Tensor found_inf_;          // float32 [1]
   int64_t skipped_steps_ = 0;        // counted on the host (step(Optimizer&))
   torch::Tensor skipped_on_device_;  // float32 [1]: counted on the device (fused step)
+  std::function<void(torch::Tensor&)> found_inf_agreement_;
 };
 
 }  // namespace gpubench

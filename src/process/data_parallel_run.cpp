@@ -24,6 +24,7 @@ namespace {
 bool tensor_parallel_group_wanted(const ResolvedBenchmark& resolved,
                                   const LaunchEnvironment& launch) {
   if (resolved.tensor_parallel > 1) return true;
+  if (resolved.sharded()) return false;  // its group of one shards, and nothing more
   const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
   return launch.world_size == 1 && !info.capabilities.tensor_parallel_splits.empty();
 }

@@ -103,6 +103,8 @@ void distributed_fields(Io& io, D& d, int64_t gpus) {
             Written::kWhenPositive);
   io.integer("tensor_parallel_collectives", d.tensor_parallel_collectives, 0, 0, int64_t{1} << 40,
              Written::kWhenPositive);
+  io.integer("gathered_bytes", d.gathered_bytes, 0, 0, kMaxGradientBytes, Written::kWhenPositive);
+  io.number("exposed_gather_ms", d.exposed_gather_ms, 0, kHighest, Written::kWhenPositive);
 }
 
 // What the database says of the GPU, where one of its entries matched.
@@ -177,9 +179,16 @@ nlohmann::json result_to_json(const Result& r) {
   metrics_fields(metrics_writer, r.metrics);
   nlohmann::json distributed = {
       {"gradient_sync",
-       r.distributed.world_size <= 1 ? "none"
+       r.distributed.world_size <= 1 && !s.sharded() ? "none"
        : s.task == Task::kInfer
            ? "none: inference replicas, each serving its own batch; their throughputs summed"
+       : s.shard == "full"
+           ? "sharded (FSDP2's scheme, ZeRO-3): each block's parameters all-gathered before its "
+             "forward and again before its backward, one block ahead; its gradients "
+             "reduce-scattered after its backward"
+       : s.shard == "grads"
+           ? "sharded gradients and optimiser states (ZeRO-2): each block's gradients "
+             "reduce-scattered after its backward; the updated parameters all-gathered"
            : "bucketed all-reduce started from gradient hooks, overlapping backward (DDP's "
              "scheme)"}};
   BlockWriter distributed_writer(distributed);
@@ -403,7 +412,7 @@ Result planned_result(const ResolvedBenchmark& benchmark) {
   DistributedInfo& d = result.distributed;
   d.world_size = benchmark.gpus;
   d.tensor_parallel = benchmark.tensor_parallel;
-  if (benchmark.gpus > 1) {
+  if (benchmark.runs_process_group()) {
     d.launcher = "gpubench";
     d.backend = collective_backend_for(benchmark.device);
   }

@@ -18,9 +18,11 @@ Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_set
 
 Result run_request(const BenchmarkRequest& request) {
   const ResolvedBenchmark benchmark = resolve(request, read_machine_facts());
-  if (benchmark.gpus > 1) {
-    throw UsageError("run_request runs one process, not " + std::to_string(benchmark.gpus) +
-                     " ranks: data parallelism runs through the command line (train --gpus N)");
+  if (benchmark.runs_process_group()) {
+    throw UsageError("run_request runs one process, not a process group of " +
+                     std::to_string(benchmark.gpus) +
+                     " rank(s): data parallelism and sharding run through the command line "
+                     "(train --gpus N, --shard)");
   }
   return run_benchmark(benchmark);
 }

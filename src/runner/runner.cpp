@@ -118,7 +118,7 @@ Result run_benchmark_here(ResolvedBenchmark benchmark, const RunnerOptions& opti
   }
   log_plan(benchmark);
   Result result;
-  if (benchmark.gpus > 1) {
+  if (benchmark.runs_process_group()) {
     result = run_local_ranks(benchmark, {executable_of(options), options.log_level});
   } else {
     result = run_benchmark(benchmark, run_setup_for(benchmark, 0, 1, options));

@@ -157,6 +157,10 @@ struct BenchmarkRequest : BenchmarkSections<std::optional> {
 struct ResolvedBenchmark : BenchmarkSections<Decided> {
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }
+  // --shard grads or full.
+  bool sharded() const { return shard == "grads" || shard == "full"; }
+  // Runs as ranks of a process group: several, or one that shards over a group of one.
+  bool runs_process_group() const { return gpus > 1 || sharded(); }
 };
 
 }  // namespace gpubench

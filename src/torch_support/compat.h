@@ -146,6 +146,12 @@ void start_profiler(bool cuda);
 // it goes to a fresh temporary file in `scratch_directory`, removed again.
 std::string stop_profiler(const std::string& scratch_directory);
 
+// A tensor's storage emptied in place (its bytes freed, every view of it kept) and given back
+// its bytes, as FSDP frees and regathers parameters under the views autograd saved.
+void release_storage(const at::Tensor& tensor);
+// `tensor` (contiguous, offset 0) gets storage for its elements again, uninitialised.
+void reserve_storage(const at::Tensor& tensor);
+
 // "1.13.0" or "2.11.0".
 std::string libtorch_version();
 

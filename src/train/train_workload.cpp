@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
+#include "distributed/gradient_synchronizer.h"
+#include "distributed/sharded_data_parallel.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
@@ -67,8 +69,7 @@ class TrainWorkload : public Workload {
       auto state = model.module().parameters();
       for (auto& buffer : model.module().buffers()) state.push_back(buffer);
       replicas->broadcast_from_rank0(state);
-      synchronizer_ = std::make_unique<GradientSynchronizer>(
-          *replicas, trainable_parameters(model.module()), int64_t{spec.bucket_mb} << 20);
+      synchronizer_ = data_parallel_sync(session, *replicas);
       torch::manual_seed(static_cast<uint64_t>(spec.seed) +
                          static_cast<uint64_t>(replicas->rank()));
     }
@@ -93,6 +94,22 @@ class TrainWorkload : public Workload {
             false};
   }
 
+  // DDP's bucketed all-reduce, or with --shard the sharded units (the gathered parameters in the
+  // dtype autocast computes in).
+  std::unique_ptr<GradientSync> data_parallel_sync(RunSession& session, Collectives& replicas) {
+    const ResolvedBenchmark& spec = session.benchmark();
+    torch::nn::Module& module = session.model()->module();
+    if (spec.sharded()) {
+      auto sharded = std::make_unique<ShardedDataParallel>(
+          module, replicas, shard_mode_from(spec.shard),
+          session.policy().autocast_dtype().value_or(torch::kFloat));
+      sharded_ = sharded.get();
+      return sharded;
+    }
+    return std::make_unique<GradientSynchronizer>(replicas, trainable_parameters(module),
+                                                  int64_t{spec.bucket_mb} << 20);
+  }
+
   TrialPlan start(RunSession& session) override {
     const ResolvedBenchmark& spec = session.benchmark();
     TrialPlan plan{spec.warmup_steps, spec.steps, spec.repeat,
@@ -112,12 +129,21 @@ class TrainWorkload : public Workload {
     MeasurementHooks timed = hooks;
     timed.before_first_timed_step = [&] {
       take_tensor_parallel_wait(session.rank(), session.device());
+      if (sharded_) {
+        synchronize_device(session.device());
+        sharded_->take_exposed_gather_ms();
+      }
       if (hooks.before_first_timed_step) hooks.before_first_timed_step();
     };
     const Measurement measured = Workload::measure(session, plan, timer, timed);
     tensor_parallel_wait_ = per_step_on_slowest_rank(
         session.rank(), take_tensor_parallel_wait(session.rank(), session.device()),
         int64_t{plan.steps} * plan.repeat);
+    if (sharded_) {
+      synchronize_device(session.device());
+      gather_wait_ms_ = session.rank().collectives->max_over_ranks(
+          sharded_->take_exposed_gather_ms() / static_cast<double>(plan.steps * plan.repeat));
+    }
     return measured;
   }
 
@@ -190,6 +216,10 @@ class TrainWorkload : public Workload {
     info.tensor_parallel_collectives = tensor_parallel_wait_.collectives;
     info.buckets = synchronizer_->bucket_count();
     info.gradient_bytes = synchronizer_->gradient_bytes();
+    if (sharded_) {
+      info.gathered_bytes = sharded_->gathered_bytes_per_step();
+      info.exposed_gather_ms = gather_wait_ms_;
+    }
     synchronize_device(session.device());
     auto exposed = synchronizer_->take_exposed_communication_ms();
     const size_t timed = static_cast<size_t>(spec.steps) * spec.repeat;
@@ -218,7 +248,9 @@ class TrainWorkload : public Workload {
 
   int64_t samples_per_step_ = 0;
   int64_t train_flops_per_step_ = 0;
-  std::unique_ptr<GradientSynchronizer> synchronizer_;
+  std::unique_ptr<GradientSync> synchronizer_;
+  ShardedDataParallel* sharded_ = nullptr;  // synchronizer_, where it shards
+  double gather_wait_ms_ = 0;
   std::unique_ptr<StepTimeline> timeline_;
   SyntheticBatch batch_;
   std::unique_ptr<TrainingStep> step_;

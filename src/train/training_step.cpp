@@ -14,12 +14,21 @@ std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module) {
 }
 
 TrainingStep::TrainingStep(TrainableModel& model, const PrecisionPolicy& policy,
-                           OptimizerSettings settings, GradientSynchronizer* synchronizer)
+                           OptimizerSettings settings, GradientSync* synchronizer)
     : model_(model),
       policy_(policy),
-      optimizer_(make_optimizer(trainable_parameters(model.module()), settings, policy.device())),
+      optimizer_(make_optimizer(synchronizer
+                                    ? synchronizer->optimized(trainable_parameters(model.module()))
+                                    : trainable_parameters(model.module()),
+                                settings, policy.device())),
       synchronizer_(synchronizer) {
-  if (policy_.uses_loss_scaling()) scaler_ = std::make_unique<GradScaler>(policy_.device());
+  if (policy_.uses_loss_scaling()) {
+    scaler_ = std::make_unique<GradScaler>(policy_.device());
+    if (synchronizer_) {
+      scaler_->set_found_inf_agreement(
+          [this](torch::Tensor& found_inf) { synchronizer_->agree_on_found_inf(found_inf); });
+    }
+  }
 }
 
 namespace {
@@ -43,8 +52,10 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
     step_memory_.start = tensor_memory::allocated_bytes(*measured);
   }
   mark(timeline, StepPoint::kBegin);
+  if (synchronizer_) synchronizer_->begin_step();
   torch::Tensor loss;
   {
+    BlockObserverScope blocks(synchronizer_ ? synchronizer_->block_observer() : nullptr);
     MixedPrecisionScope mixed_precision(policy_);
     FlopCounter counter;
     loss = model_.training_loss(batch);
@@ -77,6 +88,7 @@ torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
   } else {
     optimizer_->step();
   }
+  if (synchronizer_) synchronizer_->after_update();
   mark(timeline_, StepPoint::kEnd);
   if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
   measured_device_.reset();

@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "distributed/gradient_synchronizer.h"
+#include "distributed/gradient_sync.h"
 #include "memory/training_memory.h"
 #include "modeling/flop_counter.h"
 #include "modeling/model_registry.h"
@@ -26,9 +26,10 @@ std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& module);
 class TrainingStep {
  public:
   // With a synchronizer, gradients are averaged over the ranks between backward and the
-  // optimizer step (before loss-scale unscaling, so every rank skips the same fp16 steps).
+  // optimizer step (before loss-scale unscaling, so every rank skips the same fp16 steps), and
+  // the optimiser updates what it names (a sharded run's master shards).
   TrainingStep(TrainableModel& model, const PrecisionPolicy& policy, OptimizerSettings settings,
-               GradientSynchronizer* synchronizer = nullptr);
+               GradientSync* synchronizer = nullptr);
 
   // Runs one step and returns the loss (detached, still on the device: no host sync). The
   // gradients are cleared to none first, as PyTorch's zero_grad() does.
@@ -59,7 +60,7 @@ class TrainingStep {
   PrecisionPolicy policy_;
   std::unique_ptr<MultiTensorOptimizer> optimizer_;
   std::unique_ptr<GradScaler> scaler_;
-  GradientSynchronizer* synchronizer_;
+  GradientSync* synchronizer_;
   StepTimeline* timeline_ = nullptr;
 };
 
