@@ -177,6 +177,58 @@ TEST(DataParallelCli, TensorParallelRanksTrainAndGenerateAsOneReplica) {
   EXPECT_GT(generated["distributed"]["tensor_parallel_prefill_exposed_ms"].get<double>(), 0.0);
 }
 
+// --shard over 2 CPU ranks (float32, the test Llama: 2 blocks), through the own launcher and
+// torchrun's variables, against DDP on the same batches: the same loss (the same sums in another
+// order), and rank 0's weights, gradients and optimiser states, counted from its tensors in the
+// memory breakdown, half of DDP's (up to a unit's padding); `grads` keeps the whole weights
+// besides its master shards.
+TEST(DataParallelCli, ShardedRanksTrainAsDdpHoldingHalfOfItsState) {
+  ScratchDirectory dir("shard-cli");
+  const std::string recipe = " --model test-tp-llama --seq-len 8" + kTinyRun;
+  std::map<std::string, nlohmann::json> results;
+  for (const std::string shard : {"none", "full"}) {
+    const auto run = run_gpubench("train --gpus 2 --shard " + shard + recipe + " --output " +
+                                  dir.file(shard + ".json"));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    results[shard] = read_json(dir.file(shard + ".json"));
+  }
+  EXPECT_EQ(run_as_torchrun("train --shard grads" + recipe + " --output " + dir.file("grads.json")),
+            (std::vector<int>{0, 0}));
+  results["grads"] = read_json(dir.file("grads.json"));
+  const auto& ddp = results["none"]["metrics"];
+  for (const std::string shard : {"full", "grads"}) {
+    SCOPED_TRACE(shard);
+    const auto& result = results[shard];
+    ASSERT_EQ(result["status"], "ok") << result.value("error", "");
+    EXPECT_EQ(result["benchmark"]["shard"], shard);
+    const auto& distributed = result["distributed"];
+    EXPECT_EQ(distributed["buckets"], 3);  // reduce-scatters: the root and the 2 blocks
+    EXPECT_EQ(distributed["gradient_bytes"], results["none"]["distributed"]["gradient_bytes"]);
+    // full gathers each block twice (forward, backward) and the root once; grads once each.
+    EXPECT_GT(distributed["gathered_bytes"].get<int64_t>(), 0);
+    EXPECT_NE(distributed["gradient_sync"].get<std::string>().find("sharded"), std::string::npos);
+    const auto& metrics = result["metrics"];
+    EXPECT_NEAR(metrics["final_loss"].get<double>(), ddp["final_loss"].get<double>(), 1e-5);
+    const auto& mine = metrics["memory"];
+    const auto& theirs = ddp["memory"];
+    const double padding = 3 * 4;  // a float32 element a unit
+    EXPECT_NEAR(mine["gradients"].get<double>(), theirs["gradients"].get<double>() / 2, padding);
+    EXPECT_NEAR(mine["optimizer_states"].get<double>(),
+                theirs["optimizer_states"].get<double>() / 2, 2 * padding);
+    const double whole = theirs["weights"].get<double>();
+    EXPECT_NEAR(mine["weights"].get<double>(), whole / 2 + (shard == "grads" ? whole : 0), padding);
+  }
+  EXPECT_EQ(results["grads"]["distributed"]["launcher"], "torchrun");
+  // grads gathers every unit once, in float32 here: the bytes its gradients reduce-scatter; full
+  // the blocks twice.
+  const auto gathered = [&](const std::string& shard) {
+    return results[shard]["distributed"]["gathered_bytes"].get<int64_t>();
+  };
+  EXPECT_EQ(gathered("grads"), results["grads"]["distributed"]["gradient_bytes"].get<int64_t>());
+  EXPECT_GT(gathered("full"), gathered("grads"));
+  EXPECT_LT(gathered("full"), 2 * gathered("grads"));
+}
+
 // One process as a launcher's world of one (torchrun's variables), with its output.
 testing::CommandResult run_as_group_of_one(const std::string& arguments) {
   return run_command(
@@ -381,6 +433,17 @@ TEST(DataParallelCli, BadInputIsAUsageError) {
                  "runs in eager mode");
   expect_refused("train --device cpu --tensor-parallel 0" + out,
                  "tensor_parallel must be an integer from 1 to 4096, got 0");
+  expect_refused("train --device cpu --model resnet50 --gpus 2 --shard full" + out,
+                 "shard full: resnet50 declares no repeated blocks to shard by");
+  expect_refused("train --device cpu --model test-tp-llama --shard grads --tuning lora" + out,
+                 "shard grads with tuning lora: sharding is for full fine-tunes");
+  expect_refused("train --device cpu --model test-tp-llama --shard full --mode graph" + out,
+                 "shard full runs in eager mode");
+  expect_refused(
+      "infer --device cpu --model test-tp-llama --prompt-len 8 --gen-len 4 --shard full" + out,
+      "shard full is a training setting, not infer's");
+  expect_refused("train --device cpu --shard zero3" + out,
+                 "shard must be one of none, grads, full, got 'zero3'");
   const auto out_of_range = run_command("RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " +
                                         std::string(GPUBENCH_BINARY) + " train --device cpu" + out);
   EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;

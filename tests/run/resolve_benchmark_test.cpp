@@ -360,6 +360,50 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
             std::string::npos);
 }
 
+// --shard: a model with repeated blocks, fully tuned, alone of the parallelisms, in eager mode,
+// training; one group of one is a process group too (docs/parallelism.md).
+TEST(Resolve, ShardingTrainsAModelByItsBlocksInEagerMode) {
+  BenchmarkRequest request;
+  request.model = "llama-3-8b";
+  request.gpus = 8;
+  request.shard = "full";
+  request.batch_size = 1;
+  const ResolvedBenchmark resolved = resolve(request, gpu_machine(8));
+  EXPECT_TRUE(resolved.sharded());
+  for (const auto& [key, text] : identity_settings(resolved)) {
+    EXPECT_NE(key, "bucket_mb") << "DDP's buckets do not apply";
+  }
+  request.gpus = 1;
+  EXPECT_TRUE(resolve(request, gpu_machine(1)).runs_process_group());
+  request.shard = "none";
+  EXPECT_FALSE(resolve(request, gpu_machine(1)).runs_process_group());
+  request.shard = "grads";
+  request.mode = Mode::kGraph;
+  EXPECT_EQ(error_of(request, gpu_machine(8)),
+            "shard grads runs in eager mode: its gathers and frees are not captured in a CUDA "
+            "graph (--mode eager)");
+  request.mode = std::nullopt;
+  request.tuning = Tuning::kQlora;
+  EXPECT_NE(error_of(request, gpu_machine(8)).find("shard grads with tuning qlora"),
+            std::string::npos);
+  request.tuning = std::nullopt;
+  request.gpus = 2;
+  request.tensor_parallel = 2;
+  EXPECT_NE(error_of(request, gpu_machine(8)).find("sharding and tensor parallelism together"),
+            std::string::npos);
+  request.tensor_parallel = std::nullopt;
+  request.batch_size = kSearchBatchSize;
+  EXPECT_NE(error_of(request, gpu_machine(8)).find("with batch_size max"), std::string::npos);
+  request.batch_size = 1;
+  request.task = Task::kInfer;
+  EXPECT_EQ(error_of(request, gpu_machine(8)), "shard grads is a training setting, not infer's");
+  request.task = std::nullopt;
+  request.model = "resnet50";
+  EXPECT_NE(
+      error_of(request, gpu_machine(8)).find("shard grads: resnet50 declares no repeated blocks"),
+      std::string::npos);
+}
+
 TEST(Resolve, FewestWarmUpStepsAreTheModelsAndTheModes) {
   BenchmarkRequest request;
   request.model = "resnet50";
