@@ -81,7 +81,7 @@ ShardedDataParallel::ShardedDataParallel(torch::nn::Module& module, Collectives&
     : group_(group),
       mode_(mode),
       compute_dtype_(compute_dtype),
-      gather_waits_(group.device()),
+      waits_in_passes_(group.device()),
       reduce_waits_(group.device()) {
   std::map<std::string, size_t> index_of;
   units_.push_back(std::make_unique<Unit>());
@@ -167,9 +167,9 @@ void ShardedDataParallel::gather(size_t index) {
   Unit& unit = *units_[index];
   if (unit.gathered) return;
   prefetch(index);
-  gather_waits_.begin();
+  waits_in_passes_.begin();
   unit.gathering->wait();
-  gather_waits_.end();
+  waits_in_passes_.end();
   unit.gathering.reset();
   unit.gather_input = Tensor();
   unit.gathered = true;
@@ -215,11 +215,33 @@ void ShardedDataParallel::after_backward(size_t index) {
   if (mode_ == ShardMode::kFull) release(index);
 }
 
+// The gradient the reduce-scatter of `index` brought into its master shard, its buffers freed.
+void ShardedDataParallel::complete_reduce(size_t index) {
+  Unit& unit = *units_[index];
+  unit.reducing->wait();
+  Tensor& gradient = unit.master.mutable_grad();
+  if (gradient.defined()) {
+    gradient.add_(unit.reduce_output);
+  } else {
+    gradient = unit.reduce_output;
+  }
+  unit.reducing.reset();
+  unit.reduce_input = Tensor();
+  unit.reduce_output = Tensor();
+}
+
 void ShardedDataParallel::reduce_scatter(size_t index) {
   Unit& unit = *units_[index];
   if (unit.reduced) return;
   unit.reduced = true;
   torch::NoGradGuard no_grad;
+  // One reduce-scatter in flight, as FSDP2 keeps: the one before is completed first, so a rank
+  // holds one unit's unsharded gradients at a time.
+  if (!reduce_order_.empty() && units_[reduce_order_.back()]->reducing) {
+    waits_in_passes_.begin();
+    complete_reduce(reduce_order_.back());
+    waits_in_passes_.end();
+  }
   const int64_t ranks = group_.world_size();
   unit.reduce_input = torch::zeros({unit.shard_numel * ranks}, unit.master.options());
   for (size_t p = 0; p < unit.parameters.size(); ++p) {
@@ -240,21 +262,11 @@ void ShardedDataParallel::finish_step() {
   // graph, so every rank issues them in the same order).
   for (size_t index = units_.size(); index-- > 0;) reduce_scatter(index);
   reduce_waits_.begin();
-  for (size_t index : reduce_order_) units_[index]->reducing->wait();
-  reduce_waits_.end();
   for (size_t index : reduce_order_) {
-    Unit& unit = *units_[index];
-    Tensor& gradient = unit.master.mutable_grad();
-    if (gradient.defined()) {
-      gradient.add_(unit.reduce_output);
-    } else {
-      gradient = unit.reduce_output;
-    }
-    unit.reducing.reset();
-    unit.reduce_input = Tensor();
-    unit.reduce_output = Tensor();
-    unit.reduced = false;
+    if (units_[index]->reducing) complete_reduce(index);
+    units_[index]->reduced = false;
   }
+  reduce_waits_.end();
   reduce_order_.clear();
   if (mode_ == ShardMode::kFull) {
     for (size_t index = 0; index < units_.size(); ++index) release(index);
@@ -294,9 +306,9 @@ std::vector<double> ShardedDataParallel::take_exposed_communication_ms() {
   return reduce_waits_.take_ms();
 }
 
-double ShardedDataParallel::take_exposed_gather_ms() {
+double ShardedDataParallel::take_exposed_in_passes_ms() {
   double total = 0;
-  for (double ms : gather_waits_.take_ms()) total += ms;
+  for (double ms : waits_in_passes_.take_ms()) total += ms;
   return total;
 }
 

@@ -11,7 +11,8 @@
 //   before its backward (the one before it prefetched), `grads` keeps them between steps and
 //   gathers the updated ones after the optimiser step;
 //   after a unit's backward its gradients are reduce-scattered in float32 (FSDP2's reduce_dtype),
-//   averaged, into the master shard's gradient, and the unsharded ones freed.
+//   averaged, into the master shard's gradient, and the unsharded ones freed; one reduce-scatter
+//   is in flight at a time (the one before completes as the next starts).
 // The model's parameter tensors stay the ones its layers hold: they become views into one
 // buffer per unit, whose storage is released and reallocated in place as FSDP does, so the
 // autograd graph's saved views see the gathered values again in backward.
@@ -60,8 +61,9 @@ class ShardedDataParallel : public GradientSync, private BlockObserver {
   // Reduce-scattered per step per rank (the padded float32 gradients).
   int64_t gradient_bytes() const override;
   std::vector<double> take_exposed_communication_ms() override;
-  // The device's wait on all-gathers the prefetch did not hide, in the last steps' total.
-  double take_exposed_gather_ms();
+  // The device's wait inside forward and backward, in the steps' total since the last call: on
+  // the all-gathers the prefetch did not hide, and on each reduce-scatter's predecessor.
+  double take_exposed_in_passes_ms();
   // All-gathered per step per rank: each unit once (`grads`), or twice but the root (`full`).
   int64_t gathered_bytes_per_step() const;
   int units() const { return static_cast<int>(units_.size()); }
@@ -83,6 +85,7 @@ class ShardedDataParallel : public GradientSync, private BlockObserver {
   void gather(size_t unit);
   void release(size_t unit);
   void reduce_scatter(size_t unit);
+  void complete_reduce(size_t unit);
 
   Collectives& group_;
   ShardMode mode_;
@@ -90,7 +93,7 @@ class ShardedDataParallel : public GradientSync, private BlockObserver {
   std::vector<std::unique_ptr<Unit>> units_;  // the root first, then the blocks in order
   std::map<const torch::nn::Module*, size_t> unit_of_block_;
   std::vector<size_t> reduce_order_;  // this step's reduce-scatters, in the order issued
-  DeviceIntervals gather_waits_, reduce_waits_;
+  DeviceIntervals waits_in_passes_, reduce_waits_;
 };
 
 }  // namespace gpubench

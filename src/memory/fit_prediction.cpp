@@ -160,7 +160,8 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
   // Where activations and gradients do not peak together this is above the run's peak by up to
   // the gradients; never below it.
   const double step = inputs.at(batch, seq) + static_cast<double>(gradients) +
-                      std::max({activations.at(batch, seq) + backward_extra.at(batch, seq),
+                      std::max({activations.at(batch, seq) + backward_extra.at(batch, seq) +
+                                    static_cast<double>(sharded_backward_extra),
                                 static_cast<double>(gradient_peak_extra),
                                 static_cast<double>(optimizer_workspace)});
   const int64_t total = weights + optimizer_states + std::llround(step);

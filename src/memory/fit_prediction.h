@@ -88,6 +88,9 @@ struct MemoryFit {
   // holds beside them at its end).
   BatchSeqFit backward_extra;
   int64_t gradient_peak_extra = 0;
+  // --shard: what backward's start holds beside the activations, less the gradients counted
+  // above, which a sharded step does not hold then (memory/sharded_memory.h); may be negative.
+  int64_t sharded_backward_extra = 0;
   std::string method;  // how it was probed, in words
   std::vector<ProbeReading> readings;
   double probe_seconds = 0;

@@ -104,7 +104,7 @@ void distributed_fields(Io& io, D& d, int64_t gpus) {
   io.integer("tensor_parallel_collectives", d.tensor_parallel_collectives, 0, 0, int64_t{1} << 40,
              Written::kWhenPositive);
   io.integer("gathered_bytes", d.gathered_bytes, 0, 0, kMaxGradientBytes, Written::kWhenPositive);
-  io.number("exposed_gather_ms", d.exposed_gather_ms, 0, kHighest, Written::kWhenPositive);
+  io.number("exposed_in_passes_ms", d.exposed_in_passes_ms, 0, kHighest, Written::kWhenPositive);
 }
 
 // What the database says of the GPU, where one of its entries matched.

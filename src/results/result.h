@@ -90,9 +90,10 @@ struct DistributedInfo {
   double tensor_parallel_prefill_exposed_ms = 0;
   int64_t tensor_parallel_collectives = 0;
   // --shard (docs/parallelism.md): bytes all-gathered per step per rank, and the time the device
-  // waited on the gathers the prefetch did not hide (slowest rank, mean over the timed steps).
+  // waited inside forward and backward on the gathers the prefetch did not hide and on each
+  // reduce-scatter's predecessor (slowest rank, mean over the timed steps).
   int64_t gathered_bytes = 0;
-  double exposed_gather_ms = 0;
+  double exposed_in_passes_ms = 0;
 };
 
 // --profile (docs/profiling.md): the extra trial run under the op profiler after the measured

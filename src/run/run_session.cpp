@@ -154,7 +154,7 @@ void RunSession::record_figures(const WorkloadFigures& figures) {
         figures.distributed->tensor_parallel_prefill_exposed_ms;
     distributed.tensor_parallel_collectives = figures.distributed->tensor_parallel_collectives;
     distributed.gathered_bytes = figures.distributed->gathered_bytes;
-    distributed.exposed_gather_ms = figures.distributed->exposed_gather_ms;
+    distributed.exposed_in_passes_ms = figures.distributed->exposed_in_passes_ms;
   }
   result_.timeline = figures.timeline;
 }

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "memory/memory_plan.h"
+#include "memory/sharded_memory.h"
 #include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
@@ -262,6 +263,12 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   fit.gradient_peak_extra = fits.gradient_peak_extra;
   if (seq > 0 && seq != b.seq_len) {
     fit.method += ", scaled to seq " + std::to_string(b.seq_len);
+  }
+  if (b.sharded()) {
+    shard_memory_fit(fit, count_shard_units(info, options), b);
+    fit.method += ", unsharded, then one rank's of " + std::to_string(b.gpus) + " with --shard " +
+                  b.shard + " (its gathered units, 1/" + std::to_string(b.gpus) +
+                  " of the state; docs/memory.md)";
   }
   fit.probe_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

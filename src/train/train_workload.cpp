@@ -131,7 +131,7 @@ class TrainWorkload : public Workload {
       take_tensor_parallel_wait(session.rank(), session.device());
       if (sharded_) {
         synchronize_device(session.device());
-        sharded_->take_exposed_gather_ms();
+        sharded_->take_exposed_in_passes_ms();
       }
       if (hooks.before_first_timed_step) hooks.before_first_timed_step();
     };
@@ -141,8 +141,8 @@ class TrainWorkload : public Workload {
         int64_t{plan.steps} * plan.repeat);
     if (sharded_) {
       synchronize_device(session.device());
-      gather_wait_ms_ = session.rank().collectives->max_over_ranks(
-          sharded_->take_exposed_gather_ms() / static_cast<double>(plan.steps * plan.repeat));
+      in_passes_wait_ms_ = session.rank().collectives->max_over_ranks(
+          sharded_->take_exposed_in_passes_ms() / static_cast<double>(plan.steps * plan.repeat));
     }
     return measured;
   }
@@ -218,7 +218,7 @@ class TrainWorkload : public Workload {
     info.gradient_bytes = synchronizer_->gradient_bytes();
     if (sharded_) {
       info.gathered_bytes = sharded_->gathered_bytes_per_step();
-      info.exposed_gather_ms = gather_wait_ms_;
+      info.exposed_in_passes_ms = in_passes_wait_ms_;
     }
     synchronize_device(session.device());
     auto exposed = synchronizer_->take_exposed_communication_ms();
@@ -250,7 +250,7 @@ class TrainWorkload : public Workload {
   int64_t train_flops_per_step_ = 0;
   std::unique_ptr<GradientSync> synchronizer_;
   ShardedDataParallel* sharded_ = nullptr;  // synchronizer_, where it shards
-  double gather_wait_ms_ = 0;
+  double in_passes_wait_ms_ = 0;
   std::unique_ptr<StepTimeline> timeline_;
   SyntheticBatch batch_;
   std::unique_ptr<TrainingStep> step_;

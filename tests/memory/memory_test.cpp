@@ -340,6 +340,26 @@ TEST(FitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   expect_predicted(cpu_benchmark("test-tiny-llama", 8), 0.0, by_blocks);
 }
 
+// A sharded recipe's fit (one rank's of 4, memory/sharded_memory.h) from probes of one and two
+// blocks is the whole model's within 2 %, and a rank holds a quarter of the state.
+TEST(FitPrediction, ShardedByBlocksPredictsWhatTheWholeModelDoes) {
+  ResolvedBenchmark b = cpu_benchmark("test-deep-llama", 2);
+  b.seq_len = 32;
+  const MemoryFit unsharded = fit_memory(b);
+  b.gpus = 4;
+  b.shard = "full";
+  FitOptions by_blocks;
+  by_blocks.force_blocks = true;
+  const MemoryFit whole = fit_memory(b), blocks = fit_memory(b, by_blocks);
+  const auto peak = static_cast<double>(whole.peak_at(2));
+  EXPECT_NEAR(static_cast<double>(blocks.peak_at(2)), peak, 0.02 * peak);
+  EXPECT_EQ(whole.optimizer_states, unsharded.optimizer_states / 4);
+  EXPECT_EQ(whole.gradients, unsharded.gradients / 4);
+  EXPECT_LT(whole.peak_at(2), unsharded.peak_at(2));
+  EXPECT_NE(whole.method.find("one rank's of 4 with --shard full"), std::string::npos)
+      << whole.method;
+}
+
 // On the CPU a long sequence is probed at a shorter length and scaled up by the fit.
 TEST(FitPrediction, ScaledFromShortProbesToTheFullLengthIsWithinTenPercent) {
   FitOptions short_probes;

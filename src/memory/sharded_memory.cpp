@@ -1,0 +1,34 @@
+#include "memory/sharded_memory.h"
+
+namespace gpubench {
+
+ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& options) {
+  ModelOptions one = options, two = options;
+  one.blocks = 1;
+  two.blocks = 2;
+  ShardUnitParams units;
+  units.total = info.count(options).params;
+  const int64_t with_one = info.count(one).params;
+  units.block = info.count(two).params - with_one;
+  units.root = with_one - units.block;
+  units.embedding = info.capabilities.vocab * info.capabilities.hidden_size;
+  return units;
+}
+
+void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b) {
+  if (!b.sharded()) return;
+  const int64_t ranks = b.gpus;
+  const bool half = b.precision == Precision::kBf16 || b.precision == Precision::kFp16;
+  const int64_t compute = half ? 2 : 4;
+  const int64_t gathered =
+      b.shard == "full" ? compute * (units.root + 2 * units.block) : compute * units.total;
+  fit.weights = fit.weights / ranks + gathered;
+  fit.gradients /= ranks;
+  fit.optimizer_states /= ranks;
+  fit.optimizer_workspace /= ranks;
+  fit.sharded_backward_extra =
+      compute * (units.root + units.block) + 4 * units.block - fit.gradients;
+  if (half) fit.activations.fixed -= static_cast<double>(compute * (units.total - units.embedding));
+}
+
+}  // namespace gpubench

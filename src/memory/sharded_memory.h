@@ -1,0 +1,36 @@
+// What one rank of a sharded run (--shard, distributed/sharded_data_parallel.h) holds, from what
+// an unsharded step holds (docs/memory.md): `gpubench fit --shard` probes the unsharded step and
+// divides and adds by these rules; the run's own breakdown is counted from its tensors.
+#pragma once
+
+#include <cstdint>
+
+#include "memory/fit_prediction.h"
+#include "modeling/model_registry.h"
+#include "spec/benchmark.h"
+
+namespace gpubench {
+
+// The parameters of the sharding units, counted by rule from the configuration.
+struct ShardUnitParams {
+  int64_t total = 0;
+  int64_t root = 0;       // the embeddings, final norm and head
+  int64_t block = 0;      // one repeated block
+  int64_t embedding = 0;  // the token embedding (vocabulary x hidden)
+};
+ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& options);
+
+// `fit` (an unsharded step's, on one device) as one rank's of b.gpus sharded ranks:
+//   the weights: the float32 master shards (1/N), and what is gathered in the compute dtype: every
+//   unit (grads), or the root and two blocks, the one running and the one prefetched (full);
+//   gradients, optimiser states and the update's temporaries: 1/N;
+//   the peak: as the last block's backward ends, with (nearly) every activation alive: the
+//   root's unsharded gradients, that block's and its float32 reduce-scatter buffer; not the
+//   master shards' gradients, which arrive block by block as the activations go (the fit counts
+//   every activation as alive there: high by one block's);
+//   under bf16/fp16 the probe's autocast copies of the weights (kept for backward; the gathered
+//   weights are in the compute dtype already) leave the activations: every weight but the token
+//   embedding's (a tied head's copy stays counted: the fit errs high by it).
+void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b);
+
+}  // namespace gpubench
