@@ -1,5 +1,6 @@
 # What the checks of `gpubench scale` against CPU ranks share (check-scale-ranks.sh,
-# check-scale-tensor-parallel.sh); sourced, with $gpubench, $train and $scratch set.
+# check-scale-tensor-parallel.sh, check-scale-shard.sh); sourced, with $gpubench, $train and
+# $scratch set.
 
 field() {  # FILE EXPRESSION: a figure of a result or scale file
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

@@ -6,6 +6,7 @@
 #include "datasheets/datasheet_database.h"
 #include "results/result.h"
 #include "scaling/scaling_prediction.h"
+#include "scaling/sharded_prediction.h"
 #include "scaling/tensor_parallel_prediction.h"
 
 namespace gpubench::cli {
@@ -32,6 +33,7 @@ struct ScaleOptions {
   bool compare_fabrics = false;
   std::string gpus = "2,4,8,16,64,1024";
   std::string tensor_parallel;
+  std::string shard;
   int gpus_per_node = 8;
   double throughput = 0;
   int64_t batch_size = 0;
@@ -67,6 +69,15 @@ void run_scale(const ScaleOptions& o) {
     }
   }
   if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
+  if (!o.shard.empty()) {
+    if (!o.tensor_parallel.empty()) {
+      throw UsageError("--shard and --tensor-parallel predict one parallelism each; give one");
+    }
+    write_output(
+        o.output,
+        render_sharded(predict_sharded(input, o.shard, fabrics, gpus, o.gpus_per_node), o.format));
+    return;
+  }
   if (!o.tensor_parallel.empty()) {
     const std::vector<int> ranks =
         integer_list(o.tensor_parallel, "--tensor-parallel", 1, 1024, "1,2,4,8");
@@ -101,6 +112,9 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "Predict one replica split over these tensor-parallel ranks instead "
                   "(comma-separated, e.g. 1,2,4,8; at most --gpus-per-node), from a Llama's "
                   "result");
+  cmd->add_option("--shard", o->shard,
+                  "Predict sharded data parallelism instead, full or grads (train --shard), "
+                  "over the --gpus world sizes, from a result of a model with blocks");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs a node")
       ->check(number_in_range(1, 1024))
       ->capture_default_str();

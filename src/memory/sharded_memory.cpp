@@ -28,7 +28,9 @@ void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const Resolv
   fit.optimizer_workspace /= ranks;
   fit.sharded_backward_extra =
       compute * (units.root + units.block) + 4 * units.block - fit.gradients;
-  if (half) fit.activations.fixed -= static_cast<double>(compute * (units.total - units.embedding));
+  if (half && !b.activation_checkpointing) {
+    fit.activations.fixed -= static_cast<double>(compute * (units.total - units.embedding));
+  }
 }
 
 }  // namespace gpubench

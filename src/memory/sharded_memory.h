@@ -30,7 +30,8 @@ ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& opt
 //   every activation as alive there: high by one block's);
 //   under bf16/fp16 the probe's autocast copies of the weights (kept for backward; the gathered
 //   weights are in the compute dtype already) leave the activations: every weight but the token
-//   embedding's (a tied head's copy stays counted: the fit errs high by it).
+//   embedding's (a tied head's copy stays counted: the fit errs high by it). With activation
+//   checkpointing nothing keeps them, and the probe's activations hold none.
 void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b);
 
 }  // namespace gpubench

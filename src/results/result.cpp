@@ -57,6 +57,8 @@ void model_fields(Io& io, R& r) {
              Written::kWhenPositive);
   io.integer("model_blocks", r.model_blocks, 0, 0, int64_t{1} << 20, Written::kWhenPositive);
   io.integer("model_vocab", r.model_vocab, 0, 0, int64_t{1} << 30, Written::kWhenPositive);
+  io.integer("model_block_params", r.model_block_params, 0, 0, int64_t{1} << 40,
+             Written::kWhenPositive);
   io.integer("params", r.params);
   io.integer("trainable_params", r.trainable_params, r.params, 0, r.params);
   io.text("optimizer", r.optimizer);

@@ -153,6 +153,9 @@ struct Result {
   int64_t model_hidden_size = 0;
   int64_t model_blocks = 0;
   int64_t model_vocab = 0;
+  // One of those blocks' parameters, counted by rule: what `gpubench scale --shard` gathers and
+  // reduce-scatters a block at a time. 0: no repeated blocks declared.
+  int64_t model_block_params = 0;
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;

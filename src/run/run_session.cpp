@@ -6,6 +6,7 @@
 #include "distributed/collectives.h"
 #include "distributed/tensor_parallel_collectives.h"
 #include "memory/run_memory.h"
+#include "memory/sharded_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
 #include "run/model_setup.h"
@@ -46,6 +47,9 @@ Result result_for(const ResolvedBenchmark& resolved) {
     result.model_hidden_size = info.capabilities.hidden_size;
     result.model_blocks = info.capabilities.blocks;
     result.model_vocab = info.capabilities.vocab;
+  }
+  if (info.capabilities.blocks > 0 && info.count) {
+    result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
   }
   result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =

@@ -10,9 +10,6 @@
 namespace gpubench {
 namespace {
 
-// Below this share of the step, exposed communication is noise: compute binds.
-constexpr double kComputeBoundShare = 0.01;
-
 void rescale(ScaleInput& input, double factor) {
   StepTimelineInfo& t = input.timeline;
   input.step_ms *= factor;
@@ -48,6 +45,9 @@ ScaleInput single_device_input(const Result& result, Task task, const std::strin
   input.hidden_size = result.model_hidden_size;
   input.blocks = result.model_blocks;
   input.vocab = result.model_vocab;
+  input.block_params = result.model_block_params;
+  const int64_t built = result.benchmark.blocks > 0 ? result.benchmark.blocks : input.blocks;
+  input.root_params = std::max<int64_t>(0, result.params - built * input.block_params);
   const Precision precision = result.benchmark.precision;
   input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
   if (uses_lora(result.benchmark.tuning)) {
@@ -118,6 +118,13 @@ ScaleInput scale_input_from(const Result& result, std::optional<double> throughp
   return input;
 }
 
+std::string bottleneck_of(int ranks, double added_ms, double step_ms, double latency_ms,
+                          double bandwidth_ms) {
+  constexpr double kComputeBoundShare = 0.01;
+  if (ranks == 1 || added_ms < kComputeBoundShare * step_ms) return "compute";
+  return latency_ms > bandwidth_ms ? "latency" : "bandwidth";
+}
+
 bool fabric_reaches(const Fabric& fabric, int gpus, int gpus_per_node) {
   return gpus <= gpus_per_node || fabric.inter || fabric.measured;
 }
@@ -144,11 +151,8 @@ ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
   point.step_ms = input.step_ms + point.exposed_ms;
   point.efficiency = input.step_ms / point.step_ms;
   point.throughput = input.throughput * gpus * point.efficiency;
-  if (gpus == 1 || point.exposed_ms < kComputeBoundShare * point.step_ms) {
-    point.bottleneck = "compute";
-  } else {
-    point.bottleneck = point.latency_ms > point.bandwidth_ms ? "latency" : "bandwidth";
-  }
+  point.bottleneck =
+      bottleneck_of(gpus, point.exposed_ms, point.step_ms, point.latency_ms, point.bandwidth_ms);
   return point;
 }
 

@@ -37,6 +37,9 @@ struct ScaleInput {
   // LoRA: the targeted roles and the adapters' rank (each whole factor's gradient is summed over
   // a tensor-parallel group); 0: full tuning.
   int64_t lora_targets = 0, lora_rank = 0;
+  // The sharding units' parameters (sharded_prediction.h): one block's, and the rest's (the
+  // embeddings, final norm and head); 0: the result records no blocks.
+  int64_t block_params = 0, root_params = 0;
   // A generation's decode step (tensor_parallel_prediction.h's decode_input_from): step_ms is the
   // median time per output token, batch_size the sequences a step, one token each.
   bool decode = false;
@@ -82,6 +85,12 @@ struct ScalePrediction {
   int gpus_per_node = 8;
   std::vector<ScaleLine> lines;
 };
+
+// What binds a predicted step: "compute" where one rank alone communicates nothing or what
+// communication adds is under 1 % of the step (noise), else the larger of its latency and
+// bandwidth parts.
+std::string bottleneck_of(int ranks, double added_ms, double step_ms, double latency_ms,
+                          double bandwidth_ms);
 
 // Whether the fabric can carry `gpus`: within one node, or with a network or a measured curve.
 bool fabric_reaches(const Fabric& fabric, int gpus, int gpus_per_node);

@@ -4,12 +4,6 @@
 #include "common/input_limits.h"
 
 namespace gpubench {
-namespace {
-
-// Below this share of the step, the all-reduces are noise: compute binds.
-constexpr double kComputeBoundShare = 0.01;
-
-}  // namespace
 
 ScaleInput decode_input_from(const Result& result) {
   const std::string not_a_generation =
@@ -64,11 +58,8 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
   point.step_ms = point.compute_ms + point.communication_ms;
   point.efficiency = input.step_ms / (ranks * point.step_ms);
   point.throughput = input.throughput * input.step_ms / point.step_ms;
-  if (ranks == 1 || point.communication_ms < kComputeBoundShare * point.step_ms) {
-    point.bottleneck = "compute";
-  } else {
-    point.bottleneck = point.latency_ms > point.bandwidth_ms ? "latency" : "bandwidth";
-  }
+  point.bottleneck = bottleneck_of(ranks, point.communication_ms, point.step_ms, point.latency_ms,
+                                   point.bandwidth_ms);
   return point;
 }
 

@@ -86,8 +86,9 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
 }
 
 // --tensor-parallel: one replica over T ranks of a node, from a Llama's single-device result;
-// a result without a transformer's shape, and a format without a table for it, are refused.
-TEST(ScaleCli, TensorParallelSplitsALlamasStepOverANodesRanks) {
+// a result without a transformer's shape, and a format without a table for it, are refused; and
+// --shard from the same result.
+TEST(ScaleCli, TensorParallelAndShardedPredictionsOfALlamasStep) {
   ScratchDirectory dir("scale-tp");
   const auto run = run_gpubench(
       "train --model test-tp-llama --device cpu --batch-size 2 --seq-len 16 --warmup-steps 1 "
@@ -134,6 +135,27 @@ TEST(ScaleCli, TensorParallelSplitsALlamasStepOverANodesRanks) {
       "with --tensor-parallel is not one of markdown, csv, json");
   expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 0",
                  "--tensor-parallel");
+
+  // --shard full from the same result: its 2 blocks and the rest, float32 (4 bytes an element).
+  // On 2 GPUs a rank sends half of each gathered unit (the root once, each block twice) and of
+  // each reduce-scattered one; DDP's ring all-reduce sends all of the gradients once.
+  const auto sharded =
+      scale_json(dir.file("llama.json") + " --shard full --gpus 2 --fabric nvlink4");
+  EXPECT_EQ(sharded["schema"], "gpubench.scale-shard/1");
+  EXPECT_EQ(sharded["basis"], "predicted");
+  EXPECT_EQ(sharded["input"]["blocks"], 2);
+  const int64_t block = sharded["input"]["block_params"], root = sharded["input"]["root_params"];
+  EXPECT_EQ(block, 36992);  // q 64x64, k and v 64x32, o 64x64, gate, up and down 64x128, 2 norms
+  EXPECT_EQ(root, 2 * 256 * 64 + 64);
+  const auto& point = sharded["fabrics"][0]["points"][0];
+  EXPECT_EQ(point["sent_bytes"], 4 * (root + 2 * 2 * block) / 2 + 4 * (2 * block + root) / 2);
+  EXPECT_EQ(point["ddp_sent_bytes"], 4 * (2 * block + root));
+  EXPECT_GT(point["step_ms"].get<double>(), sharded["input"]["step_ms"].get<double>());
+  expect_refused("scale " + dir.file("cnn.json") + " --fabric nvlink4 --shard full",
+                 "records no repeated blocks");
+  expect_refused(
+      "scale " + dir.file("llama.json") + " --fabric nvlink4 --shard grads --tensor-parallel 2",
+      "predict one parallelism each");
 }
 
 TEST(ScaleCli, ReportAndCompareShowPredictedFiguresMarkedPredicted) {
