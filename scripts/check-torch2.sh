@@ -49,7 +49,12 @@ run=(--model resnet50 --device cpu --batch-size 2 --warmup-steps 1 --steps 2 --r
   "$build_dir/gpubench" --log-level warn train "${run[@]}" --output "$work/c10d.json"
 "$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
   "$build_dir/gpubench" --log-level warn infer "${run[@]}" --output "$work/infer.json"
-"$venv/bin/python" - "$version" "$work/static.json" "$work/c10d.json" "$work/infer.json" <<'PY'
+# Sharded data parallelism (--shard full) of the test Llama.
+GPUBENCH_TEST_HOOKS=1 "$venv/bin/torchrun" --no-python --standalone --nproc-per-node 2 \
+  "$build_dir/gpubench" --log-level warn train "${run[@]/resnet50/test-tp-llama}" --seq-len 8 \
+  --shard full --output "$work/shard.json"
+"$venv/bin/python" - "$version" "$work/static.json" "$work/c10d.json" "$work/infer.json" \
+  "$work/shard.json" <<'PY'
 import json, sys
 version = sys.argv[1]
 for path in sys.argv[2:]:
@@ -61,6 +66,8 @@ for path in sys.argv[2:]:
         ("global_batch_size", b["global_batch_size"], 4),
         ("libtorch", result["system"]["libtorch"], version)]
         if value != want]
+    if b.get("shard", "none") != "none" and not d["gradient_sync"].startswith("sharded"):
+        problems.append(f"--shard {b['shard']} synchronised by {d['gradient_sync']!r}")
     # The throughput is global: both ranks' together (infer: the replicas' summed).
     if not m.get("throughput", 0) > 0 or abs(m["per_device_throughput"] * 2 - m["throughput"]) > 1e-6:
         problems.append(f"throughput {m.get('throughput')!r}, per device "
@@ -71,4 +78,4 @@ for path in sys.argv[2:]:
           f"{d['launcher']}, libtorch {result['system']['libtorch']}, "
           f"{m['throughput']:.2f} {m['throughput_unit']}")
 PY
-elapsed "train and infer on two ranks under torchrun wrote correct results" "$start"
+elapsed "train (DDP and sharded) and infer on two ranks under torchrun wrote correct results" "$start"
