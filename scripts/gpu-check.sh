@@ -4,7 +4,8 @@
 # bundle (or a build), nvidia-smi's samples, the references, an NCCL group of one, fit, and the
 # packing. Usage: scripts/gpu-check.sh TIER...
 #   smoke     first, alone in one call: every CUDA path once, no references; then an NCCL group of
-#             one rank, a Llama over a tensor-parallel group of one, an allreduce at decode's
+#             one rank, a Llama over a tensor-parallel group of one and one sharded over a group
+#             of one (--shard full), an allreduce at decode's
 #             sizes, one profiled step, and fit for the runs it predicts (a LoRA step and a bf16
 #             generation)
 #   compare   second: gpubench beside PyTorch eager (convnets) and Hugging Face + peft (language
@@ -97,6 +98,11 @@ smoke_extras() {  # the NCCL group of one, a profiled step, fit for the run it p
   extra_train "$run_dir/extra-tensor-parallel-group-of-one.json" RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 \
     LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29518 -- --device "$DEVICE" \
     --model "$(small test-tp-llama llama-3.2-1b)" --tuning lora --precision bf16 \
+    --batch-size "$(small 2 4)" --seq-len "$(small 16 512)" --warmup-steps 3 --steps 3 --repeat 1
+  # A sharded run of one rank (--shard full over its own NCCL group of one): the gathers into
+  # freed storage, the reduce-scatter and the master shards on a GPU.
+  extra_train "$run_dir/extra-sharded-group-of-one.json" -- --device "$DEVICE" \
+    --model "$(small test-tp-llama llama-3.2-1b)" --shard full --precision bf16 \
     --batch-size "$(small 2 4)" --seq-len "$(small 16 512)" --warmup-steps 3 --steps 3 --repeat 1
   "$gb" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8K -e 1M \
     -o "$run_dir/allreduce-decode-sizes.json" >> "$log" 2>&1 || echo "allreduce failed" >> "$scratch/extras.txt"

@@ -82,6 +82,8 @@ def label(r):
         parts.append("ckpt")
     if b.get("deterministic"):
         parts.append("det")
+    if b.get("shard", "none") != "none":
+        parts.append(f"shard-{b['shard']}")
     d = r.get("distributed") or {}
     if d.get("backend", "none") != "none":
         parts.append(f"{d['backend']}-group-of-{d.get('world_size')}")

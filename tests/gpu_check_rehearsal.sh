@@ -19,6 +19,7 @@ for tier in smoke compare decode; do
 done
 # What the CPU can run, ran: the smoke's eager training, inference, batch search and the group.
 grep -q "gloo-group-of-1 eager *ok" "$scratch/results/cpu-rehearsal/check-smoke.txt"
+grep -q "shard-full gloo-group-of-1 eager *ok" "$scratch/results/cpu-rehearsal/check-smoke.txt"
 grep -q "^fit then the run: .* ok " "$scratch/results/cpu-rehearsal/check-smoke.txt"
 [ -s "$scratch/out/results-cpu-rehearsal.tar.gz" ]
 # The decode tier's bf16 entries ran, each with its ceiling (the CPU's measured copy).

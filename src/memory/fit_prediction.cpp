@@ -159,10 +159,14 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
   // above them (every activation and backward's temporaries) and the update's temporaries.
   // Where activations and gradients do not peak together this is above the run's peak by up to
   // the gradients; never below it.
+  // A sharded step holds its master shards' gradients only as the activations go: its peak is
+  // early in backward (every activation, no gradient yet) or at its end (every gradient, no
+  // activation), each with the unsharded gradients of the units in hand.
+  const double unit = static_cast<double>(sharded_unit_gradients);
+  const double backward_start = activations.at(batch, seq) + backward_extra.at(batch, seq) +
+                                (unit > 0 ? unit - static_cast<double>(gradients) : 0.0);
   const double step = inputs.at(batch, seq) + static_cast<double>(gradients) +
-                      std::max({activations.at(batch, seq) + backward_extra.at(batch, seq) +
-                                    static_cast<double>(sharded_backward_extra),
-                                static_cast<double>(gradient_peak_extra),
+                      std::max({backward_start, unit, static_cast<double>(gradient_peak_extra),
                                 static_cast<double>(optimizer_workspace)});
   const int64_t total = weights + optimizer_states + std::llround(step);
   m.other = total - m.weights - m.gradients - m.optimizer_states - m.activations;

@@ -88,9 +88,11 @@ struct MemoryFit {
   // holds beside them at its end).
   BatchSeqFit backward_extra;
   int64_t gradient_peak_extra = 0;
-  // --shard: what backward's start holds beside the activations, less the gradients counted
-  // above, which a sharded step does not hold then (memory/sharded_memory.h); may be negative.
-  int64_t sharded_backward_extra = 0;
+  // --shard (memory/sharded_memory.h): the unsharded gradients a sharded backward holds at a
+  // time (the root's, one block's and its float32 buffer), beside the activations early in
+  // backward, where the master shards' gradients have not arrived, and beside those gradients at
+  // its end, where the activations are gone; 0: not sharded.
+  int64_t sharded_unit_gradients = 0;
   std::string method;  // how it was probed, in words
   std::vector<ProbeReading> readings;
   double probe_seconds = 0;

@@ -29,11 +29,14 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
                          stats.trainable_params;
   // Tensor parallelism: each rank holds its slice (the norms, whole on every rank, are about
   // 0.01 % of a Llama's weights and left out).
-  const int64_t ranks = std::max(1, b.tensor_parallel);
+  // --shard: each rank holds its master shards, their gradients and states (the gathered units,
+  // a block or two in the compute dtype, are left out).
+  const int64_t ranks = b.sharded() ? std::max(1, b.gpus) : std::max(1, b.tensor_parallel);
   plan.weights /= ranks;
   plan.gradients /= ranks;
   plan.optimizer_state /= ranks;
-  plan.host_build = plan.weights;
+  // A sharded rank builds the whole model before it keeps its shards.
+  plan.host_build = b.sharded() ? plan.weights * ranks : plan.weights;
   if (info.activation_bytes)
     plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
   return plan;

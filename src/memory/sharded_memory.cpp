@@ -26,8 +26,7 @@ void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const Resolv
   fit.gradients /= ranks;
   fit.optimizer_states /= ranks;
   fit.optimizer_workspace /= ranks;
-  fit.sharded_backward_extra =
-      compute * (units.root + units.block) + 4 * units.block - fit.gradients;
+  fit.sharded_unit_gradients = compute * (units.root + units.block) + 4 * units.block;
   if (half && !b.activation_checkpointing) {
     fit.activations.fixed -= static_cast<double>(compute * (units.total - units.embedding));
   }

@@ -24,10 +24,11 @@ ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& opt
 //   the weights: the float32 master shards (1/N), and what is gathered in the compute dtype: every
 //   unit (grads), or the root and two blocks, the one running and the one prefetched (full);
 //   gradients, optimiser states and the update's temporaries: 1/N;
-//   the peak: as the last block's backward ends, with (nearly) every activation alive: the
-//   root's unsharded gradients, that block's and its float32 reduce-scatter buffer; not the
-//   master shards' gradients, which arrive block by block as the activations go (the fit counts
-//   every activation as alive there: high by one block's);
+//   the peak: the master shards' gradients arrive block by block as the activations go, so it is
+//   early in backward (every activation, no master gradient; the fit counts the last block's
+//   activations as alive still: high by them) or at its end (every master gradient, no
+//   activation), whichever is larger, each with the unsharded gradients in hand: the root's, one
+//   block's and its float32 reduce-scatter buffer;
 //   under bf16/fp16 the probe's autocast copies of the weights (kept for backward; the gathered
 //   weights are in the compute dtype already) leave the activations: every weight but the token
 //   embedding's (a tied head's copy stays counted: the fit errs high by it). With activation

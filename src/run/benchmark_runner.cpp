@@ -19,10 +19,11 @@ Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_set
 Result run_request(const BenchmarkRequest& request) {
   const ResolvedBenchmark benchmark = resolve(request, read_machine_facts());
   if (benchmark.runs_process_group()) {
-    throw UsageError("run_request runs one process, not a process group of " +
-                     std::to_string(benchmark.gpus) +
-                     " rank(s): data parallelism and sharding run through the command line "
-                     "(train --gpus N, --shard)");
+    throw UsageError("run_request runs one process, not " +
+                     (benchmark.gpus > 1 ? std::to_string(benchmark.gpus) + " ranks"
+                                         : std::string("a process group of one")) +
+                     ": data parallelism and sharding run through the command line (train "
+                     "--gpus N, --shard)");
   }
   return run_benchmark(benchmark);
 }

@@ -59,6 +59,23 @@ TEST(MemoryPlan, WeightsGradientsAndAdamWStateByRecipe) {
   EXPECT_EQ(resnet.plan.activations, 0);  // not estimated for convnets
 }
 
+// --shard over 8 ranks: each holds an eighth of the weights, gradients and states (the units it
+// gathers are left out), after building the whole model.
+TEST(MemoryPlan, AShardedRankHoldsItsShareOfTheState) {
+  const Planned whole = plan_for("llama-3-8b", Tuning::kFull, Precision::kBf16, DeviceKind::kCuda);
+  Planned sharded = whole;
+  sharded.benchmark.gpus = 8;
+  sharded.benchmark.shard = "full";
+  const ModelInfo& info = ModelRegistry::instance().get("llama-3-8b");
+  const ModelOptions options(sharded.benchmark);
+  const MemoryPlan plan =
+      plan_memory(measure_model(info, options), sharded.benchmark, info, options);
+  EXPECT_EQ(plan.weights, whole.plan.weights / 8);
+  EXPECT_EQ(plan.gradients, whole.plan.gradients / 8);
+  EXPECT_EQ(plan.optimizer_state, whole.plan.optimizer_state / 8);
+  EXPECT_EQ(plan.host_build, whole.plan.weights);
+}
+
 TEST(MemoryPlan, ActivationsAreEstimatedAndCheckpointingCutsThem) {
   const Planned plain = plan_for("llama-3-8b", Tuning::kLora, Precision::kBf16, DeviceKind::kCpu);
   const Planned checkpointed =
