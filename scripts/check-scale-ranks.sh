@@ -10,19 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ranks=${1:-2}
 gpubench="$(cd "${2:-build}" && pwd)/gpubench"
-cores=$(nproc)
-if [ "$cores" -lt "$ranks" ]; then
-  echo "check-scale-ranks: $ranks ranks need $ranks cores, one a rank; this machine has $cores"
-  exit 77
-fi
-# With fewer than two cores a rank, Gloo's reductions and socket copies run on the cores that
-# compute: every all-reduce adds to the step.
-overlap=""
-[ "$cores" -lt $((2 * ranks)) ] && overlap="--no-overlap"
+source scripts/scale-check-common.sh
+require_cores check-scale-ranks "$ranks"
+overlap_for "$ranks"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 train="train --model resnet50 --device cpu --batch-size 2 --threads 1 --warmup-steps 2 --steps 6 --repeat 1 --log-level warn"
-source scripts/scale-check-common.sh
 "$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 64M -n 5 -o "$scratch/ar.json" >/dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks${overlap:+, no overlap}"
 ratios=()

@@ -11,19 +11,13 @@ cd "$(dirname "$0")/.."
 mode=${1:-full}
 ranks=${2:-2}
 gpubench="$(cd "${3:-build}" && pwd)/gpubench"
-cores=$(nproc)
-if [ "$cores" -lt "$ranks" ]; then
-  echo "check-scale-shard: $ranks ranks need $ranks cores, one a rank; this machine has $cores"
-  exit 77
-fi
-# A rank's collectives run on the core it computes on unless each rank has a core to spare.
-overlap=""
-[ "$cores" -lt $((2 * ranks)) ] && overlap="--no-overlap"
+source scripts/scale-check-common.sh
+require_cores check-scale-shard "$ranks"
+overlap_for "$ranks"
 export GPUBENCH_TEST_HOOKS=1  # the test model
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 train="train --model test-deep-llama --device cpu --batch-size 4 --seq-len 64 --threads 1 --warmup-steps 3 --steps 10 --repeat 3 --log-level warn"
-source scripts/scale-check-common.sh
 "$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 16M -n 10 -o "$scratch/ar.json" >/dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks, --shard $mode${overlap:+, no overlap}"
 ratios=()

@@ -11,16 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ranks=${1:-2}
 gpubench="$(cd "${2:-build}" && pwd)/gpubench"
-cores=$(nproc)
-if [ "$cores" -lt "$ranks" ]; then
-  echo "check-scale-tensor-parallel: $ranks ranks need $ranks cores, one a rank; this machine has $cores"
-  exit 77
-fi
+source scripts/scale-check-common.sh
+require_cores check-scale-tensor-parallel "$ranks"
 export GPUBENCH_TEST_HOOKS=1  # the test model
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 train="train --model test-deep-llama --device cpu --batch-size 4 --seq-len 64 --threads 1 --warmup-steps 3 --steps 10 --repeat 3 --log-level warn"
-source scripts/scale-check-common.sh
 "$gpubench" allreduce --device cpu --gpus "$ranks" -b 4K -e 16M -n 10 -o "$scratch/ar.json" >/dev/null
 echo "cpu: $(lscpu | sed -n 's/^Model name: *//p'), $cores cores; $ranks Gloo ranks"
 ratios=()

@@ -1,6 +1,24 @@
 # What the checks of `gpubench scale` against CPU ranks share (check-scale-ranks.sh,
-# check-scale-tensor-parallel.sh, check-scale-shard.sh); sourced, with $gpubench, $train and
-# $scratch set.
+# check-scale-tensor-parallel.sh, check-scale-shard.sh); sourced first, the functions below
+# then called with $gpubench, $train and $scratch set.
+
+# require_cores NAME RANKS: sets cores; exits 77 where this machine has fewer than a core a rank.
+require_cores() {
+  cores=$(nproc)
+  if [ "$cores" -lt "$2" ]; then
+    echo "$1: $2 ranks need $2 cores, one a rank; this machine has $cores"
+    exit 77
+  fi
+}
+
+# overlap_for RANKS: sets overlap to --no-overlap unless each rank has a core to spare: with
+# fewer, Gloo's reductions and socket copies run on the cores that compute, and every collective
+# adds to the step.
+overlap_for() {
+  overlap=""
+  [ "$cores" -lt $((2 * $1)) ] && overlap="--no-overlap"
+  return 0
+}
 
 field() {  # FILE EXPRESSION: a figure of a result or scale file
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

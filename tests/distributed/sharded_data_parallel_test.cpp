@@ -4,13 +4,11 @@
 // losses at every step and the gathered weights after the last agree with DDP's, and what a rank
 // holds of the sharded parts (the weights, gradients and optimiser states counted from the
 // tensors) is DDP's over the ranks.
-#include <fstream>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "distributed/sharded_data_parallel.h"
-#include "process/rank_launcher.h"
+#include "distributed/worker_ranks.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -37,17 +35,9 @@ class ShardedDataParallelRanks : public ::testing::TestWithParam<ShardLayout> {
   static std::vector<nlohmann::json> run(const ShardLayout& layout) {
     static const ScratchDirectory dir("sharded");
     const std::string prefix = dir.file(shard_layout_name({layout, 0}));
-    const auto failure =
-        launch_local_ranks({GPUBENCH_SHARDED_DATA_PARALLEL_WORKER, prefix, layout.mode,
-                            layout.precision, layout.checkpointing ? "1" : "0"},
-                           layout.ranks, std::chrono::seconds(120));
-    EXPECT_FALSE(failure) << "rank " << failure->rank << " " << failure->outcome.describe();
-    std::vector<nlohmann::json> found;
-    for (int rank = 0; rank < layout.ranks; ++rank) {
-      std::ifstream in(prefix + "-rank" + std::to_string(rank) + ".json");
-      found.push_back(nlohmann::json::parse(in));
-    }
-    return found;
+    return testing::run_worker_ranks({GPUBENCH_SHARDED_DATA_PARALLEL_WORKER, prefix, layout.mode,
+                                      layout.precision, layout.checkpointing ? "1" : "0"},
+                                     prefix, layout.ranks);
   }
 };
 

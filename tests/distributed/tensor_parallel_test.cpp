@@ -3,12 +3,10 @@
 // Llama (8 query heads, 4 key/value heads) over 2 or 4 ranks, and with 4 ranks also as 2
 // replicas of 2. Each rank compares its sharded model with the whole one on the same input:
 // logits, greedy tokens, one AdamW step's loss and updated parameters.
-#include <fstream>
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "process/rank_launcher.h"
+#include "distributed/worker_ranks.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"
 
@@ -37,16 +35,9 @@ class TensorParallel : public ::testing::TestWithParam<Layout> {
     const std::string prefix =
         dir.file(std::to_string(layout.ranks) + "-" + std::to_string(layout.tensor_parallel) + "-" +
                  layout.tuning);
-    const auto failure = launch_local_ranks({GPUBENCH_TENSOR_PARALLEL_WORKER, prefix,
-                                             std::to_string(layout.tensor_parallel), layout.tuning},
-                                            layout.ranks, std::chrono::seconds(120));
-    EXPECT_FALSE(failure) << "rank " << failure->rank << " " << failure->outcome.describe();
-    std::vector<nlohmann::json> found;
-    for (int rank = 0; rank < layout.ranks; ++rank) {
-      std::ifstream in(prefix + "-rank" + std::to_string(rank) + ".json");
-      found.push_back(nlohmann::json::parse(in));
-    }
-    return found;
+    return testing::run_worker_ranks({GPUBENCH_TENSOR_PARALLEL_WORKER, prefix,
+                                      std::to_string(layout.tensor_parallel), layout.tuning},
+                                     prefix, layout.ranks);
   }
 };
 

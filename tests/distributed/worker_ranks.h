@@ -1,0 +1,30 @@
+// The proofs' workers (tests/workers/) run as local ranks by gpubench's own launcher: each rank
+// writes what it found to <prefix>-rank<R>.json.
+#pragma once
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "process/rank_launcher.h"
+
+namespace gpubench::testing {
+
+// `argv` (the worker, its prefix, its arguments) over `ranks` ranks; every rank's findings.
+inline std::vector<nlohmann::json> run_worker_ranks(const std::vector<std::string>& argv,
+                                                    const std::string& prefix, int ranks) {
+  const auto failure = launch_local_ranks(argv, ranks, std::chrono::seconds(120));
+  EXPECT_FALSE(failure) << "rank " << failure->rank << " " << failure->outcome.describe();
+  std::vector<nlohmann::json> found;
+  for (int rank = 0; rank < ranks; ++rank) {
+    std::ifstream in(prefix + "-rank" + std::to_string(rank) + ".json");
+    found.push_back(nlohmann::json::parse(in));
+  }
+  return found;
+}
+
+}  // namespace gpubench::testing
