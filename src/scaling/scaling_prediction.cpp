@@ -161,18 +161,9 @@ ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabri
   ScalePrediction prediction;
   prediction.input = input;
   prediction.gpus_per_node = gpus_per_node;
-  for (const Fabric& fabric : fabrics) {
-    ScaleLine line;
-    line.fabric = fabric;
-    for (int n : gpus) {
-      if (!fabric_reaches(fabric, n, gpus_per_node)) {
-        line.beyond_one_node.push_back(n);
-      } else {
-        line.points.push_back(predict_point(input, n, gpus_per_node, fabric));
-      }
-    }
-    prediction.lines.push_back(std::move(line));
-  }
+  prediction.lines = lines_over_fabrics<ScaleLine>(
+      fabrics, gpus, gpus_per_node,
+      [&](int n, const Fabric& fabric) { return predict_point(input, n, gpus_per_node, fabric); });
   return prediction;
 }
 

@@ -95,6 +95,28 @@ std::string bottleneck_of(int ranks, double added_ms, double step_ms, double lat
 // Whether the fabric can carry `gpus`: within one node, or with a network or a measured curve.
 bool fabric_reaches(const Fabric& fabric, int gpus, int gpus_per_node);
 
+// A line a fabric (Line: fabric, points, beyond_one_node) of `point_of(gpus, fabric)` at each
+// world size the fabric reaches; the others listed as beyond one node.
+template <typename Line, typename PointOf>
+std::vector<Line> lines_over_fabrics(const std::vector<Fabric>& fabrics,
+                                     const std::vector<int>& gpus, int gpus_per_node,
+                                     const PointOf& point_of) {
+  std::vector<Line> lines;
+  for (const Fabric& fabric : fabrics) {
+    Line line;
+    line.fabric = fabric;
+    for (int n : gpus) {
+      if (fabric_reaches(fabric, n, gpus_per_node)) {
+        line.points.push_back(point_of(n, fabric));
+      } else {
+        line.beyond_one_node.push_back(n);
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 ScalePoint predict_point(const ScaleInput& input, int gpus, int gpus_per_node,
                          const Fabric& fabric);
 ScalePrediction predict_scaling(const ScaleInput& input, const std::vector<Fabric>& fabrics,

@@ -139,18 +139,10 @@ ShardedPrediction predict_sharded(const ScaleInput& input, const std::string& mo
   prediction.input = input;
   prediction.mode = mode;
   prediction.gpus_per_node = gpus_per_node;
-  for (const Fabric& fabric : fabrics) {
-    ShardedLine line;
-    line.fabric = fabric;
-    for (int n : gpus) {
-      if (!fabric_reaches(fabric, n, gpus_per_node)) {
-        line.beyond_one_node.push_back(n);
-      } else {
-        line.points.push_back(predict_sharded_point(input, mode, n, gpus_per_node, fabric));
-      }
-    }
-    prediction.lines.push_back(std::move(line));
-  }
+  prediction.lines = lines_over_fabrics<ShardedLine>(
+      fabrics, gpus, gpus_per_node, [&](int n, const Fabric& fabric) {
+        return predict_sharded_point(input, mode, n, gpus_per_node, fabric);
+      });
   return prediction;
 }
 
