@@ -11,12 +11,13 @@ namespace gpubench {
 namespace {
 
 // Ten steps on one fixed batch must lower the loss: a loop that does not learn is not
-// benchmarking training. Small images keep it quick; ResNet pools adaptively.
+// benchmarking training. Small images keep it quick; ResNet pools adaptively. (On a CPU without
+// AVX-512 BF16, a Zen 3 EPYC, bf16 at 64 x 64 took 36 s; at 32 x 32 about half.)
 std::vector<float> losses_over_ten_steps(Precision precision) {
   torch::manual_seed(0);
   auto model = ModelRegistry::instance().get("resnet50").instantiate();
   model->module().train();
-  SyntheticBatch batch{torch::randn({4, 3, 64, 64}), torch::randint(1000, {4}, torch::kLong), {}};
+  SyntheticBatch batch{torch::randn({4, 3, 32, 32}), torch::randint(1000, {4}, torch::kLong), {}};
   OptimizerSettings settings;
   settings.learning_rate = 0.01;
   TrainingStep step(*model, PrecisionPolicy(precision, torch::kCPU), settings);
