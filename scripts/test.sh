@@ -11,9 +11,9 @@ ctest --test-dir "${GPUBENCH_BUILD_DIR:-build}" --output-on-failure --parallel "
 # The suite's time on this CPU (docs/development.md records it by CPU model). Virtual machines
 # may name different CPUs alike ("AMD EPYC"): the family and model, and the widest vector unit,
 # tell them apart (bf16 work is emulated without AVX-512 BF16).
-vectors=""
+flags=" $(sed -n '/^flags/{s/^flags\t*: //p;q}' /proc/cpuinfo) " vectors=""
 for flag in amx_bf16 avx512_bf16 avx512f avx2; do
-  if grep -m1 '^flags' /proc/cpuinfo | grep -qw "$flag"; then vectors=$flag; break; fi
+  if [[ "$flags" == *" $flag "* ]]; then vectors=$flag; break; fi
 done
 echo "test.sh: ctest took $(($(date +%s) - started)) s at --parallel $(nproc) on" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" \
