@@ -15,7 +15,8 @@ ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& opt
   return units;
 }
 
-void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b) {
+void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b,
+                      bool autocast_keeps_copies) {
   if (!b.sharded()) return;
   const int64_t ranks = b.gpus;
   const bool half = b.precision == Precision::kBf16 || b.precision == Precision::kFp16;
@@ -27,7 +28,7 @@ void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const Resolv
   fit.optimizer_states /= ranks;
   fit.optimizer_workspace /= ranks;
   fit.sharded_unit_gradients = compute * (units.root + units.block) + 4 * units.block;
-  if (half && !b.activation_checkpointing) {
+  if (half && autocast_keeps_copies && !b.activation_checkpointing) {
     fit.activations.fixed -= static_cast<double>(compute * (units.total - units.embedding));
   }
 }

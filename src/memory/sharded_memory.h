@@ -29,10 +29,13 @@ ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& opt
 //   activations as alive still: high by them) or at its end (every master gradient, no
 //   activation), whichever is larger, each with the unsharded gradients in hand: the root's, one
 //   block's and its float32 reduce-scatter buffer;
-//   under bf16/fp16 the probe's autocast copies of the weights (kept for backward; the gathered
-//   weights are in the compute dtype already) leave the activations: every weight but the token
-//   embedding's (a tied head's copy stays counted: the fit errs high by it). With activation
-//   checkpointing nothing keeps them, and the probe's activations hold none.
-void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b);
+//   under bf16/fp16, where autocast keeps compute-dtype copies of the weights for backward, the
+//   probe's copies (the gathered weights are in the compute dtype already) leave the
+//   activations: every weight but the token embedding's (a tied head's copy stays counted: the
+//   fit errs high by it). With activation checkpointing nothing keeps them.
+// `autocast_keeps_copies`: whether autocast keeps compute-dtype copies of float32 weights for
+// backward on this build and device (measured by fit: one linear layer's forward).
+void shard_memory_fit(MemoryFit& fit, const ShardUnitParams& units, const ResolvedBenchmark& b,
+                      bool autocast_keeps_copies);
 
 }  // namespace gpubench

@@ -213,6 +213,23 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
   return fits;
 }
 
+// Whether autocast keeps a compute-dtype copy of a float32 weight for backward here: one linear
+// layer's forward under the policy, what it leaves allocated beside its output.
+bool autocast_keeps_weight_copies(const PrecisionPolicy& policy, torch::Device device) {
+  if (!policy.autocast_dtype()) return false;
+  const torch::Tensor weight =
+      torch::zeros({256, 256}, torch::TensorOptions().device(device)).requires_grad_(true);
+  const torch::Tensor input = torch::zeros({4, 256}, torch::TensorOptions().device(device));
+  const int64_t before = tensor_memory::allocated_bytes(device);
+  torch::Tensor output;
+  {
+    MixedPrecisionScope mixed_precision(policy);
+    output = torch::linear(input, weight);
+  }
+  const int64_t held = tensor_memory::allocated_bytes(device) - before - output.nbytes();
+  return held >= weight.numel() * 2;
+}
+
 // A training item's FLOPs per token (per item for a model without tokens as its unit).
 double train_flops_per_token(const ModelInfo& info, const ModelOptions& options,
                              const ResolvedBenchmark& b) {
@@ -265,7 +282,8 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
     fit.method += ", scaled to seq " + std::to_string(b.seq_len);
   }
   if (b.sharded()) {
-    shard_memory_fit(fit, count_shard_units(info, options), b);
+    shard_memory_fit(fit, count_shard_units(info, options), b,
+                     autocast_keeps_weight_copies(policy, device));
     fit.method += ", unsharded, then one rank's of " + std::to_string(b.gpus) + " with --shard " +
                   b.shard + " (its gathered units, 1/" + std::to_string(b.gpus) +
                   " of the state; docs/memory.md)";

@@ -127,16 +127,17 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   expect_predicted(infer_benchmark("test-tiny-llama", 2, 56, 8, Precision::kBf16));
   // A prompt longer than the CPU's probes, which are scaled up to it (from 16 to 48: 2.7 % under
   // here). LibTorch 2.x's fused CPU attention allocates its buffers by blocks of the length, which
-  // a parabola through three short lengths extends too steeply: over, never under (+52 % on 2.11;
-  // docs/memory.md).
+  // a parabola through three short lengths extends too steeply: over (+52 % on 2.11 on a Zen 4;
+  // docs/memory.md), and at most a little under (0.9 % on a Zen 3 without AVX-512, whose kernels
+  // keep other temporaries).
   FitOptions short_probes;
   short_probes.cpu_flop_budget = 1;  // as short as the probes go: lengths 4, 8 and 16
   short_probes.shortest_probe = 16;
   const ResolvedBenchmark longer_prompt =
       infer_benchmark("test-tiny-llama", 2, 48, 8, Precision::kBf16);
 #if GPUBENCH_TORCH_AT_LEAST(2, 0)
-  EXPECT_GE(fit_inference_memory(longer_prompt, short_probes).peak_at(2, 56),
-            run_benchmark(longer_prompt).metrics.memory.peak_bytes);
+  EXPECT_GE(static_cast<double>(fit_inference_memory(longer_prompt, short_probes).peak_at(2, 56)),
+            0.97 * static_cast<double>(run_benchmark(longer_prompt).metrics.memory.peak_bytes));
 #else
   expect_predicted(longer_prompt, short_probes, 0.05);
 #endif
