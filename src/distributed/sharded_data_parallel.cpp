@@ -49,6 +49,11 @@ struct ShardedDataParallel::Unit {
   bool reduced = false;  // this step's gradients reduce-scattered (or on their way)
   std::optional<PendingCollective> reducing;
   Tensor reduce_input, reduce_output;
+
+  // Parameter p's place in a flat buffer laid out as this unit's (`full`, or a float32 copy).
+  Tensor slot_in(const Tensor& flat, size_t p) const {
+    return flat.narrow(0, offsets[p], parameters[p].numel()).view(parameters[p].sizes());
+  }
 };
 
 // Identity in forward; in backward, the owner's work for a block before its backward runs (tied
@@ -117,8 +122,7 @@ ShardedDataParallel::ShardedDataParallel(torch::nn::Module& module, Collectives&
     const auto options = torch::TensorOptions().device(group_.device());
     Tensor flat = torch::zeros({unit->shard_numel * ranks}, options.dtype(torch::kFloat));
     for (size_t p = 0; p < unit->parameters.size(); ++p) {
-      const Tensor& parameter = unit->parameters[p];
-      flat.narrow(0, unit->offsets[p], parameter.numel()).copy_(parameter.reshape(-1));
+      unit->slot_in(flat, p).copy_(unit->parameters[p]);
     }
     unit->master = flat.narrow(0, group_.rank() * unit->shard_numel, unit->shard_numel)
                        .clone()
@@ -126,8 +130,7 @@ ShardedDataParallel::ShardedDataParallel(torch::nn::Module& module, Collectives&
     unit->full = torch::empty({unit->shard_numel * ranks}, options.dtype(compute_dtype_));
     for (size_t p = 0; p < unit->parameters.size(); ++p) {
       Tensor& parameter = unit->parameters[p];
-      parameter.set_data(
-          unit->full.narrow(0, unit->offsets[p], parameter.numel()).view(parameter.sizes()));
+      parameter.set_data(unit->slot_in(unit->full, p));
     }
     if (mode_ == ShardMode::kGradients) {
       unit->full.copy_(flat);
@@ -247,7 +250,7 @@ void ShardedDataParallel::reduce_scatter(size_t index) {
   for (size_t p = 0; p < unit.parameters.size(); ++p) {
     Tensor& gradient = unit.parameters[p].mutable_grad();
     if (!gradient.defined()) continue;
-    unit.reduce_input.narrow(0, unit.offsets[p], gradient.numel()).copy_(gradient.reshape(-1));
+    unit.slot_in(unit.reduce_input, p).copy_(gradient);
     gradient.reset();
   }
   unit.reduce_input.div_(static_cast<double>(ranks));
@@ -319,9 +322,7 @@ std::map<std::string, Tensor> ShardedDataParallel::gathered_parameters() {
     Tensor flat = torch::empty({unit->shard_numel * group_.world_size()}, unit->master.options());
     group_.allgather_into(flat, unit->master.detach()).wait();
     for (size_t p = 0; p < unit->parameters.size(); ++p) {
-      const Tensor& parameter = unit->parameters[p];
-      by_name[unit->parameter_names[p]] =
-          flat.narrow(0, unit->offsets[p], parameter.numel()).view(parameter.sizes()).clone();
+      by_name[unit->parameter_names[p]] = unit->slot_in(flat, p).clone();
     }
   }
   return by_name;
