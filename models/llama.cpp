@@ -6,32 +6,16 @@
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
+#include "modeling/rms_norm.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
 namespace {
 
 using layers::AdaptedLinear;
+using layers::RmsNorm;
 using tensor_parallel::Split;
 using torch::Tensor;
-
-class RmsNormImpl : public torch::nn::Module {
- public:
-  RmsNormImpl(int64_t size, double eps) : eps_(eps) {
-    weight = register_parameter("weight", torch::ones({size}));
-  }
-  // Hugging Face's LlamaRMSNorm: normalised in float32, scaled in the input's dtype.
-  Tensor forward(const Tensor& x) {
-    const Tensor x32 = x.to(torch::kFloat);
-    const Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps_);
-    return weight * normed.to(x.scalar_type());
-  }
-  Tensor weight;
-
- private:
-  double eps_;
-};
-TORCH_MODULE(RmsNorm);
 
 Tensor rotate_half(const Tensor& x) {
   const auto halves = x.chunk(2, -1);

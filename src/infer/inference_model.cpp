@@ -19,6 +19,10 @@ std::optional<layers::InferenceWeights> quantized_weights(const ResolvedBenchmar
     format.activations = inference_weight_dtype(spec.precision).value_or(torch::kBFloat16);
     return format;
   }
+  if (spec.weights == "mxfp4") {
+    format.format = layers::InferenceWeights::Format::kMxfp4;
+    return format;
+  }
   const auto recipe = policy.fp8_recipe();
   if (!recipe) return std::nullopt;
   format.recipe = *recipe;

@@ -90,6 +90,8 @@ bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight,
       quantized_ = std::move(quantized);
       break;
     }
+    case InferenceWeights::Format::kMxfp4:
+      return false;
   }
   weight.set_data(torch::empty({0}, weight.options()));
   return true;

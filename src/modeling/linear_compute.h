@@ -17,7 +17,9 @@ namespace gpubench::layers {
 
 // How inference holds the linear layers' weights when not in the precision's dtype.
 struct InferenceWeights {
-  enum class Format { kFp8, kInt8, kInt4 };
+  // kMxfp4: the experts of a mixture of experts only (modeling/mixture_of_experts.h); the
+  // linear layers stay in the activations' dtype.
+  enum class Format { kFp8, kInt8, kInt4, kMxfp4 };
   Format format = Format::kFp8;
   fp8::Recipe recipe = fp8::Recipe::kTensorwise;     // kFp8
   int64_t group = 128;                               // kInt4

@@ -100,6 +100,9 @@ struct ModelStats {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
   int64_t nf4_params = 0;        // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
+  // A mixture of experts: the parameters one token computes with (all but the embedding table
+  // and the experts not chosen); 0 for a dense model, which computes with all of them.
+  int64_t active_params = 0;
   // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
   int64_t forward_flops = 0;
   // per sample: the part of forward_flops that multiplies by a frozen weight; training does not
@@ -152,6 +155,12 @@ struct ModelCapabilities {
   // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
   // modeling/integer_weights.h); empty for a model that does not infer.
   std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};
+  // What infer holds the weights in when --weights is auto; empty: the precision's dtype.
+  std::string default_weights;
+  // A mixture of experts: its experts in each MoE layer and how many each token visits; 0: a
+  // dense model.
+  int64_t experts = 0;
+  int64_t experts_per_token = 0;
   // The shapes of its quantisable linear layers' weights, each once with its tensor-parallel
   // split: what resolve holds the integer formats' rules (integer_weights::why_not_int4) to, on
   // each rank's slice.

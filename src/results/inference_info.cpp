@@ -71,6 +71,7 @@ void inference_fields(Io& io, M& m) {
   if (m.bytes_per_decoded_token <= 0) return;
   io.number("ceiling_bandwidth_gbs", m.ceiling_bandwidth_gbs, 0, 1e9, Written::kWhenPositive);
   io.text("ceiling_bandwidth_source", m.ceiling_bandwidth_source, "", Written::kWhenPositive);
+  io.text("weights_held", m.weights_held, "", Written::kWhenPositive);
   io.number("decode_ceiling_tokens_per_second", m.decode_ceiling_tokens_per_second, 0,
             std::numeric_limits<double>::max(), Written::kWhenPositive);
   io.number("decode_ceiling_fraction", m.decode_ceiling_fraction, 0, 1e6, Written::kWhenPositive);

@@ -27,9 +27,12 @@ struct InferenceMetrics {
   double decode_tokens_per_second = 0;   // tokens generated one at a time over their time
   LatencySummary time_to_first_token_ms;
   LatencySummary time_per_output_token_ms;  // each decode step, synchronised
-  int64_t kv_cache_bytes = 0;               // preallocated for prompt + generated tokens
-  int64_t kv_cache_bytes_per_token = 0;     // per token of one sequence, every layer
-  bool kv_cache_reallocated = false;        // checked after every generation
+  // How the weights were held and multiplied where not simply in the precision's dtype:
+  // "mxfp4 (dequantised; native FP4 needs compute capability 10.0)".
+  std::string weights_held;
+  int64_t kv_cache_bytes = 0;            // preallocated for prompt + generated tokens
+  int64_t kv_cache_bytes_per_token = 0;  // per token of one sequence, every layer
+  bool kv_cache_reallocated = false;     // checked after every generation
   // The cache is held in another dtype than attention computes in (--kv-cache fp8), so every
   // decode step converts what attention reads: capacity bought with decode time (docs/fp8.md).
   bool kv_cache_converted_per_step = false;

@@ -131,6 +131,17 @@ void profile_fields(Io& io, P& p) {
   io.number("throughput", p.throughput, 0, kMaxThroughput);
 }
 
+template <typename Io, typename E>
+void experts_fields(Io& io, E& e) {
+  io.integer("experts", e.experts, 0, 1, int64_t{1} << 20);
+  io.integer("experts_per_token", e.experts_per_token, 0, 1, e.experts);
+  io.integer("active_params", e.active_params);
+  io.integer("steps", e.steps);
+  io.numbers("tokens_per_expert_per_step", e.tokens_per_expert_per_step, kHighest);
+  io.number("load_max_over_mean", e.load_max_over_mean, 0, kHighest);
+  io.integer("dropped_tokens", e.dropped_tokens);
+}
+
 template <typename Io, typename T>
 void timeline_fields(Io& io, T& t) {
   io.text("clock", t.clock);
@@ -206,6 +217,9 @@ nlohmann::json result_to_json(const Result& r) {
   if (r.batch_search.searched) document["batch_search"] = batch_search_to_json(r.batch_search);
   if (r.profile.present()) {
     document["profile"] = write_block(profile_fields<BlockWriter, const ProfileInfo>, r.profile);
+  }
+  if (r.experts.present()) {
+    document["experts"] = write_block(experts_fields<BlockWriter, const ExpertsInfo>, r.experts);
   }
   if (r.timeline.present()) {
     nlohmann::json timeline =
@@ -345,6 +359,9 @@ Result result_from_json(const nlohmann::json& document) {
   if (top.has("profile")) {
     read_block(top.object("profile"), profile_fields<BlockReader, ProfileInfo>, r.profile);
     if (!r.profile.present()) throw UsageError("profile.trace must name the trace file");
+  }
+  if (top.has("experts")) {
+    read_block(top.object("experts"), experts_fields<BlockReader, ExpertsInfo>, r.experts);
   }
   BlockReader distributed(top.object("distributed"));
   distributed_fields(distributed, r.distributed, r.benchmark.gpus);

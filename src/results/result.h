@@ -134,6 +134,22 @@ struct StepTimelineInfo {
   }
 };
 
+// A mixture of experts (docs/models.md#mixture-of-experts): what one token computes with, and how
+// the routed tokens spread over the experts in the timed windows.
+struct ExpertsInfo {
+  int64_t experts = 0;  // per MoE layer; 0: a dense model (no block written)
+  int64_t experts_per_token = 0;
+  int64_t active_params = 0;  // per token: all but the embedding table and the unchosen experts
+  int64_t steps = 0;          // timed steps (generations, for infer) the counts cover; 0: none
+  // Per expert, tokens routed to it per step, the mean over the MoE layers.
+  std::vector<double> tokens_per_expert_per_step;
+  // The busiest expert of any layer over the mean expert's load: 1 is a perfect balance.
+  double load_max_over_mean = 0;
+  // Routed tokens left uncomputed: 0, since there is no capacity factor.
+  int64_t dropped_tokens = 0;
+  bool present() const { return experts > 0; }
+};
+
 struct Result {
   std::string schema = kResultSchema;
   RunStatus status = RunStatus::kOk;
@@ -163,6 +179,7 @@ struct Result {
   ProfileInfo profile;           // --profile
   StepTimelineInfo timeline;     // training runs
   DistributedInfo distributed;
+  ExpertsInfo experts;
   SystemInfo system;
   TelemetryReport telemetry;
   DatasheetInfo datasheet;

@@ -273,8 +273,18 @@ void resolve_tensor_parallel(const ModelInfo& info, const MachineFacts& machine,
 // kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
 void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                      ResolvedBenchmark& out) {
-  const std::string weights = out.weights == "auto" ? std::string() : out.weights;
-  const bool integer = integer_weights::is_integer_format(weights);
+  std::string weights = out.weights == "auto" ? std::string() : out.weights;
+  const bool precision_is_default_format =
+      !request.precision || *request.precision == Precision::kBf16;
+  if (weights.empty() && out.task == Task::kInfer && precision_is_default_format) {
+    weights = info.capabilities.default_weights;
+  }
+  if (weights == "mxfp4" && info.capabilities.experts == 0) {
+    throw UsageError("weights 'mxfp4' holds the experts of a mixture of experts (" +
+                     models_where([](const ModelCapabilities& can) { return can.experts > 0; }) +
+                     "); " + info.name + " is a dense model");
+  }
+  const bool quantized = integer_weights::is_integer_format(weights) || weights == "mxfp4";
   if (request.weight_group && weights != "int4") {
     throw UsageError("weight_group applies to weights int4 only");
   }
@@ -286,20 +296,28 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                      "' applies to gpubench infer; training holds its weights in the precision's "
                      "dtype (--precision)");
   }
-  if (!info.capabilities.holds_integer_weights()) {
+  const ModelCapabilities& can = info.capabilities;
+  const bool declared = integer_weights::is_integer_format(weights)
+                            ? can.holds_weights_in(weights)
+                            : weights == "mxfp4" || can.holds_integer_weights() || can.experts > 0;
+  if (!declared) {
     throw UsageError("weights '" + weights + "' applies to the models that hold integer weights (" +
                      integer_weight_models() + "); " + info.name +
                      " holds the precision's (--precision)");
   }
-  const std::string precision = integer ? "bf16" : weights;
+  const std::string precision = quantized ? "bf16" : weights;
   if (request.precision && to_string(*request.precision) != precision) {
     throw UsageError("weights '" + weights + "' " +
-                     (integer ? "computes in bf16" : "is precision " + weights + "'s") +
+                     (quantized ? "computes in bf16" : "is precision " + weights + "'s") +
                      ": precision '" + to_string(*request.precision) +
                      "' does not go with it (use --precision " + precision + " or leave it out)");
   }
   out.precision = parse_precision(precision);
-  if (!integer) return;
+  if (!quantized) return;
+  if (weights == "mxfp4") {
+    out.weights = weights;
+    return;
+  }
   if (weights == "int4") {
     if (!integer_weights::is_int4_group(out.weight_group)) {
       throw UsageError("weight_group must be 32, 64 or 128, got " +
@@ -334,7 +352,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
 // model declares.
 void check_weight_format(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (out.task != Task::kInfer) return;
-  const bool integer = integer_weights::is_integer_format(out.weights);
+  const bool integer = integer_weights::is_integer_format(out.weights) || out.weights == "mxfp4";
   const std::string format = integer                             ? out.weights
                              : out.precision == Precision::kTf32 ? "fp32"
                                                                  : to_string(out.precision);

@@ -9,10 +9,12 @@
 #include "memory/sharded_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
+#include "run/expert_routing.h"
 #include "run/model_setup.h"
 #include "run/profiled_trial.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_telemetry.h"
+#include "system/machine.h"
 #include "system/system_probe.h"
 #include "torch_support/compat.h"
 #include "torch_support/device_timers.h"
@@ -35,6 +37,17 @@ void record_peak_over_ranks(const RankPlacement& rank, Result& result) {
       rank.collectives->max_over_ranks(static_cast<double>(result.metrics.peak_memory_bytes)));
 }
 
+// Below Blackwell no tensor core multiplies FP4: each expert's weight is dequantised to bf16 for
+// its product (modeling/mxfp4_weights.h). gpubench has no native FP4 product on Blackwell either.
+std::string mxfp4_weights_held(DeviceKind device) {
+  constexpr int kNativeFp4ComputeCapability = 100;
+  const int capability =
+      device == DeviceKind::kCuda ? read_machine_facts().cuda_compute_capability : 0;
+  return capability >= kNativeFp4ComputeCapability
+             ? "mxfp4 (dequantised; gpubench has no native FP4 product yet)"
+             : "mxfp4 (dequantised; native FP4 needs compute capability 10.0)";
+}
+
 }  // namespace
 
 Result result_for(const ResolvedBenchmark& resolved) {
@@ -51,6 +64,8 @@ Result result_for(const ResolvedBenchmark& resolved) {
   if (info.capabilities.blocks > 0 && info.count) {
     result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
   }
+  result.experts.experts = info.capabilities.experts;
+  result.experts.experts_per_token = info.capabilities.experts_per_token;
   result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =
       OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;
@@ -107,6 +122,7 @@ void RunSession::build_model(Workload& workload) {
   // still says it), else measured on the instance.
   const auto record_size = [&](const ModelStats& stats) {
     result_.params = stats.params;
+    result_.experts.active_params = stats.active_params;
     result_.trainable_params = workload.trains() ? stats.trainable_params : 0;
   };
   if (counted) {
@@ -171,8 +187,15 @@ void RunSession::measure(Workload& workload) {
   RunTelemetry telemetry(benchmark_, rank);
   MeasurementHooks hooks;
   hooks.progress = run_setup_.progress;
-  hooks.window_opened = [&telemetry] { telemetry.window_opened(); };
-  hooks.window_closed = [&telemetry] { telemetry.window_closed(); };
+  ExpertRouting routing(model_->module());
+  hooks.window_opened = [&telemetry, &routing] {
+    telemetry.window_opened();
+    routing.window_opened();
+  };
+  hooks.window_closed = [&telemetry, &routing] {
+    telemetry.window_closed();
+    routing.window_closed();
+  };
   if (run_setup_.fault) hooks.before_first_timed_step = [this] { run_setup_.fault->trigger(); };
   const Measurement measured = workload.measure(*this, plan, *timer, hooks);
   Metrics& metrics = result_.metrics;
@@ -181,6 +204,10 @@ void RunSession::measure(Workload& workload) {
   metrics.throughput = measured.throughput;
   metrics.per_device_throughput = metrics.throughput / world_size();
   record_figures(workload.figures(*this, measured));
+  routing.report(plan.steps, result_.experts);
+  if (benchmark_.weights == "mxfp4") {
+    metrics.inference.weights_held = mxfp4_weights_held(benchmark_.device);
+  }
   record_peak_memory(device(), metrics);
   metrics.memory = workload.memory_breakdown(*this);
   record_peak_over_ranks(rank, result_);

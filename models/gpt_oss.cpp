@@ -1,0 +1,437 @@
+#include "models/gpt_oss.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "modeling/adapted_linear.h"
+#include "modeling/block_observer.h"
+#include "modeling/fine_tuning_model.h"
+#include "modeling/flop_counter.h"
+#include "modeling/mixture_of_experts.h"
+#include "modeling/rms_norm.h"
+
+namespace gpubench::models {
+namespace {
+
+using layers::AdaptedLinear;
+using layers::RmsNorm;
+using layers::RmsScale;
+using torch::Tensor;
+
+// GptOssExperts._apply_gate: gate and up interleaved (even and odd columns), the gate clamped
+// above at `limit`, up on both sides, (up + 1) * gate * sigmoid(alpha * gate).
+moe::ExpertActivation clamped_swiglu(double alpha, double limit) {
+  return [alpha, limit](const Tensor& gate_up) {
+    const Tensor gate = gate_up.slice(-1, 0, c10::nullopt, 2).clamp_max(limit);
+    const Tensor up = gate_up.slice(-1, 1, c10::nullopt, 2).clamp(-limit, limit);
+    return (up + 1) * (gate * torch::sigmoid(gate * alpha));
+  };
+}
+
+// x [..., tokens, head_dim] rotated by the half tables cos and sin [tokens, head_dim / 2]
+// (Hugging Face's _apply_rotary_emb: the first half against the second).
+Tensor rotate(const Tensor& x, const Tensor& cos, const Tensor& sin) {
+  const auto halves = x.chunk(2, -1);
+  return torch::cat({halves[0] * cos - halves[1] * sin, halves[1] * cos + halves[0] * sin}, -1);
+}
+
+// Attention with one sink logit per head (eager_attention_forward of modeling_gpt_oss): the sink
+// joins each row's softmax and is dropped after it, so a query may attend to nothing. q [batch,
+// heads, tokens, d] at positions first_query.., k and v [batch, kv_heads, keys, d] at positions
+// first_key..; causal, and within `window` positions when it is positive. Each group of query
+// heads reads its key/value head as it lies (no repeated copy); scores and softmax in float32.
+Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& sinks,
+                            int64_t first_query, int64_t first_key, int64_t window) {
+  const int64_t batch = q.size(0), heads = q.size(1), tokens = q.size(2), d = q.size(3);
+  const int64_t kv_heads = k.size(1), group = heads / kv_heads, keys = k.size(2);
+  const Tensor grouped = q.reshape({batch, kv_heads, group, tokens, d});
+  Tensor scores = torch::matmul(grouped, k.unsqueeze(2).transpose(-2, -1)).to(torch::kFloat) /
+                  std::sqrt(static_cast<double>(d));
+  const auto positions = torch::TensorOptions().dtype(torch::kLong).device(q.device());
+  const Tensor query_at = torch::arange(first_query, first_query + tokens, positions).unsqueeze(1);
+  const Tensor key_at = torch::arange(first_key, first_key + keys, positions).unsqueeze(0);
+  Tensor hidden = key_at > query_at;
+  if (window > 0) hidden = hidden | (query_at - key_at >= window);
+  scores = scores.masked_fill(hidden, -INFINITY);
+  const Tensor sink = sinks.to(torch::kFloat)
+                          .reshape({1, kv_heads, group, 1, 1})
+                          .expand({batch, kv_heads, group, tokens, 1});
+  const Tensor weights = torch::softmax(torch::cat({scores, sink}, -1), -1).narrow(-1, 0, keys);
+  return torch::matmul(weights.to(v.scalar_type()), v.unsqueeze(2))
+      .reshape({batch, heads, tokens, d});
+}
+
+class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
+ public:
+  GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index)
+      : heads_(c.num_heads),
+        kv_heads_(c.num_kv_heads),
+        head_dim_(c.head_dim),
+        hidden_(c.hidden_size),
+        window_(c.sliding(index) ? c.sliding_window : 0) {
+    const int64_t h = c.hidden_size, q_out = heads_ * head_dim_, kv_out = kv_heads_ * head_dim_;
+    input_layernorm =
+        register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
+    auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
+    q_proj = attn->register_module("q_proj", AdaptedLinear(h, q_out, true, "q"));
+    k_proj = attn->register_module("k_proj", AdaptedLinear(h, kv_out, true, "k"));
+    v_proj = attn->register_module("v_proj", AdaptedLinear(h, kv_out, true, "v"));
+    o_proj = attn->register_module("o_proj", AdaptedLinear(q_out, h, true, "o"));
+    sinks = attn->register_parameter("sinks", torch::empty({heads_}));
+    post_attention_layernorm = register_module("post_attention_layernorm",
+                                               RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
+    auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
+    router = mlp->register_module("router", moe::TopKRouter(h, c.num_experts, c.experts_per_token));
+    experts = mlp->register_module("experts", moe::Experts(moe::ExpertsOptions{
+                                                  c.num_experts, h, c.intermediate_size,
+                                                  clamped_swiglu(c.swiglu_alpha, c.swiglu_limit)}));
+  }
+
+  // extras: the rotary cos and sin half tables [tokens, head_dim / 2].
+  Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
+    return run(x, extras[0], extras[1], nullptr);
+  }
+
+  // Generation: x's keys and values written into the cache at `start`; attention over the
+  // positions the cache holds up to them (a sliding layer reads only its window's).
+  struct CacheSlot {
+    Tensor& keys;
+    Tensor& values;
+    int64_t start;
+  };
+  Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
+             const CacheSlot* cache) {
+    const int64_t batch = x.size(0), tokens = x.size(1);
+    const Tensor normed = input_layernorm(x);
+    auto heads = [&](AdaptedLinear& proj, int64_t count) {
+      return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
+    };
+    Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
+    const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
+    q = rotate(q, cos, sin);
+    k = rotate(k, cos, sin);
+    int64_t first_query = 0, first_key = 0;
+    if (cache) {
+      cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
+      cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
+      first_query = cache->start;
+      // The first query sees no key more than window - 1 positions before it.
+      first_key = window_ > 0 ? std::max<int64_t>(0, cache->start - window_ + 1) : 0;
+      const int64_t keys = cache->start + tokens - first_key;
+      k = KvCache::to_compute(cache->keys.narrow(2, first_key, keys), q.scalar_type());
+      v = KvCache::to_compute(cache->values.narrow(2, first_key, keys), q.scalar_type());
+    }
+    const Tensor attended = attention_with_sinks(q, k, v, sinks, first_query, first_key, window_);
+    // Query x key and weights x value over every key read (the masked ones included).
+    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * k.size(2) * head_dim_);
+    const Tensor h =
+        x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
+    const Tensor m = post_attention_layernorm(h).reshape({batch * tokens, hidden_});
+    return h + experts(m, router(m)).view({batch, tokens, hidden_});
+  }
+
+  RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
+  AdaptedLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  Tensor sinks;
+  moe::TopKRouter router{nullptr};
+  moe::Experts experts{nullptr};
+
+ private:
+  int64_t heads_, kv_heads_, head_dim_, hidden_;
+  int64_t window_;  // 0: full attention
+};
+TORCH_MODULE(GptOssDecoderLayer);
+
+}  // namespace
+
+YarnRotary yarn_rotary(const GptOssConfig& c) {
+  const int64_t d = c.head_dim;
+  const Tensor exponents = torch::arange(0, d, 2, torch::kDouble) / static_cast<double>(d);
+  const Tensor extrapolation = 1.0 / torch::pow(c.rope_theta, exponents);
+  const Tensor interpolation = extrapolation / c.yarn_factor;
+  // The dimensions whose wavelengths make beta_fast and beta_slow turns over the original
+  // context bound the blend (truncate false: not rounded to whole dimensions).
+  const auto correction_dim = [&](double rotations) {
+    return d * std::log(c.yarn_original_max_positions / (rotations * 2 * M_PI)) /
+           (2 * std::log(c.rope_theta));
+  };
+  const double low = std::max(0.0, correction_dim(c.yarn_beta_fast));
+  double high = std::min(static_cast<double>(d - 1), correction_dim(c.yarn_beta_slow));
+  if (low == high) high += 0.001;
+  const Tensor ramp = ((torch::arange(d / 2, torch::kDouble) - low) / (high - low)).clamp(0, 1);
+  const Tensor extrapolated_share = 1 - ramp;
+  const Tensor inverse =
+      interpolation * (1 - extrapolated_share) + extrapolation * extrapolated_share;
+  return {inverse.to(torch::kFloat), 0.1 * std::log(c.yarn_factor) + 1.0};
+}
+
+class GptOssNetImpl : public torch::nn::Module {
+ public:
+  GptOssNetImpl(const GptOssConfig& c, bool checkpointing, bool defer_initialization)
+      : checkpointing_(checkpointing), rotary_(yarn_rotary(c)) {
+    auto model = register_module("model", std::make_shared<torch::nn::Module>());
+    embed_tokens = model->register_module("embed_tokens",
+                                          uninitialised_embedding(c.vocab_size, c.hidden_size));
+    auto list = model->register_module("layers", torch::nn::ModuleList());
+    for (int64_t i = 0; i < c.num_layers; ++i) {
+      layers.push_back(GptOssDecoderLayer(c, i));
+      list->push_back(layers.back());
+    }
+    norm = model->register_module("norm",
+                                  RmsNorm(c.hidden_size, c.rms_norm_eps, RmsScale::kInFloat32));
+    lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
+    if (!defer_initialization) initialize();
+  }
+
+  Tensor forward(const Tensor& tokens) {
+    Tensor hidden = embed_tokens(tokens);
+    const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
+    for (GptOssDecoderLayer& layer : layers) {
+      hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
+    }
+    return lm_head(norm(hidden));
+  }
+
+  // Appends `tokens` to the cache; the logits of the last position only.
+  Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
+    const int64_t n = tokens.size(1), start = cache.length;
+    Tensor hidden = embed_tokens(tokens);
+    const std::vector<Tensor> rotary = rotary_tables(start, n);
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const GptOssDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
+      hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
+    }
+    cache.length = start + n;
+    return lm_head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1);
+  }
+
+  // cos and sin [n, head_dim / 2] at positions start..start+n, scaled by YaRN's attention
+  // factor, float32 whatever the weights' dtype (the layers round them to theirs).
+  std::vector<Tensor> rotary_tables(int64_t start, int64_t n) {
+    const torch::Device device = embed_tokens->weight.device();
+    if (inverse_on_device_.device() != device) {
+      inverse_on_device_ = rotary_.inverse_frequencies.to(device);
+    }
+    const Tensor positions = torch::arange(start, start + n, inverse_on_device_.options());
+    const Tensor angles = positions.unsqueeze(1) * inverse_on_device_.unsqueeze(0);
+    return {angles.cos() * rotary_.attention_factor, angles.sin() * rotary_.attention_factor};
+  }
+
+  // GptOssPreTrainedModel._init_weights: normal(0, 0.02) for the projections, experts,
+  // embeddings, sinks and the router (its bias too); zero for the other biases; ones for the
+  // norms.
+  void initialize() {
+    torch::NoGradGuard no_grad;
+    for (auto& item : named_parameters()) {
+      const std::string& name = item.key();
+      if (name.find("lora_") != std::string::npos) continue;  // drawn when added
+      if (name.find("norm") != std::string::npos) continue;
+      const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
+      if (bias && name.find("router") == std::string::npos) {
+        item.value().zero_();
+      } else {
+        item.value().normal_(0.0, 0.02);
+      }
+    }
+  }
+
+  torch::nn::Embedding embed_tokens{nullptr};
+  std::vector<GptOssDecoderLayer> layers;
+  RmsNorm norm{nullptr};
+  AdaptedLinear lm_head{nullptr};
+
+ private:
+  bool checkpointing_;
+  // float32 and not a buffer, so that no cast of the module reaches it (as Llama's).
+  YarnRotary rotary_;
+  Tensor inverse_on_device_ = rotary_.inverse_frequencies;
+};
+
+GptOssModel::GptOssModel(const GptOssConfig& config, const ModelOptions& options)
+    : config_(config),
+      seq_len_(options.seq_len),
+      net_(std::make_shared<GptOssNetImpl>(config, options.activation_checkpointing,
+                                           options.defer_initialization)) {
+  apply_tuning(*net_, options);
+}
+
+GptOssModel::~GptOssModel() = default;
+
+void GptOssModel::initialize_weights() {
+  net_->initialize();
+}
+
+torch::nn::Module& GptOssModel::module() {
+  return *net_;
+}
+
+SyntheticBatch GptOssModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
+  const Tensor tokens = torch::randint(config_.vocab_size, {batch_size, seq_len_ + 1},
+                                       torch::TensorOptions().device(device).dtype(torch::kLong));
+  return {
+      tokens.narrow(1, 0, seq_len_).contiguous(), tokens.narrow(1, 1, seq_len_).contiguous(), {}};
+}
+
+Tensor GptOssModel::logits(const Tensor& tokens) {
+  return net_->forward(tokens);
+}
+
+// Causal-LM loss in float32, every position predicting the next token (as Llama's).
+Tensor GptOssModel::training_loss(const SyntheticBatch& batch) {
+  const Tensor out = net_->forward(batch.inputs);
+  return torch::nn::functional::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
+                                              batch.targets.reshape({-1}));
+}
+
+Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
+  return logits(batch.inputs);
+}
+
+// Every layer's cache holds the whole capacity; a sliding layer reads only its window of it.
+KvCache GptOssModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
+                                    torch::ScalarType dtype) {
+  KvCache cache;
+  cache.capacity = capacity;
+  const auto options = torch::TensorOptions().device(device).dtype(dtype);
+  for (int64_t i = 0; i < config_.num_layers; ++i) {
+    for (auto* tensors : {&cache.keys, &cache.values}) {
+      tensors->push_back(
+          torch::zeros({batch, config_.num_kv_heads, capacity, config_.head_dim}, options));
+    }
+  }
+  return cache;
+}
+
+Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
+  if (cache.length + tokens.size(1) > cache.capacity) {
+    throw std::logic_error("the key/value cache holds " + std::to_string(cache.capacity) +
+                           " positions; " + std::to_string(cache.length + tokens.size(1)) +
+                           " asked");
+  }
+  return net_->forward_cached(tokens, cache);
+}
+
+Tensor GptOssModel::next_token_logits_at(const Tensor&, const Tensor&, KvCache&) {
+  throw std::logic_error("gpt-oss decodes in eager mode only (its experts' grouping is dynamic)");
+}
+
+Tensor GptOssModel::last_logits_without_cache(const Tensor& tokens) {
+  return logits(tokens).select(1, -1);
+}
+
+int64_t GptOssModel::count_forward() {
+  logits(torch::zeros({1, seq_len_}, torch::kLong));
+  return seq_len_;
+}
+
+ModelStats gpt_oss_stats(const GptOssConfig& c, const ModelOptions& options) {
+  const int64_t h = c.hidden_size, q_out = c.num_heads * c.head_dim,
+                kv_out = c.num_kv_heads * c.head_dim, i = c.intermediate_size, e = c.num_experts,
+                k = c.experts_per_token, s = options.seq_len;
+  const int64_t attention_weights = h * q_out + 2 * h * kv_out + q_out * h;
+  const int64_t attention = attention_weights + q_out + 2 * kv_out + h + c.num_heads;
+  const int64_t router = e * h + e;
+  const int64_t expert = h * 2 * i + 2 * i + i * h + h;
+  const int64_t block = attention + 2 * h + router + e * expert;
+  const int64_t adapters = lora_params_per_block(
+      options, {{"q", {h, q_out}}, {"k", {h, kv_out}}, {"v", {h, kv_out}}, {"o", {q_out, h}}});
+  const int64_t table = c.vocab_size * h;
+  ModelStats stats;
+  stats.params = 2 * table + c.num_layers * (block + adapters) + h;
+  stats.active_params = table + c.num_layers * (block - (e - k) * expert + adapters) + h;
+  const bool lora = uses_lora(options.tuning);
+  stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
+  if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * attention_weights;
+  // Per token: the attention projections, the router, k experts' two products, the head, and
+  // the attention products over s positions.
+  const int64_t weight_macs = c.num_layers * (attention_weights + e * h + k * 3 * h * i) + table;
+  const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim;
+  stats.forward_flops = 2 * (weight_macs + attention_macs + c.num_layers * adapters);
+  stats.frozen_weight_flops = lora ? 2 * weight_macs : 0;
+  return stats;
+}
+
+// Published configurations (Hugging Face config.json of openai/gpt-oss-20b and -120b).
+GptOssConfig gpt_oss_120b() {
+  return {};
+}
+
+GptOssConfig gpt_oss_20b() {
+  GptOssConfig c;
+  c.num_layers = 24;
+  c.num_experts = 32;
+  return c;
+}
+
+namespace {
+
+ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string reference,
+                       bool hidden = false) {
+  ModelInfo info = fine_tuning_info(
+      {std::move(name),
+       "causal-language-modeling",
+       "tokens",
+       1,
+       std::min<int64_t>(2048, config.max_positions),
+       config.max_positions,
+       std::move(reference),
+       {"q", "k", "v", "o"},
+       [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
+         return std::make_unique<GptOssModel>(reduced(config, options), options);
+       },
+       [config](const ModelOptions& options) {
+         return gpt_oss_stats(reduced(config, options), options);
+       },
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
+       hidden});
+  info.family = "mixture-of-experts";
+  ModelCapabilities& can = info.capabilities;
+  can.generates = true;
+  // The experts' grouping reads their token counts on the host: no step is captured.
+  can.graph_training = false;
+  can.graph_inference = false;
+  // The experts' products are not linear layers; FP8 would cover the attention alone.
+  can.fp8_linear_layers = false;
+  can.weight_formats = {"fp32", "bf16", "fp16", "mxfp4"};
+  can.default_weights = "mxfp4";
+  can.experts = config.num_experts;
+  can.experts_per_token = config.experts_per_token;
+  const int64_t h = config.hidden_size, kv = config.num_kv_heads * config.head_dim;
+  can.lora_rank_limits = {{"q", h}, {"k", kv}, {"v", kv}, {"o", h}};
+  return info;
+}
+
+const ModelRegistration k20b{gpt_oss_info(
+    "gpt-oss-20b", gpt_oss_20b(),
+    "OpenAI gpt-oss-20b (Hugging Face GptOssForCausalLM: 24 layers, hidden 2880, 32 experts "
+    "top-4, GQA 64/8 heads, sliding window 128 on alternate layers, attention sinks, YaRN x32)")};
+const ModelRegistration k120b{gpt_oss_info(
+    "gpt-oss-120b", gpt_oss_120b(),
+    "OpenAI gpt-oss-120b (Hugging Face GptOssForCausalLM: 36 layers, hidden 2880, 128 experts "
+    "top-4, GQA 64/8 heads, sliding window 128 on alternate layers, attention sinks, YaRN x32)")};
+
+// Hidden: gpt-oss's architecture at a size a 2-core CPU trains and generates with at once: 4
+// layers (two sliding, two full), 8 experts top-2, a window of 4.
+GptOssConfig tiny_gpt_oss_config() {
+  GptOssConfig c;
+  c.vocab_size = 256;
+  c.hidden_size = 32;
+  c.intermediate_size = 32;
+  c.num_layers = 4;
+  c.num_heads = 4;
+  c.num_kv_heads = 2;
+  c.head_dim = 8;
+  c.num_experts = 8;
+  c.experts_per_token = 2;
+  c.sliding_window = 4;
+  c.max_positions = 64;
+  c.yarn_original_max_positions = 16;
+  return c;
+}
+const ModelRegistration kTiny{gpt_oss_info("test-tiny-gpt-oss", tiny_gpt_oss_config(),
+                                           "a test model: gpt-oss, 4 layers, hidden 32, 8 "
+                                           "experts top-2, window 4",
+                                           true)};
+
+}  // namespace
+}  // namespace gpubench::models

@@ -1,0 +1,108 @@
+#include "modeling/mixture_of_experts.h"
+
+#include "modeling/flop_counter.h"
+
+namespace gpubench::moe {
+
+TopKRouterImpl::TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k) : top_k_(top_k) {
+  weight = register_parameter("weight", torch::empty({experts, hidden}));
+  bias = register_parameter("bias", torch::zeros({experts}));
+}
+
+Routes TopKRouterImpl::forward(const torch::Tensor& tokens) {
+  const torch::Tensor logits = torch::linear(tokens, weight, bias);
+  FlopCounter::record_multiply_adds(tokens.size(0) * weight.numel(), !weight.requires_grad());
+  auto [top, experts] = logits.topk(top_k_, -1);
+  return {experts, torch::softmax(top, 1, top.scalar_type())};
+}
+
+void ExpertLoad::add(const torch::Tensor& routes_per_expert) {
+  counts_ = counts_.defined() ? counts_ + routes_per_expert : routes_per_expert;
+}
+
+std::vector<int64_t> ExpertLoad::tokens_per_expert() const {
+  if (!counts_.defined()) return {};
+  const torch::Tensor host = counts_.to(torch::kCPU, torch::kLong).contiguous();
+  return {host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel()};
+}
+
+ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) {
+  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
+  gate_up_proj = register_parameter("gate_up_proj", torch::empty({e, 2 * i, h}));
+  gate_up_proj_bias = register_parameter("gate_up_proj_bias", torch::zeros({e, 2 * i}));
+  down_proj = register_parameter("down_proj", torch::empty({e, h, i}));
+  down_proj_bias = register_parameter("down_proj_bias", torch::zeros({e, h}));
+}
+
+torch::Tensor ExpertsImpl::weight_of(const torch::Tensor& weight,
+                                     const std::optional<mxfp4::Mxfp4Weight>& quantized,
+                                     int64_t expert, torch::ScalarType dtype) const {
+  if (!quantized) {
+    FlopCounter::record_weight_read(weight[expert].nbytes());
+    return weight[expert];
+  }
+  const mxfp4::Mxfp4Weight one = quantized->select(expert);
+  FlopCounter::record_weight_read(one.bytes());
+  return mxfp4::dequantize(one, dtype);
+}
+
+torch::Tensor ExpertsImpl::expert_output(int64_t expert, const torch::Tensor& rows) {
+  const torch::ScalarType dtype = rows.scalar_type();
+  const torch::Tensor gate_up = torch::linear(
+      rows, weight_of(gate_up_proj, gate_up_mxfp4_, expert, dtype), gate_up_proj_bias[expert]);
+  const torch::Tensor out =
+      torch::linear(options_.activation(gate_up), weight_of(down_proj, down_mxfp4_, expert, dtype),
+                    down_proj_bias[expert]);
+  FlopCounter::record_multiply_adds(rows.size(0) * 3 * options_.hidden * options_.intermediate,
+                                    mxfp4() || !gate_up_proj.requires_grad());
+  return out;
+}
+
+torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& routes) {
+  const int64_t k = routes.experts.size(1), experts = options_.experts;
+  const torch::Tensor chosen = routes.experts.reshape({-1});
+  // Routes to no expert of this module's in one more bin, after every expert's.
+  const torch::Tensor bin = chosen.masked_fill((chosen < 0) | (chosen >= experts), experts);
+  const torch::Tensor routes_per_bin = torch::bincount(bin, {}, experts + 1);
+  load_.add(routes_per_bin.narrow(0, 0, experts));
+  const torch::Tensor per_expert = routes_per_bin.to(torch::kCPU);
+  // The routes in expert order (stable: a token's rows keep their order within an expert).
+  const torch::Tensor order = std::get<1>(bin.sort(/*stable=*/true, 0, false));
+  const torch::Tensor token_of = order.div(k, "floor");
+  const torch::Tensor weight_of_route = routes.weights.reshape({-1}).index_select(0, order);
+  torch::Tensor output = torch::zeros_like(tokens);
+  int64_t first = 0;
+  const int64_t* counts = per_expert.data_ptr<int64_t>();
+  for (int64_t expert = 0; expert < experts; ++expert) {
+    const int64_t rows = counts[expert];
+    if (rows == 0) continue;
+    const torch::Tensor tokens_here = token_of.narrow(0, first, rows);
+    const torch::Tensor out = expert_output(expert, tokens.index_select(0, tokens_here));
+    output.index_add_(
+        0, tokens_here,
+        (out * weight_of_route.narrow(0, first, rows).unsqueeze(1)).to(tokens.scalar_type()));
+    first += rows;
+  }
+  return output;
+}
+
+void ExpertsImpl::quantize_mxfp4() {
+  torch::NoGradGuard no_grad;
+  gate_up_mxfp4_ = mxfp4::quantize(gate_up_proj);
+  down_mxfp4_ = mxfp4::quantize(down_proj);
+  register_buffer("gate_up_proj_blocks", gate_up_mxfp4_->blocks);
+  register_buffer("gate_up_proj_scales", gate_up_mxfp4_->scales);
+  register_buffer("down_proj_blocks", down_mxfp4_->blocks);
+  register_buffer("down_proj_scales", down_mxfp4_->scales);
+  for (torch::Tensor* weight : {&gate_up_proj, &down_proj}) {
+    weight->set_data(torch::empty({0}, weight->options()));
+  }
+}
+
+bool ExpertsImpl::quantize_for_inference(const layers::InferenceWeights& format) {
+  if (format.format != layers::InferenceWeights::Format::kMxfp4) return false;
+  quantize_mxfp4();
+  return true;
+}
+
+}  // namespace gpubench::moe

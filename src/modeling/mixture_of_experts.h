@@ -1,0 +1,102 @@
+// The building blocks of a mixture-of-experts layer (docs/models.md#mixture-of-experts): a top-k
+// router, a bank of experts that each token visits k of, and the count of tokens each expert
+// took. gpt-oss builds its MLP from them (models/gpt_oss.cpp); another MoE shape is one file.
+//
+// Every routed token is computed: no capacity factor, so no token is dropped. Tokens are grouped
+// by expert (a stable sort of the routes), each expert that has tokens computes its two products
+// on its rows, and the outputs, weighted by the router, are added back to their tokens in expert
+// order (Hugging Face's GptOssExperts loop, whose sums this order reproduces).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "modeling/linear_compute.h"
+#include "modeling/mxfp4_weights.h"
+
+namespace gpubench::moe {
+
+// Each token's k chosen experts and their weights, [tokens, k] each.
+struct Routes {
+  torch::Tensor experts;  // long
+  torch::Tensor weights;  // the router's dtype
+};
+
+// Hugging Face's GptOssTopKRouter: logits = x W^T + b over the experts, the k largest, softmax
+// over those k.
+class TopKRouterImpl : public torch::nn::Module {
+ public:
+  TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k);
+  Routes forward(const torch::Tensor& tokens);  // tokens [n, hidden]
+  int64_t top_k() const { return top_k_; }
+
+  torch::Tensor weight, bias;
+
+ private:
+  int64_t top_k_;
+};
+TORCH_MODULE(TopKRouter);
+
+// What an expert computes between its two products, from the first product's [rows, 2 x
+// intermediate] to [rows, intermediate].
+using ExpertActivation = std::function<torch::Tensor(const torch::Tensor&)>;
+
+// Tokens each expert took since the last reset, counted on the device (no synchronisation).
+class ExpertLoad {
+ public:
+  void add(const torch::Tensor& routes_per_expert);  // long [experts]
+  void reset() { counts_ = torch::Tensor(); }
+  // Per expert; empty before any forward pass.
+  std::vector<int64_t> tokens_per_expert() const;
+
+ private:
+  torch::Tensor counts_;
+};
+
+struct ExpertsOptions {
+  int64_t experts = 0;  // held by this module
+  int64_t hidden = 0;
+  int64_t intermediate = 0;
+  ExpertActivation activation;
+};
+
+// The experts' weights, [experts, out, in] as the linear layers' and the released checkpoints'
+// (gate_up_proj [E, 2 x intermediate, hidden], down_proj [E, hidden, intermediate]), with
+// biases; in the precision's dtype, or in MXFP4 for inference (quantize_mxfp4).
+class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
+ public:
+  explicit ExpertsImpl(ExpertsOptions options);
+  // tokens [n, hidden] with their routes: [n, hidden], the weighted sum of their experts'
+  // outputs. Routes to experts outside 0..experts-1 are skipped (another rank's, under expert
+  // parallelism).
+  torch::Tensor forward(const torch::Tensor& tokens, const Routes& routes);
+
+  // Inference: the two weights in MXFP4 (buffers gate_up_proj_blocks, _scales, down_proj_blocks,
+  // _scales), their float storage freed; each product dequantises its expert's weight to the
+  // tokens' dtype.
+  void quantize_mxfp4();
+  // MXFP4 where the format asks for it; the other formats leave the experts as they are.
+  bool quantize_for_inference(const layers::InferenceWeights& format) override;
+  bool mxfp4() const { return gate_up_mxfp4_.has_value(); }
+
+  ExpertLoad& load() { return load_; }
+  const ExpertsOptions& options() const { return options_; }
+
+  torch::Tensor gate_up_proj, gate_up_proj_bias, down_proj, down_proj_bias;
+
+ private:
+  // One expert's output for its rows.
+  torch::Tensor expert_output(int64_t expert, const torch::Tensor& rows);
+  torch::Tensor weight_of(const torch::Tensor& weight, const std::optional<mxfp4::Mxfp4Weight>& q,
+                          int64_t expert, torch::ScalarType dtype) const;
+
+  ExpertsOptions options_;
+  std::optional<mxfp4::Mxfp4Weight> gate_up_mxfp4_, down_mxfp4_;
+  ExpertLoad load_;
+};
+TORCH_MODULE(Experts);
+
+}  // namespace gpubench::moe

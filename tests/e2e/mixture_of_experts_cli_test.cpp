@@ -1,0 +1,89 @@
+// gpt-oss through the binary (docs/models.md#mixture-of-experts): train in full and with LoRA,
+// generate with the experts in MXFP4 (its default), the results' experts block, and the bad
+// inputs (exit 2, one line).
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "forked_cli.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using testing::expect_refused;
+using testing::read_json;
+using testing::run_gpubench;
+using testing::ScratchDirectory;
+
+const char* kTiny = " --model test-tiny-gpt-oss --device cpu --warmup-steps 1 --steps 2 --repeat 2";
+
+// Every routed token is counted once per MoE layer: the per-step loads over the experts add up to
+// k routes for each token a step computes.
+void expect_routed(const nlohmann::json& experts, double tokens_per_step) {
+  EXPECT_EQ(experts["experts"], 8);
+  EXPECT_EQ(experts["experts_per_token"], 2);
+  EXPECT_EQ(experts["steps"], 4);  // 2 steps in each of 2 windows
+  EXPECT_EQ(experts["dropped_tokens"], 0);
+  const auto loads = experts["tokens_per_expert_per_step"].get<std::vector<double>>();
+  ASSERT_EQ(loads.size(), 8u);
+  EXPECT_DOUBLE_EQ(std::accumulate(loads.begin(), loads.end(), 0.0), 2 * tokens_per_step);
+  EXPECT_GE(experts["load_max_over_mean"].get<double>(), 1.0);
+}
+
+TEST(MixtureOfExpertsCli, TrainsInFullAndWithLoraRecordingActiveParametersAndExpertLoads) {
+  ScratchDirectory dir("moe-train");
+  const auto full = run_gpubench("train" + std::string(kTiny) +
+                                 " --batch-size 2 --seq-len 8 --output " + dir.file("full.json"));
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  const auto r = read_json(dir.file("full.json"));
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["metrics"]["throughput_unit"], "tokens/sec");
+  expect_routed(r["experts"], 2 * 8);
+  EXPECT_GT(r["experts"]["active_params"].get<int64_t>(), 0);
+  EXPECT_LT(r["experts"]["active_params"].get<int64_t>(), r["benchmark"]["params"].get<int64_t>());
+
+  const auto lora =
+      run_gpubench("train" + std::string(kTiny) +
+                   " --batch-size 1 --seq-len 8 --tuning lora --output " + dir.file("lora.json"));
+  ASSERT_EQ(lora.exit_code, 0) << lora.output;
+  const auto l = read_json(dir.file("lora.json"));
+  EXPECT_EQ(l["benchmark"]["lora_targets"], "all-linear");  // the attention projections
+  EXPECT_LT(l["benchmark"]["trainable_params"].get<int64_t>(),
+            l["benchmark"]["params"].get<int64_t>() / 10);
+  expect_routed(l["experts"], 8);
+}
+
+TEST(MixtureOfExpertsCli, GeneratesWithItsExpertsInMxfp4ByDefault) {
+  ScratchDirectory dir("moe-infer");
+  const auto run =
+      run_gpubench("infer" + std::string(kTiny) +
+                   " --batch-size 2 --prompt-len 6 --gen-len 4 --output " + dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["benchmark"]["weights"], "mxfp4");
+  EXPECT_EQ(r["benchmark"]["precision"], "bf16");
+  EXPECT_EQ(r["metrics"]["inference"]["weights_held"],
+            "mxfp4 (dequantised; native FP4 needs compute capability 10.0)");
+  // A generation: the prompt's 6 tokens and 3 decoded one at a time, for each of 2 sequences.
+  expect_routed(r["experts"], 2 * (6 + 3));
+  // Each decode step reads the experts its tokens chose, in MXFP4, not every expert.
+  EXPECT_GT(r["metrics"]["inference"]["weight_bytes_per_decoded_token"].get<int64_t>(), 0);
+}
+
+TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
+  expect_refused(
+      "infer --model test-tiny-llama --device cpu --prompt-len 6 --gen-len 4 --weights mxfp4",
+      "weights 'mxfp4' holds the experts of a mixture of experts");
+  expect_refused(
+      "infer --model test-tiny-gpt-oss --device cpu --prompt-len 6 --gen-len 4 --weights int4",
+      "weights 'int4' applies to the models that hold integer weights");
+  expect_refused("train --model test-tiny-gpt-oss --device cpu --weights mxfp4",
+                 "applies to gpubench infer");
+  expect_refused(
+      "infer --model test-tiny-gpt-oss --device cpu --prompt-len 6 --gen-len 4 --mode graph",
+      "graph");
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,202 @@
+// gpt-oss (models/gpt_oss.cpp): the published configurations' counts, the counting rule against a
+// built model, Hugging Face's logits at a tiny configuration, generation with the cache and the
+// sliding window, and the experts in MXFP4 against bf16.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "modeling/flop_counter.h"
+#include "modeling/layers.h"
+#include "modeling/linear_compute.h"
+#include "modeling/model_registry.h"
+#include "modeling/mxfp4_weights.h"
+#include "models/gpt_oss.h"
+
+namespace gpubench {
+namespace gpt_oss_tests {
+namespace {
+
+using models::GptOssConfig;
+using models::GptOssModel;
+
+// Hugging Face's num_parameters(), and OpenAI's model card's active parameters (20.91B and 3.61B,
+// 116.83B and 5.13B), which leave out the embedding table and the unchosen experts.
+TEST(GptOss, PublishedConfigurationsCountTheirTotalAndActiveParametersExactly) {
+  const auto& registry = ModelRegistry::instance();
+  const ModelStats small = measure_model(registry.get("gpt-oss-20b"));
+  EXPECT_EQ(small.params, 20'914'757'184);
+  EXPECT_EQ(small.active_params, 3'608'307'264);
+  const ModelStats large = measure_model(registry.get("gpt-oss-120b"));
+  EXPECT_EQ(large.params, 116'829'156'672);
+  EXPECT_EQ(large.active_params, 5'132'849'472);
+  EXPECT_EQ(registry.get("gpt-oss-120b").capabilities.experts, 128);
+  EXPECT_EQ(registry.get("gpt-oss-20b").capabilities.experts_per_token, 4);
+  EXPECT_EQ(registry.get("gpt-oss-20b").capabilities.default_weights, "mxfp4");
+}
+
+ModelOptions options_at(int64_t seq_len, Tuning tuning = Tuning::kFull) {
+  ModelOptions options;
+  options.seq_len = seq_len;
+  options.tuning = tuning;
+  options.lora.rank = 4;
+  options.lora.alpha = 8;
+  options.lora.targets = {"q", "k", "v", "o"};
+  return options;
+}
+
+// Parameters and FLOPs counted on an instance (the experts count the rows they computed: every
+// token's k experts) equal the rule's, in full and with LoRA's adapters.
+TEST(GptOss, TheCountingRuleIsWhatABuiltModelCounts) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  for (const Tuning tuning : {Tuning::kFull, Tuning::kLora}) {
+    const ModelOptions options = options_at(12, tuning);
+    torch::manual_seed(1);
+    auto model = info.instantiate(options);
+    const ModelStats counted = measure_instance(*model);
+    const ModelStats rule = info.count(options);
+    EXPECT_EQ(counted.params, rule.params);
+    EXPECT_EQ(counted.trainable_params, rule.trainable_params);
+    EXPECT_EQ(counted.forward_flops, rule.forward_flops);
+    EXPECT_EQ(counted.frozen_weight_flops, rule.frozen_weight_flops);
+  }
+}
+
+nlohmann::json reference_fixture() {
+  std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/tests/fixtures/gpt_oss_reference.json");
+  return nlohmann::json::parse(in);
+}
+
+// scripts/hf_gpt_oss_reference.py's formula for the index-th parameter (by sorted name).
+torch::Tensor formula(int64_t index, const std::vector<int64_t>& shape, const std::string& name) {
+  const torch::Tensor j = torch::arange(c10::multiply_integers(shape), torch::kDouble);
+  torch::Tensor values = torch::sin(0.61 * j + 1.7 * static_cast<double>(index) + 0.3);
+  if (name.find("norm") != std::string::npos) {
+    values = 1 + 0.1 * values;
+  } else {
+    values = values * (name.find("embed_tokens") != std::string::npos ? 1.0 : 0.2);
+  }
+  return values.to(torch::kFloat).reshape(shape);
+}
+
+GptOssConfig fixture_config(const nlohmann::json& c) {
+  GptOssConfig config;
+  config.vocab_size = c["vocab_size"];
+  config.hidden_size = c["hidden_size"];
+  config.intermediate_size = c["intermediate_size"];
+  config.num_layers = c["num_hidden_layers"];
+  config.num_heads = c["num_attention_heads"];
+  config.num_kv_heads = c["num_key_value_heads"];
+  config.head_dim = c["head_dim"];
+  config.num_experts = c["num_local_experts"];
+  config.experts_per_token = c["num_experts_per_tok"];
+  config.sliding_window = c["sliding_window"];
+  config.max_positions = c["max_position_embeddings"];
+  config.yarn_original_max_positions = 16;
+  return config;
+}
+
+// Every parameter by Hugging Face's name; the experts' weights are [E, in, out] there and [E,
+// out, in] here (the checkpoints' MXFP4 layout).
+void load_reference_weights(GptOssModel& model, const nlohmann::json& fixture) {
+  auto parameters = model.module().named_parameters();
+  torch::NoGradGuard no_grad;
+  int64_t index = 0;
+  for (const auto& entry : fixture["parameters"]) {
+    const std::string name = entry[0];
+    torch::Tensor values = formula(index++, entry[1].get<std::vector<int64_t>>(), name);
+    if (name.find("experts.gate_up_proj") != std::string::npos ||
+        name.find("experts.down_proj") != std::string::npos) {
+      if (values.dim() == 3) values = values.transpose(1, 2);
+    }
+    ASSERT_TRUE(parameters.contains(name)) << name;
+    ASSERT_EQ(parameters[name].sizes(), values.sizes()) << name;
+    parameters[name].copy_(values);
+  }
+  EXPECT_EQ(index, static_cast<int64_t>(parameters.size()));
+}
+
+TEST(GptOss, LogitsAreHuggingFacesAtATinyConfiguration) {
+  const nlohmann::json fixture = reference_fixture();
+  GptOssModel model(fixture_config(fixture["config"]), options_at(12));
+  load_reference_weights(model, fixture);
+  model.module().eval();
+  const auto tokens = fixture["tokens"].get<std::vector<std::vector<int64_t>>>();
+  const torch::Tensor batch = torch::stack({torch::tensor(tokens[0]), torch::tensor(tokens[1])});
+  const auto expected_values =
+      fixture["logits"].get<std::vector<std::vector<std::vector<float>>>>();
+  std::vector<torch::Tensor> rows;
+  for (const auto& sequence : expected_values) {
+    for (const auto& row : sequence) rows.push_back(torch::tensor(row));
+  }
+  const torch::Tensor expected = torch::stack(rows).reshape({2, 12, -1});
+  torch::NoGradGuard no_grad;
+  const torch::Tensor logits = model.logits(batch);
+  EXPECT_LT((logits - expected).abs().max().item<double>(), 2e-5)
+      << "largest logit " << expected.abs().max().item<double>();
+}
+
+// The cached path (prompt, then one token at a time past the window) gives the logits of the
+// whole sequence recomputed without a cache.
+TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  torch::manual_seed(2);
+  auto model = info.instantiate(options_at(12));
+  model->module().eval();
+  TextGenerator& generator = *model->text_generator();
+  const torch::Tensor sequence = torch::randint(256, {2, 12});
+  torch::NoGradGuard no_grad;
+  KvCache cache = generator.allocate_cache(2, 12, torch::kCPU, torch::kFloat);
+  torch::Tensor cached = generator.next_token_logits(sequence.narrow(1, 0, 3), cache);
+  for (int64_t end = 3; end <= 12; ++end) {
+    if (end > 3) cached = generator.next_token_logits(sequence.narrow(1, end - 1, 1), cache);
+    const torch::Tensor full = generator.last_logits_without_cache(sequence.narrow(1, 0, end));
+    EXPECT_LT((cached - full).abs().max().item<double>(), 1e-5) << "at " << end << " tokens";
+  }
+  EXPECT_EQ(cache.length, 12);
+}
+
+// The experts in MXFP4 (every other weight in bf16): exactly the model whose experts hold the
+// dequantised weights in bf16 (the products are the same); and at the model's own initialisation,
+// close to the unquantised model in bf16.
+TEST(GptOss, ExpertsInMxfp4AreTheirDequantisedWeightsAndKeepTheLogitsCloseToBf16s) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  const torch::Tensor tokens = torch::randint(256, {2, 8});
+  const auto build = [&] {
+    torch::manual_seed(3);
+    auto model = info.instantiate(options_at(8));
+    model->module().eval();
+    model->cast_for_inference(torch::kBFloat16);
+    return model;
+  };
+  torch::NoGradGuard no_grad;
+  auto bf16_model = build();
+  const torch::Tensor bf16 = bf16_model->inference_output({tokens, {}, {}}).to(torch::kFloat);
+  for (auto& item : bf16_model->module().named_parameters()) {
+    if (item.value().dim() == 3) {  // the experts' weights, rounded as MXFP4 rounds them
+      item.value().copy_(mxfp4::dequantize(mxfp4::quantize(item.value()), torch::kBFloat16));
+    }
+  }
+  const torch::Tensor rounded = bf16_model->inference_output({tokens, {}, {}}).to(torch::kFloat);
+
+  auto model = build();
+  layers::InferenceWeights format;
+  format.format = layers::InferenceWeights::Format::kMxfp4;
+  const layers::QuantizedLayers quantized = layers::quantize_linear_layers(model->module(), format);
+  EXPECT_EQ(quantized.quantized, 4);  // the four layers' experts; the linear layers stay
+  const torch::Tensor mxfp4 = model->inference_output({tokens, {}, {}}).to(torch::kFloat);
+  EXPECT_TRUE(torch::equal(mxfp4, rounded));
+  // 0.12 here: 4.25 bits a weight move each expert's output by about a tenth, and the routes that
+  // move with it; the next tokens mostly stay.
+  const double relative = ((mxfp4 - bf16).norm() / bf16.norm()).item<double>();
+  EXPECT_GT(relative, 0.0);
+  EXPECT_LT(relative, 0.25);
+  EXPECT_GT((mxfp4.argmax(-1) == bf16.argmax(-1)).to(torch::kFloat).mean().item<double>(), 0.9);
+}
+
+}  // namespace
+}  // namespace gpt_oss_tests
+}  // namespace gpubench
