@@ -10,7 +10,9 @@ namespace gpubench {
 
 std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& argv, int ranks,
                                               std::chrono::milliseconds rendezvous_timeout,
-                                              const EnvironmentOverrides& extra_environment) {
+                                              const EnvironmentOverrides& extra_environment,
+                                              std::chrono::milliseconds run_limit) {
+  const auto started = std::chrono::steady_clock::now();
   const RendezvousServer server(rendezvous_timeout);
   std::vector<ChildProcess> children;
   children.reserve(static_cast<size_t>(ranks));
@@ -46,6 +48,12 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
       }
     }
     if (all_done) break;
+    if (!failure && run_limit.count() > 0 &&
+        std::chrono::steady_clock::now() - started > run_limit) {
+      ProcessOutcome timed_out;
+      timed_out.timed_out = true;
+      failure = RankFailure{running.front(), timed_out, {}};
+    }
     if (failure) {
       failure->still_running = running;
       for (auto& child : children) child.kill_now();

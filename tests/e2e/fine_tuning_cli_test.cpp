@@ -88,7 +88,8 @@ TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   ScratchDirectory dir("finetune-bad");
   const std::string out = " --output " + dir.path();
   expect_refused("train --model resnet50 --tuning lora" + out,
-                 "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, "
+                 "tuning 'lora' applies to the fine-tuning models (bert-large, gpt-oss-120b, "
+                 "gpt-oss-20b, llama-2-7b, "
                  "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); "
                  "'resnet50' trains in full only");
   expect_refused("train --model bert-large --seq-len 0" + out,

@@ -169,7 +169,8 @@ TEST(Resolve, TheFineTuningModelsOwnTheirSequenceLengthAndItsBound) {
   request.model = "resnet50";
   request.seq_len = 128;
   EXPECT_EQ(error_of(request, gpu_machine()),
-            "seq_len applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
+            "seq_len applies to the fine-tuning models (bert-large, gpt-oss-120b, gpt-oss-20b, "
+            "llama-2-7b, llama-3-8b, "
             "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b), not to 'resnet50'");
   request.seq_len.reset();
   request.tgt_len = 64;
@@ -203,7 +204,8 @@ TEST(Resolve, LoraIsForTheFineTuningModelsWithTheirProjectionsAsTargets) {
   request.lora_targets.reset();
   EXPECT_EQ(
       error_of(request, gpu_machine()),
-      "tuning 'lora' applies to the fine-tuning models (bert-large, llama-2-7b, llama-3-8b, "
+      "tuning 'lora' applies to the fine-tuning models (bert-large, gpt-oss-120b, gpt-oss-20b, "
+      "llama-2-7b, llama-3-8b, "
       "llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); 'resnet50' trains in full only");
   request.model = "transformerxl-base";
   EXPECT_NE(error_of(request, gpu_machine()).find("'transformerxl-base' trains in full only"),
@@ -220,7 +222,8 @@ TEST(Resolve, ActivationCheckpointingIsForTheTransformersAndNotForGraphMode) {
   request.activation_checkpointing = true;
   EXPECT_EQ(
       error_of(request, gpu_machine()),
-      "activation_checkpointing applies to the transformer models (bert-large, llama-2-7b, "
+      "activation_checkpointing applies to the transformer models (bert-large, gpt-oss-120b, "
+      "gpt-oss-20b, llama-2-7b, "
       "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b), not to 'resnet50'");
   request.model = "llama-3.2-1b";
   EXPECT_TRUE(resolve(request, gpu_machine()).activation_checkpointing);
