@@ -63,7 +63,7 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
 
 class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index)
+  GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index, bool experts_in_mxfp4)
       : heads_(c.num_heads),
         kv_heads_(c.num_kv_heads),
         head_dim_(c.head_dim),
@@ -82,9 +82,10 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
                                                RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
     router = mlp->register_module("router", moe::TopKRouter(h, c.num_experts, c.experts_per_token));
-    experts = mlp->register_module("experts", moe::Experts(moe::ExpertsOptions{
-                                                  c.num_experts, h, c.intermediate_size,
-                                                  clamped_swiglu(c.swiglu_alpha, c.swiglu_limit)}));
+    experts = mlp->register_module(
+        "experts", moe::Experts(moe::ExpertsOptions{c.num_experts, h, c.intermediate_size,
+                                                    clamped_swiglu(c.swiglu_alpha, c.swiglu_limit),
+                                                    experts_in_mxfp4}));
   }
 
   // extras: the rotary cos and sin half tables [tokens, head_dim / 2].
@@ -167,20 +168,22 @@ YarnRotary yarn_rotary(const GptOssConfig& c) {
 
 class GptOssNetImpl : public torch::nn::Module {
  public:
-  GptOssNetImpl(const GptOssConfig& c, bool checkpointing, bool defer_initialization)
-      : checkpointing_(checkpointing), rotary_(yarn_rotary(c)) {
+  static constexpr double kInitialStd = 0.02;  // GptOssConfig.initializer_range
+
+  GptOssNetImpl(const GptOssConfig& c, const ModelOptions& options)
+      : checkpointing_(options.activation_checkpointing), rotary_(yarn_rotary(c)) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens = model->register_module("embed_tokens",
                                           uninitialised_embedding(c.vocab_size, c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
-      layers.push_back(GptOssDecoderLayer(c, i));
+      layers.push_back(GptOssDecoderLayer(c, i, options.experts_in_mxfp4));
       list->push_back(layers.back());
     }
     norm = model->register_module("norm",
                                   RmsNorm(c.hidden_size, c.rms_norm_eps, RmsScale::kInFloat32));
     lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
-    if (!defer_initialization) initialize();
+    if (!options.defer_initialization) initialize();
   }
 
   Tensor forward(const Tensor& tokens) {
@@ -222,6 +225,9 @@ class GptOssNetImpl : public torch::nn::Module {
   // norms.
   void initialize() {
     torch::NoGradGuard no_grad;
+    for (GptOssDecoderLayer& layer : layers) {
+      if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
+    }
     for (auto& item : named_parameters()) {
       const std::string& name = item.key();
       if (name.find("lora_") != std::string::npos) continue;  // drawn when added
@@ -230,7 +236,7 @@ class GptOssNetImpl : public torch::nn::Module {
       if (bias && name.find("router") == std::string::npos) {
         item.value().zero_();
       } else {
-        item.value().normal_(0.0, 0.02);
+        item.value().normal_(0.0, kInitialStd);
       }
     }
   }
@@ -250,8 +256,7 @@ class GptOssNetImpl : public torch::nn::Module {
 GptOssModel::GptOssModel(const GptOssConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<GptOssNetImpl>(config, options.activation_checkpointing,
-                                           options.defer_initialization)) {
+      net_(std::make_shared<GptOssNetImpl>(config, options)) {
   apply_tuning(*net_, options);
 }
 
@@ -259,6 +264,16 @@ GptOssModel::~GptOssModel() = default;
 
 void GptOssModel::initialize_weights() {
   net_->initialize();
+}
+
+// The floating tensors only: experts held in MXFP4 keep their code bytes.
+void GptOssModel::cast_for_inference(torch::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors = net_->parameters();
+  for (const torch::Tensor& buffer : net_->buffers()) tensors.push_back(buffer);
+  for (torch::Tensor& tensor : tensors) {
+    if (tensor.is_floating_point()) tensor.set_data(tensor.to(dtype));
+  }
 }
 
 torch::nn::Module& GptOssModel::module() {
@@ -365,6 +380,13 @@ GptOssConfig gpt_oss_20b() {
 
 namespace {
 
+// The configuration as the options ask: fewer blocks, a narrower vocabulary, another top-k.
+GptOssConfig configured(GptOssConfig config, const ModelOptions& options) {
+  config = reduced(config, options);
+  if (options.experts_per_token > 0) config.experts_per_token = options.experts_per_token;
+  return config;
+}
+
 ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string reference,
                        bool hidden = false) {
   ModelInfo info = fine_tuning_info(
@@ -377,10 +399,10 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
        std::move(reference),
        {"q", "k", "v", "o"},
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-         return std::make_unique<GptOssModel>(reduced(config, options), options);
+         return std::make_unique<GptOssModel>(configured(config, options), options);
        },
        [config](const ModelOptions& options) {
-         return gpt_oss_stats(reduced(config, options), options);
+         return gpt_oss_stats(configured(config, options), options);
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});

@@ -70,6 +70,7 @@ class GptOssModel : public TrainableModel, public TextGenerator {
   torch::Tensor training_loss(const SyntheticBatch& batch) override;
   int64_t count_forward() override;
   void initialize_weights() override;
+  void cast_for_inference(torch::ScalarType dtype) override;
   int64_t samples_per_item() const override { return seq_len_; }
   int64_t tokens_per_item() const override { return seq_len_; }
   bool set_sequence_length(int64_t tokens) override {

@@ -26,12 +26,54 @@ std::vector<int64_t> ExpertLoad::tokens_per_expert() const {
   return {host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel()};
 }
 
+namespace {
+
+// Buffers for a weight [experts, out, in] in MXFP4 (mxfp4_weights.h's layout), undrawn.
+mxfp4::Mxfp4Weight register_mxfp4(torch::nn::Module& module, const std::string& name,
+                                  int64_t experts, int64_t out, int64_t in,
+                                  torch::Device device = torch::kCPU) {
+  const auto bytes = torch::TensorOptions().dtype(torch::kUInt8).device(device);
+  mxfp4::Mxfp4Weight weight{
+      torch::empty({experts, out, in / mxfp4::kBlock, mxfp4::kBlock / 2}, bytes),
+      torch::empty({experts, out, in / mxfp4::kBlock}, bytes)};
+  weight.blocks = module.register_buffer(name + "_blocks", weight.blocks);
+  weight.scales = module.register_buffer(name + "_scales", weight.scales);
+  return weight;
+}
+
+void quantize_into(const mxfp4::Mxfp4Weight& target, int64_t expert, const torch::Tensor& weight) {
+  const mxfp4::Mxfp4Weight one = mxfp4::quantize(weight);
+  target.blocks[expert].copy_(one.blocks);
+  target.scales[expert].copy_(one.scales);
+}
+
+}  // namespace
+
 ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) {
   const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
-  gate_up_proj = register_parameter("gate_up_proj", torch::empty({e, 2 * i, h}));
+  const std::vector<int64_t> gate_up_shape = {e, 2 * i, h}, down_shape = {e, h, i};
+  const auto empty_unless_float = [&](const std::vector<int64_t>& shape) {
+    return options_.mxfp4 ? torch::empty({0}) : torch::empty(shape);
+  };
+  gate_up_proj = register_parameter("gate_up_proj", empty_unless_float(gate_up_shape),
+                                    /*requires_grad=*/!options_.mxfp4);
   gate_up_proj_bias = register_parameter("gate_up_proj_bias", torch::zeros({e, 2 * i}));
-  down_proj = register_parameter("down_proj", torch::empty({e, h, i}));
+  down_proj = register_parameter("down_proj", empty_unless_float(down_shape), !options_.mxfp4);
   down_proj_bias = register_parameter("down_proj_bias", torch::zeros({e, h}));
+  if (options_.mxfp4) {
+    gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h);
+    down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i);
+  }
+}
+
+void ExpertsImpl::initialize_mxfp4(double std) {
+  torch::NoGradGuard no_grad;
+  const auto options = torch::TensorOptions().device(gate_up_mxfp4_->blocks.device());
+  const int64_t h = options_.hidden, i = options_.intermediate;
+  for (int64_t expert = 0; expert < options_.experts; ++expert) {
+    quantize_into(*gate_up_mxfp4_, expert, torch::randn({2 * i, h}, options) * std);
+    quantize_into(*down_mxfp4_, expert, torch::randn({h, i}, options) * std);
+  }
 }
 
 torch::Tensor ExpertsImpl::weight_of(const torch::Tensor& weight,
@@ -87,13 +129,16 @@ torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& ro
 }
 
 void ExpertsImpl::quantize_mxfp4() {
+  if (mxfp4()) return;
   torch::NoGradGuard no_grad;
-  gate_up_mxfp4_ = mxfp4::quantize(gate_up_proj);
-  down_mxfp4_ = mxfp4::quantize(down_proj);
-  register_buffer("gate_up_proj_blocks", gate_up_mxfp4_->blocks);
-  register_buffer("gate_up_proj_scales", gate_up_mxfp4_->scales);
-  register_buffer("down_proj_blocks", down_mxfp4_->blocks);
-  register_buffer("down_proj_scales", down_mxfp4_->scales);
+  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
+  const torch::Device device = gate_up_proj.device();
+  gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h, device);
+  down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i, device);
+  for (int64_t expert = 0; expert < e; ++expert) {
+    quantize_into(*gate_up_mxfp4_, expert, gate_up_proj[expert]);
+    quantize_into(*down_mxfp4_, expert, down_proj[expert]);
+  }
   for (torch::Tensor* weight : {&gate_up_proj, &down_proj}) {
     weight->set_data(torch::empty({0}, weight->options()));
   }

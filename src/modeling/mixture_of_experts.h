@@ -61,6 +61,8 @@ struct ExpertsOptions {
   int64_t hidden = 0;
   int64_t intermediate = 0;
   ExpertActivation activation;
+  // The weights in MXFP4 from construction (inference): no float weights at all.
+  bool mxfp4 = false;
 };
 
 // The experts' weights, [experts, out, in] as the linear layers' and the released checkpoints'
@@ -76,8 +78,11 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
 
   // Inference: the two weights in MXFP4 (buffers gate_up_proj_blocks, _scales, down_proj_blocks,
   // _scales), their float storage freed; each product dequantises its expert's weight to the
-  // tokens' dtype.
+  // tokens' dtype. Quantised one expert at a time, so the temporaries stay an expert's size.
   void quantize_mxfp4();
+  // Built in MXFP4: each expert's weights drawn from normal(0, std) where the buffers are and
+  // quantised there, one expert at a time.
+  void initialize_mxfp4(double std);
   // MXFP4 where the format asks for it; the other formats leave the experts as they are.
   bool quantize_for_inference(const layers::InferenceWeights& format) override;
   bool mxfp4() const { return gate_up_mxfp4_.has_value(); }

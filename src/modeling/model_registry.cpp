@@ -12,6 +12,8 @@ namespace gpubench {
 
 ModelOptions::ModelOptions(const ResolvedBenchmark& benchmark)
     : SequenceSettings(benchmark), FineTuningSettings(benchmark) {
+  experts_in_mxfp4 = benchmark.weights == "mxfp4";
+  experts_per_token = benchmark.experts_per_token;
   if (!uses_lora(benchmark.tuning)) return;
   const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
   lora.rank = benchmark.lora_rank;

@@ -92,6 +92,11 @@ struct ModelOptions : SequenceSettings, FineTuningSettings {
   // --tensor-parallel N: the group the model is sharded over (modeling/tensor_parallel.h); null:
   // one rank holds the whole model.
   tensor_parallel::Group* tensor_parallel = nullptr;
+  // infer --weights mxfp4: a mixture of experts holds its experts in MXFP4 from construction (no
+  // float copy ever exists: gpt-oss-120b's experts are 230 GB in bf16 and 61 GB in MXFP4).
+  bool experts_in_mxfp4 = false;
+  // A mixture of experts' top-k (--experts-per-token); 0: the model's own.
+  int64_t experts_per_token = 0;
 };
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the

@@ -200,6 +200,23 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
 
 // fp8 (docs/fp8.md): the recipe where the precision is fp8, and none elsewhere; the FP8
 // key/value cache for the generation it serves.
+// A mixture of experts' top-k: 1 to its experts, its own where not given; dense models have none.
+void resolve_experts_per_token(const BenchmarkRequest& request, const ModelInfo& info,
+                               ResolvedBenchmark& out) {
+  const ModelCapabilities& can = info.capabilities;
+  if (request.experts_per_token && can.experts == 0) {
+    throw UsageError("experts_per_token applies to the mixtures of experts (" +
+                     models_where([](const ModelCapabilities& c) { return c.experts > 0; }) +
+                     "); " + info.name + " is a dense model");
+  }
+  out.experts_per_token = request.experts_per_token.value_or(can.experts_per_token);
+  if (out.experts_per_token > can.experts) {
+    throw UsageError("experts_per_token " + std::to_string(out.experts_per_token) +
+                     " is more than " + info.name + "'s " + std::to_string(can.experts) +
+                     " experts; give 1 to " + std::to_string(can.experts));
+  }
+}
+
 void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, ResolvedBenchmark& out) {
   if (out.precision != Precision::kFp8) {
     if (request.fp8_recipe) throw UsageError("fp8_recipe applies to precision fp8 only");
@@ -494,6 +511,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   resolve_fine_tuning(request, info, out);
   resolve_inference(request, info, out);
   resolve_fp8(request, info, out);
+  resolve_experts_per_token(request, info, out);
   check_weight_format(info, out);
   if (info.minimum_warmup_steps) {
     const int needed = info.minimum_warmup_steps(out.tgt_len, out.mem_len);

@@ -65,7 +65,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
     result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
   }
   result.experts.experts = info.capabilities.experts;
-  result.experts.experts_per_token = info.capabilities.experts_per_token;
+  result.experts.experts_per_token = resolved.experts_per_token;
   result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =
       OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;

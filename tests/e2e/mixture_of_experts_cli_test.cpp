@@ -83,6 +83,10 @@ TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
   expect_refused(
       "infer --model test-tiny-gpt-oss --device cpu --prompt-len 6 --gen-len 4 --mode graph",
       "graph");
+  expect_refused("train --model test-tiny-llama --device cpu --experts-per-token 2",
+                 "experts_per_token applies to the mixtures of experts");
+  expect_refused("train --model test-tiny-gpt-oss --device cpu --experts-per-token 9",
+                 "experts_per_token 9 is more than test-tiny-gpt-oss's 8 experts; give 1 to 8");
 }
 
 }  // namespace

@@ -437,7 +437,8 @@ TEST(Fp8Refusals, ConvnetsTheRecipeAndTheCacheOutsideTheirPlace) {
   training_cache.kv_cache = "fp8";
   EXPECT_EQ(refusal(training_cache, h200),
             "kv_cache fp8 applies to gpubench infer of the models that generate text "
-            "(llama-2-7b, llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b)");
+            "(gpt-oss-120b, gpt-oss-20b, llama-2-7b, llama-3-8b, llama-3.1-405b, llama-3.1-70b, "
+            "llama-3.1-8b, llama-3.2-1b)");
   // What resolves: the recipe kept for fp8, none for the other precisions.
   BenchmarkRequest rowwise = fp8_request("llama-3-8b", DeviceKind::kCuda);
   rowwise.fp8_recipe = "rowwise";

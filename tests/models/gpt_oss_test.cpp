@@ -52,17 +52,24 @@ ModelOptions options_at(int64_t seq_len, Tuning tuning = Tuning::kFull) {
 // token's k experts) equal the rule's, in full and with LoRA's adapters.
 TEST(GptOss, TheCountingRuleIsWhatABuiltModelCounts) {
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
-  for (const Tuning tuning : {Tuning::kFull, Tuning::kLora}) {
-    const ModelOptions options = options_at(12, tuning);
-    torch::manual_seed(1);
-    auto model = info.instantiate(options);
-    const ModelStats counted = measure_instance(*model);
-    const ModelStats rule = info.count(options);
-    EXPECT_EQ(counted.params, rule.params);
-    EXPECT_EQ(counted.trainable_params, rule.trainable_params);
-    EXPECT_EQ(counted.forward_flops, rule.forward_flops);
-    EXPECT_EQ(counted.frozen_weight_flops, rule.frozen_weight_flops);
+  for (const int64_t top_k : {0, 1}) {  // the model's 2, and 1 (--experts-per-token)
+    for (const Tuning tuning : {Tuning::kFull, Tuning::kLora}) {
+      ModelOptions options = options_at(12, tuning);
+      options.experts_per_token = top_k;
+      torch::manual_seed(1);
+      auto model = info.instantiate(options);
+      const ModelStats counted = measure_instance(*model);
+      const ModelStats rule = info.count(options);
+      EXPECT_EQ(counted.params, rule.params);
+      EXPECT_EQ(counted.trainable_params, rule.trainable_params);
+      EXPECT_EQ(counted.forward_flops, rule.forward_flops);
+      EXPECT_EQ(counted.frozen_weight_flops, rule.frozen_weight_flops);
+    }
   }
+  ModelOptions top_1 = options_at(12);
+  top_1.experts_per_token = 1;
+  EXPECT_LT(info.count(top_1).active_params, info.count(options_at(12)).active_params);
+  EXPECT_LT(info.count(top_1).forward_flops, info.count(options_at(12)).forward_flops);
 }
 
 nlohmann::json reference_fixture() {
