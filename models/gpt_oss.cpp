@@ -281,10 +281,8 @@ torch::nn::Module& GptOssModel::module() {
 }
 
 SyntheticBatch GptOssModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
-  const Tensor tokens = torch::randint(config_.vocab_size, {batch_size, seq_len_ + 1},
-                                       torch::TensorOptions().device(device).dtype(torch::kLong));
-  return {
-      tokens.narrow(1, 0, seq_len_).contiguous(), tokens.narrow(1, 1, seq_len_).contiguous(), {}};
+  NextTokenBatch batch = next_token_batch(config_.vocab_size, batch_size, seq_len_, device);
+  return {std::move(batch.inputs), std::move(batch.targets), {}};
 }
 
 Tensor GptOssModel::logits(const Tensor& tokens) {
@@ -305,24 +303,12 @@ Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
 // Every layer's cache holds the whole capacity; a sliding layer reads only its window of it.
 KvCache GptOssModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                                     torch::ScalarType dtype) {
-  KvCache cache;
-  cache.capacity = capacity;
-  const auto options = torch::TensorOptions().device(device).dtype(dtype);
-  for (int64_t i = 0; i < config_.num_layers; ++i) {
-    for (auto* tensors : {&cache.keys, &cache.values}) {
-      tensors->push_back(
-          torch::zeros({batch, config_.num_kv_heads, capacity, config_.head_dim}, options));
-    }
-  }
-  return cache;
+  return KvCache::allocate(config_.num_layers, batch, config_.num_kv_heads, capacity,
+                           config_.head_dim, torch::TensorOptions().device(device).dtype(dtype));
 }
 
 Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
-  if (cache.length + tokens.size(1) > cache.capacity) {
-    throw std::logic_error("the key/value cache holds " + std::to_string(cache.capacity) +
-                           " positions; " + std::to_string(cache.length + tokens.size(1)) +
-                           " asked");
-  }
+  cache.check_room_for(tokens.size(1));
   return net_->forward_cached(tokens, cache);
 }
 

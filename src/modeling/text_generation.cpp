@@ -2,6 +2,32 @@
 
 namespace gpubench {
 
+KvCache KvCache::allocate(int64_t layers, int64_t batch, int64_t kv_heads, int64_t capacity,
+                          int64_t head_dim, const torch::TensorOptions& options) {
+  KvCache cache;
+  cache.capacity = capacity;
+  for (int64_t i = 0; i < layers; ++i) {
+    for (auto* tensors : {&cache.keys, &cache.values}) {
+      tensors->push_back(torch::zeros({batch, kv_heads, capacity, head_dim}, options));
+    }
+  }
+  return cache;
+}
+
+void KvCache::check_room_for(int64_t tokens) const {
+  if (length + tokens > capacity) {
+    throw std::logic_error("the key/value cache holds " + std::to_string(capacity) +
+                           " positions; " + std::to_string(length + tokens) + " asked");
+  }
+}
+
+NextTokenBatch next_token_batch(int64_t vocab, int64_t batch, int64_t tokens,
+                                torch::Device device) {
+  const torch::Tensor ids = torch::randint(
+      vocab, {batch, tokens + 1}, torch::TensorOptions().device(device).dtype(torch::kLong));
+  return {ids.narrow(1, 0, tokens).contiguous(), ids.narrow(1, 1, tokens).contiguous()};
+}
+
 int64_t KvCache::bytes() const {
   int64_t total = 0;
   for (const auto* tensors : {&keys, &values}) {

@@ -16,6 +16,12 @@ struct KvCache {
   int64_t capacity = 0;
   int64_t length = 0;
 
+  // `layers` layers' keys and values [batch, kv_heads, capacity, head_dim], zeroed.
+  static KvCache allocate(int64_t layers, int64_t batch, int64_t kv_heads, int64_t capacity,
+                          int64_t head_dim, const torch::TensorOptions& options);
+  // Throws std::logic_error unless `tokens` more positions fit.
+  void check_room_for(int64_t tokens) const;
+
   int64_t bytes() const;
   // Bytes one token of one sequence takes, over every layer's keys and values.
   int64_t bytes_per_token() const;
@@ -31,6 +37,13 @@ struct KvCache {
   // What the cache holds in `dtype`, the attention's: the same tensor where they agree.
   static torch::Tensor to_compute(const torch::Tensor& stored, torch::ScalarType dtype);
 };
+
+// A causal language model's synthetic batch: `batch` sequences of `tokens` ids below `vocab`,
+// each position's target the next token (drawn with them).
+struct NextTokenBatch {
+  torch::Tensor inputs, targets;  // long [batch, tokens]
+};
+NextTokenBatch next_token_batch(int64_t vocab, int64_t batch, int64_t tokens, torch::Device device);
 
 class TextGenerator {
  public:
