@@ -152,7 +152,8 @@ std::string models_reference() {
       "(`ModelCapabilities`, src/modeling/model_registry.h); resolve, the precision policy "
       "and graph mode's rules read these.\n\n" +
       header({"name", "synthetic batch", "tasks", "graph mode", "LoRA roles",
-              "activation checkpointing", "FP8 layers", "--blocks", "inference weights"});
+              "activation checkpointing", "FP8 layers", "--blocks", "experts (top-k)",
+              "inference weights"});
   auto yes_no = [](bool yes) { return std::string(yes ? "yes" : "no"); };
   for (const ModelInfo* info : ModelRegistry::instance().all()) {
     const ModelCapabilities& can = info->capabilities;
@@ -165,7 +166,12 @@ std::string models_reference() {
         {code(info->name), to_string(can.input), join(tasks), graph.empty() ? "no" : join(graph),
          join(can.lora_roles, ","), yes_no(can.activation_checkpointing),
          can.fp8_linear_layers ? "linear" : "none",
-         can.blocks > 0 ? "1-" + std::to_string(can.blocks) : "no", join(can.weight_formats)});
+         can.blocks > 0 ? "1-" + std::to_string(can.blocks) : "no",
+         can.experts > 0
+             ? std::to_string(can.experts) + " (" + std::to_string(can.experts_per_token) + ")"
+             : "dense",
+         join(can.weight_formats) +
+             (can.default_weights.empty() ? "" : " (" + can.default_weights + " by default)")});
   }
   return out;
 }
