@@ -1,5 +1,7 @@
 #include "modeling/mixture_of_experts.h"
 
+#include <cmath>
+
 #include "modeling/flop_counter.h"
 
 namespace gpubench::moe {
@@ -68,11 +70,13 @@ ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) 
 
 void ExpertsImpl::initialize_mxfp4(double std) {
   torch::NoGradGuard no_grad;
-  const auto options = torch::TensorOptions().device(gate_up_mxfp4_->blocks.device());
-  const int64_t h = options_.hidden, i = options_.intermediate;
-  for (int64_t expert = 0; expert < options_.experts; ++expert) {
-    quantize_into(*gate_up_mxfp4_, expert, torch::randn({2 * i, h}, options) * std);
-    quantize_into(*down_mxfp4_, expert, torch::randn({h, i}, options) * std);
+  // Uniform codes have an rms of sqrt(68.5 / 8) = 2.93 scale units: the power of two nearest
+  // std / 2.93 gives the drawn weights about the asked rms (2^-7: 0.023 for 0.02).
+  const double rms_of_codes = std::sqrt(68.5 / 8);
+  const int64_t exponent = std::lround(std::log2(std / rms_of_codes));
+  for (const mxfp4::Mxfp4Weight* weight : {&*gate_up_mxfp4_, &*down_mxfp4_}) {
+    weight->blocks.random_(0, 256);
+    weight->scales.fill_(exponent + 127);
   }
 }
 

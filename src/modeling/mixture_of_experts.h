@@ -80,8 +80,9 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
   // _scales), their float storage freed; each product dequantises its expert's weight to the
   // tokens' dtype. Quantised one expert at a time, so the temporaries stay an expert's size.
   void quantize_mxfp4();
-  // Built in MXFP4: each expert's weights drawn from normal(0, std) where the buffers are and
-  // quantised there, one expert at a time.
+  // Built in MXFP4: synthetic weights drawn as the bytes themselves, where the buffers are: codes
+  // uniform over the 16 e2m1 values, every block's scale the power of two that gives them an rms
+  // near `std` (at memory speed: quantising drawn normal weights took minutes a model on a CPU).
   void initialize_mxfp4(double std);
   // MXFP4 where the format asks for it; the other formats leave the experts as they are.
   bool quantize_for_inference(const layers::InferenceWeights& format) override;

@@ -204,6 +204,32 @@ TEST(GptOss, ExpertsInMxfp4AreTheirDequantisedWeightsAndKeepTheLogitsCloseToBf16
   EXPECT_GT((mxfp4.argmax(-1) == bf16.argmax(-1)).to(torch::kFloat).mean().item<double>(), 0.9);
 }
 
+// infer builds the experts in MXFP4: code bytes and scales only, drawn with about the reference
+// initialisation's rms; bf16 casts leave the bytes as they are.
+TEST(GptOss, ExpertsBuiltInMxfp4HoldOnlyTheirCodesAndScales) {
+  ModelOptions options = options_at(8);
+  options.experts_in_mxfp4 = true;
+  torch::manual_seed(4);
+  const auto tiny = ModelRegistry::instance().get("test-tiny-gpt-oss").instantiate(options);
+  EXPECT_EQ(tiny->module().named_parameters()["model.layers.0.mlp.experts.gate_up_proj"].numel(),
+            0);
+  tiny->cast_for_inference(torch::kBFloat16);
+  const auto buffers = tiny->module().named_buffers();
+  const torch::Tensor blocks = buffers["model.layers.1.mlp.experts.down_proj_blocks"];
+  const torch::Tensor scales = buffers["model.layers.1.mlp.experts.down_proj_scales"];
+  ASSERT_EQ(blocks.scalar_type(), torch::kUInt8);
+  ASSERT_EQ(scales.scalar_type(), torch::kUInt8);
+  const torch::Tensor weights = mxfp4::dequantize({blocks, scales}, torch::kFloat);
+  EXPECT_NEAR(weights.pow(2).mean().sqrt().item<double>(), 0.02, 0.006);
+  EXPECT_EQ(
+      std::get<0>(torch::_unique(torch::cat({blocks.bitwise_and(15), blocks.div(16, "floor")})))
+          .numel(),
+      16);
+  torch::NoGradGuard no_grad;
+  const torch::Tensor logits = tiny->inference_output({torch::randint(256, {1, 8}), {}, {}});
+  EXPECT_TRUE(logits.isfinite().all().item<bool>());
+}
+
 }  // namespace
 }  // namespace gpt_oss_tests
 }  // namespace gpubench
