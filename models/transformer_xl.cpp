@@ -140,7 +140,8 @@ int64_t cluster_width(const TransformerXLConfig& c, size_t i) {
 // The network: adaptive embedding, the decoder layers, the tied adaptive softmax.
 class TransformerXLNetImpl : public torch::nn::Module {
  public:
-  explicit TransformerXLNetImpl(const TransformerXLConfig& c) : c_(c), ends_(cluster_ends(c)) {
+  TransformerXLNetImpl(const TransformerXLConfig& c, bool defer_initialization)
+      : c_(c), ends_(cluster_ends(c)) {
     auto word_emb = register_module("word_emb", std::make_shared<torch::nn::Module>());
     auto emb_layers =
         word_emb->register_module("emb_layers", std::make_shared<torch::nn::Module>());
@@ -178,7 +179,7 @@ class TransformerXLNetImpl : public torch::nn::Module {
       auto projs = crit->register_module("out_projs", ParameterList());
       head_out_proj_ = projs->add(torch::zeros({c.d_model, c.d_embed}));
     }
-    initialize();
+    if (!defer_initialization) initialize();
   }
 
   SegmentOutput forward(const Tensor& tokens, const Tensor& targets,
@@ -217,6 +218,26 @@ class TransformerXLNetImpl : public torch::nn::Module {
     }
     out.nll = adaptive_nll(core.reshape({-1, c_.d_model}), targets.reshape({-1}));
     return out;
+  }
+
+  // NVIDIA's train.py: normal(0, 0.02) weights, normal(0, 0.01) projections and embeddings,
+  // zero biases, layer norms normal(1, 0.02).
+  void initialize() {
+    torch::NoGradGuard no_grad;
+    for (auto& item : named_parameters()) {
+      const std::string& name = item.key();
+      Tensor& p = item.value();
+      if (name.find("layer_norm.weight") != std::string::npos) {
+        p.normal_(1.0, 0.02);
+      } else if (name.find("bias") != std::string::npos && name.find("r_") != 0) {
+        p.zero_();
+      } else if (name.find("proj") != std::string::npos ||
+                 name.find("emb_layers") != std::string::npos) {
+        p.normal_(0.0, 0.01);
+      } else {
+        p.normal_(0.0, 0.02);
+      }
+    }
   }
 
  private:
@@ -301,26 +322,6 @@ class TransformerXLNetImpl : public torch::nn::Module {
     return nll;
   }
 
-  // NVIDIA's train.py: normal(0, 0.02) weights, normal(0, 0.01) projections and embeddings,
-  // zero biases, layer norms normal(1, 0.02).
-  void initialize() {
-    torch::NoGradGuard no_grad;
-    for (auto& item : named_parameters()) {
-      const std::string& name = item.key();
-      Tensor& p = item.value();
-      if (name.find("layer_norm.weight") != std::string::npos) {
-        p.normal_(1.0, 0.02);
-      } else if (name.find("bias") != std::string::npos && name.find("r_") != 0) {
-        p.zero_();
-      } else if (name.find("proj") != std::string::npos ||
-                 name.find("emb_layers") != std::string::npos) {
-        p.normal_(0.0, 0.01);
-      } else {
-        p.normal_(0.0, 0.02);
-      }
-    }
-  }
-
   TransformerXLConfig c_;
   std::vector<int64_t> ends_;
   std::vector<Tensor> emb_weights_, emb_projs_, out_biases_;
@@ -347,10 +348,14 @@ TransformerXLConfig transformer_xl_large() {
   return c;
 }
 
-TransformerXLModel::TransformerXLModel(const TransformerXLConfig& config)
-    : config_(config), net_(std::make_shared<TransformerXLNetImpl>(config)) {}
+TransformerXLModel::TransformerXLModel(const TransformerXLConfig& config, bool defer_initialization)
+    : config_(config), net_(std::make_shared<TransformerXLNetImpl>(config, defer_initialization)) {}
 
 TransformerXLModel::~TransformerXLModel() = default;
+
+void TransformerXLModel::initialize_weights() {
+  net_->initialize();
+}
 
 torch::nn::Module& TransformerXLModel::module() {
   return *net_;
@@ -423,7 +428,7 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
     TransformerXLConfig c = config;
     if (options.tgt_len > 0) c.tgt_len = options.tgt_len;
     if (options.tgt_len > 0) c.mem_len = options.mem_len;  // given together, once resolved
-    return std::make_unique<TransformerXLModel>(c);
+    return std::make_unique<TransformerXLModel>(c, options.defer_initialization);
   };
   return info;
 }

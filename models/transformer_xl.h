@@ -42,8 +42,11 @@ class TransformerXLNetImpl;
 // per step, with each step's hidden states kept (detached) as the next step's memory.
 class TransformerXLModel : public TrainableModel {
  public:
-  explicit TransformerXLModel(const TransformerXLConfig& config);
+  // defer_initialization: NVIDIA's initialisation waits for initialize_weights().
+  explicit TransformerXLModel(const TransformerXLConfig& config, bool defer_initialization = false);
   ~TransformerXLModel() override;
+
+  void initialize_weights() override;
 
   torch::nn::Module& module() override;
   SyntheticBatch synthetic_batch(int64_t batch_size, torch::Device device,

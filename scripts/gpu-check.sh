@@ -117,20 +117,13 @@ print("profiled step:", r["status"], p.get("profiler"), p.get("steps"), "step(s)
 # fit_for RUN_DIR [MODEL TUNING SEQ]: fit beside each eager fixed-batch train run (that one); with
 # TUNING infer and SEQ a precision, fit --task infer beside that eager generation.
 fit_for() {
-  local run_dir=$1 model=${2:-} tuning=${3:-} seq=${4:-} result
-  for result in "$run_dir"/*.json; do
-    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); b = r.get("benchmark", {})
-infer = sys.argv[3] == "infer"
-ok = r.get("schema", "").startswith("gpubench.result/") and r["status"] == "ok"
-ok = ok and b.get("task") == ("infer" if infer else "train") and b.get("mode") == "eager"
-ok = ok and not r.get("batch_search", {}).get("searched")
-shape = (b["model"], "infer", b["precision"]) if infer else (b["model"], b.get("tuning"), str(b.get("seq_len")))
-ok = ok and (not sys.argv[2] or shape == tuple(sys.argv[2:5]))
-sys.exit(0 if ok else 1)' "$result" "$model" "$tuning" "$seq" 2> /dev/null || continue
+  local run_dir=$1 result
+  shift
+  while read -r result; do
     mapfile -t fit_settings < <(python3 scripts/gpu_check_table.py fit-settings "$result")
     "$gb" --log-level warn fit "${fit_settings[@]}" --memory 48GB,80GB --format json \
-      --output "$run_dir/fit-$(basename "$result")" >> "$log" 2>&1 || true
-  done
+      --output "$run_dir/fit-$(basename "$result")" < /dev/null >> "$log" 2>&1 || true
+  done < <(python3 scripts/gpu_check_table.py select fit "$run_dir" "$@")
 }
 compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-50 step each side
   local run_dir=$1 result model half
@@ -146,13 +139,10 @@ compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-5
   else
     echo "profile table: skipped, PyTorch's profiled step did not run (torch_reference.py; log)" >> "$scratch/extras.txt"
   fi
-  for result in "$run_dir"/*.json; do
-    python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["benchmark"]
-sys.exit(0 if b.get("tuning") == "lora" and b["precision"] == "bf16" and b.get("task") == "train" else 1)' \
-      "$result" 2> /dev/null || continue
+  while read -r result; do
     "$gb" --log-level warn scale "$result" --fabric L40S --fabric A100-80GB-SXM --gpus 8 -f json \
-      -o "$run_dir/scale-$(basename "$result")" >> "$log" 2>&1 || echo "scale failed" >> "$scratch/extras.txt"
-  done
+      -o "$run_dir/scale-$(basename "$result")" < /dev/null >> "$log" 2>&1 || echo "scale failed" >> "$scratch/extras.txt"
+  done < <(python3 scripts/gpu_check_table.py select scale "$run_dir")
 }
 
 for tier in "$@"; do

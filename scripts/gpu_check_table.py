@@ -319,6 +319,28 @@ def table(args):
     return 1 if t.failures or not found else 0
 
 
+def selected(args):
+    """The results in a run folder that one of the driver's extras acts on, a path a line: `fit`,
+    the eager train results (infer ones where SHAPE's second value is infer), of SHAPE (model,
+    tuning and seq_len, or model, infer and precision) where given, that ran and searched no
+    batch; `scale`, the bf16 LoRA train results."""
+    shape = tuple(args.shape)
+    infer = len(shape) > 1 and shape[1] == "infer"
+    for path, r in results_in(args.run_dir):
+        b = r.get("benchmark", {})
+        if args.extra == "scale":
+            chosen = b.get("tuning") == "lora" and b.get("precision") == "bf16" and b.get("task") == "train"
+        else:
+            chosen = (r.get("status") == "ok" and b.get("task") == ("infer" if infer else "train")
+                      and b.get("mode") == "eager" and not r.get("batch_search", {}).get("searched"))
+            own = (b.get("model"), "infer", b.get("precision")) if infer else \
+                (b.get("model"), b.get("tuning"), str(b.get("seq_len")))
+            chosen = chosen and (not shape or own == shape)
+        if chosen:
+            print(path)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -330,6 +352,10 @@ def main():
     p.add_argument("--timeout", type=float, default=300)
     p = sub.add_parser("fit-settings")
     p.add_argument("result")
+    p = sub.add_parser("select")
+    p.add_argument("extra", choices=["fit", "scale"])
+    p.add_argument("run_dir")
+    p.add_argument("shape", nargs="*")
     p = sub.add_parser("table")
     p.add_argument("run_dir")
     p.add_argument("--refs")
@@ -341,6 +367,8 @@ def main():
     if args.command == "fit-settings":
         print("\n".join(settings(load(args.result))))
         return 0
+    if args.command == "select":
+        return selected(args)
     return table(args)
 
 

@@ -176,7 +176,7 @@ TEST(BatchSearchCli, AModelThatNeedsWarmUpStepsIsProbedWithThem) {
   ScratchDirectory dir("batch-max-warmup");
   const auto run = testing::run_gpubench(
       "--log-level warn train --model test-tiny-transformerxl --device cpu --threads 1 "
-      "--batch-size max --memory-limit 4M --warmup-steps 3 --steps 1 --repeat 1 "
+      "--batch-size max --memory-limit 1M --warmup-steps 3 --steps 1 --repeat 1 "
       "--telemetry-interval-ms 0 --output " +
       dir.file("r.json"));
   ASSERT_EQ(run.exit_code, 0) << run.output;

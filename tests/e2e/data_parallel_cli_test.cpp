@@ -342,7 +342,7 @@ TEST(DataParallelCli, ASuiteKillsAHungMultiRankBenchmarkAndGoesOn) {
   const auto run =
       run_command("TMPDIR=" + dir.file("tmp") + " GPUBENCH_FAULT_INJECTION=hang:bf16 " +
                   std::string(GPUBENCH_BINARY) + " run " + dir.file("suite.yaml") +
-                  " --timeout 10 --output " + dir.file("out"));
+                  " --timeout 6 --output " + dir.file("out"));
   EXPECT_EQ(run.exit_code, 1) << run.output;
   std::map<std::string, nlohmann::json> results;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("out"))) {

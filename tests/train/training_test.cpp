@@ -10,29 +10,31 @@
 namespace gpubench {
 namespace {
 
-// Ten steps on one fixed batch must lower the loss: a loop that does not learn is not
-// benchmarking training. Small images keep it quick; ResNet pools adaptively. (On a CPU without
-// AVX-512 BF16, a Zen 3 EPYC, bf16 at 64 x 64 took 36 s; at 32 x 32 about half.)
-std::vector<float> losses_over_ten_steps(Precision precision) {
+// Steps on one fixed batch must lower the loss: a loop that does not learn is not benchmarking
+// training. Small images keep it quick; ResNet pools adaptively, and at 16 x 16 its last two
+// stages see one pixel, normalised over the batch of 4. In bf16 the loss falls from 6.8 to 2.0
+// after one step and to 0.4 after three (Zen 3), so four steps show it: on a CPU without AVX-512
+// BF16 each bf16 step takes over a second (LibTorch's reference kernels), where fp32's take 0.2 s.
+std::vector<float> losses_over_steps(Precision precision, int steps) {
   torch::manual_seed(0);
   auto model = ModelRegistry::instance().get("resnet50").instantiate();
   model->module().train();
-  SyntheticBatch batch{torch::randn({4, 3, 32, 32}), torch::randint(1000, {4}, torch::kLong), {}};
+  SyntheticBatch batch{torch::randn({4, 3, 16, 16}), torch::randint(1000, {4}, torch::kLong), {}};
   OptimizerSettings settings;
   settings.learning_rate = 0.01;
   TrainingStep step(*model, PrecisionPolicy(precision, torch::kCPU), settings);
   std::vector<float> losses;
-  for (int i = 0; i < 10; ++i) losses.push_back(step.run(batch).item<float>());
+  for (int i = 0; i < steps; ++i) losses.push_back(step.run(batch).item<float>());
   return losses;
 }
 
 TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInFp32) {
-  const auto losses = losses_over_ten_steps(Precision::kFp32);
+  const auto losses = losses_over_steps(Precision::kFp32, 10);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
-TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInBf16) {
-  const auto losses = losses_over_ten_steps(Precision::kBf16);
+TEST(TrainingStep, FourStepsOnAFixedBatchLowerTheLossInBf16) {
+  const auto losses = losses_over_steps(Precision::kBf16, 4);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
