@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Counts the pixels of given colours in an 8-bit RGB or RGBA PNG (standard library only).
 Usage: png_colour_count.py IMAGE.png '#4e79a7' ... -> one 'colour count' line each."""
+import collections
 import struct
 import sys
 import zlib
@@ -22,40 +23,43 @@ def read_png(path):
     channels = 3 if colour_type == 2 else 4
     raw = zlib.decompress(idat)
     stride = width * channels
-    rows, previous = [], bytearray(stride)
+    low, high = int.from_bytes(b"\x7f" * stride, "big"), int.from_bytes(b"\x80" * stride, "big")
+    rows, previous = [], bytes(stride)
     for y in range(height):
         filter_type = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up = previous[i]
-            up_left = previous[i - channels] if i >= channels else 0
-            if filter_type == 1:
-                line[i] = (line[i] + left) & 255
-            elif filter_type == 2:
-                line[i] = (line[i] + up) & 255
-            elif filter_type == 3:
-                line[i] = (line[i] + (left + up) // 2) & 255
-            elif filter_type == 4:
-                p = left + up - up_left
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
-                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else up_left)) & 255
-        rows.append(bytes(line))
+        line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
+        if filter_type == 2:  # Up, most of a screenshot's rows: bytewise sums of two integers
+            a, b = int.from_bytes(line, "big"), int.from_bytes(previous, "big")
+            line = (((a & low) + (b & low)) ^ ((a ^ b) & high)).to_bytes(stride, "big")
+        elif filter_type != 0:
+            line = unfiltered(bytearray(line), previous, filter_type, channels)
+        rows.append(line)
         previous = line
     return width, channels, rows
 
 
+def unfiltered(line, previous, filter_type, channels):
+    for i in range(len(line)):
+        left = line[i - channels] if i >= channels else 0
+        up = previous[i]
+        up_left = previous[i - channels] if i >= channels else 0
+        if filter_type == 1:
+            line[i] = (line[i] + left) & 255
+        elif filter_type == 3:
+            line[i] = (line[i] + (left + up) // 2) & 255
+        elif filter_type == 4:
+            p = left + up - up_left
+            pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+            line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else up_left)) & 255
+    return bytes(line)
+
+
 def main():
     width, channels, rows = read_png(sys.argv[1])
-    wanted = {bytes.fromhex(c.lstrip("#")): c for c in sys.argv[2:]}
-    counts = dict.fromkeys(wanted, 0)
-    for row in rows:
-        for x in range(width):
-            pixel = row[x * channels:x * channels + 3]
-            if pixel in counts:
-                counts[pixel] += 1
-    for rgb, name in wanted.items():
-        print(name, counts[rgb])
+    pixels = b"".join(rows)
+    counts = collections.Counter(zip(pixels[0::channels], pixels[1::channels], pixels[2::channels]))
+    for colour in sys.argv[2:]:
+        print(colour, counts[tuple(bytes.fromhex(colour.lstrip("#")))])
 
 
 if __name__ == "__main__":
