@@ -76,7 +76,7 @@ def label(r):
             parts.append(f"{short}{b[key]}")
     if b.get("kv_cache") == "fp8":
         parts.append("kv-fp8")
-    if b.get("weights") in ("int8", "int4"):
+    if b.get("weights") in ("int8", "int4", "mxfp4"):
         parts.append(b["weights"] + (f"-g{b['weight_group']}" if b["weights"] == "int4" else ""))
     if b.get("activation_checkpointing"):
         parts.append("ckpt")
@@ -172,6 +172,14 @@ def notes_of(r):
     inference = m.get("inference") or {}
     if inference.get("decode_tokens_per_second"):
         notes.append(f"decode {inference['decode_tokens_per_second']:.1f} tokens/sec")
+    if r.get("experts") and b.get("task") == "infer":
+        # a mixture of experts: its prefill and its experts' load, and how its weights are held
+        if inference.get("prefill_tokens_per_second"):
+            notes.append(f"prefill {inference['prefill_tokens_per_second']:.0f} tokens/sec")
+        if r.get("experts", {}).get("load_max_over_mean"):
+            notes.append(f"expert load max/mean {r['experts']['load_max_over_mean']:.2f}")
+        if inference.get("weights_held"):
+            notes.append(inference["weights_held"])
     if inference.get("decode_ceiling_fraction"):
         notes.append(f"{100 * inference['decode_ceiling_fraction']:.0f}% of the "
                      f"{inference['decode_ceiling_tokens_per_second']:.0f} tokens/sec ceiling "

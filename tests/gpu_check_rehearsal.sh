@@ -25,4 +25,7 @@ grep -q "^fit then the run: .* ok " "$scratch/results/cpu-rehearsal/check-smoke.
 # The decode tier's bf16 entries ran, each with its ceiling (the CPU's measured copy).
 grep -q "test-tiny-llama bf16 infer b1 p16 eager *ok .*% of the .* tokens/sec ceiling" \
   "$scratch/results/cpu-rehearsal/check-decode.txt"
+# ... and gpt-oss's stand-in, MXFP4 experts, with its prefill, its experts' load and its ceiling.
+grep -q "test-tiny-gpt-oss bf16 infer b1 p16 mxfp4 eager *ok .*prefill .* tokens/sec; expert load .*% of the .* tokens/sec ceiling" \
+  "$scratch/results/cpu-rehearsal/check-decode.txt"
 echo "gpu-check rehearsal: smoke, compare and decode ran clean"
