@@ -30,7 +30,8 @@ struct FitOptions {
   std::optional<int64_t> host_available;
   // On the CPU, the probes' sequence length is halved until the largest probe's forward and
   // backward (a generation's: its prompt's pass) is at most this many FLOPs (the fit must take
-  // seconds, not hours, there).
+  // seconds, not hours, there); a sixteenth of it for bf16 and fp16 on a CPU without AVX-512,
+  // where LibTorch's 16-bit matmuls are its reference kernel (fit_probes.cpp).
   double cpu_flop_budget = 2e11;
   // ... but not below this length, the longest probe's (the others run at about a half and a
   // quarter of it: 2 and 1 at the shortest). With batch 1 and 2 probed, the fit tells what

@@ -1,6 +1,8 @@
 #include "system/machine.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <torch/torch.h>
@@ -10,6 +12,19 @@
 #endif
 
 namespace gpubench {
+
+bool cpu_has_flag(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string word; words >> word;) {
+      if (word == flag) return true;
+    }
+    return false;
+  }
+  return false;
+}
 
 std::string compute_capability_text(int capability) {
   return std::to_string(capability / 10) + "." + std::to_string(capability % 10);

@@ -21,6 +21,10 @@ struct MachineFacts {
 // Asks LibTorch's CUDA runtime (and the OS for cores) once per call.
 MachineFacts read_machine_facts(int local_ranks = 0);
 
+// Whether /proc/cpuinfo lists `flag` (as "avx512bw") for the first CPU; false where it cannot be
+// read.
+bool cpu_has_flag(const std::string& flag);
+
 // A compute capability as NVIDIA writes it: 90 is "9.0".
 std::string compute_capability_text(int capability);
 
