@@ -6,10 +6,12 @@
 #include "common/errors.h"
 #include "cpu_benchmark.h"
 #include "infer/inference_fit_probe.h"
+#include "memory/fit_probes.h"
 #include "memory/inference_fit.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
+#include "system/machine.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -27,6 +29,21 @@ ResolvedBenchmark infer_benchmark(const std::string& model, int64_t batch, int64
   if (weights == "int4") request.weight_group = 32;  // the tiny model's 32 input features
   request.steps = 1;
   return testing::resolved_on_two_cores(request);
+}
+
+// The CPU's probe length: halved while the longest probe's FLOPs pass the budget, a sixteenth of
+// it for 16-bit probes where the CPU has no AVX-512 (LibTorch's reference bf16 matmul there).
+TEST(InferenceFit, SixteenBitProbesWithoutAvx512GetASixteenthOfTheCpuBudget) {
+  EXPECT_TRUE(cpu_has_flag("fpu"));  // every x86-64 CPU
+  EXPECT_FALSE(cpu_has_flag("no-such-flag"));
+  FitOptions fit;
+  fit.cpu_flop_budget = 2e9;
+  const double flops_per_token = 1e7;  // 2 x 1e7 x 100 = the budget at 100 tokens
+  const ResolvedBenchmark fp32 = infer_benchmark("test-tiny-llama", 1, 32, 2);
+  const ResolvedBenchmark bf16 = infer_benchmark("test-tiny-llama", 1, 32, 2, Precision::kBf16);
+  EXPECT_EQ(probe_length(1024, fp32, flops_per_token, fit), 64);
+  EXPECT_EQ(probe_length(1024, bf16, flops_per_token, fit), cpu_has_flag("avx512bw") ? 64 : 4);
+  EXPECT_EQ(probe_length(2, bf16, flops_per_token, fit), 2);  // within the budget: as asked
 }
 
 TEST(InferenceFit, ThreeLengthsGiveEachPartItsParabola) {
