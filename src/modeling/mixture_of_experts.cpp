@@ -32,8 +32,7 @@ namespace {
 
 // Buffers for a weight [experts, out, in] in MXFP4 (mxfp4_weights.h's layout), undrawn.
 mxfp4::Mxfp4Weight register_mxfp4(torch::nn::Module& module, const std::string& name,
-                                  int64_t experts, int64_t out, int64_t in,
-                                  torch::Device device = torch::kCPU) {
+                                  int64_t experts, int64_t out, int64_t in, torch::Device device) {
   const auto bytes = torch::TensorOptions().dtype(torch::kUInt8).device(device);
   mxfp4::Mxfp4Weight weight{
       torch::empty({experts, out, in / mxfp4::kBlock, mxfp4::kBlock / 2}, bytes),
@@ -62,10 +61,13 @@ ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) 
   gate_up_proj_bias = register_parameter("gate_up_proj_bias", torch::zeros({e, 2 * i}));
   down_proj = register_parameter("down_proj", empty_unless_float(down_shape), !options_.mxfp4);
   down_proj_bias = register_parameter("down_proj_bias", torch::zeros({e, h}));
-  if (options_.mxfp4) {
-    gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h);
-    down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i);
-  }
+  if (options_.mxfp4) hold_in_mxfp4(torch::kCPU);
+}
+
+void ExpertsImpl::hold_in_mxfp4(torch::Device device) {
+  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
+  gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h, device);
+  down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i, device);
 }
 
 void ExpertsImpl::initialize_mxfp4(double std) {
@@ -135,11 +137,8 @@ torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& ro
 void ExpertsImpl::quantize_mxfp4() {
   if (mxfp4()) return;
   torch::NoGradGuard no_grad;
-  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
-  const torch::Device device = gate_up_proj.device();
-  gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h, device);
-  down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i, device);
-  for (int64_t expert = 0; expert < e; ++expert) {
+  hold_in_mxfp4(gate_up_proj.device());
+  for (int64_t expert = 0; expert < options_.experts; ++expert) {
     quantize_into(*gate_up_mxfp4_, expert, gate_up_proj[expert]);
     quantize_into(*down_mxfp4_, expert, down_proj[expert]);
   }

@@ -94,6 +94,8 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
   torch::Tensor gate_up_proj, gate_up_proj_bias, down_proj, down_proj_bias;
 
  private:
+  // Registers the two weights' MXFP4 buffers on `device`, undrawn.
+  void hold_in_mxfp4(torch::Device device);
   // One expert's output for its rows.
   torch::Tensor expert_output(int64_t expert, const torch::Tensor& rows);
   torch::Tensor weight_of(const torch::Tensor& weight, const std::optional<mxfp4::Mxfp4Weight>& q,

@@ -198,8 +198,6 @@ void resolve_inference(const BenchmarkRequest& request, const ModelInfo& info,
   if (!request.steps) out.steps = 2;
 }
 
-// fp8 (docs/fp8.md): the recipe where the precision is fp8, and none elsewhere; the FP8
-// key/value cache for the generation it serves.
 // A mixture of experts' top-k: 1 to its experts, its own where not given; dense models have none.
 void resolve_experts_per_token(const BenchmarkRequest& request, const ModelInfo& info,
                                ResolvedBenchmark& out) {
@@ -217,6 +215,8 @@ void resolve_experts_per_token(const BenchmarkRequest& request, const ModelInfo&
   }
 }
 
+// fp8 (docs/fp8.md): the recipe where the precision is fp8, and none elsewhere; the FP8
+// key/value cache for the generation it serves.
 void resolve_fp8(const BenchmarkRequest& request, const ModelInfo& info, ResolvedBenchmark& out) {
   if (out.precision != Precision::kFp8) {
     if (request.fp8_recipe) throw UsageError("fp8_recipe applies to precision fp8 only");
