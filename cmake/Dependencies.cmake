@@ -13,6 +13,8 @@ foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
   endif()
 endforeach()
 find_package(Torch REQUIRED)
+include(TorchLoadOrder)
+gpubench_torch_load_order(${TORCH_LIBRARY})
 # The torch Python package keeps what libtorch_cuda needs (cuDNN, cuBLAS, NCCL, ...) in
 # site-packages/nvidia/*/lib, found at run time through libtorch_cuda's own RPATH. The linker
 # must see them too to resolve libtorch_cuda's references; NCCL's header is there as well.
@@ -33,7 +35,9 @@ if(TORCH_CUDA_LIBRARIES)
 else()
   set(GPUBENCH_WITH_CUDA 0)
 endif()
-message(STATUS "gpubench: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}, CUDA=${GPUBENCH_WITH_CUDA}")
+list(LENGTH GPUBENCH_TORCH_LOAD_ORDER _early)
+message(STATUS "gpubench: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}, CUDA=${GPUBENCH_WITH_CUDA}, "
+               "${_early} of its libraries listed early")
 
 # TORCH_CXX_FLAGS carries the C++ ABI switch the LibTorch build needs.
 separate_arguments(GPUBENCH_TORCH_CXX_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
