@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -93,8 +94,17 @@ void handle_interruptions() {
   installed = true;
 }
 
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
+
 std::string ProcessOutcome::describe() const {
-  if (timed_out) return "timed out and was killed";
+  if (timed_out) {
+    return std::string("timed out and was killed") +
+           (time_limit_seconds > 0 ? " after " + seconds_text(time_limit_seconds) + " s" : "");
+  }
   if (signal != 0)
     return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit code " + std::to_string(exit_code);
@@ -202,6 +212,7 @@ ProcessOutcome run_child_process(const std::vector<std::string>& argv, double ti
     if (std::chrono::steady_clock::now() >= deadline) {
       ProcessOutcome outcome = child.stop();
       outcome.timed_out = true;
+      outcome.time_limit_seconds = timeout_seconds;
       return outcome;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -15,10 +15,12 @@ namespace gpubench {
 
 struct ProcessOutcome {
   bool timed_out = false;
-  int exit_code = -1;  // when it exited normally
-  int signal = 0;      // when a signal ended it
+  double time_limit_seconds = 0;  // the limit it ran past, when timed_out
+  int exit_code = -1;             // when it exited normally
+  int signal = 0;                 // when a signal ended it
   bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }
-  std::string describe() const;  // "exit code 1", "killed by signal 6 (Aborted)", ...
+  // "exit code 1", "killed by signal 6 (Aborted)", "timed out and was killed after 2.5 s", ...
+  std::string describe() const;
 };
 
 using EnvironmentOverrides = std::vector<std::pair<std::string, std::string>>;
@@ -57,6 +59,9 @@ void handle_interruptions();
 // also ends whatever it started (stop()). Throws Interrupted on SIGINT/SIGTERM.
 ProcessOutcome run_child_process(const std::vector<std::string>& argv, double timeout_seconds,
                                  bool discard_stdout = false);
+
+// "0.5", "300": a time limit as it was given, not cut to whole seconds.
+std::string seconds_text(double seconds);
 
 // The path of the running executable (/proc/self/exe).
 std::string current_executable();

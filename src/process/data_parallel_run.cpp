@@ -97,15 +97,21 @@ Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOption
   const TemporaryFolder folder("gpubench-ranks");
   const std::vector<std::string> argv = child_command_line(
       resolved, folder.file("benchmark.json"), {options.executable, options.log_level, ""});
-  const auto failure =
-      launch_local_ranks(argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
-                         {{kRankResultsVariable, folder.path()}});
+  const auto run_limit = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(0.0, options.run_limit_seconds) * 1000.0));
+  const auto failure = launch_local_ranks(
+      argv, resolved.gpus, std::chrono::seconds(resolved.timeout_s),
+      {{kRankResultsVariable, folder.path()}}, run_limit, options.discard_stdout);
   const int reported_rank = failure ? failure->rank : 0;
   std::optional<Result> written = read_result_if_present(rank_file(folder.path(), reported_rank));
   const std::string rank = "rank " + std::to_string(reported_rank);
   if (written && !failure) return *written;
   // The ranks that were neither done nor failed: the ones that stopped answering.
   const std::string others = failure ? still_running_text(failure->still_running) : "";
+  if (failure && failure->outcome.timed_out) {  // the run limit, not a rank's own failure
+    return failed_result_for(
+        resolved, "timed out after " + seconds_text(options.run_limit_seconds) + " s" + others);
+  }
   if (written && written->status != RunStatus::kOk) {
     written->error = rank + ": " + written->error + others;
     return *written;

@@ -25,6 +25,8 @@ std::string rank_result_path(const LaunchEnvironment& launch);
 struct LocalRanksOptions {
   std::string executable;  // the gpubench binary the ranks run
   std::string log_level = "info";
+  double run_limit_seconds = 0;  // all ranks together; <= 0 for none (a suite's limit)
+  bool discard_stdout = false;   // a suite prints one table
 };
 
 // Starts resolved.gpus ranks of the child subcommand (process/child_command.h) here, each given the

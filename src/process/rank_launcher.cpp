@@ -11,7 +11,8 @@ namespace gpubench {
 std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& argv, int ranks,
                                               std::chrono::milliseconds rendezvous_timeout,
                                               const EnvironmentOverrides& extra_environment,
-                                              std::chrono::milliseconds run_limit) {
+                                              std::chrono::milliseconds run_limit,
+                                              bool discard_stdout) {
   const auto started = std::chrono::steady_clock::now();
   const RendezvousServer server(rendezvous_timeout);
   std::vector<ChildProcess> children;
@@ -23,7 +24,7 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
         {"MASTER_ADDR", "127.0.0.1"},          {"MASTER_PORT", std::to_string(server.port())},
         {kLauncherStoreVariable, "1"}};
     environment.insert(environment.end(), extra_environment.begin(), extra_environment.end());
-    children.emplace_back(argv, environment, false);
+    children.emplace_back(argv, environment, false, discard_stdout);
   }
   std::optional<RankFailure> failure;
   for (;;) {
@@ -52,6 +53,7 @@ std::optional<RankFailure> launch_local_ranks(const std::vector<std::string>& ar
         std::chrono::steady_clock::now() - started > run_limit) {
       ProcessOutcome timed_out;
       timed_out.timed_out = true;
+      timed_out.time_limit_seconds = std::chrono::duration<double>(run_limit).count();
       failure = RankFailure{running.front(), timed_out, {}};
     }
     if (failure) {

@@ -21,11 +21,13 @@ struct RankFailure {
 // `argv` is the command every rank runs; `extra_environment` is added for all of them.
 // Returns the first rank that failed, or nothing when all ranks exited with 0. With a positive
 // `run_limit`, ranks still running after it are ended and the first of them is the failure
-// (outcome timed_out): what the tests' proofs use, so that a rank stuck outside any collective
-// (whose own timeouts end it otherwise) fails its test instead of holding the suite.
+// (outcome timed_out): a suite's limit for one benchmark, and the tests' proofs, so that a rank
+// stuck outside any collective (whose own timeouts end it otherwise) fails its test instead of
+// holding the suite. With `discard_stdout`, the ranks' standard output goes to /dev/null.
 std::optional<RankFailure> launch_local_ranks(
     const std::vector<std::string>& argv, int ranks, std::chrono::milliseconds rendezvous_timeout,
     const EnvironmentOverrides& extra_environment = {},
-    std::chrono::milliseconds run_limit = std::chrono::milliseconds(0));
+    std::chrono::milliseconds run_limit = std::chrono::milliseconds(0),
+    bool discard_stdout = false);
 
 }  // namespace gpubench

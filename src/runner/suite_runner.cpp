@@ -1,6 +1,5 @@
 #include "runner/suite_runner.h"
 
-#include <cstdio>
 #include <filesystem>
 
 #include "common/atomic_file.h"
@@ -9,6 +8,7 @@
 #include "common/log.h"
 #include "process/child_command.h"
 #include "process/child_process.h"
+#include "process/data_parallel_run.h"
 #include "process/temporary_folder.h"
 #include "results/result_path.h"
 #include "run/benchmark_runner.h"
@@ -18,13 +18,6 @@
 namespace gpubench {
 namespace fs = std::filesystem;
 namespace {
-
-// "0.5", "300": the limit as it was given, not cut to whole seconds.
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
-}
 
 // One benchmark in a child given it as a benchmark file, writing into the suite's private
 // folder: its result, or a failed one saying how the child ended.
@@ -43,10 +36,24 @@ Result run_in_child(const ResolvedBenchmark& benchmark, size_t index, const Temp
   if (!outcome.timed_out) written = read_result_if_present(child_output);
   fs::remove(child_output, ignored);
   if (written) return *written;
-  return failed_result_for(
-      benchmark, "benchmark process " + outcome.describe() +
-                     (outcome.timed_out ? " after " + seconds_text(options.timeout_seconds) + " s"
-                                        : " without writing a result"));
+  return failed_result_for(benchmark, "benchmark process " + outcome.describe() +
+                                          (outcome.timed_out ? "" : " without writing a result"));
+}
+
+// One benchmark, in a child or, for one of several ranks, as its ranks started from here: a
+// child between them would only start them (a LibTorch start each). A batch search runs its
+// probes from a child first.
+Result run_apart(const ResolvedBenchmark& benchmark, size_t index, const TemporaryFolder& folder,
+                 const SuiteRunOptions& options) {
+  if (!benchmark.runs_process_group() || benchmark.batch_size == kSearchBatchSize) {
+    return run_in_child(benchmark, index, folder, options);
+  }
+  LocalRanksOptions ranks;
+  ranks.executable = options.executable.empty() ? current_executable() : options.executable;
+  ranks.log_level = options.log_level;
+  ranks.run_limit_seconds = options.timeout_seconds;
+  ranks.discard_stdout = true;
+  return run_local_ranks(benchmark, ranks);
 }
 
 }  // namespace
@@ -89,7 +96,7 @@ std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
     } else {
       log::info("[{}/{}] {} {} on {} (batch {})", i + 1, benchmarks.size(), benchmark.model,
                 to_string(benchmark.precision), to_string(benchmark.device), benchmark.batch_size);
-      result = run_in_child(benchmark, i, folder, options);
+      result = run_apart(benchmark, i, folder, options);
     }
     log::info("result: {}", write_new_file(wanted, json_text(result_to_json(result)) + "\n"));
     results.push_back(std::move(result));

@@ -1,5 +1,6 @@
-// Runs a list of benchmarks, each in a child process of its own (process/child_command.h), so that
-// a crash, an out-of-memory or a hang in one is recorded as a failed result and the rest still run.
+// Runs a list of benchmarks, each in a child process of its own (process/child_command.h), or as
+// its ranks, each a child, so that a crash, an out-of-memory or a hang in one is recorded as a
+// failed result and the rest still run.
 #pragma once
 
 #include <optional>
@@ -32,8 +33,9 @@ struct SuiteBenchmark {
 std::vector<SuiteBenchmark> resolve_suite_entries(const std::vector<SuiteEntry>& entries,
                                                   bool skip_unavailable = false);
 
-// Each benchmark runs in a child given it as a benchmark file; every one ends with a result file
-// in the output directory, an unavailable one with a skipped result and no child.
+// Each benchmark runs in a child given it as a benchmark file (one of several ranks: its ranks,
+// ended together at the timeout); every one ends with a result file in the output directory, an
+// unavailable one with a skipped result and no child.
 std::vector<Result> run_suite(const std::vector<SuiteBenchmark>& benchmarks,
                               const SuiteRunOptions& options);
 

@@ -823,15 +823,15 @@ TEST(HostileInput, RanksDieWithAParentKilledBySigkill) {
 }
 
 TEST(HostileInput, ASuitesBenchmarkAndItsRanksDieWithAParentKilledBySigkill) {
-  kill_while_running("sigkill-suite", "run s.yaml -o out", 4, SIGKILL, false);
+  kill_while_running("sigkill-suite", "run s.yaml -o out", 3, SIGKILL, false);
 }
 
 TEST(HostileInput, SigtermAndSigintRemoveTheRunsTemporaryFolders) {
   kill_while_running("sigterm-train",
                      "train --model test-tiny-cnn --device cpu --gpus 2 --batch-size 1 -o out", 3,
                      SIGTERM, true);
-  kill_while_running("sigterm-suite", "run s.yaml -o out", 4, SIGTERM, true);
-  kill_while_running("sigint-suite", "run s.yaml -o out", 4, SIGINT, true);
+  kill_while_running("sigterm-suite", "run s.yaml -o out", 3, SIGTERM, true);
+  kill_while_running("sigint-suite", "run s.yaml -o out", 3, SIGINT, true);
 }
 
 }  // namespace
