@@ -12,9 +12,9 @@ namespace {
 
 // Steps on one fixed batch must lower the loss: a loop that does not learn is not benchmarking
 // training. Small images keep it quick; ResNet pools adaptively, and at 16 x 16 its last two
-// stages see one pixel, normalised over the batch of 4. In bf16 the loss falls from 6.8 to 2.0
-// after one step and to 0.4 after three (Zen 3), so four steps show it: on a CPU without AVX-512
-// BF16 each bf16 step takes over a second (LibTorch's reference kernels), where fp32's take 0.2 s.
+// stages see one pixel, normalised over the batch of 4. In bf16 the third step's loss is 0.6
+// where the first's is 6.8 (Zen 3), so three steps show it: on a CPU without AVX-512 BF16 each
+// bf16 step takes over a second (LibTorch's reference kernels), where fp32's take 0.2 s.
 std::vector<float> losses_over_steps(Precision precision, int steps) {
   torch::manual_seed(0);
   auto model = ModelRegistry::instance().get("resnet50").instantiate();
@@ -33,8 +33,8 @@ TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInFp32) {
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
-TEST(TrainingStep, FourStepsOnAFixedBatchLowerTheLossInBf16) {
-  const auto losses = losses_over_steps(Precision::kBf16, 4);
+TEST(TrainingStep, ThreeStepsOnAFixedBatchLowerTheLossInBf16) {
+  const auto losses = losses_over_steps(Precision::kBf16, 3);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
