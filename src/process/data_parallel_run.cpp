@@ -1,5 +1,6 @@
 #include "process/data_parallel_run.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/log.h"
