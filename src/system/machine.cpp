@@ -13,15 +13,24 @@
 
 namespace gpubench {
 
-bool cpu_has_flag(const std::string& flag) {
+std::string cpuinfo_field(const std::string& name) {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("flags", 0) != 0) continue;
-    std::istringstream words(line.substr(line.find(':') + 1));
-    for (std::string word; words >> word;) {
-      if (word == flag) return true;
-    }
-    return false;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);  // "model name\t: ..."
+    if (key != name) continue;
+    const auto value = line.find_first_not_of(" \t", colon + 1);
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
+}
+
+bool cpu_has_flag(const std::string& flag) {
+  std::istringstream words(cpuinfo_field("flags"));
+  for (std::string word; words >> word;) {
+    if (word == flag) return true;
   }
   return false;
 }

@@ -21,6 +21,10 @@ struct MachineFacts {
 // Asks LibTorch's CUDA runtime (and the OS for cores) once per call.
 MachineFacts read_machine_facts(int local_ranks = 0);
 
+// The value of the first CPU's line `name` in /proc/cpuinfo ("model name", "flags"); "" where
+// there is none or the file cannot be read.
+std::string cpuinfo_field(const std::string& name);
+
 // Whether /proc/cpuinfo lists `flag` (as "avx512bw") for the first CPU; false where it cannot be
 // read.
 bool cpu_has_flag(const std::string& flag);

@@ -56,15 +56,8 @@ std::string read_os() {
 }
 
 std::string read_cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  }
-  return "unknown";
+  const std::string model = cpuinfo_field("model name");
+  return model.empty() ? "unknown" : model;
 }
 
 [[maybe_unused]] std::string read_nvidia_driver() {

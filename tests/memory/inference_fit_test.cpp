@@ -36,6 +36,8 @@ ResolvedBenchmark infer_benchmark(const std::string& model, int64_t batch, int64
 TEST(InferenceFit, SixteenBitProbesWithoutAvx512GetASixteenthOfTheCpuBudget) {
   EXPECT_TRUE(cpu_has_flag("fpu"));  // every x86-64 CPU
   EXPECT_FALSE(cpu_has_flag("no-such-flag"));
+  EXPECT_FALSE(cpuinfo_field("model name").empty());  // the key, not its tab-padded line
+  EXPECT_EQ(cpuinfo_field("no such field"), "");
   FitOptions fit;
   fit.cpu_flop_budget = 2e9;
   const double flops_per_token = 1e7;  // 2 x 1e7 x 100 = the budget at 100 tokens
