@@ -149,8 +149,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
 int64_t planned_weight_bytes(const ModelInfo& info, const ModelOptions& options,
                              const ResolvedBenchmark& b) {
   if (!info.count) return 0;
-  const bool full_width = b.precision == Precision::kFp32 || b.precision == Precision::kTf32;
-  return info.count(options).params * (full_width ? 4 : 2);
+  return info.count(options).params * compute_element_bytes(b.precision);
 }
 
 // The probes by blocks, extended to the whole model.

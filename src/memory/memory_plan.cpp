@@ -13,8 +13,7 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
                        const ModelOptions& options) {
   // fp8: bf16 everywhere but the linear layers' products (which keep FP8 copies of their inputs
   // for backward, a byte each: the bf16 estimate is the larger).
-  const bool half = b.precision == Precision::kFp16 || b.precision == Precision::kBf16 ||
-                    b.precision == Precision::kFp8;
+  const bool half = compute_element_bytes(b.precision) == 2;
   const bool half_frozen = uses_lora(b.tuning) && half;
   const int64_t frozen = stats.params - stats.trainable_params - stats.nf4_params;
   MemoryPlan plan;

@@ -48,8 +48,7 @@ ScaleInput single_device_input(const Result& result, Task task, const std::strin
   input.block_params = result.model_block_params;
   const int64_t built = result.benchmark.blocks > 0 ? result.benchmark.blocks : input.blocks;
   input.root_params = std::max<int64_t>(0, result.params - built * input.block_params);
-  const Precision precision = result.benchmark.precision;
-  input.activation_bytes = precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
+  input.activation_bytes = compute_element_bytes(result.benchmark.precision);
   if (uses_lora(result.benchmark.tuning)) {
     const std::string& targets = result.benchmark.lora_targets;
     // all-linear: the Llamas' seven projections (the only models that shard).

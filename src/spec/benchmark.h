@@ -13,6 +13,11 @@ namespace gpubench {
 
 // fp8: the linear layers' matmuls in FP8 (docs/fp8.md), everything else in bf16.
 enum class Precision { kFp32, kTf32, kFp16, kBf16, kFp8 };
+// The bytes of an element in the precision's compute dtype: float32 for fp32 and tf32, 16 bits
+// for the others (fp8 computes in bf16 outside its linear layers' products).
+inline int64_t compute_element_bytes(Precision precision) {
+  return precision == Precision::kFp32 || precision == Precision::kTf32 ? 4 : 2;
+}
 // kCpu first: what a value-initialised ResolvedBenchmark holds.
 enum class DeviceKind { kCpu, kCuda, kAuto };
 // eager: every kernel launched from the host each step; graph: the whole step captured once in
