@@ -16,6 +16,7 @@ namespace {
 using layers::AdaptedLinear;
 using layers::RmsNorm;
 using layers::RmsScale;
+using tensor_parallel::Split;
 using torch::Tensor;
 
 // GptOssExperts._apply_gate: gate and up interleaved (even and odd columns), the gate clamped
@@ -63,29 +64,41 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
 
 class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index, bool experts_in_mxfp4)
-      : heads_(c.num_heads),
-        kv_heads_(c.num_kv_heads),
+  // Over a tensor-parallel group (Megatron, as Llama's): q, k and v column-parallel (whole heads,
+  // with their sinks), o row-parallel, each expert's intermediate dimension split
+  // (moe::ExpertsOptions). Over an expert-parallel group: whole experts on each rank.
+  GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index, const ModelOptions& options)
+      : heads_(tensor_parallel::local_count(c.num_heads, options.tensor_parallel,
+                                            "the attention heads")),
+        kv_heads_(tensor_parallel::local_count(c.num_kv_heads, options.tensor_parallel,
+                                               "the key/value heads")),
         head_dim_(c.head_dim),
         hidden_(c.hidden_size),
-        window_(c.sliding(index) ? c.sliding_window : 0) {
-    const int64_t h = c.hidden_size, q_out = heads_ * head_dim_, kv_out = kv_heads_ * head_dim_;
+        window_(c.sliding(index) ? c.sliding_window : 0),
+        group_(options.tensor_parallel) {
+    const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
+                  kv_out = c.num_kv_heads * head_dim_;
     input_layernorm =
         register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
-    q_proj = attn->register_module("q_proj", AdaptedLinear(h, q_out, true, "q"));
-    k_proj = attn->register_module("k_proj", AdaptedLinear(h, kv_out, true, "k"));
-    v_proj = attn->register_module("v_proj", AdaptedLinear(h, kv_out, true, "v"));
-    o_proj = attn->register_module("o_proj", AdaptedLinear(q_out, h, true, "o"));
+    const auto linear = [this](int64_t in, int64_t out, const char* role, Split split) {
+      return AdaptedLinear(in, out, true, role, split, group_);
+    };
+    q_proj = attn->register_module("q_proj", linear(h, q_out, "q", Split::kColumns));
+    k_proj = attn->register_module("k_proj", linear(h, kv_out, "k", Split::kColumns));
+    v_proj = attn->register_module("v_proj", linear(h, kv_out, "v", Split::kColumns));
+    o_proj = attn->register_module("o_proj", linear(q_out, h, "o", Split::kRows));
     sinks = attn->register_parameter("sinks", torch::empty({heads_}));
     post_attention_layernorm = register_module("post_attention_layernorm",
                                                RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
     router = mlp->register_module("router", moe::TopKRouter(h, c.num_experts, c.experts_per_token));
-    experts = mlp->register_module(
-        "experts", moe::Experts(moe::ExpertsOptions{c.num_experts, h, c.intermediate_size,
-                                                    clamped_swiglu(c.swiglu_alpha, c.swiglu_limit),
-                                                    experts_in_mxfp4}));
+    moe::ExpertsOptions experts_options{c.num_experts, h, c.intermediate_size,
+                                        clamped_swiglu(c.swiglu_alpha, c.swiglu_limit),
+                                        options.experts_in_mxfp4};
+    experts_options.tensor_parallel = options.tensor_parallel;
+    experts_options.expert_parallel = options.expert_parallel;
+    experts = mlp->register_module("experts", moe::Experts(experts_options));
   }
 
   // extras: the rotary cos and sin half tables [tokens, head_dim / 2].
@@ -103,7 +116,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
   Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
              const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
-    const Tensor normed = input_layernorm(x);
+    const Tensor normed = tensor_parallel::copy_to_group(input_layernorm(x), group_);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
@@ -125,8 +138,8 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     const Tensor attended = attention_with_sinks(q, k, v, sinks, first_query, first_key, window_);
     // Query x key and weights x value over every key read (the masked ones included).
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * k.size(2) * head_dim_);
-    const Tensor h =
-        x + o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_}));
+    const Tensor h = x + o_proj->summed_over_group(o_proj(
+                             attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})));
     const Tensor m = post_attention_layernorm(h).reshape({batch * tokens, hidden_});
     return h + experts(m, router(m)).view({batch, tokens, hidden_});
   }
@@ -138,8 +151,9 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
   moe::Experts experts{nullptr};
 
  private:
-  int64_t heads_, kv_heads_, head_dim_, hidden_;
-  int64_t window_;  // 0: full attention
+  int64_t heads_, kv_heads_, head_dim_, hidden_;  // heads: this rank's
+  int64_t window_;                                 // 0: full attention
+  tensor_parallel::Group* group_;
 };
 TORCH_MODULE(GptOssDecoderLayer);
 
@@ -170,42 +184,55 @@ class GptOssNetImpl : public torch::nn::Module {
  public:
   static constexpr double kInitialStd = 0.02;  // GptOssConfig.initializer_range
 
+  // With a tensor-parallel group, the embedding and the head hold a slice of the vocabulary each
+  // (as Llama's).
   GptOssNetImpl(const GptOssConfig& c, const ModelOptions& options)
-      : checkpointing_(options.activation_checkpointing), rotary_(yarn_rotary(c)) {
+      : group(options.tensor_parallel),
+        checkpointing_(options.activation_checkpointing),
+        rotary_(yarn_rotary(c)) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
-    embed_tokens = model->register_module("embed_tokens",
-                                          uninitialised_embedding(c.vocab_size, c.hidden_size));
+    embed_tokens = model->register_module(
+        "embed_tokens",
+        uninitialised_embedding(tensor_parallel::local_count(c.vocab_size, group, "the vocabulary"),
+                                c.hidden_size));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
-      layers.push_back(GptOssDecoderLayer(c, i, options.experts_in_mxfp4));
+      layers.push_back(GptOssDecoderLayer(c, i, options));
       list->push_back(layers.back());
     }
     norm = model->register_module("norm",
                                   RmsNorm(c.hidden_size, c.rms_norm_eps, RmsScale::kInFloat32));
-    lm_head = register_module("lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, ""));
+    lm_head = register_module(
+        "lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, "", Split::kColumns, group));
     if (!options.defer_initialization) initialize();
   }
 
+  // The logits of this rank's slice of the vocabulary (all of it without a group).
   Tensor forward(const Tensor& tokens) {
-    Tensor hidden = embed_tokens(tokens);
+    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (GptOssDecoderLayer& layer : layers) {
       hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
     }
-    return lm_head(norm(hidden));
+    return head(norm(hidden));
   }
 
-  // Appends `tokens` to the cache; the logits of the last position only.
+  Tensor head(const Tensor& normed) {
+    return lm_head(tensor_parallel::copy_to_group(normed, group));
+  }
+
+  // Appends `tokens` to the cache; the logits of the last position only, gathered.
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
-    Tensor hidden = embed_tokens(tokens);
+    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(start, n);
     for (size_t i = 0; i < layers.size(); ++i) {
       const GptOssDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
       hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
     }
     cache.length = start + n;
-    return lm_head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1);
+    return tensor_parallel::gather_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1),
+                                              group);
   }
 
   // cos and sin [n, head_dim / 2] at positions start..start+n, scaled by YaRN's attention
@@ -245,6 +272,7 @@ class GptOssNetImpl : public torch::nn::Module {
   std::vector<GptOssDecoderLayer> layers;
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
+  tensor_parallel::Group* group;
 
  private:
   bool checkpointing_;
@@ -286,14 +314,15 @@ SyntheticBatch GptOssModel::synthetic_batch(int64_t batch_size, torch::Device de
 }
 
 Tensor GptOssModel::logits(const Tensor& tokens) {
-  return net_->forward(tokens);
+  return tensor_parallel::gather_vocabulary(net_->forward(tokens), net_->group);
 }
 
-// Causal-LM loss in float32, every position predicting the next token (as Llama's).
+// Causal-LM loss in float32, every position predicting the next token (as Llama's; over a
+// tensor-parallel group from each rank's slice of the logits).
 Tensor GptOssModel::training_loss(const SyntheticBatch& batch) {
   const Tensor out = net_->forward(batch.inputs);
-  return torch::nn::functional::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
-                                              batch.targets.reshape({-1}));
+  return tensor_parallel::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
+                                        batch.targets.reshape({-1}), net_->group);
 }
 
 Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
@@ -303,8 +332,10 @@ Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
 // Every layer's cache holds the whole capacity; a sliding layer reads only its window of it.
 KvCache GptOssModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                                     torch::ScalarType dtype) {
-  return KvCache::allocate(config_.num_layers, batch, config_.num_kv_heads, capacity,
-                           config_.head_dim, torch::TensorOptions().device(device).dtype(dtype));
+  return KvCache::allocate(
+      config_.num_layers, batch,
+      tensor_parallel::local_count(config_.num_kv_heads, net_->group, "the key/value heads"),
+      capacity, config_.head_dim, torch::TensorOptions().device(device).dtype(dtype));
 }
 
 Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
@@ -404,6 +435,11 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.default_weights = "mxfp4";
   can.experts = config.num_experts;
   can.experts_per_token = config.experts_per_token;
+  can.expert_width = config.intermediate_size;
+  can.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
+                                {"attention heads", config.num_heads},
+                                {"expert width", config.intermediate_size},
+                                {"vocabulary", config.vocab_size}};
   const int64_t h = config.hidden_size, kv = config.num_kv_heads * config.head_dim;
   can.lora_rank_limits = {{"q", h}, {"k", kv}, {"v", kv}, {"o", h}};
   return info;
@@ -419,12 +455,12 @@ const ModelRegistration k120b{gpt_oss_info(
     "top-4, GQA 64/8 heads, sliding window 128 on alternate layers, attention sinks, YaRN x32)")};
 
 // Hidden: gpt-oss's architecture at a size a 2-core CPU trains and generates with at once: 4
-// layers (two sliding, two full), 8 experts top-2, a window of 4.
+// layers (two sliding, two full), 8 experts of width 64 top-2, a window of 4.
 GptOssConfig tiny_gpt_oss_config() {
   GptOssConfig c;
   c.vocab_size = 256;
   c.hidden_size = 32;
-  c.intermediate_size = 32;
+  c.intermediate_size = 64;  // two MXFP4 blocks, so that 2 tensor-parallel ranks hold one each
   c.num_layers = 4;
   c.num_heads = 4;
   c.num_kv_heads = 2;
@@ -438,7 +474,7 @@ GptOssConfig tiny_gpt_oss_config() {
 }
 const ModelRegistration kTiny{gpt_oss_info("test-tiny-gpt-oss", tiny_gpt_oss_config(),
                                            "a test model: gpt-oss, 4 layers, hidden 32, 8 "
-                                           "experts top-2, window 4",
+                                           "experts of width 64 top-2, window 4",
                                            true)};
 
 }  // namespace

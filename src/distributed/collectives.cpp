@@ -205,6 +205,13 @@ std::vector<torch::Tensor> Collectives::allgather(const torch::Tensor& tensor) {
   return outputs[0];
 }
 
+PendingCollective Collectives::all_to_all(torch::Tensor& output, torch::Tensor& input,
+                                          std::vector<int64_t> output_counts,
+                                          std::vector<int64_t> input_counts) {
+  auto work = state_->backend->alltoall_base(output, input, output_counts, input_counts);
+  return PendingCollective([work, output, input] { work->wait(); });
+}
+
 PendingCollective Collectives::allgather_into(torch::Tensor& flat, const torch::Tensor& shard) {
   if (state_->backend_name == "nccl") {
     auto work = state_->backend->_allgather_base(flat, const_cast<torch::Tensor&>(shard));

@@ -51,6 +51,11 @@ class Collectives {
   PendingCollective allreduce_max(torch::Tensor& tensor);
   // Every rank's `tensor` (the same shape on each), in rank order.
   std::vector<torch::Tensor> allgather(const torch::Tensor& tensor);
+  // Rows along dimension 0 (contiguous tensors): input_counts[p] rows of `input` to rank p,
+  // output_counts[p] rows from rank p into `output`, in rank order.
+  PendingCollective all_to_all(torch::Tensor& output, torch::Tensor& input,
+                               std::vector<int64_t> output_counts,
+                               std::vector<int64_t> input_counts);
   // Sharded data parallelism's pair, asynchronous, on flat contiguous tensors (`flat`: world
   // size x `shard`'s elements): every rank's `shard` into `flat` in rank order; and the sum over
   // the ranks of `flat`'s rank-th slice into `shard`. NCCL runs both as such; Gloo has no

@@ -22,6 +22,8 @@ class TensorParallelCollectives : public tensor_parallel::Group {
   void allreduce_sum(torch::Tensor& tensor) override;
   void allreduce_max(torch::Tensor& tensor) override;
   torch::Tensor allgather_last_dim(const torch::Tensor& tensor) override;
+  torch::Tensor all_to_all(const torch::Tensor& rows, const std::vector<int64_t>& send_counts,
+                           const std::vector<int64_t>& receive_counts) override;
 
   Collectives& collectives() { return *group_; }
   // The time the device waited on each collective since the last call, in ms, and how many

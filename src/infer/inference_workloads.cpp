@@ -281,7 +281,7 @@ class GenerateWorkload : public InferenceWorkload {
     figures.metrics.tokens_per_second = measured.throughput;
     figures.metrics.inference.decode_tokens_per_second = measured.throughput;
     figures.cpu_memory_bandwidth_gbs = cpu_memory_bandwidth_gbs_;
-    if (session.rank().tensor_parallel) {
+    if (session.rank().model_parallel()) {
       DistributedInfo& distributed = figures.distributed.emplace();
       distributed.tensor_parallel_exposed_ms = decode_wait_.ms;
       distributed.tensor_parallel_collectives = decode_wait_.collectives;

@@ -24,6 +24,12 @@ void check_fit_shape(const ResolvedBenchmark& b) {
                      ": fit predicts the whole model, probing one and two blocks itself; "
                      "--blocks applies to train and infer");
   }
+  if (b.expert_parallel > 1) {
+    throw UsageError("expert_parallel " + std::to_string(b.expert_parallel) +
+                     ": fit probes one rank alone, and an expert-parallel rank's share of the "
+                     "tokens depends on its peers' routing; fit takes tensor_parallel, not "
+                     "expert_parallel");
+  }
 }
 
 double ProbeModels::extra_blocks(const ModelInfo& info) const {

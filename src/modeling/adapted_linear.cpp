@@ -21,24 +21,23 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
       role_(std::move(role)),
       split_(group ? split : tensor_parallel::Split::kNone),
       group_(group) {
-  if (with_bias && split_ == tensor_parallel::Split::kRows) {
-    throw std::logic_error("a row-parallel layer's bias is added after the group's sum");
-  }
   // Uninitialised: the models draw their weights themselves (fine_tuning_model.h).
   weight = register_parameter("weight", torch::empty({out_features_, in_features_}));
   if (with_bias) bias = register_parameter("bias", torch::zeros({out_features_}));
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
+  const torch::Tensor own_bias =
+      split_ == tensor_parallel::Split::kRows ? torch::Tensor() : bias;
   torch::Tensor output;
   if (nf4()) {
     output = nf4::linear(input, nf4_);
-    if (bias.defined()) output = output + bias;
+    if (own_bias.defined()) output = output + own_bias;
     FlopCounter::record_multiply_adds(input.numel() / in_features_ * in_features_ * out_features_,
                                       /*frozen_weight=*/true);
     FlopCounter::record_weight_read(nf4_.bytes());
   } else {
-    output = compute_.forward(input, weight, bias);
+    output = compute_.forward(input, weight, own_bias);
   }
   if (!adapted()) return output;
   const int64_t rows = input.numel() / in_features_;
@@ -47,6 +46,12 @@ torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
       torch::nn::functional::linear(torch::nn::functional::linear(input, lora_a_), lora_b_);
   FlopCounter::record_multiply_adds(rows * rank * (in_features_ + out_features_));
   return output + update * scaling_;
+}
+
+torch::Tensor AdaptedLinearImpl::summed_over_group(const torch::Tensor& partial) {
+  if (split_ != tensor_parallel::Split::kRows) return partial;
+  const torch::Tensor sum = tensor_parallel::reduce_from_group(partial, group_);
+  return bias.defined() ? sum + bias : sum;
 }
 
 void AdaptedLinearImpl::quantize_base_nf4() {

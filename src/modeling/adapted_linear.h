@@ -22,12 +22,17 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
  public:
   // The weight is left uninitialised for the model to draw (and the bias zero). With a
   // tensor-parallel `group`, the layer holds its rank's slice of the [out_features, in_features]
-  // weight as `split` says (modeling/tensor_parallel.h); the model communicates around it.
+  // weight as `split` says (modeling/tensor_parallel.h); the model communicates around it. A
+  // row-parallel layer's bias is whole on every rank and forward leaves it out of the partial
+  // output: summed_over_group adds it once, after the sum (Megatron's skip_bias_add).
   AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role,
                     tensor_parallel::Split split = tensor_parallel::Split::kNone,
                     tensor_parallel::Group* group = nullptr);
 
   torch::Tensor forward(const torch::Tensor& input);
+  // A row-parallel layer's partial output summed over the group, plus the bias; without a
+  // group, `partial` itself.
+  torch::Tensor summed_over_group(const torch::Tensor& partial);
   // Adds lora_A and lora_B (float32, trainable) on the weight's device. Sharded, the factor
   // on the unsplit side is whole on every rank (lora_A of a column-parallel layer, lora_B of a
   // row-parallel one) and each rank computes part of its gradient: the part is summed over the

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "modeling/expert_parallel.h"
 #include "modeling/flop_counter.h"
 
 namespace gpubench::moe {
@@ -50,8 +51,15 @@ void quantize_into(const mxfp4::Mxfp4Weight& target, int64_t expert, const torch
 
 }  // namespace
 
-ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) {
-  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
+ExpertsImpl::ExpertsImpl(ExpertsOptions options)
+    : options_(std::move(options)),
+      held_(tensor_parallel::local_count(options_.experts, options_.expert_parallel, "the experts")),
+      width_(tensor_parallel::local_count(options_.intermediate, options_.tensor_parallel,
+                                          "the expert width")) {
+  if (options_.mxfp4 && (width_ % mxfp4::kBlock != 0 || options_.hidden % mxfp4::kBlock != 0)) {
+    throw std::logic_error("MXFP4 experts need widths in whole blocks of 32");
+  }
+  const int64_t e = held_, h = options_.hidden, i = width_;
   const std::vector<int64_t> gate_up_shape = {e, 2 * i, h}, down_shape = {e, h, i};
   const auto empty_unless_float = [&](const std::vector<int64_t>& shape) {
     return options_.mxfp4 ? torch::empty({0}) : torch::empty(shape);
@@ -65,7 +73,7 @@ ExpertsImpl::ExpertsImpl(ExpertsOptions options) : options_(std::move(options)) 
 }
 
 void ExpertsImpl::hold_in_mxfp4(torch::Device device) {
-  const int64_t e = options_.experts, h = options_.hidden, i = options_.intermediate;
+  const int64_t e = held_, h = options_.hidden, i = width_;
   gate_up_mxfp4_ = register_mxfp4(*this, "gate_up_proj", e, 2 * i, h, device);
   down_mxfp4_ = register_mxfp4(*this, "down_proj", e, h, i, device);
 }
@@ -98,47 +106,85 @@ torch::Tensor ExpertsImpl::expert_output(int64_t expert, const torch::Tensor& ro
   const torch::ScalarType dtype = rows.scalar_type();
   const torch::Tensor gate_up = torch::linear(
       rows, weight_of(gate_up_proj, gate_up_mxfp4_, expert, dtype), gate_up_proj_bias[expert]);
-  const torch::Tensor out =
-      torch::linear(options_.activation(gate_up), weight_of(down_proj, down_mxfp4_, expert, dtype),
-                    down_proj_bias[expert]);
-  FlopCounter::record_multiply_adds(rows.size(0) * 3 * options_.hidden * options_.intermediate,
+  const torch::Tensor down_bias =
+      options_.tensor_parallel ? torch::Tensor() : down_proj_bias[expert];
+  const torch::Tensor out = torch::linear(
+      options_.activation(gate_up), weight_of(down_proj, down_mxfp4_, expert, dtype), down_bias);
+  FlopCounter::record_multiply_adds(rows.size(0) * 3 * options_.hidden * width_,
                                     mxfp4() || !gate_up_proj.requires_grad());
   return out;
 }
 
-torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& routes) {
-  const int64_t k = routes.experts.size(1), experts = options_.experts;
-  const torch::Tensor chosen = routes.experts.reshape({-1});
-  // Routes to no expert of this module's in one more bin, after every expert's.
-  const torch::Tensor bin = chosen.masked_fill((chosen < 0) | (chosen >= experts), experts);
-  const torch::Tensor routes_per_bin = torch::bincount(bin, {}, experts + 1);
-  load_.add(routes_per_bin.narrow(0, 0, experts));
-  const torch::Tensor per_expert = routes_per_bin.to(torch::kCPU);
-  // The routes in expert order (stable: a token's rows keep their order within an expert).
-  const torch::Tensor order = std::get<1>(bin.sort(/*stable=*/true, 0, false));
-  const torch::Tensor token_of = order.div(k, "floor");
-  const torch::Tensor weight_of_route = routes.weights.reshape({-1}).index_select(0, order);
-  torch::Tensor output = torch::zeros_like(tokens);
+torch::Tensor ExpertsImpl::held_outputs(const torch::Tensor& rows, const torch::Tensor& counts) {
+  const torch::Tensor on_host = counts.to(torch::kCPU, torch::kLong).contiguous();
+  const int64_t* per_expert = on_host.data_ptr<int64_t>();
+  std::vector<torch::Tensor> outputs;
   int64_t first = 0;
-  const int64_t* counts = per_expert.data_ptr<int64_t>();
-  for (int64_t expert = 0; expert < experts; ++expert) {
-    const int64_t rows = counts[expert];
-    if (rows == 0) continue;
-    const torch::Tensor tokens_here = token_of.narrow(0, first, rows);
-    const torch::Tensor out = expert_output(expert, tokens.index_select(0, tokens_here));
-    output.index_add_(
-        0, tokens_here,
-        (out * weight_of_route.narrow(0, first, rows).unsqueeze(1)).to(tokens.scalar_type()));
-    first += rows;
+  for (int64_t expert = 0; expert < held_; ++expert) {
+    if (per_expert[expert] == 0) continue;
+    outputs.push_back(expert_output(expert, rows.narrow(0, first, per_expert[expert])));
+    first += per_expert[expert];
   }
-  return output;
+  if (outputs.empty()) return torch::zeros({0, options_.hidden}, rows.options());
+  return outputs.size() == 1 ? outputs.front() : torch::cat(outputs);
+}
+
+torch::Tensor ExpertsImpl::routed_outputs(const torch::Tensor& rows,
+                                          const torch::Tensor& experts) {
+  if (options_.expert_parallel) return exchanged_outputs(rows, experts);
+  return held_outputs(rows, torch::bincount(experts, {}, held_));
+}
+
+// GShard's dispatch and combine: the rows, sorted by expert, go to their experts' ranks in
+// contiguous chunks (each rank's experts have neighbouring ids); each rank groups what it
+// received by expert, computes, restores the received order and sends the outputs back the way
+// they came.
+torch::Tensor ExpertsImpl::exchanged_outputs(const torch::Tensor& rows,
+                                             const torch::Tensor& experts) {
+  tensor_parallel::Group& group = *options_.expert_parallel;
+  const torch::Tensor rank_of = experts.div(held_, "floor");
+  const torch::Tensor sent_per_rank = torch::bincount(rank_of, {}, group.size()).to(torch::kCPU);
+  const std::vector<int64_t> send(sent_per_rank.data_ptr<int64_t>(),
+                                  sent_per_rank.data_ptr<int64_t>() + group.size());
+  const std::vector<int64_t> receive = expert_parallel::receive_counts(send, group, rows.device());
+  const torch::Tensor arrived = expert_parallel::exchange(rows, send, receive, group);
+  const torch::Tensor held_expert = group.all_to_all(experts - rank_of * held_, send, receive);
+  const torch::Tensor order = std::get<1>(held_expert.sort(/*stable=*/true, 0, false));
+  const torch::Tensor grouped =
+      held_outputs(arrived.index_select(0, order), torch::bincount(held_expert, {}, held_));
+  const torch::Tensor outputs = torch::zeros_like(grouped).index_copy(0, order, grouped);
+  return expert_parallel::exchange(outputs, receive, send, group);
+}
+
+torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& routes) {
+  tensor_parallel::Group* const sliced = options_.tensor_parallel;
+  const int64_t n = tokens.size(0), k = routes.experts.size(1);
+  const torch::Tensor chosen = routes.experts.reshape({-1});
+  load_.add(torch::bincount(chosen, {}, options_.experts));
+  // The routes in expert order (stable: a token's rows keep their order within an expert).
+  const torch::Tensor order = std::get<1>(chosen.sort(/*stable=*/true, 0, false));
+  const torch::Tensor token_of = order.div(k, "floor");
+  const torch::Tensor rows =
+      tensor_parallel::copy_to_group(tokens, sliced).index_select(0, token_of);
+  const torch::Tensor outputs = routed_outputs(rows, chosen.index_select(0, order));
+  // Under tensor parallelism each rank's outputs are partial sums, and the router's weights
+  // scale each part: their gradient is summed over the group.
+  const torch::Tensor weights =
+      tensor_parallel::copy_to_group(routes.weights.reshape({-1}), sliced).index_select(0, order);
+  const torch::Tensor summed = torch::zeros_like(tokens).index_add(
+      0, token_of, (outputs * weights.unsqueeze(1)).to(tokens.scalar_type()));
+  if (!sliced) return summed;
+  const torch::Tensor down_bias =
+      (routes.weights.unsqueeze(-1) * down_proj_bias.index_select(0, chosen).view({n, k, -1}))
+          .sum(1);
+  return tensor_parallel::reduce_from_group(summed, sliced) + down_bias.to(tokens.scalar_type());
 }
 
 void ExpertsImpl::quantize_mxfp4() {
   if (mxfp4()) return;
   torch::NoGradGuard no_grad;
   hold_in_mxfp4(gate_up_proj.device());
-  for (int64_t expert = 0; expert < options_.experts; ++expert) {
+  for (int64_t expert = 0; expert < held_; ++expert) {
     quantize_into(*gate_up_mxfp4_, expert, gate_up_proj[expert]);
     quantize_into(*down_mxfp4_, expert, down_proj[expert]);
   }
@@ -151,6 +197,18 @@ bool ExpertsImpl::quantize_for_inference(const layers::InferenceWeights& format)
   if (format.format != layers::InferenceWeights::Format::kMxfp4) return false;
   quantize_mxfp4();
   return true;
+}
+
+std::vector<torch::Tensor> expert_parameters(torch::nn::Module& module) {
+  std::vector<torch::Tensor> found;
+  for (const auto& child : module.modules()) {
+    if (auto* experts = dynamic_cast<ExpertsImpl*>(child.get())) {
+      for (const torch::Tensor& parameter : experts->parameters(/*recurse=*/false)) {
+        found.push_back(parameter);
+      }
+    }
+  }
+  return found;
 }
 
 }  // namespace gpubench::moe

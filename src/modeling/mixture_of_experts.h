@@ -5,7 +5,8 @@
 // Every routed token is computed: no capacity factor, so no token is dropped. Tokens are grouped
 // by expert (a stable sort of the routes), each expert that has tokens computes its two products
 // on its rows, and the outputs, weighted by the router, are added back to their tokens in expert
-// order (Hugging Face's GptOssExperts loop, whose sums this order reproduces).
+// order (Hugging Face's GptOssExperts loop, whose sums this order reproduces). Under tensor or
+// expert parallelism (ExpertsOptions) the same sums come out of the group.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 
 #include "modeling/linear_compute.h"
 #include "modeling/mxfp4_weights.h"
+#include "modeling/tensor_parallel.h"
 
 namespace gpubench::moe {
 
@@ -57,12 +59,19 @@ class ExpertLoad {
 };
 
 struct ExpertsOptions {
-  int64_t experts = 0;  // held by this module
+  int64_t experts = 0;  // the layer's, over all ranks
   int64_t hidden = 0;
-  int64_t intermediate = 0;
+  int64_t intermediate = 0;  // each expert's, whole
   ExpertActivation activation;
   // The weights in MXFP4 from construction (inference): no float weights at all.
   bool mxfp4 = false;
+  // --tensor-parallel: each expert's intermediate dimension split over the group (contiguous
+  // slices of gate_up's rows, whose gate and up columns interleave in pairs, and of down's
+  // columns); the partial outputs are summed over the group and down's bias added after the sum.
+  tensor_parallel::Group* tensor_parallel = nullptr;
+  // --expert-parallel (modeling/expert_parallel.h): whole experts on each rank, rank r holding
+  // experts r x experts / size onwards; the routed tokens travel to their experts' ranks and back.
+  tensor_parallel::Group* expert_parallel = nullptr;
 };
 
 // The experts' weights, [experts, out, in] as the linear layers' and the released checkpoints'
@@ -71,9 +80,8 @@ struct ExpertsOptions {
 class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
  public:
   explicit ExpertsImpl(ExpertsOptions options);
-  // tokens [n, hidden] with their routes: [n, hidden], the weighted sum of their experts'
-  // outputs. Routes to experts outside 0..experts-1 are skipped (another rank's, under expert
-  // parallelism).
+  // tokens [n, hidden] with their routes (over all the layer's experts): [n, hidden], the weighted
+  // sum of their experts' outputs.
   torch::Tensor forward(const torch::Tensor& tokens, const Routes& routes);
 
   // Inference: the two weights in MXFP4 (buffers gate_up_proj_blocks, _scales, down_proj_blocks,
@@ -90,21 +98,36 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
 
   ExpertLoad& load() { return load_; }
   const ExpertsOptions& options() const { return options_; }
+  int64_t held_experts() const { return held_; }
 
   torch::Tensor gate_up_proj, gate_up_proj_bias, down_proj, down_proj_bias;
 
  private:
   // Registers the two weights' MXFP4 buffers on `device`, undrawn.
   void hold_in_mxfp4(torch::Device device);
-  // One expert's output for its rows.
+  // One held expert's output for its rows (without down's bias under tensor parallelism).
   torch::Tensor expert_output(int64_t expert, const torch::Tensor& rows);
+  // Rows grouped by held expert (`experts` ascending, `counts` per held expert, on the host):
+  // each group's outputs, in the rows' order.
+  torch::Tensor held_outputs(const torch::Tensor& rows, const torch::Tensor& counts);
+  // Rows sorted by their experts (global ids): the outputs of those experts, wherever they are
+  // held, in the rows' order.
+  torch::Tensor routed_outputs(const torch::Tensor& rows, const torch::Tensor& experts);
+  // Expert parallelism: the rows sent to their experts' ranks, computed there, and sent back.
+  torch::Tensor exchanged_outputs(const torch::Tensor& rows, const torch::Tensor& experts);
   torch::Tensor weight_of(const torch::Tensor& weight, const std::optional<mxfp4::Mxfp4Weight>& q,
                           int64_t expert, torch::ScalarType dtype) const;
 
   ExpertsOptions options_;
+  int64_t held_;   // experts on this rank (neighbouring ids)
+  int64_t width_;  // this rank's slice of each expert's intermediate dimension
   std::optional<mxfp4::Mxfp4Weight> gate_up_mxfp4_, down_mxfp4_;
   ExpertLoad load_;
 };
 TORCH_MODULE(Experts);
+
+// The parameters of every Experts module in `module` (what expert parallelism does not
+// replicate).
+std::vector<torch::Tensor> expert_parameters(torch::nn::Module& module);
 
 }  // namespace gpubench::moe

@@ -92,6 +92,9 @@ struct ModelOptions : SequenceSettings, FineTuningSettings {
   // --tensor-parallel N: the group the model is sharded over (modeling/tensor_parallel.h); null:
   // one rank holds the whole model.
   tensor_parallel::Group* tensor_parallel = nullptr;
+  // --expert-parallel N: the group a mixture of experts' experts are spread over
+  // (modeling/expert_parallel.h); null: every rank holds them all.
+  tensor_parallel::Group* expert_parallel = nullptr;
   // infer --weights mxfp4: a mixture of experts holds its experts in MXFP4 from construction (no
   // float copy ever exists: gpt-oss-120b's experts are 230 GB in bf16 and 61 GB in MXFP4).
   bool experts_in_mxfp4 = false;
@@ -166,6 +169,8 @@ struct ModelCapabilities {
   // dense model.
   int64_t experts = 0;
   int64_t experts_per_token = 0;
+  // Each expert's intermediate dimension, which tensor parallelism splits.
+  int64_t expert_width = 0;
   // The shapes of its quantisable linear layers' weights, each once with its tensor-parallel
   // split: what resolve holds the integer formats' rules (integer_weights::why_not_int4) to, on
   // each rank's slice.

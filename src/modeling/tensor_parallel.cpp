@@ -65,6 +65,12 @@ class OneRankAlone : public Group {
   Tensor allgather_last_dim(const Tensor& tensor) override {
     return torch::cat(std::vector<Tensor>(static_cast<size_t>(size_), tensor), -1);
   }
+  // Its peers' rows are not there to receive; fit, which probes with it, takes no expert
+  // parallelism.
+  Tensor all_to_all(const Tensor&, const std::vector<int64_t>&,
+                    const std::vector<int64_t>&) override {
+    throw std::logic_error("a lone rank has no peers to exchange rows with");
+  }
 
  private:
   int size_;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -26,6 +27,12 @@ class Group {
   virtual void allreduce_max(torch::Tensor& tensor) = 0;
   // Every rank's `tensor` concatenated along the last dimension, in rank order.
   virtual torch::Tensor allgather_last_dim(const torch::Tensor& tensor) = 0;
+  // Expert parallelism's exchange (modeling/expert_parallel.h): `rows` [n, ...] in consecutive
+  // chunks, send_counts[p] rows for rank p; returns the chunks the ranks sent this one,
+  // receive_counts[p] rows from rank p, in rank order. The counts agree across the ranks.
+  virtual torch::Tensor all_to_all(const torch::Tensor& rows,
+                                   const std::vector<int64_t>& send_counts,
+                                   const std::vector<int64_t>& receive_counts) = 0;
 };
 
 // Rank 0 of a group of `size` ranks, alone: its collectives move nothing (an all-reduce leaves

@@ -42,9 +42,13 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   const std::chrono::seconds timeout(resolved.timeout_s);
   std::unique_ptr<Collectives> collectives;
   ParallelGroups groups;
+  // --expert-parallel: the same split of the world, into experts' groups and their replicas.
+  ParallelGroups experts;
   try {
     collectives = Collectives::connect(launch, device, timeout);
-    if (tensor_parallel_group_wanted(resolved, launch)) {
+    if (resolved.expert_parallel > 1) {
+      experts = split_world(*collectives, resolved.expert_parallel);
+    } else if (tensor_parallel_group_wanted(resolved, launch)) {
       groups = split_world(*collectives, resolved.tensor_parallel);
     }
   } catch (const UsageError&) {
@@ -62,6 +66,8 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   run_setup.rank.collectives = collectives.get();
   run_setup.rank.tensor_parallel = groups.tensor_parallel.get();
   run_setup.rank.data_parallel = groups.data_parallel.get();
+  run_setup.rank.expert_parallel = experts.tensor_parallel.get();
+  run_setup.rank.expert_replicas = experts.data_parallel.get();
   run_setup.rank.device_index = device.is_cuda() ? device.index() : 0;
   run_setup.rank.launcher = launch.launcher;
   if (launch.rank != 0) run_setup.progress = {};
@@ -69,6 +75,8 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   if (result.status == RunStatus::kOk) {
     if (groups.tensor_parallel) groups.tensor_parallel->collectives().shutdown();
     if (groups.data_parallel) groups.data_parallel->shutdown();
+    if (experts.tensor_parallel) experts.tensor_parallel->collectives().shutdown();
+    if (experts.data_parallel) experts.data_parallel->shutdown();
     collectives->shutdown();
   }
   return result;

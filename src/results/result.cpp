@@ -105,6 +105,13 @@ void distributed_fields(Io& io, D& d, int64_t gpus) {
             Written::kWhenPositive);
   io.integer("tensor_parallel_collectives", d.tensor_parallel_collectives, 0, 0, int64_t{1} << 40,
              Written::kWhenPositive);
+  io.integer("expert_parallel", d.expert_parallel, 1, 1, kMaxRanks);
+  io.number("expert_parallel_exposed_ms", d.expert_parallel_exposed_ms, 0, kHighest,
+            Written::kWhenPositive);
+  io.number("expert_parallel_prefill_exposed_ms", d.expert_parallel_prefill_exposed_ms, 0, kHighest,
+            Written::kWhenPositive);
+  io.integer("expert_parallel_collectives", d.expert_parallel_collectives, 0, 0, int64_t{1} << 40,
+             Written::kWhenPositive);
   io.integer("gathered_bytes", d.gathered_bytes, 0, 0, kMaxGradientBytes, Written::kWhenPositive);
   io.number("exposed_in_passes_ms", d.exposed_in_passes_ms, 0, kHighest, Written::kWhenPositive);
 }
@@ -431,6 +438,7 @@ Result planned_result(const ResolvedBenchmark& benchmark) {
   DistributedInfo& d = result.distributed;
   d.world_size = benchmark.gpus;
   d.tensor_parallel = benchmark.tensor_parallel;
+  d.expert_parallel = benchmark.expert_parallel;
   if (benchmark.runs_process_group()) {
     d.launcher = "gpubench";
     d.backend = collective_backend_for(benchmark.device);

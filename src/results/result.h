@@ -89,6 +89,12 @@ struct DistributedInfo {
   double tensor_parallel_exposed_ms = 0;
   double tensor_parallel_prefill_exposed_ms = 0;
   int64_t tensor_parallel_collectives = 0;
+  // --expert-parallel (docs/parallelism.md#expert-parallelism): ranks that split the experts,
+  // and the time the device waited on their all-to-all exchanges, as the tensor-parallel fields.
+  int expert_parallel = 1;
+  double expert_parallel_exposed_ms = 0;
+  double expert_parallel_prefill_exposed_ms = 0;
+  int64_t expert_parallel_collectives = 0;
   // --shard (docs/parallelism.md): bytes all-gathered per step per rank, and the time the device
   // waited inside forward and backward on the gathers the prefetch did not hide and on each
   // reduce-scatter's predecessor (slowest rank, mean over the timed steps).

@@ -10,6 +10,7 @@
 #include "modeling/adapted_linear.h"
 #include "modeling/integer_weights.h"
 #include "modeling/model_registry.h"
+#include "modeling/mxfp4_weights.h"
 #include "optim/optimizer_registry.h"
 #include "run/graph_mode.h"
 #include "run/precision_policy.h"
@@ -285,6 +286,36 @@ void resolve_tensor_parallel(const ModelInfo& info, const MachineFacts& machine,
   }
 }
 
+// --expert-parallel (docs/parallelism.md#expert-parallelism): a mixture of experts, a divisor of
+// its experts and of the world, and no other model parallelism beside it.
+void resolve_expert_parallel(const ModelInfo& info, const ResolvedBenchmark& out) {
+  const int ranks = out.expert_parallel;
+  if (ranks == 1) return;
+  const std::string given = "expert_parallel " + std::to_string(ranks);
+  const int64_t experts = info.capabilities.experts;
+  if (experts == 0) {
+    throw UsageError(given + ": " + info.name + " has no experts; expert parallelism applies to " +
+                     models_where([](const ModelCapabilities& can) { return can.experts > 0; }));
+  }
+  if (out.gpus % ranks != 0) {
+    throw UsageError(given + " does not divide gpus " + std::to_string(out.gpus) +
+                     ": the ranks are expert-parallel x expert replicas");
+  }
+  if (experts % ranks != 0) {
+    throw UsageError(given + " does not divide " + info.name + "'s " + std::to_string(experts) +
+                     " experts: each rank holds the same number of whole experts");
+  }
+  if (out.tensor_parallel > 1) {
+    throw UsageError(given + " with tensor_parallel " + std::to_string(out.tensor_parallel) +
+                     ": expert and tensor parallelism together are not supported; use one");
+  }
+  if (out.batch_size == kSearchBatchSize) {
+    throw UsageError(given +
+                     " with batch_size max: the batch search probes one rank's memory; "
+                     "give a batch size");
+  }
+}
+
 // infer's weights (docs/inference.md#integer-weights): a float format is the precision's (given
 // alone it sets the precision; stored as none); int8 and int4 compute in bf16 and hold to the
 // kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
@@ -332,6 +363,16 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
   out.precision = parse_precision(precision);
   if (!quantized) return;
   if (weights == "mxfp4") {
+    const int64_t width = info.capabilities.expert_width;
+    const int64_t slice = width / std::max(1, out.tensor_parallel);
+    if (slice % mxfp4::kBlock != 0) {
+      throw UsageError("weights mxfp4 with tensor_parallel " +
+                       std::to_string(out.tensor_parallel) + ": " + info.name + "'s expert width " +
+                       std::to_string(width) + " splits into " + std::to_string(slice) +
+                       " per rank, not whole MXFP4 blocks of " + std::to_string(mxfp4::kBlock) +
+                       "; use a tensor_parallel that leaves multiples of " +
+                       std::to_string(mxfp4::kBlock) + ", expert_parallel, or weights bf16");
+    }
     out.weights = weights;
     return;
   }
@@ -479,6 +520,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
   const ModelInfo& info = ModelRegistry::instance().get(out.model);
   out.model = info.name;
   resolve_tensor_parallel(info, machine, out);
+  resolve_expert_parallel(info, out);
   out.device = resolve_device(out.device, out.gpus, machine);
   resolve_weights(request, info, out);
   PrecisionPolicy::unsupported_reason(out.precision, out.device, machine).raise_if_refused();

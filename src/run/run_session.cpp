@@ -116,6 +116,7 @@ Result RunSession::run(Workload& workload) {
 void RunSession::build_model(Workload& workload) {
   options_ = ModelOptions(benchmark_);
   options_.tensor_parallel = run_setup_.rank.tensor_parallel;
+  options_.expert_parallel = run_setup_.rank.expert_parallel;
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
   // The model's size, once: before it is built where it is counted (a run refused by its plan
@@ -169,10 +170,18 @@ void RunSession::record_figures(const WorkloadFigures& figures) {
     distributed.gradient_bytes = figures.distributed->gradient_bytes;
     distributed.exposed_communication_ms = figures.distributed->exposed_communication_ms;
     distributed.exposed_communication_share = figures.distributed->exposed_communication_share;
-    distributed.tensor_parallel_exposed_ms = figures.distributed->tensor_parallel_exposed_ms;
-    distributed.tensor_parallel_prefill_exposed_ms =
-        figures.distributed->tensor_parallel_prefill_exposed_ms;
-    distributed.tensor_parallel_collectives = figures.distributed->tensor_parallel_collectives;
+    // The workloads measure the wait of the model-parallel group (RankPlacement::model_parallel);
+    // the result names it by the group's kind.
+    const DistributedInfo& waited = *figures.distributed;
+    if (run_setup_.rank.expert_parallel) {
+      distributed.expert_parallel_exposed_ms = waited.tensor_parallel_exposed_ms;
+      distributed.expert_parallel_prefill_exposed_ms = waited.tensor_parallel_prefill_exposed_ms;
+      distributed.expert_parallel_collectives = waited.tensor_parallel_collectives;
+    } else {
+      distributed.tensor_parallel_exposed_ms = waited.tensor_parallel_exposed_ms;
+      distributed.tensor_parallel_prefill_exposed_ms = waited.tensor_parallel_prefill_exposed_ms;
+      distributed.tensor_parallel_collectives = waited.tensor_parallel_collectives;
+    }
     distributed.gathered_bytes = figures.distributed->gathered_bytes;
     distributed.exposed_in_passes_ms = figures.distributed->exposed_in_passes_ms;
   }

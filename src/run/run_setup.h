@@ -22,6 +22,16 @@ struct RankPlacement {
   // ranks holding its slice in the other replicas; both null without tensor parallelism.
   TensorParallelCollectives* tensor_parallel = nullptr;
   Collectives* data_parallel = nullptr;
+  // --expert-parallel N (modeling/expert_parallel.h): the neighbouring ranks that split the
+  // experts, and the ranks holding the same experts in the other such groups; both null without
+  // expert parallelism. Every rank is a replica of the rest of the model.
+  TensorParallelCollectives* expert_parallel = nullptr;
+  Collectives* expert_replicas = nullptr;
+  // The group whose collectives a model makes inside its passes (tensor or expert parallel; a run
+  // has at most one).
+  TensorParallelCollectives* model_parallel() const {
+    return tensor_parallel ? tensor_parallel : expert_parallel;
+  }
   // The group across model replicas, which data parallelism averages over: the data-parallel
   // group, or every rank without tensor parallelism; null: one process.
   Collectives* replicas() const { return data_parallel ? data_parallel : collectives; }

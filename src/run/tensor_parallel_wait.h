@@ -1,5 +1,6 @@
-// What a workload reports of its tensor-parallel collectives (docs/parallelism.md): the time the
-// device waited on them, per step, taken from the group's marks around each one.
+// What a workload reports of its tensor-parallel collectives, or its expert-parallel exchanges
+// (docs/parallelism.md; RankPlacement::model_parallel): the time the device waited on them, per
+// step, taken from the group's marks around each one.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,7 @@ struct TensorParallelWait {
 };
 
 // What the group waited since the last take, once the device is synchronised; nothing without
-// tensor parallelism.
+// tensor or expert parallelism.
 TensorParallelCollectives::Waited take_tensor_parallel_wait(const RankPlacement& rank,
                                                             torch::Device device);
 

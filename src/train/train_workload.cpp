@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "distributed/gradient_synchronizer.h"
+#include "distributed/expert_parallel_sync.h"
 #include "distributed/sharded_data_parallel.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
@@ -94,7 +95,8 @@ class TrainWorkload : public Workload {
             false};
   }
 
-  // DDP's bucketed all-reduce, or with --shard the sharded units (the gathered parameters in the
+  // DDP's bucketed all-reduce (beside expert parallelism, the experts' apart), or with --shard
+  // the sharded units (the gathered parameters in the
   // dtype autocast computes in).
   std::unique_ptr<GradientSync> data_parallel_sync(RunSession& session, Collectives& replicas) {
     const ResolvedBenchmark& spec = session.benchmark();
@@ -105,6 +107,12 @@ class TrainWorkload : public Workload {
           session.policy().autocast_dtype().value_or(torch::kFloat));
       sharded_ = sharded.get();
       return sharded;
+    }
+    if (const RankPlacement& rank = session.rank(); rank.expert_parallel) {
+      return std::make_unique<ExpertParallelSync>(replicas, *rank.expert_replicas,
+                                                  spec.expert_parallel, module,
+                                                  trainable_parameters(module),
+                                                  int64_t{spec.bucket_mb} << 20);
     }
     return std::make_unique<GradientSynchronizer>(replicas, trainable_parameters(module),
                                                   int64_t{spec.bucket_mb} << 20);

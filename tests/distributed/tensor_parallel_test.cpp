@@ -1,8 +1,10 @@
-// Tensor parallelism proven against one rank (docs/parallelism.md): Gloo CPU ranks started by
-// gpubench's own launcher run tests/workers/tensor_parallel_worker.cpp, which shards the test
-// Llama (8 query heads, 4 key/value heads) over 2 or 4 ranks, and with 4 ranks also as 2
-// replicas of 2. Each rank compares its sharded model with the whole one on the same input:
-// logits, greedy tokens, one AdamW step's loss and updated parameters.
+// Tensor and expert parallelism proven against one rank (docs/parallelism.md): Gloo CPU ranks
+// started by gpubench's own launcher run tests/workers/tensor_parallel_worker.cpp, which shards
+// the test Llama (8 query heads, 4 key/value heads) over 2 or 4 ranks, and with 4 ranks also as
+// 2 replicas of 2; and the tiny gpt-oss (4 heads, 2 key/value heads, 8 experts of width 64)
+// over 2 tensor-parallel ranks, and its experts over 2 ranks, and over 2 of 4 ranks (two
+// replicas of each expert). Each rank compares its sharded model with the whole one on the same
+// input: logits, greedy tokens, one AdamW step's loss and updated parameters.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,14 +19,19 @@ using testing::ScratchDirectory;
 
 struct Layout {
   int ranks;
-  int tensor_parallel;
+  const char* model;
+  const char* kind;  // "tensor" or "expert" parallelism
+  int size;          // its group's ranks
   const char* tuning;
+  bool tensor() const { return kind[0] == 't'; }
+  bool llama() const { return std::string(model).find("llama") != std::string::npos; }
 };
 
 std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
-  return std::to_string(info.param.ranks) + "Ranks" + "Tp" +
-         std::to_string(info.param.tensor_parallel) +
-         (info.param.tuning[0] == 'l' ? "Lora" : "Full");
+  const Layout& layout = info.param;
+  return std::string(layout.llama() ? "" : "GptOss") + std::to_string(layout.ranks) +
+         "Ranks" + (layout.tensor() ? "Tp" : "Ep") + std::to_string(layout.size) +
+         (layout.tuning[0] == 'l' ? "Lora" : "Full");
 }
 
 class TensorParallel : public ::testing::TestWithParam<Layout> {
@@ -33,10 +40,10 @@ class TensorParallel : public ::testing::TestWithParam<Layout> {
   static std::vector<nlohmann::json> run(const Layout& layout) {
     static const ScratchDirectory dir("tp");
     const std::string prefix =
-        dir.file(std::to_string(layout.ranks) + "-" + std::to_string(layout.tensor_parallel) + "-" +
-                 layout.tuning);
-    return testing::run_worker_ranks({GPUBENCH_TENSOR_PARALLEL_WORKER, prefix,
-                                      std::to_string(layout.tensor_parallel), layout.tuning},
+        dir.file(std::string(layout.model) + "-" + std::to_string(layout.ranks) + "-" +
+                 layout.kind + std::to_string(layout.size) + "-" + layout.tuning);
+    return testing::run_worker_ranks({GPUBENCH_TENSOR_PARALLEL_WORKER, prefix, layout.model,
+                                      layout.kind, std::to_string(layout.size), layout.tuning},
                                      prefix, layout.ranks);
   }
 };
@@ -64,9 +71,11 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
     EXPECT_LT(rank["parameters_max_abs_diff"].get<double>(),
               0.05 * rank["learning_rate"].get<double>());
     EXPECT_GT(rank["collectives"].get<int64_t>(), 0);
-    // LibTorch 2.6 and later; over 4 ranks a key/value slice has 8 rows, under the CPU kernel's 16.
-    EXPECT_EQ(rank.contains("int4_logits_largest"),
-              compat::kHasIntWeights && layout.tensor_parallel == 2);
+    // The Llama on LibTorch 2.6 and later; over 4 ranks a key/value slice has 8 rows, under the
+    // CPU kernel's 16. gpt-oss holds no int4 weights.
+    EXPECT_EQ(rank.contains("int4_logits_largest"), compat::kHasIntWeights && layout.tensor() &&
+                                                        layout.size == 2 &&
+                                                        layout.llama());
     if (rank.contains("int4_logits_largest")) {
       EXPECT_LT(rank["int4_logits_max_abs_diff"].get<double>(),
                 kInt4Tolerance * rank["int4_logits_largest"].get<double>());
@@ -74,10 +83,17 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, TensorParallel,
-                         ::testing::Values(Layout{2, 2, "full"}, Layout{4, 4, "full"},
-                                           Layout{2, 2, "lora"}, Layout{4, 2, "lora"}),
-                         layout_name);
+constexpr const char* kLlama = "test-tp-llama";
+constexpr const char* kGptOss = "test-tiny-gpt-oss";
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, TensorParallel,
+    ::testing::Values(Layout{2, kLlama, "tensor", 2, "full"}, Layout{4, kLlama, "tensor", 4, "full"},
+                      Layout{2, kLlama, "tensor", 2, "lora"}, Layout{4, kLlama, "tensor", 2, "lora"},
+                      Layout{2, kGptOss, "tensor", 2, "full"},
+                      Layout{2, kGptOss, "expert", 2, "full"},
+                      Layout{4, kGptOss, "expert", 2, "full"},
+                      Layout{2, kGptOss, "expert", 2, "lora"}),
+    layout_name);
 
 }  // namespace
 }  // namespace gpubench

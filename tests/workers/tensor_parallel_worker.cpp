@@ -1,14 +1,19 @@
-// The tensor-parallel proof for the tests (tests/distributed/tensor_parallel_test.cpp): each
-// rank builds the whole test Llama (test-tp-llama) and, from its weights, its sharded copy
-// (tensor_parallel::copy_shard), then compares them on the same input:
+// The proof of tensor and expert parallelism for the tests (tests/distributed/
+// tensor_parallel_test.cpp): each rank builds the whole model (test-tp-llama or
+// test-tiny-gpt-oss) and, from its weights, its sharded copy (tensor_parallel::copy_shard: a
+// slice of every projection under tensor parallelism, whole experts under expert parallelism),
+// then compares them:
 //   the logits of a forward pass, gathered over the tensor-parallel group;
 //   the tokens of a greedy generation with the key/value cache;
 //   one AdamW training step through gpubench's TrainingStep, the whole model on the global batch,
 //   the sharded one on its replica's share of it (gradients averaged over the data-parallel
-//   group, LoRA's partial gradients summed over the tensor-parallel one): the loss, every
-//   gradient and every updated parameter against the slice of the whole model's.
+//   group, LoRA's partial gradients summed over the tensor-parallel one; beside expert
+//   parallelism, ExpertParallelSync): the loss, every gradient and every updated parameter
+//   against the slice of the whole model's.
+// Under tensor parallelism the ranks of a replica see the same prompts; under expert
+// parallelism every rank has its own, and is compared with the whole model's rows for them.
 // Writes what it found to <prefix>-rank<R>.json.
-//   tensor_parallel_worker PREFIX TENSOR_PARALLEL full|lora
+//   tensor_parallel_worker PREFIX MODEL tensor|expert SIZE full|lora
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distributed/collectives.h"
+#include "distributed/expert_parallel_sync.h"
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tensor_parallel_collectives.h"
@@ -42,18 +48,30 @@ constexpr int64_t kSeqLen = 16;
 constexpr int64_t kGlobalBatch = 4;
 constexpr int64_t kPromptLen = 12;
 constexpr int64_t kGenLen = 6;
+constexpr int64_t kPromptsPerRank = 2;
 
-gpubench::ModelOptions options_for(const std::string& tuning) {
+gpubench::ModelOptions options_for(const gpubench::ModelInfo& info, const std::string& tuning) {
   gpubench::ModelOptions options;
   options.seq_len = kSeqLen;
   if (tuning == "lora") {
     options.tuning = gpubench::Tuning::kLora;
-    options.lora.targets = {"q", "k", "v", "o", "gate", "up", "down"};
+    options.lora.targets = info.capabilities.lora_roles;
     options.lora.rank = 4;
     options.lora.alpha = 8;
   }
   return options;
 }
+
+// How the ranks split the model, and which ranks share what.
+struct Layout {
+  bool experts = false;                // expert parallelism, else tensor parallelism
+  gpubench::ParallelGroups groups;     // the model's group and its replicas' (split_world)
+  gpubench::Collectives* world = nullptr;
+  gpubench::TensorParallelCollectives& model_group() { return *groups.tensor_parallel; }
+  // The ranks that each have their own batch: every rank beside expert parallelism, the
+  // data-parallel group beside tensor parallelism.
+  gpubench::Collectives& replicas() { return experts ? *world : *groups.data_parallel; }
+};
 
 std::map<std::string, Tensor> parameters_of(TrainableModel& model) {
   std::map<std::string, Tensor> by_name;
@@ -89,9 +107,9 @@ Difference largest_difference(TrainableModel& whole, TrainableModel& sharded, in
 struct Models {
   std::unique_ptr<TrainableModel> whole, sharded;
 };
-Models build(const gpubench::ModelInfo& info, const std::string& tuning,
-             gpubench::TensorParallelCollectives& group) {
-  gpubench::ModelOptions options = options_for(tuning);
+Models build(const gpubench::ModelInfo& info, const std::string& tuning, Layout& layout) {
+  gpubench::TensorParallelCollectives& group = layout.model_group();
+  gpubench::ModelOptions options = options_for(info, tuning);
   torch::manual_seed(1);
   Models models;
   models.whole = info.instantiate(options);
@@ -99,7 +117,7 @@ Models build(const gpubench::ModelInfo& info, const std::string& tuning,
   for (auto& [name, parameter] : parameters_of(*models.whole)) {
     if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
   }
-  options.tensor_parallel = &group;
+  (layout.experts ? options.expert_parallel : options.tensor_parallel) = &group;
   models.sharded = info.instantiate(options);
   const auto full = parameters_of(*models.whole);
   for (auto& [name, local] : parameters_of(*models.sharded)) {
@@ -108,33 +126,60 @@ Models build(const gpubench::ModelInfo& info, const std::string& tuning,
   return models;
 }
 
-void compare_inference(Models& models, int64_t vocab, nlohmann::json& found) {
-  torch::manual_seed(2);
-  const Tensor prompt = torch::randint(vocab, {2, kPromptLen}, torch::kLong);
+// Every replica's prompts, and this rank's rows of them.
+struct Prompts {
+  Tensor all;
+  int64_t first = 0, count = 0;
+  Tensor mine() const { return all.narrow(0, first, count); }
+};
+Prompts prompts_for(Layout& layout, int64_t vocab, uint64_t seed) {
+  gpubench::Collectives& replicas = layout.replicas();
+  torch::manual_seed(seed);
+  return {torch::randint(vocab, {kPromptsPerRank * replicas.world_size(), kPromptLen}, torch::kLong),
+          kPromptsPerRank * replicas.rank(), kPromptsPerRank};
+}
+
+void compare_inference(Models& models, int64_t vocab, Layout& layout, nlohmann::json& found) {
+  const Prompts prompts = prompts_for(layout, vocab, 2);
+  const Tensor prompt = prompts.mine();
   torch::NoGradGuard no_grad;
   models.whole->module().eval();
   models.sharded->module().eval();
-  const Tensor expected = models.whole->inference_output({prompt, {}, {}});
+  const Tensor expected = models.whole->inference_output({prompts.all, {}, {}})
+                              .narrow(0, prompts.first, prompts.count);
   const Tensor logits = models.sharded->inference_output({prompt, {}, {}});
   found["logits_shape_equal"] = expected.sizes() == logits.sizes();
   found["logits_largest"] = expected.abs().max().item<double>();
   found["logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
-  auto generate = [&](TrainableModel& model) {
+  auto generate = [&](TrainableModel& model, const Tensor& from) {
     gpubench::TextGenerator& generator = *model.text_generator();
     gpubench::KvCache cache =
-        generator.allocate_cache(2, kPromptLen + kGenLen, torch::kCPU, torch::kFloat);
-    return gpubench::generate_greedy(generator, cache, prompt, kGenLen, torch::kCPU).tokens;
+        generator.allocate_cache(from.size(0), kPromptLen + kGenLen, torch::kCPU, torch::kFloat);
+    return gpubench::generate_greedy(generator, cache, from, kGenLen, torch::kCPU).tokens;
   };
-  const Tensor tokens = generate(*models.whole);
+  const Tensor tokens =
+      generate(*models.whole, prompts.all).narrow(0, prompts.first, prompts.count);
   found["tokens"] = tokens.numel();
-  found["token_mismatches"] = (tokens != generate(*models.sharded)).sum().item<int64_t>();
+  found["token_mismatches"] = (tokens != generate(*models.sharded, prompt)).sum().item<int64_t>();
   models.whole->module().train();
   models.sharded->module().train();
 }
 
-void compare_training_step(Models& models, int64_t vocab, gpubench::ParallelGroups& groups,
-                           nlohmann::json& found) {
-  gpubench::Collectives& replicas = *groups.data_parallel;
+// DDP's averaging over the replicas, or beside expert parallelism ExpertParallelSync.
+std::unique_ptr<gpubench::GradientSync> gradient_sync(TrainableModel& sharded, Layout& layout) {
+  gpubench::Collectives& replicas = layout.replicas();
+  const auto trainable = gpubench::trainable_parameters(sharded.module());
+  if (layout.experts) {
+    return std::make_unique<gpubench::ExpertParallelSync>(
+        replicas, *layout.groups.data_parallel, layout.model_group().size(), sharded.module(),
+        trainable, 1 << 20);
+  }
+  if (replicas.world_size() == 1) return nullptr;
+  return std::make_unique<gpubench::GradientSynchronizer>(replicas, trainable, 1 << 20);
+}
+
+void compare_training_step(Models& models, int64_t vocab, Layout& layout, nlohmann::json& found) {
+  gpubench::Collectives& replicas = layout.replicas();
   torch::manual_seed(3);
   const Tensor sequence = torch::randint(vocab, {kGlobalBatch, kSeqLen + 1});
   const gpubench::SyntheticBatch batch{
@@ -144,18 +189,15 @@ void compare_training_step(Models& models, int64_t vocab, gpubench::ParallelGrou
       batch.inputs.narrow(0, first, share), batch.targets.narrow(0, first, share), {}};
   const gpubench::PrecisionPolicy policy(gpubench::Precision::kFp32, torch::kCPU);
   const auto settings = gpubench::optimizer_settings_for("adamw", kGlobalBatch);
-  std::unique_ptr<gpubench::GradientSynchronizer> synchronizer;
-  if (replicas.world_size() > 1) {
-    synchronizer = std::make_unique<gpubench::GradientSynchronizer>(
-        replicas, gpubench::trainable_parameters(models.sharded->module()), 1 << 20);
-  }
+  const std::unique_ptr<gpubench::GradientSync> synchronizer =
+      gradient_sync(*models.sharded, layout);
   gpubench::TrainingStep whole_step(*models.whole, policy, settings, nullptr);
   gpubench::TrainingStep sharded_step(*models.sharded, policy, settings, synchronizer.get());
   found["loss_whole"] = whole_step.run(batch).item<double>();
   found["loss_sharded"] = replicas.sum_over_ranks(sharded_step.run(replica_batch).item<double>()) /
                           replicas.world_size();
   found["learning_rate"] = settings.learning_rate;
-  const int rank = groups.tensor_parallel->rank(), size = groups.tensor_parallel->size();
+  const int rank = layout.model_group().rank(), size = layout.model_group().size();
   const Difference parameters = largest_difference(*models.whole, *models.sharded, rank, size,
                                                    [](const Tensor& p) { return p.detach(); });
   found["parameters_max_abs_diff"] = parameters.largest_difference;
@@ -175,7 +217,7 @@ void compare_training_step(Models& models, int64_t vocab, gpubench::ParallelGrou
 // 4 ranks: 8 rows of the 16 it packs), the comparison is skipped and says why.
 void compare_int4(Models& models, const gpubench::ModelInfo& info, int ranks,
                   nlohmann::json& found) {
-  if (!gpubench::compat::kHasIntWeights) return;
+  if (!gpubench::compat::kHasIntWeights || !info.capabilities.holds_weights_in("int4")) return;
   for (const auto& shape : info.capabilities.linear_weight_shapes) {
     const auto [rows, columns] = shape.slice(ranks);
     const std::string why =
@@ -206,27 +248,27 @@ void compare_int4(Models& models, const gpubench::ModelInfo& info, int ranks,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s PREFIX TENSOR_PARALLEL full|lora\n", argv[0]);
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: %s PREFIX MODEL tensor|expert SIZE full|lora\n", argv[0]);
     return 2;
   }
-  const std::string prefix = argv[1];
-  const int tensor_parallel = std::atoi(argv[2]);
+  const std::string prefix = argv[1], kind = argv[3], tuning = argv[5];
+  const int size = std::atoi(argv[4]);
   at::set_num_threads(1);
-  gpubench::enable_test_hooks(true);  // the hidden test model
+  gpubench::enable_test_hooks(true);  // the hidden test models
   const auto launch = gpubench::detect_launch_environment(gpubench::process_environment());
   if (!launch) return 2;
   auto world = gpubench::Collectives::connect(*launch, torch::kCPU, std::chrono::seconds(60));
-  gpubench::ParallelGroups groups = gpubench::split_world(*world, tensor_parallel);
-  const gpubench::ModelInfo& info = gpubench::ModelRegistry::instance().get("test-tp-llama");
-  Models models = build(info, argv[3], *groups.tensor_parallel);
+  Layout layout{kind == "expert", gpubench::split_world(*world, size), world.get()};
+  const gpubench::ModelInfo& info = gpubench::ModelRegistry::instance().get(argv[2]);
+  Models models = build(info, tuning, layout);
   nlohmann::json found;
   found["rank"] = world->rank();
-  compare_inference(models, info.capabilities.vocab, found);
-  compare_training_step(models, info.capabilities.vocab, groups, found);
-  compare_int4(models, info, tensor_parallel, found);
+  compare_inference(models, info.capabilities.vocab, layout, found);
+  compare_training_step(models, info.capabilities.vocab, layout, found);
+  if (!layout.experts) compare_int4(models, info, size, found);
   gpubench::synchronize_device(torch::kCPU);
-  found["collectives"] = groups.tensor_parallel->take_waited().collectives;
+  found["collectives"] = layout.model_group().take_waited().collectives;
   std::ofstream(prefix + "-rank" + std::to_string(world->rank()) + ".json") << found.dump(2);
   std::fflush(nullptr);
   std::_Exit(0);
