@@ -76,6 +76,11 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
     EXPECT_EQ(rank.contains("int4_logits_largest"), compat::kHasIntWeights && layout.tensor() &&
                                                         layout.size == 2 &&
                                                         layout.llama());
+    EXPECT_EQ(rank.contains("mxfp4_logits_largest"), !layout.llama());
+    if (rank.contains("mxfp4_logits_largest")) {
+      EXPECT_LT(rank["mxfp4_logits_max_abs_diff"].get<double>(),
+                1e-5 * rank["mxfp4_logits_largest"].get<double>());
+    }
     if (rank.contains("int4_logits_largest")) {
       EXPECT_LT(rank["int4_logits_max_abs_diff"].get<double>(),
                 kInt4Tolerance * rank["int4_logits_largest"].get<double>());

@@ -71,6 +71,37 @@ TEST(MixtureOfExpertsCli, GeneratesWithItsExpertsInMxfp4ByDefault) {
   EXPECT_GT(r["metrics"]["inference"]["weight_bytes_per_decoded_token"].get<int64_t>(), 0);
 }
 
+// Two Gloo ranks hold 4 experts each (docs/parallelism.md#expert-parallelism): every rank has its
+// own tokens, and the exchanges are counted and timed in the distributed block. (That the ranks
+// compute what one rank does is the TensorParallel test's.)
+TEST(MixtureOfExpertsCli, SplitsItsExpertsOverTwoRanksToTrainAndGenerate) {
+  ScratchDirectory dir("moe-ep");
+  const std::string ep = std::string(kTiny) + " --gpus 2 --expert-parallel 2 --batch-size 1";
+  const auto train = run_gpubench("train" + ep + " --seq-len 8 --output " + dir.file("t.json"));
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  const auto t = read_json(dir.file("t.json"));
+  EXPECT_EQ(t["status"], "ok");
+  EXPECT_EQ(t["benchmark"]["expert_parallel"], 2);
+  EXPECT_EQ(t["distributed"]["expert_parallel"], 2);
+  EXPECT_EQ(t["distributed"]["world_size"], 2);
+  // Per MoE layer, per step: the counts, the tokens out and back, their experts' ids; and the
+  // backward's two exchanges of gradients. 4 layers.
+  EXPECT_EQ(t["distributed"]["expert_parallel_collectives"], 4 * (4 + 2));
+  EXPECT_GT(t["distributed"]["expert_parallel_exposed_ms"].get<double>(), 0);
+  EXPECT_FALSE(t["distributed"].contains("tensor_parallel_collectives"));
+  expect_routed(t["experts"], 8);  // rank 0's own tokens
+
+  const auto infer = run_gpubench("infer" + ep + " --prompt-len 6 --gen-len 4 --output " +
+                                  dir.file("i.json"));
+  ASSERT_EQ(infer.exit_code, 0) << infer.output;
+  const auto i = read_json(dir.file("i.json"));
+  EXPECT_EQ(i["status"], "ok");
+  EXPECT_EQ(i["benchmark"]["weights"], "mxfp4");
+  EXPECT_EQ(i["distributed"]["expert_parallel"], 2);
+  EXPECT_EQ(i["distributed"]["expert_parallel_collectives"], 4 * 4);  // a decode step's
+  EXPECT_GT(i["distributed"]["expert_parallel_prefill_exposed_ms"].get<double>(), 0);
+}
+
 TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
   expect_refused(
       "infer --model test-tiny-llama --device cpu --prompt-len 6 --gen-len 4 --weights mxfp4",
@@ -87,6 +118,23 @@ TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
                  "experts_per_token applies to the mixtures of experts");
   expect_refused("train --model test-tiny-gpt-oss --device cpu --experts-per-token 9",
                  "experts_per_token 9 is more than test-tiny-gpt-oss's 8 experts; give 1 to 8");
+  expect_refused("train --model test-tiny-llama --device cpu --gpus 2 --expert-parallel 2",
+                 "expert_parallel 2: test-tiny-llama has no experts; expert parallelism applies "
+                 "to gpt-oss-120b, gpt-oss-20b");
+  expect_refused("train --model test-tiny-gpt-oss --device cpu --gpus 4 --expert-parallel 3",
+                 "expert_parallel 3 does not divide gpus 4");
+  expect_refused("train --model test-tiny-gpt-oss --device cpu --gpus 3 --expert-parallel 3",
+                 "expert_parallel 3 does not divide test-tiny-gpt-oss's 8 experts");
+  expect_refused(
+      "train --model test-tiny-gpt-oss --device cpu --gpus 4 --expert-parallel 2 "
+      "--tensor-parallel 2",
+      "expert_parallel 2 with tensor_parallel 2: expert and tensor parallelism together are not "
+      "supported");
+  expect_refused("infer --model gpt-oss-20b --device cpu --gpus 4 --tensor-parallel 4",
+                 "weights mxfp4 with tensor_parallel 4: gpt-oss-20b's expert width 2880 splits "
+                 "into 720 per rank, not whole MXFP4 blocks of 32");
+  expect_refused("fit --model gpt-oss-20b --task infer --gpus 2 --expert-parallel 2",
+                 "expert_parallel 2: fit probes one rank alone");
 }
 
 }  // namespace

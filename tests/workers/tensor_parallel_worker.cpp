@@ -31,6 +31,7 @@
 #include "infer/greedy_generation.h"
 #include "infer/inference_model.h"
 #include "modeling/integer_weights.h"
+#include "modeling/mixture_of_experts.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
@@ -245,6 +246,27 @@ void compare_int4(Models& models, const gpubench::ModelInfo& info, int ranks,
   found["int4_logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
 }
 
+// A mixture of experts: both models' experts quantised to MXFP4 (in float32, so that only the
+// quantisation differs from the float comparison), their logits compared. A tensor-parallel
+// rank's slice of an expert's width is whole blocks of 32, and expert parallelism moves whole
+// experts: the codes are the whole model's either way.
+void compare_mxfp4(Models& models, int64_t vocab, Layout& layout, nlohmann::json& found) {
+  for (TrainableModel* model : {models.whole.get(), models.sharded.get()}) {
+    for (const auto& child : model->module().modules()) {
+      if (auto* experts = dynamic_cast<gpubench::moe::ExpertsImpl*>(child.get())) {
+        experts->quantize_mxfp4();
+      }
+    }
+  }
+  const Prompts prompts = prompts_for(layout, vocab, 5);
+  torch::NoGradGuard no_grad;
+  const Tensor expected = models.whole->inference_output({prompts.all, {}, {}})
+                              .narrow(0, prompts.first, prompts.count);
+  const Tensor logits = models.sharded->inference_output({prompts.mine(), {}, {}});
+  found["mxfp4_logits_largest"] = expected.abs().max().item<double>();
+  found["mxfp4_logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -267,6 +289,12 @@ int main(int argc, char** argv) {
   compare_inference(models, info.capabilities.vocab, layout, found);
   compare_training_step(models, info.capabilities.vocab, layout, found);
   if (!layout.experts) compare_int4(models, info, size, found);
+  if (info.capabilities.experts > 0) {
+    // Built afresh: the step above has moved the two models' weights apart by rounding, and a
+    // weight on a rounding boundary of MXFP4 could take another code in each.
+    Models fresh = build(info, tuning, layout);
+    compare_mxfp4(fresh, info.capabilities.vocab, layout, found);
+  }
   gpubench::synchronize_device(torch::kCPU);
   found["collectives"] = layout.model_group().take_waited().collectives;
   std::ofstream(prefix + "-rank" + std::to_string(world->rank()) + ".json") << found.dump(2);
