@@ -33,6 +33,7 @@ struct ScaleOptions {
   bool compare_fabrics = false;
   std::string gpus = "2,4,8,16,64,1024";
   std::string tensor_parallel;
+  std::string expert_parallel;
   std::string shard;
   int gpus_per_node = 8;
   double throughput = 0;
@@ -46,8 +47,14 @@ struct ScaleOptions {
 void run_scale(const ScaleOptions& o) {
   const std::vector<int> gpus = integer_list(o.gpus, "--gpus", 1, kMaxWorldSize, "8,64");
   const Result result = read_result_file(o.result);
-  // A generation's decode step splits over tensor-parallel ranks; training's step otherwise.
-  const bool decode = result.benchmark.task == Task::kInfer && !o.tensor_parallel.empty();
+  // A generation's decode step splits over tensor- or expert-parallel ranks; training's step
+  // otherwise.
+  const bool model_parallel = !o.tensor_parallel.empty() || !o.expert_parallel.empty();
+  const bool decode = result.benchmark.task == Task::kInfer && model_parallel;
+  if (!o.shard.empty() + !o.tensor_parallel.empty() + !o.expert_parallel.empty() > 1) {
+    throw UsageError(
+        "--shard, --tensor-parallel and --expert-parallel predict one parallelism each; give one");
+  }
   if (decode && (o.throughput > 0 || o.batch_size > 0 || o.seq_len > 0)) {
     throw UsageError(
         "--throughput, --batch-size and --seq-len rescale a training result's step; "
@@ -70,9 +77,6 @@ void run_scale(const ScaleOptions& o) {
   }
   if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
   if (!o.shard.empty()) {
-    if (!o.tensor_parallel.empty()) {
-      throw UsageError("--shard and --tensor-parallel predict one parallelism each; give one");
-    }
     write_output(
         o.output,
         render_sharded(predict_sharded(input, o.shard, fabrics, gpus, o.gpus_per_node), o.format));
@@ -84,6 +88,14 @@ void run_scale(const ScaleOptions& o) {
     write_output(o.output,
                  render_tensor_parallel(
                      predict_tensor_parallel(input, fabrics, ranks, o.gpus_per_node), o.format));
+    return;
+  }
+  if (!o.expert_parallel.empty()) {
+    const std::vector<int> ranks =
+        integer_list(o.expert_parallel, "--expert-parallel", 1, kMaxWorldSize, "1,2,4,8");
+    write_output(o.output,
+                 render_tensor_parallel(
+                     predict_expert_parallel(input, fabrics, ranks, o.gpus_per_node), o.format));
     return;
   }
   const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o.gpus_per_node);
@@ -112,6 +124,9 @@ void add_scale_command(CLI::App& app, int& exit_code) {
                   "Predict one replica split over these tensor-parallel ranks instead "
                   "(comma-separated, e.g. 1,2,4,8; at most --gpus-per-node), from a Llama's "
                   "result");
+  cmd->add_option("--expert-parallel", o->expert_parallel,
+                  "Predict a mixture of experts' experts split over these ranks instead, each "
+                  "rank with its own batch (comma-separated, e.g. 2,4,8), from gpt-oss's result");
   cmd->add_option("--shard", o->shard,
                   "Predict sharded data parallelism instead, full or grads (train --shard), "
                   "over the --gpus world sizes, from a result of a model with blocks");

@@ -92,4 +92,32 @@ CollectiveCost allreduce_cost(int64_t bytes, int gpus, int gpus_per_node, const 
   return cost;
 }
 
+CollectiveCost alltoall_cost(int64_t bytes, int gpus, int gpus_per_node, const Fabric& fabric) {
+  CollectiveCost cost;
+  if (gpus <= 1 || bytes <= 0) return cost;
+  if (fabric.measured) {
+    throw UsageError("the fabric '" + fabric.label +
+                     "' is a measured all-reduce curve, which does not give an all-to-all's "
+                     "cost; give its links (e.g. intra=nvlink4,inter=ib400x8)");
+  }
+  const double s = static_cast<double>(bytes);
+  const int local = std::min(gpus, gpus_per_node);
+  cost.algorithm = "pairwise";
+  cost.latency_us = kRingBaseLatencyUs + (local - 1) * fabric.intra.ring_latency_us;
+  cost.bandwidth_us = transfer_us(s * (local - 1) / gpus, fabric.intra.bandwidth_gbs);
+  if (gpus <= gpus_per_node) return cost;
+  if (!fabric.inter) {
+    throw UsageError(std::to_string(gpus) + " GPUs span nodes of " + std::to_string(gpus_per_node) +
+                     " and the fabric '" + fabric.label +
+                     "' names no network: add inter=... (e.g. inter=ib400x8)");
+  }
+  const LinkFigures& net = *fabric.inter;
+  const int nics = fabric.nics_per_node > 0 ? fabric.nics_per_node : local;
+  const double nic_gbs = net.bandwidth_gbs * std::min(1.0, static_cast<double>(nics) / local);
+  cost.latency_us += (gpus - local) * net.ring_latency_us;
+  cost.bandwidth_us =
+      std::max(cost.bandwidth_us, transfer_us(s * (gpus - local) / gpus, nic_gbs));
+  return cost;
+}
+
 }  // namespace gpubench

@@ -26,4 +26,11 @@ struct CollectiveCost {
 // `gpus` ranks, `gpus_per_node` of them a node (the last node may hold fewer).
 CollectiveCost allreduce_cost(int64_t bytes, int gpus, int gpus_per_node, const Fabric& fabric);
 
+// An all-to-all in which each rank sends `bytes` spread evenly over the ranks, by the pairwise
+// exchange's alpha-beta cost (Thakur, Rabenseifner and Gropp 2005, "Optimization of Collective
+// Communication Operations in MPICH"): a step per peer, and the (p-1)/p of the bytes that leave
+// the rank. Across nodes the share bound for other nodes crosses the node's NICs while the rest
+// crosses the node's own links, at once. A measured all-reduce curve does not give it (UsageError).
+CollectiveCost alltoall_cost(int64_t bytes, int gpus, int gpus_per_node, const Fabric& fabric);
+
 }  // namespace gpubench

@@ -7,7 +7,7 @@ namespace gpubench {
 
 ScaleInput decode_input_from(const Result& result) {
   const std::string not_a_generation =
-      " is not a generation (infer of a Llama): no decode step to split";
+      " is not a generation (infer of a Llama or gpt-oss): no decode step to split";
   ScaleInput input = single_device_input(result, Task::kInfer, not_a_generation);
   const InferenceMetrics& inference = result.metrics.inference;
   if (inference.time_per_output_token_ms.p50 <= 0) {
@@ -77,6 +77,62 @@ TensorParallelPrediction predict_tensor_parallel(const ScaleInput& input,
         line.beyond_one_node.push_back(t);
       } else {
         line.points.push_back(predict_tensor_parallel_point(input, t, fabric));
+      }
+    }
+    prediction.lines.push_back(std::move(line));
+  }
+  return prediction;
+}
+
+TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int ranks,
+                                                  const Fabric& fabric, int gpus_per_node) {
+  if (input.experts <= 0 || input.blocks <= 0 || input.hidden_size <= 0) {
+    throw UsageError("'" + echoed(input.source) + "' (" + input.model +
+                     ") is not a mixture of experts' result: expert parallelism is predicted for "
+                     "gpt-oss's results");
+  }
+  TensorParallelPoint point;
+  point.ranks = ranks;
+  point.compute_ms = input.step_ms;
+  const int64_t tokens =
+      input.batch_size * (input.decode ? 1 : std::max<int64_t>(1, input.seq_len));
+  const int64_t rows = tokens * input.experts_per_token;
+  point.activation_bytes = rows * input.hidden_size * input.activation_bytes;
+  if (ranks > 1) {
+    const auto add = [&](int64_t count, int64_t bytes) {
+      const CollectiveCost cost = alltoall_cost(bytes, ranks, gpus_per_node, fabric);
+      point.latency_ms += static_cast<double>(count) * cost.latency_us / 1000;
+      point.bandwidth_ms += static_cast<double>(count) * cost.bandwidth_us / 1000;
+      point.collectives += count;
+    };
+    add(input.blocks, int64_t{8} * ranks);  // the counts
+    add(input.blocks, int64_t{8} * rows);   // the rows' experts
+    add(input.blocks * (input.decode ? 2 : 4), point.activation_bytes);
+  }
+  point.communication_ms = point.latency_ms + point.bandwidth_ms;
+  point.step_ms = point.compute_ms + point.communication_ms;
+  point.efficiency = input.step_ms / point.step_ms;
+  point.throughput = ranks * input.throughput * point.efficiency;
+  point.bottleneck = bottleneck_of(ranks, point.communication_ms, point.step_ms, point.latency_ms,
+                                   point.bandwidth_ms);
+  return point;
+}
+
+TensorParallelPrediction predict_expert_parallel(const ScaleInput& input,
+                                                 const std::vector<Fabric>& fabrics,
+                                                 const std::vector<int>& ranks, int gpus_per_node) {
+  TensorParallelPrediction prediction;
+  prediction.input = input;
+  prediction.gpus_per_node = gpus_per_node;
+  prediction.experts = true;
+  for (const Fabric& fabric : fabrics) {
+    TensorParallelLine line;
+    line.fabric = fabric;
+    for (int e : ranks) {
+      if (fabric_reaches(fabric, e, gpus_per_node)) {
+        line.points.push_back(predict_expert_parallel_point(input, e, fabric, gpus_per_node));
+      } else {
+        line.beyond_one_node.push_back(e);
       }
     }
     prediction.lines.push_back(std::move(line));

@@ -39,10 +39,13 @@ struct TensorParallelPrediction {
   ScaleInput input;
   int gpus_per_node = 8;
   std::vector<TensorParallelLine> lines;
+  // Expert parallelism's (predict_expert_parallel): the points' collectives are all-to-all
+  // exchanges, and the ranks may span nodes.
+  bool experts = false;
 };
 
-// From a single-device generation's result (infer of a Llama): its median time per output token
-// and decode rate. Throws UsageError for a result that cannot be predicted from, saying why.
+// From a single-device generation's result (infer of a Llama or gpt-oss): its median time per
+// output token and decode rate. Throws UsageError for a result that cannot be predicted from, saying why.
 ScaleInput decode_input_from(const Result& result);
 
 // Throws UsageError for a result without a transformer's shape.
@@ -52,7 +55,22 @@ TensorParallelPrediction predict_tensor_parallel(const ScaleInput& input,
                                                  const std::vector<Fabric>& fabrics,
                                                  const std::vector<int>& ranks, int gpus_per_node);
 
-// Markdown, CSV or JSON (gpubench.scale-tp/1). Throws UsageError for another format.
+// Predicted expert parallelism (docs/scaling.md#expert-parallelism) from one device's result of a
+// mixture of experts, training or a generation's decode step. Every rank keeps its own batch and
+// the single-device step's compute (routing taken as balanced: each rank's experts compute as
+// many rows as one device's did), and adds the exchanges gpubench's MoE layers make, none
+// overlapped. Per layer and pass: the counts, the routed rows' expert ids (8 bytes a row), and
+// the rows out and back (tokens x k rows of hidden activations); backward sends the rows'
+// gradients back and forth once more. Each costs collective_cost.h's pairwise all-to-all. The
+// world may span nodes where the fabric has a network. Throws UsageError for a result that is
+// not a mixture of experts.
+TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int ranks,
+                                                  const Fabric& fabric, int gpus_per_node);
+TensorParallelPrediction predict_expert_parallel(const ScaleInput& input,
+                                                 const std::vector<Fabric>& fabrics,
+                                                 const std::vector<int>& ranks, int gpus_per_node);
+
+// Markdown, CSV or JSON (gpubench.scale-tp/1; with experts, gpubench.scale-ep/1). Throws UsageError for another format.
 std::string render_tensor_parallel(const TensorParallelPrediction& prediction,
                                    const std::string& format);
 

@@ -7,6 +7,7 @@
 
 #include "base/measured_fabric.h"
 #include "common/errors.h"
+#include "scaling/collective_cost.h"
 
 namespace gpubench {
 namespace {
@@ -94,6 +95,67 @@ TEST(TensorParallelPrediction, AResultWithoutATransformersShapeIsRefused) {
   ScaleInput input = fixed_input();
   input.hidden_size = 0;
   EXPECT_THROW(predict_tensor_parallel_point(input, 2, measured_fabric()), UsageError);
+}
+
+// Links in round numbers: 100 GB/s and 1 us a step inside a node, a 50 GB/s NIC for each GPU
+// and 5 us a step between nodes.
+Fabric round_links() {
+  Fabric fabric;
+  fabric.label = "round";
+  fabric.intra = {"custom", "custom", 100, 1, 0, "--fabric"};
+  fabric.inter = LinkFigures{"custom", "custom", 50, 5, 5, "--fabric"};
+  return fabric;
+}
+
+// 8 ranks over nodes of 4, 2 MiB from each: 3/8 of it to the node's peers (7.86 us at 100 GB/s)
+// while 4/8 crosses the NICs (20.97 us at 50 GB/s); NCCL's base latency, 3 steps inside the
+// node and 4 across.
+TEST(ExpertParallelPrediction, APairwiseAllToAllCrossesTheNodesLinksAndItsNicsAtOnce) {
+  const CollectiveCost cost = alltoall_cost(2 << 20, 8, 4, round_links());
+  EXPECT_EQ(cost.algorithm, "pairwise");
+  EXPECT_NEAR(cost.latency_us, 8.4 + 3 * 1 + 4 * 5, 1e-12);
+  EXPECT_NEAR(cost.bandwidth_us, (2 << 20) / 2.0 / 50e3, 1e-12);
+  const CollectiveCost in_node = alltoall_cost(2 << 20, 4, 4, round_links());
+  EXPECT_NEAR(in_node.bandwidth_us, (2 << 20) * 3.0 / 4 / 100e3, 1e-12);
+  EXPECT_THROW(alltoall_cost(1 << 20, 2, 8, measured_fabric()), UsageError);
+}
+
+// The fixed step of a mixture of 8 experts, top-2: 2 x 1024 tokens make 4096 routed rows, whose
+// exchange carries 4096 x 256 x 2 bytes = 2 MiB. Per block: the counts (16 bytes over 2 ranks),
+// the rows' experts (32 KiB) and the rows four times (out and back, and their gradients): 24
+// exchanges, each 9.4 us of latency, half of each message leaving the rank at 100 GB/s.
+TEST(ExpertParallelPrediction, EachRankKeepsItsStepAndAddsTheLayersExchanges) {
+  ScaleInput input = fixed_input();
+  input.experts = 8;
+  input.experts_per_token = 2;
+  const TensorParallelPoint point = predict_expert_parallel_point(input, 2, round_links(), 8);
+  EXPECT_EQ(point.collectives, 24);
+  EXPECT_EQ(point.activation_bytes, 2 << 20);
+  EXPECT_DOUBLE_EQ(point.compute_ms, 100);
+  EXPECT_NEAR(point.latency_ms, 24 * 9.4 / 1000, 1e-12);
+  const double bandwidth_us = (4 * 8 + 4 * 16384 + 16 * (1 << 20)) / 100e3;
+  EXPECT_NEAR(point.bandwidth_ms, bandwidth_us / 1000, 1e-12);
+  EXPECT_NEAR(point.step_ms, 100 + (24 * 9.4 + bandwidth_us) / 1000, 1e-12);
+  EXPECT_NEAR(point.throughput, 2 * 20 * 100 / point.step_ms, 1e-9);
+  input.decode = true;  // a decode step: the rows out and back only, of one token a sequence
+  EXPECT_EQ(predict_expert_parallel_point(input, 2, round_links(), 8).collectives, 4 * 4);
+}
+
+TEST(ExpertParallelPrediction, ADenseModelsResultIsRefused) {
+  EXPECT_THROW(predict_expert_parallel_point(fixed_input(), 2, round_links(), 8), UsageError);
+  const TensorParallelPrediction prediction = [] {
+    ScaleInput input = fixed_input();
+    input.experts = 8;
+    input.experts_per_token = 2;
+    Fabric one_node = round_links();
+    one_node.inter.reset();
+    return predict_expert_parallel(input, {one_node}, {2, 16}, 8);
+  }();
+  EXPECT_EQ(prediction.lines.front().beyond_one_node, std::vector<int>{16});
+  const std::string markdown = render_tensor_parallel(prediction, "markdown");
+  EXPECT_NE(markdown.find("Predicted expert parallelism"), std::string::npos);
+  EXPECT_NE(markdown.find("all-to-all ms"), std::string::npos);
+  EXPECT_NE(markdown.find("names no network"), std::string::npos);
 }
 
 }  // namespace
