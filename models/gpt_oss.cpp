@@ -107,7 +107,8 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
   }
 
   // Generation: x's keys and values written into the cache at `start`; attention over the
-  // positions the cache holds up to them (a sliding layer reads only its window's).
+  // positions the cache holds up to them. A sliding layer's cache is a ring of its window's
+  // positions (KvCache::windows), so it reads and keeps only those.
   struct CacheSlot {
     Tensor& keys;
     Tensor& values;
@@ -125,7 +126,12 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     q = rotate(q, cos, sin);
     k = rotate(k, cos, sin);
     int64_t first_query = 0, first_key = 0;
-    if (cache) {
+    if (cache && window_ > 0) {
+      first_query = cache->start;
+      first_key = std::max<int64_t>(0, cache->start - window_ + 1);
+      k = through_ring(cache->keys, k, cache->start, first_key);
+      v = through_ring(cache->values, v, cache->start, first_key);
+    } else if (cache) {
       cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
       cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
       first_query = cache->start;
@@ -138,10 +144,38 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     const Tensor attended = attention_with_sinks(q, k, v, sinks, first_query, first_key, window_);
     // Query x key and weights x value over every key read (the masked ones included).
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * k.size(2) * head_dim_);
-    const Tensor h = x + o_proj->summed_over_group(o_proj(
-                             attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})));
+    const Tensor h =
+        x + o_proj->summed_over_group(
+                o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})));
     const Tensor m = post_attention_layernorm(h).reshape({batch * tokens, hidden_});
     return h + experts(m, router(m)).view({batch, tokens, hidden_});
+  }
+
+  // A sliding layer's keys or values `x` [batch, heads, tokens, d] at positions start..: the
+  // ring's earlier positions first_key..start - 1 (the first query sees no key more than
+  // window - 1 positions before it), read before x's last positions take their slots, then x,
+  // rounded through the ring's dtype as the full layers' keys are.
+  static Tensor through_ring(Tensor& ring, const Tensor& x, int64_t start, int64_t first_key) {
+    const int64_t slots = ring.size(2), tokens = x.size(2);
+    const Tensor stored = KvCache::to_stored(x, ring);
+    Tensor read = KvCache::to_compute(stored, x.scalar_type());
+    if (first_key < start) {
+      const Tensor earlier =
+          torch::arange(first_key, start, torch::TensorOptions().dtype(torch::kLong))
+              .remainder(slots)
+              .to(ring.device());
+      read = torch::cat(
+          {KvCache::to_compute(ring, x.scalar_type()).index_select(2, earlier), read}, 2);
+    }
+    // The last `slots` positions, in at most two runs of slots (the ring wraps once).
+    const int64_t kept = std::min(tokens, slots);
+    for (int64_t done = 0; done < kept;) {
+      const int64_t position = start + tokens - kept + done;
+      const int64_t run = std::min(kept - done, slots - position % slots);
+      ring.narrow(2, position % slots, run).copy_(stored.narrow(2, tokens - kept + done, run));
+      done += run;
+    }
+    return read;
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -152,7 +186,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
 
  private:
   int64_t heads_, kv_heads_, head_dim_, hidden_;  // heads: this rank's
-  int64_t window_;                                 // 0: full attention
+  int64_t window_;                                // 0: full attention
   tensor_parallel::Group* group_;
 };
 TORCH_MODULE(GptOssDecoderLayer);
@@ -329,13 +363,17 @@ Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
   return logits(batch.inputs);
 }
 
-// Every layer's cache holds the whole capacity; a sliding layer reads only its window of it.
+// A full layer's cache holds the whole capacity, a sliding layer's only its window (a ring).
 KvCache GptOssModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                                     torch::ScalarType dtype) {
+  std::vector<int64_t> windows;
+  for (int64_t i = 0; i < config_.num_layers; ++i) {
+    windows.push_back(config_.sliding(i) ? config_.sliding_window : 0);
+  }
   return KvCache::allocate(
       config_.num_layers, batch,
       tensor_parallel::local_count(config_.num_kv_heads, net_->group, "the key/value heads"),
-      capacity, config_.head_dim, torch::TensorOptions().device(device).dtype(dtype));
+      capacity, config_.head_dim, torch::TensorOptions().device(device).dtype(dtype), windows);
 }
 
 Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
@@ -436,6 +474,7 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts = config.num_experts;
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
+  can.block_period = 2;  // a sliding-window layer and a full one
   can.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
                                 {"attention heads", config.num_heads},
                                 {"expert width", config.intermediate_size},

@@ -54,6 +54,8 @@ FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings&
   report.batch = resolved.batch_size;
   report.context = fit.context();
   report.kv_cache_bytes_per_token = fit.kv_cache_bytes_per_token;
+  report.kv_cache_window_bytes_per_token = fit.kv_cache_window_bytes_per_token;
+  report.kv_cache_window = fit.kv_cache_window;
   report.breakdown = fit.breakdown_at(report.batch, report.context);
   report.predicted_peak_bytes = report.breakdown.total();
   report.method = fit.method;

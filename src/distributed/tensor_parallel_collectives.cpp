@@ -72,21 +72,20 @@ torch::Tensor TensorParallelCollectives::allgather_last_dim(const torch::Tensor&
 }
 
 torch::Tensor TensorParallelCollectives::all_to_all(const torch::Tensor& rows,
-                                                   const std::vector<int64_t>& send_counts,
-                                                   const std::vector<int64_t>& receive_counts) {
+                                                    const std::vector<int64_t>& send_counts,
+                                                    const std::vector<int64_t>& receive_counts) {
   std::vector<int64_t> shape = rows.sizes().vec();
   shape[0] = std::accumulate(receive_counts.begin(), receive_counts.end(), int64_t{0});
   torch::Tensor received;
   timed([&] {
     const c10::InferenceMode outside(false);
-    torch::Tensor input = needs_copy(rows, *group_) ? copy_for_gloo(rows, *group_)
-                                                    : rows.contiguous();
+    torch::Tensor input =
+        needs_copy(rows, *group_) ? copy_for_gloo(rows, *group_) : rows.contiguous();
     torch::Tensor output = torch::empty(shape, input.options());
     group_->all_to_all(output, input, receive_counts, send_counts).wait();
     received = output;
   });
-  return received.scalar_type() == rows.scalar_type() ? received
-                                                      : received.to(rows.scalar_type());
+  return received.scalar_type() == rows.scalar_type() ? received : received.to(rows.scalar_type());
 }
 
 TensorParallelCollectives::Waited TensorParallelCollectives::take_waited() {

@@ -27,6 +27,7 @@ constexpr int64_t kSmallerProbeBatch = 2;
 // What the probes of one model (whole, or with some blocks) give.
 struct GenerationFits {
   int64_t weights = 0, kv_cache_per_token = 0;
+  int64_t kv_window_per_token = 0, kv_window = 0;  // the sliding-window layers'
   BatchSeqFit prefill_extra, decode_extra;
 };
 
@@ -96,8 +97,14 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   const c10::InferenceMode inference_mode;
   const torch::ScalarType cache_dtype = kv_cache_dtype(b);
   const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
-  fits.kv_cache_per_token = generator.allocate_cache(1, 1, device, cache_dtype).bytes_per_token();
-  const std::vector<ProbeShape> decode_shapes = decode_probes(b, fits.kv_cache_per_token, device);
+  {
+    const KvCache one_position = generator.allocate_cache(1, 1, device, cache_dtype);
+    fits.kv_cache_per_token = one_position.bytes_per_token();
+    fits.kv_window_per_token = one_position.window_bytes_per_token();
+    fits.kv_window = one_position.window();
+  }
+  const std::vector<ProbeShape> decode_shapes =
+      decode_probes(b, fits.kv_cache_per_token + fits.kv_window_per_token, device);
   std::vector<BatchSeqFit::Point> prefill, decode;
   for (size_t i = 0; i < prefill_shapes.size(); ++i) {
     const ProbeShape& shape = prefill_shapes[i];
@@ -115,7 +122,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
     // caches the pass read whole).
     {  // The prompt's pass into an empty cache; the prompt's own bytes are in its extra.
       KvCache cache = generator.allocate_cache(shape.batch, shape.seq + 1, device, cache_dtype);
-      reading.kv_cache = fits.kv_cache_per_token * shape.batch * shape.seq;
+      reading.kv_cache = cache.bytes_at(shape.seq) * shape.batch;
       const int64_t start = tensor_memory::allocated_bytes(device);
       reading.prefill_peak_above = peak_above(device, start, [&] {
         const torch::Tensor prompt =
@@ -172,6 +179,8 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
   };
   fits.weights = line(&GenerationFits::weights);
   fits.kv_cache_per_token = line(&GenerationFits::kv_cache_per_token);
+  fits.kv_window_per_token = line(&GenerationFits::kv_window_per_token);
+  fits.kv_window = one.kv_window;
   fits.prefill_extra =
       BatchSeqFit::extended(one.prefill_extra, two.prefill_extra, t, vocab.prefill_extra, u);
   fits.decode_extra =
@@ -224,6 +233,8 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
           : probe_generation(b, info, options, device, setup.policy(), prefill, fit.readings);
   fit.weights = fits.weights;
   fit.kv_cache_bytes_per_token = fits.kv_cache_per_token;
+  fit.kv_cache_window_bytes_per_token = fits.kv_window_per_token;
+  fit.kv_cache_window = fits.kv_window;
   fit.prefill_extra = fits.prefill_extra;
   fit.decode_extra = fits.decode_extra;
   fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b);

@@ -188,12 +188,11 @@ class GenerateWorkload : public InferenceWorkload {
     inference.weight_bytes_per_decoded_token =
         counts_.weight_bytes_read / (spec.gen_len * spec.batch_size);
     // Each sequence's decode steps read its cache from prompt_len + 1 to prompt_len + gen_len - 1
-    // tokens long: prompt_len + gen_len / 2 on average.
-    const double mean_context =
-        static_cast<double>(spec.prompt_len) + static_cast<double>(spec.gen_len) / 2;
+    // tokens long: prompt_len + gen_len / 2 on average (a sliding-window layer's, at most its
+    // window).
     inference.bytes_per_decoded_token =
         inference.weight_bytes_per_decoded_token +
-        static_cast<int64_t>(static_cast<double>(cache_->bytes_per_token()) * mean_context);
+        cache_->bytes_at(spec.prompt_len + (spec.gen_len + 1) / 2);
     if (spec.mode == Mode::kGraph) {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);

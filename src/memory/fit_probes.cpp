@@ -33,7 +33,9 @@ void check_fit_shape(const ResolvedBenchmark& b) {
 }
 
 double ProbeModels::extra_blocks(const ModelInfo& info) const {
-  return static_cast<double>(info.capabilities.blocks - 1);
+  return static_cast<double>(info.capabilities.blocks) /
+             static_cast<double>(info.capabilities.block_period) -
+         1;
 }
 
 double ProbeModels::extra_vocabularies(const ModelInfo& info) const {
@@ -50,8 +52,9 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, tor
   models.by_blocks =
       info.capabilities.blocks > 1 && (fit_options.force_blocks || bytes(options) > whole_limit);
   models.one_block = models.two_blocks = models.wider = options;
-  models.one_block.blocks = models.wider.blocks = 1;
-  models.two_blocks.blocks = 2;
+  const int64_t group = info.capabilities.block_period;
+  models.one_block.blocks = models.wider.blocks = group;
+  models.two_blocks.blocks = 2 * group;
   models.narrowed =
       models.by_blocks && fit_options.narrow_vocab && info.capabilities.vocab > 2 * kProbeVocab;
   if (models.narrowed) {
@@ -144,10 +147,13 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
                                                    : "");
   if (!models.by_blocks) return what + " of the whole model" + where;
   const std::string blocks = std::to_string(info.capabilities.blocks);
+  const int64_t group = info.capabilities.block_period;
   const bool narrowed = models.narrowed;
-  return what + " of the model with 1 and with 2 of its " + blocks + " blocks" +
-         (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) +
-                         " tokens, and 1 block at " + std::to_string(2 * kProbeVocab) + ","
+  return what + " of the model with " + std::to_string(group) + " and with " +
+         std::to_string(2 * group) + " of its " + blocks + " blocks" +
+         (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) + " tokens, and " +
+                         std::to_string(group) + (group == 1 ? " block" : " blocks") + " at " +
+                         std::to_string(2 * kProbeVocab) + ","
                    : "") +
          where + ", extended to " + blocks + " blocks" +
          (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");

@@ -55,13 +55,14 @@ struct ProbeShape {
 // in proportion to it, and at 128K tokens they are most of a one-block model's memory and time.
 inline constexpr int64_t kProbeVocab = 2048;
 
-// The probe models: the whole one, or one and two blocks (at a narrowed vocabulary, with one
-// block at twice it, for a large one).
+// The probe models: the whole one, or one and two groups of blocks (a group: the model's
+// ModelCapabilities::block_period blocks, one for most), at a narrowed vocabulary with one group
+// at twice it for a large one.
 struct ProbeModels {
   bool by_blocks = false, narrowed = false;
   ModelOptions one_block, two_blocks, wider;
   // The factors that extend the probes to the whole model (fit_prediction.h's extended_figure):
-  // blocks beyond the first, and vocabularies beyond the narrowed one.
+  // groups of blocks beyond the first, and vocabularies beyond the narrowed one.
   double extra_blocks(const ModelInfo& info) const;
   double extra_vocabularies(const ModelInfo& info) const;
 };

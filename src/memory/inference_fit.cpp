@@ -9,7 +9,7 @@ MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context)
   const int64_t prompt = std::max<int64_t>(1, context - benchmark.gen_len);
   MemoryBreakdown m;
   m.weights = weights;
-  m.other = kv_cache_bytes_per_token * batch * context;
+  m.other = kv_cache_bytes_at(context) * batch;
   // The prompt's pass runs into a cache of the whole context; a decode step's longest read is
   // the last one's, at context - 1 tokens.
   const double transient =

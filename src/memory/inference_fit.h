@@ -5,6 +5,7 @@
 // at (batch, prompt length) and a decode step at (batch, context).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,7 +33,10 @@ struct InferenceProbeReading {
 struct InferenceMemoryFit {
   ResolvedBenchmark benchmark;  // its batch, prompt_len and gen_len are the asked ones
   int64_t weights = 0;
-  int64_t kv_cache_bytes_per_token = 0;  // one sequence, every layer's keys and values
+  int64_t kv_cache_bytes_per_token = 0;  // one sequence, the layers that keep every position
+  // The sliding-window layers' (KvCache::windows): bytes per token up to their window's positions.
+  int64_t kv_cache_window_bytes_per_token = 0;
+  int64_t kv_cache_window = 0;
   int64_t context_limit = 0;             // the positions the model has (0: no limit)
   BatchSeqFit prefill_extra;             // at (batch, prompt length)
   BatchSeqFit decode_extra;              // at (batch, context)
@@ -41,6 +45,11 @@ struct InferenceMemoryFit {
   double probe_seconds = 0;
 
   int64_t context() const { return benchmark.prompt_len + benchmark.gen_len; }
+  // One sequence's key/value cache at `context` positions.
+  int64_t kv_cache_bytes_at(int64_t context) const {
+    return kv_cache_bytes_per_token * context +
+           kv_cache_window_bytes_per_token * std::min(context, kv_cache_window);
+  }
   // weights; other: the cache at batch x context; activations: the larger transient moment.
   MemoryBreakdown breakdown_at(int64_t batch, int64_t context) const;
   int64_t peak_at(int64_t batch, int64_t context) const {

@@ -27,8 +27,7 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
-  const torch::Tensor own_bias =
-      split_ == tensor_parallel::Split::kRows ? torch::Tensor() : bias;
+  const torch::Tensor own_bias = split_ == tensor_parallel::Split::kRows ? torch::Tensor() : bias;
   torch::Tensor output;
   if (nf4()) {
     output = nf4::linear(input, nf4_);

@@ -53,7 +53,8 @@ void quantize_into(const mxfp4::Mxfp4Weight& target, int64_t expert, const torch
 
 ExpertsImpl::ExpertsImpl(ExpertsOptions options)
     : options_(std::move(options)),
-      held_(tensor_parallel::local_count(options_.experts, options_.expert_parallel, "the experts")),
+      held_(
+          tensor_parallel::local_count(options_.experts, options_.expert_parallel, "the experts")),
       width_(tensor_parallel::local_count(options_.intermediate, options_.tensor_parallel,
                                           "the expert width")) {
   if (options_.mxfp4 && (width_ % mxfp4::kBlock != 0 || options_.hidden % mxfp4::kBlock != 0)) {
@@ -129,8 +130,7 @@ torch::Tensor ExpertsImpl::held_outputs(const torch::Tensor& rows, const torch::
   return outputs.size() == 1 ? outputs.front() : torch::cat(outputs);
 }
 
-torch::Tensor ExpertsImpl::routed_outputs(const torch::Tensor& rows,
-                                          const torch::Tensor& experts) {
+torch::Tensor ExpertsImpl::routed_outputs(const torch::Tensor& rows, const torch::Tensor& experts) {
   if (options_.expert_parallel) return exchanged_outputs(rows, experts);
   return held_outputs(rows, torch::bincount(experts, {}, held_));
 }

@@ -155,6 +155,9 @@ struct ModelCapabilities {
   std::map<std::string, int64_t> lora_rank_limits;
   // The repeated blocks ModelOptions::blocks (--blocks) can reduce; 0: none to reduce.
   int64_t blocks = 0;
+  // The blocks repeat in groups of this many, alike within a group's place (gpt-oss: a sliding-
+  // window layer, then a full one): fit's probes by blocks build one group and two.
+  int64_t block_period = 1;
   // Its token vocabulary, which ModelOptions::vocab can narrow for fit's probes; 0: none.
   int64_t vocab = 0;
   // A transformer's hidden size (the width of what its blocks pass on); 0: not a transformer.

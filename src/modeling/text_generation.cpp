@@ -1,14 +1,20 @@
 #include "modeling/text_generation.h"
 
+#include <algorithm>
+
 namespace gpubench {
 
 KvCache KvCache::allocate(int64_t layers, int64_t batch, int64_t kv_heads, int64_t capacity,
-                          int64_t head_dim, const torch::TensorOptions& options) {
+                          int64_t head_dim, const torch::TensorOptions& options,
+                          const std::vector<int64_t>& windows) {
   KvCache cache;
   cache.capacity = capacity;
+  cache.windows = windows;
   for (int64_t i = 0; i < layers; ++i) {
+    const int64_t window = windows.empty() ? 0 : windows.at(static_cast<size_t>(i));
+    const int64_t slots = window > 0 ? std::min(window, capacity) : capacity;
     for (auto* tensors : {&cache.keys, &cache.values}) {
-      tensors->push_back(torch::zeros({batch, kv_heads, capacity, head_dim}, options));
+      tensors->push_back(torch::zeros({batch, kv_heads, slots, head_dim}, options));
     }
   }
   return cache;
@@ -28,6 +34,17 @@ NextTokenBatch next_token_batch(int64_t vocab, int64_t batch, int64_t tokens,
   return {ids.narrow(1, 0, tokens).contiguous(), ids.narrow(1, 1, tokens).contiguous()};
 }
 
+namespace {
+
+// One layer's keys and values for one position of one sequence.
+int64_t layer_bytes_per_token(const torch::Tensor& keys, const torch::Tensor& values) {
+  const int64_t positions = keys.size(0) * keys.size(2);
+  if (positions == 0) return 0;
+  return (keys.numel() * keys.element_size() + values.numel() * values.element_size()) / positions;
+}
+
+}  // namespace
+
 int64_t KvCache::bytes() const {
   int64_t total = 0;
   for (const auto* tensors : {&keys, &values}) {
@@ -37,8 +54,33 @@ int64_t KvCache::bytes() const {
 }
 
 int64_t KvCache::bytes_per_token() const {
-  if (keys.empty() || capacity == 0) return 0;
-  return bytes() / (capacity * keys.front().size(0));
+  int64_t total = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (windows.empty() || windows[i] == 0) total += layer_bytes_per_token(keys[i], values[i]);
+  }
+  return total;
+}
+
+int64_t KvCache::window_bytes_per_token() const {
+  int64_t total = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!windows.empty() && windows[i] > 0) total += layer_bytes_per_token(keys[i], values[i]);
+  }
+  return total;
+}
+
+int64_t KvCache::window() const {
+  return windows.empty() ? 0 : *std::max_element(windows.begin(), windows.end());
+}
+
+int64_t KvCache::bytes_at(int64_t context) const {
+  int64_t total = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int64_t window = windows.empty() ? 0 : windows[i];
+    const int64_t positions = window > 0 ? std::min(window, context) : context;
+    total += layer_bytes_per_token(keys[i], values[i]) * positions;
+  }
+  return total;
 }
 
 torch::Tensor KvCache::to_stored(const torch::Tensor& x, const torch::Tensor& stored) {

@@ -15,16 +15,30 @@ struct KvCache {
   std::vector<torch::Tensor> keys, values;
   int64_t capacity = 0;
   int64_t length = 0;
+  // Per layer: the positions a sliding-window layer keeps, its keys and values a ring of
+  // min(window, capacity) slots (position p in slot p mod slots); 0 for a layer that keeps every
+  // position. Empty: no layer has a window.
+  std::vector<int64_t> windows;
 
-  // `layers` layers' keys and values [batch, kv_heads, capacity, head_dim], zeroed.
+  // `layers` layers' keys and values [batch, kv_heads, slots, head_dim], zeroed: `capacity`
+  // slots, or a windowed layer's ring.
   static KvCache allocate(int64_t layers, int64_t batch, int64_t kv_heads, int64_t capacity,
-                          int64_t head_dim, const torch::TensorOptions& options);
+                          int64_t head_dim, const torch::TensorOptions& options,
+                          const std::vector<int64_t>& windows = {});
   // Throws std::logic_error unless `tokens` more positions fit.
   void check_room_for(int64_t tokens) const;
 
   int64_t bytes() const;
-  // Bytes one token of one sequence takes, over every layer's keys and values.
+  // Bytes one more token of one sequence adds, over the layers that keep every position (every
+  // layer without windows).
   int64_t bytes_per_token() const;
+  // Bytes one token of one sequence takes in the windowed layers, while the context is shorter
+  // than their windows.
+  int64_t window_bytes_per_token() const;
+  // The windows' positions (the largest window; 0 without one).
+  int64_t window() const;
+  // Bytes one sequence's keys and values take at `context` positions: what a decode step reads.
+  int64_t bytes_at(int64_t context) const;
 
   // Keys or values in the dtype `stored` (a tensor of the cache) holds: an FP8 cache
   // (--kv-cache fp8, docs/fp8.md) saturates them to e4m3's range, unscaled (vLLM's default

@@ -63,6 +63,10 @@ nlohmann::json fit_report_to_json(const FitReport& report) {
   if (infer) {
     json["context"] = report.context;
     json["kv_cache_bytes_per_token"] = report.kv_cache_bytes_per_token;
+    if (report.kv_cache_window > 0) {
+      json["kv_cache_window_bytes_per_token"] = report.kv_cache_window_bytes_per_token;
+      json["kv_cache_window"] = report.kv_cache_window;
+    }
   }
   return json;
 }
@@ -78,10 +82,16 @@ struct PartRow {
 std::vector<PartRow> part_rows(const FitReport& r) {
   const MemoryBreakdown& b = r.breakdown;
   if (r.task == Task::kInfer) {
+    const std::string windows =
+        r.kv_cache_window > 0
+            ? " + batch x min(context, " + std::to_string(r.kv_cache_window) + ") x " +
+                  std::to_string(r.kv_cache_window_bytes_per_token) +
+                  " in the sliding-window layers"
+            : "";
     return {{"weights", b.weights, "counted from the tensors, in their format (codes and scales)"},
             {"key/value cache", b.other,
              "batch x context x " + std::to_string(r.kv_cache_bytes_per_token) +
-                 " bytes per token, as allocated"},
+                 " bytes per token" + windows + ", as allocated"},
             {"activations", b.activations,
              "measured: the larger of the prompt's pass and the last decode step, scaled to the "
              "batch and lengths"}};

@@ -43,6 +43,9 @@ struct FitReport {
   int64_t batch = 0;
   int64_t context = 0;                   // infer: prompt and generated tokens
   int64_t kv_cache_bytes_per_token = 0;  // infer
+  // infer, a model with sliding-window layers: their bytes per token and the positions they keep.
+  int64_t kv_cache_window_bytes_per_token = 0;
+  int64_t kv_cache_window = 0;
   int64_t predicted_peak_bytes = 0;
   MemoryBreakdown breakdown;
   int64_t reserve_bytes = 0;  // kept free on every card (CUDA context, library workspaces)

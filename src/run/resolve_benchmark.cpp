@@ -366,9 +366,9 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
     const int64_t width = info.capabilities.expert_width;
     const int64_t slice = width / std::max(1, out.tensor_parallel);
     if (slice % mxfp4::kBlock != 0) {
-      throw UsageError("weights mxfp4 with tensor_parallel " +
-                       std::to_string(out.tensor_parallel) + ": " + info.name + "'s expert width " +
-                       std::to_string(width) + " splits into " + std::to_string(slice) +
+      throw UsageError("weights mxfp4 with tensor_parallel " + std::to_string(out.tensor_parallel) +
+                       ": " + info.name + "'s expert width " + std::to_string(width) +
+                       " splits into " + std::to_string(slice) +
                        " per rank, not whole MXFP4 blocks of " + std::to_string(mxfp4::kBlock) +
                        "; use a tensor_parallel that leaves multiples of " +
                        std::to_string(mxfp4::kBlock) + ", expert_parallel, or weights bf16");

@@ -115,8 +115,7 @@ CollectiveCost alltoall_cost(int64_t bytes, int gpus, int gpus_per_node, const F
   const int nics = fabric.nics_per_node > 0 ? fabric.nics_per_node : local;
   const double nic_gbs = net.bandwidth_gbs * std::min(1.0, static_cast<double>(nics) / local);
   cost.latency_us += (gpus - local) * net.ring_latency_us;
-  cost.bandwidth_us =
-      std::max(cost.bandwidth_us, transfer_us(s * (gpus - local) / gpus, nic_gbs));
+  cost.bandwidth_us = std::max(cost.bandwidth_us, transfer_us(s * (gpus - local) / gpus, nic_gbs));
   return cost;
 }
 

@@ -45,7 +45,8 @@ struct TensorParallelPrediction {
 };
 
 // From a single-device generation's result (infer of a Llama or gpt-oss): its median time per
-// output token and decode rate. Throws UsageError for a result that cannot be predicted from, saying why.
+// output token and decode rate. Throws UsageError for a result that cannot be predicted from,
+// saying why.
 ScaleInput decode_input_from(const Result& result);
 
 // Throws UsageError for a result without a transformer's shape.
@@ -70,7 +71,8 @@ TensorParallelPrediction predict_expert_parallel(const ScaleInput& input,
                                                  const std::vector<Fabric>& fabrics,
                                                  const std::vector<int>& ranks, int gpus_per_node);
 
-// Markdown, CSV or JSON (gpubench.scale-tp/1; with experts, gpubench.scale-ep/1). Throws UsageError for another format.
+// Markdown, CSV or JSON (gpubench.scale-tp/1; with experts, gpubench.scale-ep/1). Throws UsageError
+// for another format.
 std::string render_tensor_parallel(const TensorParallelPrediction& prediction,
                                    const std::string& format);
 

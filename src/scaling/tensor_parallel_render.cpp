@@ -30,8 +30,9 @@ constexpr const char* kPredictedExpertsNote =
 
 std::string title_of(const TensorParallelPrediction& p) {
   const ScaleInput& in = p.input;
-  const std::string kind = p.experts ? "Predicted expert parallelism: " : "Predicted tensor "
-                                                                          "parallelism: ";
+  const std::string kind = p.experts ? "Predicted expert parallelism: "
+                                     : "Predicted tensor "
+                                       "parallelism: ";
   if (in.decode) {
     return kind + in.model + " " + in.precision + ", a decode step of batch " +
            std::to_string(in.batch_size) + (p.experts ? " per rank" : "");
@@ -95,17 +96,13 @@ std::string render_markdown(const TensorParallelPrediction& p) {
   std::ostringstream out;
   out << "# " << markdown_cell(title_of(p)) << "\n\n";
   for (const std::string& line : input_lines(p)) out << markdown_cell(line) << "\n\n";
-  const std::vector<std::string> header = {"ranks",
-                                           "step ms",
-                                           "compute ms",
-                                           p.experts ? "all-to-all ms" : "all-reduce ms",
-                                           "collectives",
-                                           p.experts ? "MB of rows each" : "MB each",
-                                           "latency ms",
-                                           "bandwidth ms",
-                                           "throughput",
-                                           "efficiency",
-                                           "bottleneck"};
+  const std::vector<std::string> header = {
+      "ranks",       "step ms",
+      "compute ms",  p.experts ? "all-to-all ms" : "all-reduce ms",
+      "collectives", p.experts ? "MB of rows each" : "MB each",
+      "latency ms",  "bandwidth ms",
+      "throughput",  "efficiency",
+      "bottleneck"};
   for (const TensorParallelLine& line : p.lines) {
     out << "## " << markdown_cell(line.fabric.label) << " (predicted)\n\n"
         << markdown_cell(fabric_source(line.fabric)) << "\n\n"

@@ -3,8 +3,8 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
-#include "distributed/gradient_synchronizer.h"
 #include "distributed/expert_parallel_sync.h"
+#include "distributed/gradient_synchronizer.h"
 #include "distributed/sharded_data_parallel.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
@@ -109,10 +109,9 @@ class TrainWorkload : public Workload {
       return sharded;
     }
     if (const RankPlacement& rank = session.rank(); rank.expert_parallel) {
-      return std::make_unique<ExpertParallelSync>(replicas, *rank.expert_replicas,
-                                                  spec.expert_parallel, module,
-                                                  trainable_parameters(module),
-                                                  int64_t{spec.bucket_mb} << 20);
+      return std::make_unique<ExpertParallelSync>(
+          replicas, *rank.expert_replicas, spec.expert_parallel, module,
+          trainable_parameters(module), int64_t{spec.bucket_mb} << 20);
     }
     return std::make_unique<GradientSynchronizer>(replicas, trainable_parameters(module),
                                                   int64_t{spec.bucket_mb} << 20);

@@ -29,8 +29,8 @@ struct Layout {
 
 std::string layout_name(const ::testing::TestParamInfo<Layout>& info) {
   const Layout& layout = info.param;
-  return std::string(layout.llama() ? "" : "GptOss") + std::to_string(layout.ranks) +
-         "Ranks" + (layout.tensor() ? "Tp" : "Ep") + std::to_string(layout.size) +
+  return std::string(layout.llama() ? "" : "GptOss") + std::to_string(layout.ranks) + "Ranks" +
+         (layout.tensor() ? "Tp" : "Ep") + std::to_string(layout.size) +
          (layout.tuning[0] == 'l' ? "Lora" : "Full");
 }
 
@@ -73,9 +73,8 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
     EXPECT_GT(rank["collectives"].get<int64_t>(), 0);
     // The Llama on LibTorch 2.6 and later; over 4 ranks a key/value slice has 8 rows, under the
     // CPU kernel's 16. gpt-oss holds no int4 weights.
-    EXPECT_EQ(rank.contains("int4_logits_largest"), compat::kHasIntWeights && layout.tensor() &&
-                                                        layout.size == 2 &&
-                                                        layout.llama());
+    EXPECT_EQ(rank.contains("int4_logits_largest"),
+              compat::kHasIntWeights && layout.tensor() && layout.size == 2 && layout.llama());
     EXPECT_EQ(rank.contains("mxfp4_logits_largest"), !layout.llama());
     if (rank.contains("mxfp4_logits_largest")) {
       EXPECT_LT(rank["mxfp4_logits_max_abs_diff"].get<double>(),
@@ -90,15 +89,16 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
 
 constexpr const char* kLlama = "test-tp-llama";
 constexpr const char* kGptOss = "test-tiny-gpt-oss";
-INSTANTIATE_TEST_SUITE_P(
-    Layouts, TensorParallel,
-    ::testing::Values(Layout{2, kLlama, "tensor", 2, "full"}, Layout{4, kLlama, "tensor", 4, "full"},
-                      Layout{2, kLlama, "tensor", 2, "lora"}, Layout{4, kLlama, "tensor", 2, "lora"},
-                      Layout{2, kGptOss, "tensor", 2, "full"},
-                      Layout{2, kGptOss, "expert", 2, "full"},
-                      Layout{4, kGptOss, "expert", 2, "full"},
-                      Layout{2, kGptOss, "expert", 2, "lora"}),
-    layout_name);
+INSTANTIATE_TEST_SUITE_P(Layouts, TensorParallel,
+                         ::testing::Values(Layout{2, kLlama, "tensor", 2, "full"},
+                                           Layout{4, kLlama, "tensor", 4, "full"},
+                                           Layout{2, kLlama, "tensor", 2, "lora"},
+                                           Layout{4, kLlama, "tensor", 2, "lora"},
+                                           Layout{2, kGptOss, "tensor", 2, "full"},
+                                           Layout{2, kGptOss, "expert", 2, "full"},
+                                           Layout{4, kGptOss, "expert", 2, "full"},
+                                           Layout{2, kGptOss, "expert", 2, "lora"}),
+                         layout_name);
 
 }  // namespace
 }  // namespace gpubench

@@ -91,8 +91,8 @@ TEST(MixtureOfExpertsCli, SplitsItsExpertsOverTwoRanksToTrainAndGenerate) {
   EXPECT_FALSE(t["distributed"].contains("tensor_parallel_collectives"));
   expect_routed(t["experts"], 8);  // rank 0's own tokens
 
-  const auto infer = run_gpubench("infer" + ep + " --prompt-len 6 --gen-len 4 --output " +
-                                  dir.file("i.json"));
+  const auto infer =
+      run_gpubench("infer" + ep + " --prompt-len 6 --gen-len 4 --output " + dir.file("i.json"));
   ASSERT_EQ(infer.exit_code, 0) << infer.output;
   const auto i = read_json(dir.file("i.json"));
   EXPECT_EQ(i["status"], "ok");

@@ -146,8 +146,9 @@ TEST(GptOss, LogitsAreHuggingFacesAtATinyConfiguration) {
       << "largest logit " << expected.abs().max().item<double>();
 }
 
-// The cached path (prompt, then one token at a time past the window) gives the logits of the
-// whole sequence recomputed without a cache.
+// The cached path (a prompt shorter than the window, or longer, then one token at a time past
+// it) gives the logits of the whole sequence recomputed without a cache. A sliding layer's cache
+// is a ring of its window's 4 positions, which the longer prompt already wraps.
 TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
   torch::manual_seed(2);
@@ -156,14 +157,36 @@ TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
   TextGenerator& generator = *model->text_generator();
   const torch::Tensor sequence = torch::randint(256, {2, 12});
   torch::NoGradGuard no_grad;
-  KvCache cache = generator.allocate_cache(2, 12, torch::kCPU, torch::kFloat);
-  torch::Tensor cached = generator.next_token_logits(sequence.narrow(1, 0, 3), cache);
-  for (int64_t end = 3; end <= 12; ++end) {
-    if (end > 3) cached = generator.next_token_logits(sequence.narrow(1, end - 1, 1), cache);
-    const torch::Tensor full = generator.last_logits_without_cache(sequence.narrow(1, 0, end));
-    EXPECT_LT((cached - full).abs().max().item<double>(), 1e-5) << "at " << end << " tokens";
+  for (const int64_t prompt : {3, 6}) {
+    KvCache cache = generator.allocate_cache(2, 12, torch::kCPU, torch::kFloat);
+    torch::Tensor cached = generator.next_token_logits(sequence.narrow(1, 0, prompt), cache);
+    for (int64_t end = prompt; end <= 12; ++end) {
+      if (end > prompt) cached = generator.next_token_logits(sequence.narrow(1, end - 1, 1), cache);
+      const torch::Tensor full = generator.last_logits_without_cache(sequence.narrow(1, 0, end));
+      EXPECT_LT((cached - full).abs().max().item<double>(), 1e-5)
+          << "at " << end << " tokens after a prompt of " << prompt;
+    }
+    EXPECT_EQ(cache.length, 12);
   }
-  EXPECT_EQ(cache.length, 12);
+}
+
+// Layers 0 and 2 slide over 4 positions, 1 and 3 attend to all: a sequence's cache at 12
+// positions holds 2 x 12 + 2 x 4 positions of 2 key/value heads of 8, keys and values in float32.
+TEST(GptOss, ASlidingLayersCacheHoldsItsWindowOnly) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  auto model = info.instantiate(options_at(12));
+  const KvCache cache =
+      model->text_generator()->allocate_cache(2, 12, torch::kCPU, torch::kFloat);
+  EXPECT_EQ(cache.windows, (std::vector<int64_t>{4, 0, 4, 0}));
+  EXPECT_EQ(cache.keys[0].size(2), 4);
+  EXPECT_EQ(cache.values[1].size(2), 12);
+  const int64_t per_layer_token = 2 * 2 * 8 * 4;
+  EXPECT_EQ(cache.bytes_per_token(), 2 * per_layer_token);
+  EXPECT_EQ(cache.window_bytes_per_token(), 2 * per_layer_token);
+  EXPECT_EQ(cache.window(), 4);
+  EXPECT_EQ(cache.bytes_at(12), (2 * 12 + 2 * 4) * per_layer_token);
+  EXPECT_EQ(cache.bytes_at(3), 4 * 3 * per_layer_token);
+  EXPECT_EQ(cache.bytes(), 2 * cache.bytes_at(12));
 }
 
 // The experts in MXFP4 (every other weight in bf16): exactly the model whose experts hold the
@@ -171,7 +194,8 @@ TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
 // close to the unquantised model in bf16.
 TEST(GptOss, ExpertsInMxfp4AreTheirDequantisedWeightsAndKeepTheLogitsCloseToBf16s) {
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
-  const torch::Tensor tokens = torch::randint(256, {2, 8});
+  torch::manual_seed(5);
+  const torch::Tensor tokens = torch::randint(256, {8, 16});
   const auto build = [&] {
     torch::manual_seed(3);
     auto model = info.instantiate(options_at(8));
@@ -196,12 +220,15 @@ TEST(GptOss, ExpertsInMxfp4AreTheirDequantisedWeightsAndKeepTheLogitsCloseToBf16
   EXPECT_EQ(quantized.quantized, 4);  // the four layers' experts; the linear layers stay
   const torch::Tensor mxfp4 = model->inference_output({tokens, {}, {}}).to(torch::kFloat);
   EXPECT_TRUE(torch::equal(mxfp4, rounded));
-  // 0.12 here: 4.25 bits a weight move each expert's output by about a tenth, and the routes that
-  // move with it; the next tokens mostly stay.
+  // 0.15 here: 4.25 bits a weight move each expert's output by about a tenth, and the routes that
+  // move with it; 80 % of the 128 next tokens stay (a random model's logits are close together;
+  // chance would keep 0.4 %).
   const double relative = ((mxfp4 - bf16).norm() / bf16.norm()).item<double>();
   EXPECT_GT(relative, 0.0);
   EXPECT_LT(relative, 0.25);
-  EXPECT_GT((mxfp4.argmax(-1) == bf16.argmax(-1)).to(torch::kFloat).mean().item<double>(), 0.9);
+  const double agreeing =
+      (mxfp4.argmax(-1) == bf16.argmax(-1)).to(torch::kFloat).mean().item<double>();
+  EXPECT_GT(agreeing, 0.6);
 }
 
 // infer builds the experts in MXFP4: code bytes and scales only, drawn with about the reference

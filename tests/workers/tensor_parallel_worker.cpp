@@ -65,8 +65,8 @@ gpubench::ModelOptions options_for(const gpubench::ModelInfo& info, const std::s
 
 // How the ranks split the model, and which ranks share what.
 struct Layout {
-  bool experts = false;                // expert parallelism, else tensor parallelism
-  gpubench::ParallelGroups groups;     // the model's group and its replicas' (split_world)
+  bool experts = false;             // expert parallelism, else tensor parallelism
+  gpubench::ParallelGroups groups;  // the model's group and its replicas' (split_world)
   gpubench::Collectives* world = nullptr;
   gpubench::TensorParallelCollectives& model_group() { return *groups.tensor_parallel; }
   // The ranks that each have their own batch: every rank beside expert parallelism, the
@@ -136,8 +136,9 @@ struct Prompts {
 Prompts prompts_for(Layout& layout, int64_t vocab, uint64_t seed) {
   gpubench::Collectives& replicas = layout.replicas();
   torch::manual_seed(seed);
-  return {torch::randint(vocab, {kPromptsPerRank * replicas.world_size(), kPromptLen}, torch::kLong),
-          kPromptsPerRank * replicas.rank(), kPromptsPerRank};
+  return {
+      torch::randint(vocab, {kPromptsPerRank * replicas.world_size(), kPromptLen}, torch::kLong),
+      kPromptsPerRank * replicas.rank(), kPromptsPerRank};
 }
 
 void compare_inference(Models& models, int64_t vocab, Layout& layout, nlohmann::json& found) {
@@ -146,8 +147,8 @@ void compare_inference(Models& models, int64_t vocab, Layout& layout, nlohmann::
   torch::NoGradGuard no_grad;
   models.whole->module().eval();
   models.sharded->module().eval();
-  const Tensor expected = models.whole->inference_output({prompts.all, {}, {}})
-                              .narrow(0, prompts.first, prompts.count);
+  const Tensor expected =
+      models.whole->inference_output({prompts.all, {}, {}}).narrow(0, prompts.first, prompts.count);
   const Tensor logits = models.sharded->inference_output({prompt, {}, {}});
   found["logits_shape_equal"] = expected.sizes() == logits.sizes();
   found["logits_largest"] = expected.abs().max().item<double>();
@@ -171,9 +172,9 @@ std::unique_ptr<gpubench::GradientSync> gradient_sync(TrainableModel& sharded, L
   gpubench::Collectives& replicas = layout.replicas();
   const auto trainable = gpubench::trainable_parameters(sharded.module());
   if (layout.experts) {
-    return std::make_unique<gpubench::ExpertParallelSync>(
-        replicas, *layout.groups.data_parallel, layout.model_group().size(), sharded.module(),
-        trainable, 1 << 20);
+    return std::make_unique<gpubench::ExpertParallelSync>(replicas, *layout.groups.data_parallel,
+                                                          layout.model_group().size(),
+                                                          sharded.module(), trainable, 1 << 20);
   }
   if (replicas.world_size() == 1) return nullptr;
   return std::make_unique<gpubench::GradientSynchronizer>(replicas, trainable, 1 << 20);
@@ -260,8 +261,8 @@ void compare_mxfp4(Models& models, int64_t vocab, Layout& layout, nlohmann::json
   }
   const Prompts prompts = prompts_for(layout, vocab, 5);
   torch::NoGradGuard no_grad;
-  const Tensor expected = models.whole->inference_output({prompts.all, {}, {}})
-                              .narrow(0, prompts.first, prompts.count);
+  const Tensor expected =
+      models.whole->inference_output({prompts.all, {}, {}}).narrow(0, prompts.first, prompts.count);
   const Tensor logits = models.sharded->inference_output({prompts.mine(), {}, {}});
   found["mxfp4_logits_largest"] = expected.abs().max().item<double>();
   found["mxfp4_logits_max_abs_diff"] = (expected - logits).abs().max().item<double>();
