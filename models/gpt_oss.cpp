@@ -164,8 +164,8 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
           torch::arange(first_key, start, torch::TensorOptions().dtype(torch::kLong))
               .remainder(slots)
               .to(ring.device());
-      read = torch::cat(
-          {KvCache::to_compute(ring, x.scalar_type()).index_select(2, earlier), read}, 2);
+      read = torch::cat({KvCache::to_compute(ring, x.scalar_type()).index_select(2, earlier), read},
+                        2);
     }
     // The last `slots` positions, in at most two runs of slots (the ring wraps once).
     const int64_t kept = std::min(tokens, slots);
@@ -412,6 +412,7 @@ ModelStats gpt_oss_stats(const GptOssConfig& c, const ModelOptions& options) {
   const bool lora = uses_lora(options.tuning);
   stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
   if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * attention_weights;
+  stats.expert_weight_params = c.num_layers * e * 3 * h * i;
   // Per token: the attention projections, the router, k experts' two products, the head, and
   // the attention products over s positions.
   const int64_t weight_macs = c.num_layers * (attention_weights + e * h + k * 3 * h * i) + table;

@@ -190,9 +190,8 @@ class GenerateWorkload : public InferenceWorkload {
     // Each sequence's decode steps read its cache from prompt_len + 1 to prompt_len + gen_len - 1
     // tokens long: prompt_len + gen_len / 2 on average (a sliding-window layer's, at most its
     // window).
-    inference.bytes_per_decoded_token =
-        inference.weight_bytes_per_decoded_token +
-        cache_->bytes_at(spec.prompt_len + (spec.gen_len + 1) / 2);
+    inference.bytes_per_decoded_token = inference.weight_bytes_per_decoded_token +
+                                        cache_->bytes_at(spec.prompt_len + (spec.gen_len + 1) / 2);
     if (spec.mode == Mode::kGraph) {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);

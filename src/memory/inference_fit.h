@@ -37,9 +37,9 @@ struct InferenceMemoryFit {
   // The sliding-window layers' (KvCache::windows): bytes per token up to their window's positions.
   int64_t kv_cache_window_bytes_per_token = 0;
   int64_t kv_cache_window = 0;
-  int64_t context_limit = 0;             // the positions the model has (0: no limit)
-  BatchSeqFit prefill_extra;             // at (batch, prompt length)
-  BatchSeqFit decode_extra;              // at (batch, context)
+  int64_t context_limit = 0;  // the positions the model has (0: no limit)
+  BatchSeqFit prefill_extra;  // at (batch, prompt length)
+  BatchSeqFit decode_extra;   // at (batch, context)
   std::string method;
   std::vector<InferenceProbeReading> readings;
   double probe_seconds = 0;

@@ -108,6 +108,9 @@ struct ModelStats {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
   int64_t nf4_params = 0;        // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
+  // A mixture of experts: its experts' weight matrices, which infer --weights mxfp4 holds in
+  // 4.25 bits (modeling/mxfp4_weights.h).
+  int64_t expert_weight_params = 0;
   // A mixture of experts: the parameters one token computes with (all but the embedding table
   // and the experts not chosen); 0 for a dense model, which computes with all of them.
   int64_t active_params = 0;

@@ -83,11 +83,10 @@ std::vector<PartRow> part_rows(const FitReport& r) {
   const MemoryBreakdown& b = r.breakdown;
   if (r.task == Task::kInfer) {
     const std::string windows =
-        r.kv_cache_window > 0
-            ? " + batch x min(context, " + std::to_string(r.kv_cache_window) + ") x " +
-                  std::to_string(r.kv_cache_window_bytes_per_token) +
-                  " in the sliding-window layers"
-            : "";
+        r.kv_cache_window > 0 ? " + batch x min(context, " + std::to_string(r.kv_cache_window) +
+                                    ") x " + std::to_string(r.kv_cache_window_bytes_per_token) +
+                                    " in the sliding-window layers"
+                              : "";
     return {{"weights", b.weights, "counted from the tensors, in their format (codes and scales)"},
             {"key/value cache", b.other,
              "batch x context x " + std::to_string(r.kv_cache_bytes_per_token) +

@@ -316,6 +316,20 @@ void resolve_expert_parallel(const ModelInfo& info, const ResolvedBenchmark& out
   }
 }
 
+// MXFP4's blocks of 32 run along an expert's inputs: under tensor parallelism each rank's slice
+// of the expert width must be whole blocks.
+void check_mxfp4_slices(const ModelInfo& info, const ResolvedBenchmark& out) {
+  const int64_t width = info.capabilities.expert_width;
+  const int64_t slice = width / std::max(1, out.tensor_parallel);
+  if (slice % mxfp4::kBlock == 0) return;
+  throw UsageError("weights mxfp4 with tensor_parallel " + std::to_string(out.tensor_parallel) +
+                   ": " + info.name + "'s expert width " + std::to_string(width) + " splits into " +
+                   std::to_string(slice) + " per rank, not whole MXFP4 blocks of " +
+                   std::to_string(mxfp4::kBlock) +
+                   "; use a tensor_parallel that leaves multiples of " +
+                   std::to_string(mxfp4::kBlock) + ", expert_parallel, or weights bf16");
+}
+
 // infer's weights (docs/inference.md#integer-weights): a float format is the precision's (given
 // alone it sets the precision; stored as none); int8 and int4 compute in bf16 and hold to the
 // kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
@@ -363,16 +377,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
   out.precision = parse_precision(precision);
   if (!quantized) return;
   if (weights == "mxfp4") {
-    const int64_t width = info.capabilities.expert_width;
-    const int64_t slice = width / std::max(1, out.tensor_parallel);
-    if (slice % mxfp4::kBlock != 0) {
-      throw UsageError("weights mxfp4 with tensor_parallel " + std::to_string(out.tensor_parallel) +
-                       ": " + info.name + "'s expert width " + std::to_string(width) +
-                       " splits into " + std::to_string(slice) +
-                       " per rank, not whole MXFP4 blocks of " + std::to_string(mxfp4::kBlock) +
-                       "; use a tensor_parallel that leaves multiples of " +
-                       std::to_string(mxfp4::kBlock) + ", expert_parallel, or weights bf16");
-    }
+    check_mxfp4_slices(info, out);
     out.weights = weights;
     return;
   }

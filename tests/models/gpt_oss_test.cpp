@@ -12,6 +12,7 @@
 #include "modeling/flop_counter.h"
 #include "modeling/layers.h"
 #include "modeling/linear_compute.h"
+#include "modeling/mixture_of_experts.h"
 #include "modeling/model_registry.h"
 #include "modeling/mxfp4_weights.h"
 #include "models/gpt_oss.h"
@@ -64,6 +65,11 @@ TEST(GptOss, TheCountingRuleIsWhatABuiltModelCounts) {
       EXPECT_EQ(counted.trainable_params, rule.trainable_params);
       EXPECT_EQ(counted.forward_flops, rule.forward_flops);
       EXPECT_EQ(counted.frozen_weight_flops, rule.frozen_weight_flops);
+      int64_t expert_weights = 0;  // what MXFP4 holds: the experts' two weight matrices
+      for (const torch::Tensor& parameter : moe::expert_parameters(model->module())) {
+        if (parameter.dim() == 3) expert_weights += parameter.numel();
+      }
+      EXPECT_EQ(rule.expert_weight_params, expert_weights);
     }
   }
   ModelOptions top_1 = options_at(12);
@@ -175,8 +181,7 @@ TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
 TEST(GptOss, ASlidingLayersCacheHoldsItsWindowOnly) {
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
   auto model = info.instantiate(options_at(12));
-  const KvCache cache =
-      model->text_generator()->allocate_cache(2, 12, torch::kCPU, torch::kFloat);
+  const KvCache cache = model->text_generator()->allocate_cache(2, 12, torch::kCPU, torch::kFloat);
   EXPECT_EQ(cache.windows, (std::vector<int64_t>{4, 0, 4, 0}));
   EXPECT_EQ(cache.keys[0].size(2), 4);
   EXPECT_EQ(cache.values[1].size(2), 12);
