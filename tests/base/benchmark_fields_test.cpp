@@ -23,6 +23,7 @@ ResolvedBenchmark unusual() {
   b.device = DeviceKind::kCuda;
   b.gpus = 4;
   b.tensor_parallel = 2;
+  b.expert_parallel = 1;
   b.batch_size = 7;
   b.warmup_steps = 11;
   b.steps = 13;
@@ -245,6 +246,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   EXPECT_EQ(text(other_run), text(b));
   b.gpus = 1;             // one process has no buckets
   b.tensor_parallel = 1;  // the default says nothing, as for the mode
+  b.expert_parallel = 1;
   b.channels_last = false;
   b.tgt_len = b.mem_len = 0;
   b.model = "resnet50";

@@ -263,6 +263,7 @@ LoadedResult measured(const std::string& model, std::vector<double> trials) {
   r.benchmark.device = DeviceKind::kCuda;
   r.benchmark.gpus = 1;
   r.benchmark.tensor_parallel = 1;
+  r.benchmark.expert_parallel = 1;
   r.benchmark.batch_size = 256;
   r.benchmark.bucket_mb = 25;
   r.model_family = "convnet";

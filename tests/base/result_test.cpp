@@ -24,6 +24,7 @@ Result sample_result() {
   r.benchmark.device = DeviceKind::kCpu;
   r.benchmark.gpus = 1;
   r.benchmark.tensor_parallel = 1;
+  r.benchmark.expert_parallel = 1;
   r.benchmark.bucket_mb = 25;
   r.benchmark.timeout_s = 300;
   r.benchmark.batch_size = 8;

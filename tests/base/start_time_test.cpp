@@ -33,6 +33,7 @@ Result run_at(const std::string& started_at, double throughput) {
   r.benchmark.model = "resnet50";
   r.benchmark.gpus = 1;
   r.benchmark.tensor_parallel = 1;
+  r.benchmark.expert_parallel = 1;
   r.benchmark.batch_size = 8;
   r.benchmark.steps = 10;
   r.benchmark.repeat = 1;

@@ -45,6 +45,7 @@ LoadedResult with_text(const std::string& text, int night, double throughput) {
   r.benchmark.device = DeviceKind::kCuda;
   r.benchmark.gpus = 1;
   r.benchmark.tensor_parallel = 1;
+  r.benchmark.expert_parallel = 1;
   r.benchmark.batch_size = 64;
   r.benchmark.bucket_mb = 25;
   r.system.gpu_name = text;

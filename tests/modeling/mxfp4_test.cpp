@@ -110,18 +110,6 @@ TEST(Experts, EachTokenGetsItsChosenExpertsWeightedSumInBothWeightFormats) {
   EXPECT_EQ(experts->load().tokens_per_expert(), (std::vector<int64_t>{6, 6, 8, 4}));
 }
 
-// Under expert parallelism a rank's module skips the routes to other ranks' experts.
-TEST(Experts, RoutesToExpertsOutsideTheModuleAreSkipped) {
-  torch::manual_seed(5);
-  moe::Experts experts(small_experts());
-  for (auto& parameter : experts->parameters()) parameter.data().normal_(0, 0.1);
-  const torch::Tensor tokens = torch::randn({2, 32});
-  torch::NoGradGuard no_grad;
-  const moe::Routes mine{torch::tensor({1, 1}).reshape({2, 1}), torch::ones({2, 1})};
-  const moe::Routes mixed{torch::tensor({1, 9, 1, -1}).reshape({2, 2}), torch::ones({2, 2})};
-  EXPECT_TRUE(torch::equal(experts(tokens, mixed), experts(tokens, mine)));
-}
-
 }  // namespace
 }  // namespace mxfp4_tests
 }  // namespace gpubench
