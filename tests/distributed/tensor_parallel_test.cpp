@@ -95,7 +95,6 @@ INSTANTIATE_TEST_SUITE_P(Layouts, TensorParallel,
                                            Layout{2, kLlama, "tensor", 2, "lora"},
                                            Layout{4, kLlama, "tensor", 2, "lora"},
                                            Layout{2, kGptOss, "tensor", 2, "full"},
-                                           Layout{2, kGptOss, "expert", 2, "full"},
                                            Layout{4, kGptOss, "expert", 2, "full"},
                                            Layout{2, kGptOss, "expert", 2, "lora"}),
                          layout_name);
