@@ -125,18 +125,10 @@ TensorParallelPrediction predict_expert_parallel(const ScaleInput& input,
   prediction.input = input;
   prediction.gpus_per_node = gpus_per_node;
   prediction.experts = true;
-  for (const Fabric& fabric : fabrics) {
-    TensorParallelLine line;
-    line.fabric = fabric;
-    for (int e : ranks) {
-      if (fabric_reaches(fabric, e, gpus_per_node)) {
-        line.points.push_back(predict_expert_parallel_point(input, e, fabric, gpus_per_node));
-      } else {
-        line.beyond_one_node.push_back(e);
-      }
-    }
-    prediction.lines.push_back(std::move(line));
-  }
+  prediction.lines = lines_over_fabrics<TensorParallelLine>(
+      fabrics, ranks, gpus_per_node, [&](int e, const Fabric& fabric) {
+        return predict_expert_parallel_point(input, e, fabric, gpus_per_node);
+      });
   return prediction;
 }
 
