@@ -2,6 +2,7 @@
 // alive now, and what one step allocates (docs/memory.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -18,8 +19,11 @@ struct StepMemory {
   int64_t start = 0;
   int64_t after_forward = 0;
   int64_t peak = 0;
-  // What the forward pass left for backward: the activations.
-  int64_t activations() const { return after_forward - start; }
+  // What the forward pass left for backward: the activations. The count is the process's, and
+  // Gloo's worker threads allocate and free their own temporaries while a sharded step's
+  // prefetches run beside its forward: on CPU ranks of a tiny model the difference has read a
+  // few tens of KB below zero (-27,864 bytes once), which is read as none.
+  int64_t activations() const { return std::max<int64_t>(0, after_forward - start); }
   int64_t peak_above_start() const { return peak - start; }
 };
 
