@@ -130,11 +130,6 @@ torch::Tensor ExpertsImpl::held_outputs(const torch::Tensor& rows, const torch::
   return outputs.size() == 1 ? outputs.front() : torch::cat(outputs);
 }
 
-torch::Tensor ExpertsImpl::routed_outputs(const torch::Tensor& rows, const torch::Tensor& experts) {
-  if (options_.expert_parallel) return exchanged_outputs(rows, experts);
-  return held_outputs(rows, torch::bincount(experts, {}, held_));
-}
-
 // GShard's dispatch and combine: the rows, sorted by expert, go to their experts' ranks in
 // contiguous chunks (each rank's experts have neighbouring ids); each rank groups what it
 // received by expert, computes, restores the received order and sends the outputs back the way
@@ -160,13 +155,17 @@ torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& ro
   tensor_parallel::Group* const sliced = options_.tensor_parallel;
   const int64_t n = tokens.size(0), k = routes.experts.size(1);
   const torch::Tensor chosen = routes.experts.reshape({-1});
-  load_.add(torch::bincount(chosen, {}, options_.experts));
+  const torch::Tensor per_expert = torch::bincount(chosen, {}, options_.experts);
+  load_.add(per_expert);
   // The routes in expert order (stable: a token's rows keep their order within an expert).
   const torch::Tensor order = std::get<1>(chosen.sort(/*stable=*/true, 0, false));
   const torch::Tensor token_of = order.div(k, "floor");
   const torch::Tensor rows =
       tensor_parallel::copy_to_group(tokens, sliced).index_select(0, token_of);
-  const torch::Tensor outputs = routed_outputs(rows, chosen.index_select(0, order));
+  // Without expert parallelism this module holds every expert: the counts are its groups'.
+  const torch::Tensor outputs = options_.expert_parallel
+                                    ? exchanged_outputs(rows, chosen.index_select(0, order))
+                                    : held_outputs(rows, per_expert);
   // Under tensor parallelism each rank's outputs are partial sums, and the router's weights
   // scale each part: their gradient is summed over the group.
   const torch::Tensor weights =

@@ -110,10 +110,8 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
   // Rows grouped by held expert (`experts` ascending, `counts` per held expert, on the host):
   // each group's outputs, in the rows' order.
   torch::Tensor held_outputs(const torch::Tensor& rows, const torch::Tensor& counts);
-  // Rows sorted by their experts (global ids): the outputs of those experts, wherever they are
-  // held, in the rows' order.
-  torch::Tensor routed_outputs(const torch::Tensor& rows, const torch::Tensor& experts);
-  // Expert parallelism: the rows sent to their experts' ranks, computed there, and sent back.
+  // Expert parallelism: rows sorted by their experts (global ids) sent to their experts' ranks,
+  // computed there, and sent back; the outputs in the rows' order.
   torch::Tensor exchanged_outputs(const torch::Tensor& rows, const torch::Tensor& experts);
   torch::Tensor weight_of(const torch::Tensor& weight, const std::optional<mxfp4::Mxfp4Weight>& q,
                           int64_t expert, torch::ScalarType dtype) const;

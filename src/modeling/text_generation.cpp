@@ -53,20 +53,26 @@ int64_t KvCache::bytes() const {
   return total;
 }
 
-int64_t KvCache::bytes_per_token() const {
+namespace {
+
+// Bytes one token of one sequence takes in the layers with a window, or in those without.
+int64_t per_token_bytes(const KvCache& cache, bool windowed) {
   int64_t total = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (windows.empty() || windows[i] == 0) total += layer_bytes_per_token(keys[i], values[i]);
+  for (size_t i = 0; i < cache.keys.size(); ++i) {
+    const bool has_window = !cache.windows.empty() && cache.windows[i] > 0;
+    if (has_window == windowed) total += layer_bytes_per_token(cache.keys[i], cache.values[i]);
   }
   return total;
 }
 
+}  // namespace
+
+int64_t KvCache::bytes_per_token() const {
+  return per_token_bytes(*this, false);
+}
+
 int64_t KvCache::window_bytes_per_token() const {
-  int64_t total = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (!windows.empty() && windows[i] > 0) total += layer_bytes_per_token(keys[i], values[i]);
-  }
-  return total;
+  return per_token_bytes(*this, true);
 }
 
 int64_t KvCache::window() const {

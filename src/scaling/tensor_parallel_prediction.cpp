@@ -21,6 +21,26 @@ ScaleInput decode_input_from(const Result& result) {
   return input;
 }
 
+namespace {
+
+// `count` collectives, each `share` of `cost`, none overlapped.
+void add_collectives(TensorParallelPoint& point, int64_t count, const CollectiveCost& cost,
+                     double share = 1.0) {
+  point.latency_ms += share * static_cast<double>(count) * cost.latency_us / 1000;
+  point.bandwidth_ms += share * static_cast<double>(count) * cost.bandwidth_us / 1000;
+  point.collectives += count;
+}
+
+// The step: its compute and every collective after it, and what bounds it.
+void total_step(TensorParallelPoint& point) {
+  point.communication_ms = point.latency_ms + point.bandwidth_ms;
+  point.step_ms = point.compute_ms + point.communication_ms;
+  point.bottleneck = bottleneck_of(point.ranks, point.communication_ms, point.step_ms,
+                                   point.latency_ms, point.bandwidth_ms);
+}
+
+}  // namespace
+
 TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int ranks,
                                                   const Fabric& fabric) {
   if (input.hidden_size <= 0 || input.blocks <= 0) {
@@ -37,10 +57,7 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
   if (ranks > 1) {
     // `count` collectives of `bytes`, each `share` of a ring all-reduce's cost.
     const auto add = [&](int64_t count, int64_t bytes, double share = 1.0) {
-      const CollectiveCost cost = allreduce_cost(bytes, ranks, ranks, fabric);
-      point.latency_ms += share * static_cast<double>(count) * cost.latency_us / 1000;
-      point.bandwidth_ms += share * static_cast<double>(count) * cost.bandwidth_us / 1000;
-      point.collectives += count;
+      add_collectives(point, count, allreduce_cost(bytes, ranks, ranks, fabric), share);
     };
     if (input.decode) {
       add(2 * input.blocks + 1, point.activation_bytes);
@@ -54,12 +71,9 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
       add(input.lora_targets * input.blocks, input.lora_rank * input.hidden_size * 4);
     }
   }
-  point.communication_ms = point.latency_ms + point.bandwidth_ms;
-  point.step_ms = point.compute_ms + point.communication_ms;
+  total_step(point);
   point.efficiency = input.step_ms / (ranks * point.step_ms);
   point.throughput = input.throughput * input.step_ms / point.step_ms;
-  point.bottleneck = bottleneck_of(ranks, point.communication_ms, point.step_ms, point.latency_ms,
-                                   point.bandwidth_ms);
   return point;
 }
 
@@ -100,21 +114,15 @@ TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int r
   point.activation_bytes = rows * input.hidden_size * input.activation_bytes;
   if (ranks > 1) {
     const auto add = [&](int64_t count, int64_t bytes) {
-      const CollectiveCost cost = alltoall_cost(bytes, ranks, gpus_per_node, fabric);
-      point.latency_ms += static_cast<double>(count) * cost.latency_us / 1000;
-      point.bandwidth_ms += static_cast<double>(count) * cost.bandwidth_us / 1000;
-      point.collectives += count;
+      add_collectives(point, count, alltoall_cost(bytes, ranks, gpus_per_node, fabric));
     };
     add(input.blocks, int64_t{8} * ranks);  // the counts
     add(input.blocks, int64_t{8} * rows);   // the rows' experts
     add(input.blocks * (input.decode ? 2 : 4), point.activation_bytes);
   }
-  point.communication_ms = point.latency_ms + point.bandwidth_ms;
-  point.step_ms = point.compute_ms + point.communication_ms;
+  total_step(point);
   point.efficiency = input.step_ms / point.step_ms;
   point.throughput = ranks * input.throughput * point.efficiency;
-  point.bottleneck = bottleneck_of(ranks, point.communication_ms, point.step_ms, point.latency_ms,
-                                   point.bandwidth_ms);
   return point;
 }
 
