@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Counts the pixels of given colours in an 8-bit RGB or RGBA PNG (standard library only).
 Usage: png_colour_count.py IMAGE.png '#4e79a7' ... -> one 'colour count' line each."""
-import collections
 import struct
 import sys
 import zlib
@@ -54,12 +53,22 @@ def unfiltered(line, previous, filter_type, channels):
     return bytes(line)
 
 
+def count_colour(planes, colour):
+    """Pixels whose red, green and blue planes all hold `colour`'s: each plane mapped to one byte
+    per pixel, 1 where it matches, and the three ANDed as integers (C speed, no loop per pixel)."""
+    matches = -1
+    for plane, value in zip(planes, colour):
+        table = bytes(int(v == value) for v in range(256))
+        matches &= int.from_bytes(plane.translate(table), "big")
+    return matches.bit_count()
+
+
 def main():
     width, channels, rows = read_png(sys.argv[1])
     pixels = b"".join(rows)
-    counts = collections.Counter(zip(pixels[0::channels], pixels[1::channels], pixels[2::channels]))
+    planes = [pixels[c::channels] for c in range(3)]
     for colour in sys.argv[2:]:
-        print(colour, counts[tuple(bytes.fromhex(colour.lstrip("#")))])
+        print(colour, count_colour(planes, bytes.fromhex(colour.lstrip("#"))))
 
 
 if __name__ == "__main__":

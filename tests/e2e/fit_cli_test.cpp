@@ -75,7 +75,8 @@ TEST(FitCli, ShardedRanksArePredictedWithinTenPercentOfTheirMeasuredPeak) {
     const auto predicted = run_gpubench("fit" + run + " --format json");
     ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
     ScratchDirectory dir("fit-shard");
-    const auto measured = run_gpubench("train" + run + " --warmup-steps 1 --steps 2 --repeat 1 " +
+    // One step holds the peak: the sharded optimiser states are made in it.
+    const auto measured = run_gpubench("train" + run + " --warmup-steps 0 --steps 1 --repeat 1 " +
                                        "--threads 1 --output " + dir.file("r.json"));
     ASSERT_EQ(measured.exit_code, 0) << measured.output;
     const auto peak =
