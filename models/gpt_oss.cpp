@@ -9,6 +9,7 @@
 #include "modeling/flop_counter.h"
 #include "modeling/mixture_of_experts.h"
 #include "modeling/rms_norm.h"
+#include "modeling/score_moment.h"
 
 namespace gpubench::models {
 namespace {
@@ -36,31 +37,68 @@ Tensor rotate(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   return torch::cat({halves[0] * cos - halves[1] * sin, halves[1] * cos + halves[0] * sin}, -1);
 }
 
+// Query rows per block of the attention's scores: all of them with autograd on (training keeps
+// every row's weights for backward anyway); in inference as many as keep one block's float32
+// scores of `heads` heads over `keys` keys within `block_bytes`, at least one.
+int64_t score_rows_per_block(int64_t block_bytes, int64_t batch, int64_t heads, int64_t tokens,
+                             int64_t keys) {
+  if (torch::GradMode::is_enabled()) return tokens;
+  const int64_t row_bytes = batch * heads * (keys + 1) * static_cast<int64_t>(sizeof(float));
+  return std::clamp<int64_t>(block_bytes / row_bytes, 1, tokens);
+}
+
 // Attention with one sink logit per head (eager_attention_forward of modeling_gpt_oss): the sink
 // joins each row's softmax and is dropped after it, so a query may attend to nothing. q [batch,
 // heads, tokens, d] at positions first_query.., k and v [batch, kv_heads, keys, d] at positions
 // first_key..; causal, and within `window` positions when it is positive. Each group of query
 // heads reads its key/value head as it lies (no repeated copy); scores and softmax in float32.
+// A row's softmax needs no other row, so the queries go through in blocks of
+// score_rows_per_block: a long prompt's scores (gpt-oss-120b at 8K: 17 GB per copy) never exist
+// whole. Within a block at most two float32 copies of its scores live at once
+// (prefill_score_bytes).
 Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& sinks,
-                            int64_t first_query, int64_t first_key, int64_t window) {
+                            int64_t first_query, int64_t first_key, int64_t window,
+                            int64_t block_bytes) {
   const int64_t batch = q.size(0), heads = q.size(1), tokens = q.size(2), d = q.size(3);
   const int64_t kv_heads = k.size(1), group = heads / kv_heads, keys = k.size(2);
-  const Tensor grouped = q.reshape({batch, kv_heads, group, tokens, d});
-  Tensor scores = torch::matmul(grouped, k.unsqueeze(2).transpose(-2, -1)).to(torch::kFloat) /
-                  std::sqrt(static_cast<double>(d));
+  const Tensor keys_t = k.unsqueeze(2).transpose(-2, -1);
   const auto positions = torch::TensorOptions().dtype(torch::kLong).device(q.device());
-  const Tensor query_at = torch::arange(first_query, first_query + tokens, positions).unsqueeze(1);
   const Tensor key_at = torch::arange(first_key, first_key + keys, positions).unsqueeze(0);
-  Tensor hidden = key_at > query_at;
-  if (window > 0) hidden = hidden | (query_at - key_at >= window);
-  scores = scores.masked_fill(hidden, -INFINITY);
-  const Tensor sink = sinks.to(torch::kFloat)
-                          .reshape({1, kv_heads, group, 1, 1})
-                          .expand({batch, kv_heads, group, tokens, 1});
-  const Tensor weights = torch::softmax(torch::cat({scores, sink}, -1), -1).narrow(-1, 0, keys);
-  return torch::matmul(weights.to(v.scalar_type()), v.unsqueeze(2))
-      .reshape({batch, heads, tokens, d});
+  const Tensor sink = sinks.to(torch::kFloat).reshape({1, kv_heads, group, 1, 1});
+  const int64_t rows = score_rows_per_block(block_bytes, batch, heads, tokens, keys);
+  std::vector<Tensor> blocks;
+  for (int64_t row = 0; row < tokens; row += rows) {
+    const int64_t n = std::min(rows, tokens - row);
+    const ScoreMoment moment;
+    const Tensor grouped = q.narrow(2, row, n).reshape({batch, kv_heads, group, n, d});
+    Tensor scores = torch::matmul(grouped, keys_t).to(torch::kFloat);
+    scores.div_(std::sqrt(static_cast<double>(d)));
+    const Tensor query_at =
+        torch::arange(first_query + row, first_query + row + n, positions).unsqueeze(1);
+    Tensor hidden = key_at > query_at;
+    if (window > 0) hidden = hidden | (key_at <= query_at - window);
+    scores.masked_fill_(hidden, -INFINITY);
+    scores = torch::cat({scores, sink.expand({batch, kv_heads, group, n, 1})}, -1);
+    scores = torch::softmax(scores, -1);
+    blocks.push_back(torch::matmul(scores.narrow(-1, 0, keys).to(v.scalar_type()), v.unsqueeze(2))
+                         .reshape({batch, heads, n, d}));
+  }
+  return blocks.size() == 1 ? blocks.front() : torch::cat(blocks, 2);
 }
+
+}  // namespace
+
+int64_t prefill_score_bytes(const GptOssConfig& c, const ModelOptions& options, int64_t batch,
+                            int64_t tokens) {
+  const int64_t heads =
+      tensor_parallel::local_count(c.num_heads, options.tensor_parallel, "the attention heads");
+  torch::NoGradGuard inference;
+  const int64_t rows = score_rows_per_block(c.attention_block_bytes, batch, heads, tokens, tokens);
+  // The softmax's input and output, each over the keys and the sink, and the block's mask.
+  return rows * (2 * batch * heads * (tokens + 1) * static_cast<int64_t>(sizeof(float)) + tokens);
+}
+
+namespace {
 
 class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
@@ -75,6 +113,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
         head_dim_(c.head_dim),
         hidden_(c.hidden_size),
         window_(c.sliding(index) ? c.sliding_window : 0),
+        block_bytes_(c.attention_block_bytes),
         group_(options.tensor_parallel) {
     const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
                   kv_out = c.num_kv_heads * head_dim_;
@@ -141,7 +180,8 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
       k = KvCache::to_compute(cache->keys.narrow(2, first_key, keys), q.scalar_type());
       v = KvCache::to_compute(cache->values.narrow(2, first_key, keys), q.scalar_type());
     }
-    const Tensor attended = attention_with_sinks(q, k, v, sinks, first_query, first_key, window_);
+    const Tensor attended =
+        attention_with_sinks(q, k, v, sinks, first_query, first_key, window_, block_bytes_);
     // Query x key and weights x value over every key read (the masked ones included).
     FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * k.size(2) * head_dim_);
     const Tensor h =
@@ -187,6 +227,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
  private:
   int64_t heads_, kv_heads_, head_dim_, hidden_;  // heads: this rank's
   int64_t window_;                                // 0: full attention
+  int64_t block_bytes_;                           // attention_with_sinks's
   tensor_parallel::Group* group_;
 };
 TORCH_MODULE(GptOssDecoderLayer);
@@ -283,21 +324,30 @@ class GptOssNetImpl : public torch::nn::Module {
 
   // GptOssPreTrainedModel._init_weights: normal(0, 0.02) for the projections, experts,
   // embeddings, sinks and the router (its bias too); zero for the other biases; ones for the
-  // norms.
+  // norms (as built).
   void initialize() {
     torch::NoGradGuard no_grad;
     for (GptOssDecoderLayer& layer : layers) {
       if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
     }
     for (auto& item : named_parameters()) {
-      const std::string& name = item.key();
-      if (name.find("lora_") != std::string::npos) continue;  // drawn when added
-      if (name.find("norm") != std::string::npos) continue;
-      const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
-      if (bias && name.find("router") == std::string::npos) {
-        item.value().zero_();
+      if (item.key().find("norm") == std::string::npos) draw(item.key(), item.value());
+    }
+  }
+
+  // Every weight but the experts' (most of the model's, and no part of which expert a token
+  // goes to), as initialize() draws them and the norms' ones, each into storage of its own: the
+  // tokens' hidden states differ, and so do their routes.
+  void initialize_routing() {
+    torch::NoGradGuard no_grad;
+    for (auto& item : named_parameters()) {
+      Tensor& parameter = item.value();
+      if (item.key().find(".experts.") != std::string::npos) continue;
+      parameter.set_data(torch::empty_like(parameter));
+      if (item.key().find("norm") != std::string::npos) {
+        parameter.fill_(1.0);
       } else {
-        item.value().normal_(0.0, kInitialStd);
+        draw(item.key(), parameter);
       }
     }
   }
@@ -309,6 +359,16 @@ class GptOssNetImpl : public torch::nn::Module {
   tensor_parallel::Group* group;
 
  private:
+  static void draw(const std::string& name, Tensor& parameter) {
+    if (name.find("lora_") != std::string::npos) return;  // drawn when added
+    const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
+    if (bias && name.find("router") == std::string::npos) {
+      parameter.zero_();
+    } else {
+      parameter.normal_(0.0, kInitialStd);
+    }
+  }
+
   bool checkpointing_;
   // float32 and not a buffer, so that no cast of the module reaches it (as Llama's).
   YarnRotary rotary_;
@@ -326,6 +386,10 @@ GptOssModel::~GptOssModel() = default;
 
 void GptOssModel::initialize_weights() {
   net_->initialize();
+}
+
+void GptOssModel::initialize_routing() {
+  net_->initialize_routing();
 }
 
 // The floating tensors only: experts held in MXFP4 keep their code bytes.
@@ -476,6 +540,9 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
   can.block_period = 2;  // a sliding-window layer and a full one
+  info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens) {
+    return prefill_score_bytes(configured(config, options), options, batch, tokens);
+  };
   can.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
                                 {"attention heads", config.num_heads},
                                 {"expert width", config.intermediate_size},
@@ -495,7 +562,8 @@ const ModelRegistration k120b{gpt_oss_info(
     "top-4, GQA 64/8 heads, sliding window 128 on alternate layers, attention sinks, YaRN x32)")};
 
 // Hidden: gpt-oss's architecture at a size a 2-core CPU trains and generates with at once: 4
-// layers (two sliding, two full), 8 experts of width 64 top-2, a window of 4.
+// layers (two sliding, two full), 8 experts of width 64 top-2, a window of 4; its attention's
+// blocks of query rows within 128 KiB, so that a prompt of tens of tokens takes several.
 GptOssConfig tiny_gpt_oss_config() {
   GptOssConfig c;
   c.vocab_size = 256;
@@ -510,6 +578,7 @@ GptOssConfig tiny_gpt_oss_config() {
   c.sliding_window = 4;
   c.max_positions = 64;
   c.yarn_original_max_positions = 16;
+  c.attention_block_bytes = 128 << 10;  // blocks of 17 rows at batch 8 and 56 keys
   return c;
 }
 const ModelRegistration kTiny{gpt_oss_info("test-tiny-gpt-oss", tiny_gpt_oss_config(),

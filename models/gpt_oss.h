@@ -37,6 +37,10 @@ struct GptOssConfig {
   double swiglu_alpha = 1.702;
   double swiglu_limit = 7.0;
   int64_t max_positions = 131072;
+  // Inference's attention goes through its queries in blocks whose float32 scores take at most
+  // this many bytes (at least one row): not Hugging Face's eager attention, which holds every
+  // row's at once, but the same figures row by row.
+  int64_t attention_block_bytes = int64_t{1} << 30;
 
   // Hugging Face's layer_types: sliding attention on even layers, full on odd ones.
   bool sliding(int64_t layer) const { return layer % 2 == 0; }
@@ -48,6 +52,11 @@ GptOssConfig gpt_oss_120b();
 // Counts from the configuration alone (ModelStats::active_params: per token, all but the
 // embedding table and the experts not chosen, as OpenAI's model card counts them).
 ModelStats gpt_oss_stats(const GptOssConfig& config, const ModelOptions& options);
+
+// The attention's largest transient on the prompt's pass at `batch` x `tokens` (inference): the
+// float32 scores of one block of query rows, twice (the softmax's input and output), and its mask.
+int64_t prefill_score_bytes(const GptOssConfig& config, const ModelOptions& options, int64_t batch,
+                            int64_t tokens);
 
 // The inverse rotary frequencies [head_dim / 2] with YaRN's blend and its attention factor
 // (0.1 ln(factor) + 1), which scales the cos and sin tables.
@@ -70,6 +79,7 @@ class GptOssModel : public TrainableModel, public TextGenerator {
   torch::Tensor training_loss(const SyntheticBatch& batch) override;
   int64_t count_forward() override;
   void initialize_weights() override;
+  void initialize_routing() override;
   void cast_for_inference(torch::ScalarType dtype) override;
   int64_t samples_per_item() const override { return seq_len_; }
   int64_t tokens_per_item() const override { return seq_len_; }

@@ -69,9 +69,24 @@ FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings&
                           "prompt's pass above them",
                           "decode context",
                           "decode step above them"};
+  const bool scores = static_cast<bool>(fit.prefill_scores);
+  if (scores) {
+    report.probe_columns[6] = "prompt's pass above them, outside its attention's scores";
+    report.probe_columns.insert(report.probe_columns.begin() + 7,
+                                {"beside the scores", "the scores (measured)"});
+  }
   for (const InferenceProbeReading& p : fit.readings) {
-    report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.weights, p.kv_cache,
-                             p.prefill_peak_above, p.decode_context, p.decode_peak_above});
+    std::vector<int64_t> row{p.blocks,
+                             p.vocab,
+                             p.batch,
+                             p.seq,
+                             p.weights,
+                             p.kv_cache,
+                             p.prefill_peak_above,
+                             p.decode_context,
+                             p.decode_peak_above};
+    if (scores) row.insert(row.begin() + 7, {p.prefill_at_scores_above, p.prefill_scores});
+    report.probes.push_back(row);
   }
   report.cards = card_verdicts(
       settings.cards, report.predicted_peak_bytes, settings.reserve,

@@ -11,6 +11,7 @@
 #include "memory/fit_prediction.h"
 #include "memory/tensor_memory.h"
 #include "modeling/mxfp4_weights.h"
+#include "modeling/score_moment.h"
 #include "modeling/text_generation.h"
 #include "run/device_setup.h"
 #include "run/model_setup.h"
@@ -29,7 +30,7 @@ constexpr int64_t kSmallerProbeBatch = 2;
 struct GenerationFits {
   int64_t weights = 0, kv_cache_per_token = 0;
   int64_t kv_window_per_token = 0, kv_window = 0;  // the sliding-window layers'
-  BatchSeqFit prefill_extra, decode_extra;
+  BatchSeqFit prefill_extra, prefill_at_scores, decode_extra;
 };
 
 // The model as infer holds it, with its weights undrawn where it is counted (memory does not
@@ -46,6 +47,10 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
   if (options.defer_initialization) {
     torch::NoGradGuard no_grad;
     for (auto& parameter : model->module().parameters()) parameter.zero_();
+    // Weights held as codes and scales (MXFP4 experts) are buffers, left undrawn otherwise:
+    // garbage there made NaN hidden states, whose routes all went to the same experts.
+    for (auto& buffer : model->module().buffers()) buffer.zero_();
+    model->initialize_routing();
   }
   prepare_for_inference(*model, b, policy);
   return model;
@@ -85,6 +90,41 @@ std::vector<ProbeShape> decode_probes(const ResolvedBenchmark& b, int64_t per_to
       std::min(b.prompt_len + b.gen_len - 1, std::max<int64_t>(3, held)));
 }
 
+// The prompt's pass of `shape` into an empty cache (the prompt's own bytes are in its extra):
+// its cache and its peak above them; for a model that declares its attention's scores, the peak
+// outside them, what lives beside them and their own peak (the declared figure's check), each
+// the largest of its layers' and blocks'. The cache holds one position more than the pass reads,
+// as the run's does (it holds the whole generation): attention reads a narrowed view, which a
+// kernel may copy (LibTorch 2.x's fused attention does: test-tiny-llama bf16 at batch 32 peaked
+// 4 % above probes whose caches the pass read whole).
+void probe_prefill(TextGenerator& generator, const ProbeShape& shape, torch::Device device,
+                   torch::ScalarType cache_dtype, InferenceProbeReading& reading) {
+  KvCache cache = generator.allocate_cache(shape.batch, shape.seq + 1, device, cache_dtype);
+  reading.kv_cache = cache.bytes_at(shape.seq) * shape.batch;
+  const int64_t start = tensor_memory::allocated_bytes(device);
+  int64_t beside = 0;
+  const ScoreMomentWatch watch(
+      [&] {
+        reading.prefill_peak_above = std::max(reading.prefill_peak_above,
+                                              tensor_memory::peak_allocated_bytes(device) - start);
+        beside = tensor_memory::allocated_bytes(device);
+        reading.prefill_at_scores_above = std::max(reading.prefill_at_scores_above, beside - start);
+        tensor_memory::reset_peak(device);
+      },
+      [&] {
+        reading.prefill_scores =
+            std::max(reading.prefill_scores, tensor_memory::peak_allocated_bytes(device) - beside);
+        tensor_memory::reset_peak(device);
+      });
+  const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
+  reading.prefill_peak_above =
+      std::max(reading.prefill_peak_above, peak_above(device, start, [&] {
+                 const torch::Tensor prompt =
+                     torch::randint(generator.vocab_size(), {shape.batch, shape.seq}, tokens);
+                 generator.next_token_logits(prompt, cache).argmax(-1, true);
+               }));
+}
+
 GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& info,
                                 const ModelOptions& options, torch::Device device,
                                 const PrecisionPolicy& policy,
@@ -106,7 +146,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   }
   const std::vector<ProbeShape> decode_shapes =
       decode_probes(b, fits.kv_cache_per_token + fits.kv_window_per_token, device);
-  std::vector<BatchSeqFit::Point> prefill, decode;
+  std::vector<BatchSeqFit::Point> prefill, at_scores, decode;
   for (size_t i = 0; i < prefill_shapes.size(); ++i) {
     const ProbeShape& shape = prefill_shapes[i];
     const ProbeShape& decode_shape = decode_shapes[i];
@@ -117,20 +157,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
     reading.seq = shape.seq;
     reading.decode_context = decode_shape.seq;
     reading.weights = fits.weights;
-    // Each cache holds one position more than the pass reads, as the run's does (it holds the
-    // whole generation): attention reads a narrowed view, which a kernel may copy (LibTorch 2.x's
-    // fused attention does: test-tiny-llama bf16 at batch 32 peaked 4 % above probes whose
-    // caches the pass read whole).
-    {  // The prompt's pass into an empty cache; the prompt's own bytes are in its extra.
-      KvCache cache = generator.allocate_cache(shape.batch, shape.seq + 1, device, cache_dtype);
-      reading.kv_cache = cache.bytes_at(shape.seq) * shape.batch;
-      const int64_t start = tensor_memory::allocated_bytes(device);
-      reading.prefill_peak_above = peak_above(device, start, [&] {
-        const torch::Tensor prompt =
-            torch::randint(generator.vocab_size(), {shape.batch, shape.seq}, tokens);
-        generator.next_token_logits(prompt, cache).argmax(-1, true);
-      });
-    }
+    probe_prefill(generator, shape, device, cache_dtype, reading);
     {  // One decode step at the context, into a cache that holds it (its contents do not count).
       KvCache cache =
           generator.allocate_cache(decode_shape.batch, decode_shape.seq + 2, device, cache_dtype);
@@ -142,11 +169,14 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
       });
     }
     prefill.push_back({shape.batch, shape.seq, static_cast<double>(reading.prefill_peak_above)});
+    at_scores.push_back(
+        {shape.batch, shape.seq, static_cast<double>(reading.prefill_at_scores_above)});
     decode.push_back(
         {decode_shape.batch, decode_shape.seq, static_cast<double>(reading.decode_peak_above)});
     readings.push_back(reading);
   }
   fits.prefill_extra = BatchSeqFit::from_three_lengths(prefill);
+  fits.prefill_at_scores = BatchSeqFit::from_three_lengths(at_scores);
   fits.decode_extra = BatchSeqFit::from_three_lengths(decode);
   return fits;
 }
@@ -188,6 +218,8 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
   fits.kv_window = one.kv_window;
   fits.prefill_extra =
       BatchSeqFit::extended(one.prefill_extra, two.prefill_extra, t, vocab.prefill_extra, u);
+  fits.prefill_at_scores = BatchSeqFit::extended(one.prefill_at_scores, two.prefill_at_scores, t,
+                                                 vocab.prefill_at_scores, u);
   fits.decode_extra =
       BatchSeqFit::extended(one.decode_extra, two.decode_extra, t, vocab.decode_extra, u);
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
@@ -241,8 +273,15 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   fit.kv_cache_window_bytes_per_token = fits.kv_window_per_token;
   fit.kv_cache_window = fits.kv_window;
   fit.prefill_extra = fits.prefill_extra;
+  fit.prefill_at_scores = fits.prefill_at_scores;
   fit.decode_extra = fits.decode_extra;
+  if (info.prefill_score_bytes) {
+    fit.prefill_scores = [&info, options](int64_t batch, int64_t prompt) {
+      return info.prefill_score_bytes(options, batch, prompt);
+    };
+  }
   fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b);
+  if (info.prefill_score_bytes) fit.method += ", with the attention's scores the model declares";
   if (prefill.back().seq != b.prompt_len) {
     fit.method += ", scaled to prompt " + std::to_string(b.prompt_len);
   }

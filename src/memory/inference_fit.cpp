@@ -12,8 +12,12 @@ MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context)
   m.other = kv_cache_bytes_at(context) * batch;
   // The prompt's pass runs into a cache of the whole context; a decode step's longest read is
   // the last one's, at context - 1 tokens.
-  const double transient =
-      std::max(prefill_extra.at(batch, prompt), decode_extra.at(batch, context - 1));
+  double prefill = prefill_extra.at(batch, prompt);
+  if (prefill_scores) {
+    prefill = std::max(prefill, prefill_at_scores.at(batch, prompt) +
+                                    static_cast<double>(prefill_scores(batch, prompt)));
+  }
+  const double transient = std::max(prefill, decode_extra.at(batch, context - 1));
   // The generated tokens (int64), which the probes do not hold: a step's list, the joined
   // [batch, gen] tensor and the generation before it (infer/greedy_generation.h).
   const auto tokens = static_cast<double>(3 * sizeof(int64_t) * batch * benchmark.gen_len);

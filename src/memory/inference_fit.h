@@ -2,11 +2,13 @@
 // "Inference"): the weights in their format (codes and scales), the key/value cache allocated for
 // batch x (prompt + generated) tokens, and the larger of two transient moments above them, each
 // measured by probes (infer/inference_fit_probe.h) and scaled: the prompt's pass (the prefill)
-// at (batch, prompt length) and a decode step at (batch, context).
+// at (batch, prompt length), with the attention's scores the model declares, and a decode step at
+// (batch, context).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,14 @@ struct InferenceProbeReading {
   int64_t seq = 0;
   int64_t weights = 0;  // the probe model's, in their format
   int64_t kv_cache = 0;
-  int64_t prefill_peak_above = 0;  // above the weights and the cache, the prompt included
-  int64_t decode_context = 0;      // the decode step's: it reads this many tokens and its own
+  // Above the weights and the cache, the prompt included; for a model that declares its
+  // attention's scores (ModelInfo::prefill_score_bytes), outside the moments that hold them.
+  int64_t prefill_peak_above = 0;
+  // Such a model's: what lived beside its scores (above the weights and the cache), and the
+  // scores' own peak, as measured (the declared figure's check); each the largest of its layers'.
+  int64_t prefill_at_scores_above = 0;
+  int64_t prefill_scores = 0;
+  int64_t decode_context = 0;  // the decode step's: it reads this many tokens and its own
   int64_t decode_peak_above = 0;
 };
 
@@ -40,6 +48,12 @@ struct InferenceMemoryFit {
   int64_t context_limit = 0;  // the positions the model has (0: no limit)
   BatchSeqFit prefill_extra;  // at (batch, prompt length)
   BatchSeqFit decode_extra;   // at (batch, context)
+  // A model that declares its attention's scores (ModelInfo::prefill_score_bytes): the prompt's
+  // pass peaks at the larger of prefill_extra and what lives beside the scores (probed, at
+  // (batch, prompt length)) plus the scores (declared: probes a few tokens long see none of their
+  // growth with the square of the prompt). Unset: prefill_extra alone.
+  BatchSeqFit prefill_at_scores;
+  std::function<int64_t(int64_t batch, int64_t prompt)> prefill_scores;
   std::string method;
   std::vector<InferenceProbeReading> readings;
   double probe_seconds = 0;

@@ -44,6 +44,12 @@ class TrainableModel {
   virtual int64_t tokens_per_item() const { return 0; }
   // Draws the weights of a model built with ModelOptions::defer_initialization.
   virtual void initialize_weights() {}
+  // Draws, each into storage of its own, the weights whose values decide what a pass allocates
+  // (a mixture of experts' routing: which experts take how many tokens), as initialize_weights()
+  // draws them: fit's probes, whose other weights are zeros, then route as a run does. With a
+  // zero embedding every token's hidden state is the same and every token goes to the same
+  // experts (test-tiny-gpt-oss at batch 4, prompt 56: a prompt's pass 60 % above the run's).
+  virtual void initialize_routing() {}
   // Models whose batches are token sequences: the next synthetic batches have `tokens` per
   // item (what `fit` probes at). false where the model has no sequence length to change.
   virtual bool set_sequence_length(int64_t tokens) {
@@ -236,6 +242,11 @@ struct ModelInfo {
   // per device with activations of `element_bytes`; unset: not estimated.
   std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
       activation_bytes;
+  // The transient of one attention layer that grows with the square of the prompt, in bytes, at
+  // `batch` x `tokens` on the prompt's pass (inference): what fit --task infer's probes, a few
+  // tokens long, cannot see, and add (inference_fit.h). Unset: none beyond what they see (an
+  // attention kernel that holds no scores, or scores a probe's length shows).
+  std::function<int64_t(const ModelOptions&, int64_t batch, int64_t tokens)> prefill_score_bytes;
 
   // What its throughput counts per second: tokens for a model that generates, its samples
   // otherwise ("images/sec", "sequences/sec", "tokens/sec").

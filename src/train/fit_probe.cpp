@@ -103,6 +103,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     torch::NoGradGuard no_grad;
     for (auto& parameter : model->module().parameters()) parameter.zero_();
   }
+  if (options.defer_initialization) model->initialize_routing();
   const int64_t longest = shapes.back().seq;
   const NativeCpuMatmuls native_matmuls(!device.is_cuda() && longest > 0 &&
                                         matmuls_can_straddle(model->module(), longest));

@@ -111,6 +111,22 @@ TEST(InferenceFit, ThePeakIsWeightsCacheAndTheLargerMoment) {
   EXPECT_EQ(fit.max_context(int64_t{1} << 40, 1), 256);
 }
 
+// A model that declares its attention's scores: the prompt's pass at the larger of its probed peak
+// and what lives beside the scores plus the scores.
+TEST(InferenceFit, DeclaredScoresAreAddedToWhatLivesBesideThem) {
+  InferenceMemoryFit fit;
+  fit.benchmark.gen_len = 20;
+  fit.prefill_extra = {0, 0, 0, 100, 0, 0};     // 100 per item and token
+  fit.prefill_at_scores = {0, 0, 0, 10, 0, 0};  // 10 per item and token
+  fit.prefill_scores = [](int64_t batch, int64_t prompt) { return batch * prompt * prompt; };
+  // Prompt 50: 4 x 50 x 10 + 4 x 2,500 = 12,000 beside and with the scores; 20,000 probed.
+  EXPECT_EQ(fit.breakdown_at(4, 70).activations, 4 * 50 * 100 + 3 * 8 * 4 * 20);
+  // Prompt 200: 4 x 200 x 10 + 4 x 40,000 = 168,000 against 80,000.
+  EXPECT_EQ(fit.breakdown_at(4, 220).activations, 4 * 200 * 10 + 4 * 200 * 200 + 3 * 8 * 4 * 20);
+  fit.prefill_scores = nullptr;
+  EXPECT_EQ(fit.breakdown_at(4, 220).activations, 4 * 200 * 100 + 3 * 8 * 4 * 20);
+}
+
 TEST(InferenceFit, TheLargestFittingIsFoundUpToItsBound) {
   EXPECT_EQ(largest_fitting(100, [](int64_t n) { return n <= 37; }), 37);
   EXPECT_EQ(largest_fitting(100, [](int64_t n) { return n <= 1000; }), 100);
@@ -172,6 +188,31 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
     expect_predicted(infer_benchmark("test-tiny-llama", 4, 32, 8, Precision::kBf16, "int4"),
                      by_blocks);
   }
+}
+
+// gpt-oss's attention holds float32 scores for a block of query rows over every key and its sink
+// (models/gpt_oss.cpp): they grow with the square of the prompt, capped by the block. The model
+// declares them; fit adds them to what its probes measured beside them, and scales the pass's
+// peak outside them on its own. Batch 4, prompt 56 (blocks of 35 rows), in bf16 with MXFP4
+// experts as served: +3.1 % here; without the scores the prediction falls short.
+TEST(InferenceFitPrediction, GptOssScoresAreDeclaredAndAddedWhereTheyAreHeld) {
+  const ResolvedBenchmark b = infer_benchmark("test-tiny-gpt-oss", 4, 56, 4, Precision::kBf16);
+  expect_predicted(b);
+  InferenceMemoryFit without_scores = fit_inference_memory(b);
+  ASSERT_TRUE(without_scores.prefill_scores);
+  EXPECT_NE(without_scores.method.find("with the attention's scores the model declares"),
+            std::string::npos)
+      << without_scores.method;
+  // The scores as measured by the longest probe (batch 4, all 56 rows in two blocks) are the
+  // declared ones but for a few hundred bytes of indices.
+  const InferenceProbeReading& longest = without_scores.readings.back();
+  ASSERT_EQ(longest.seq, 56);
+  const int64_t declared = without_scores.prefill_scores(longest.batch, longest.seq);
+  EXPECT_NEAR(static_cast<double>(longest.prefill_scores), static_cast<double>(declared),
+              0.01 * static_cast<double>(declared));
+  without_scores.prefill_scores = nullptr;
+  EXPECT_LT(static_cast<double>(without_scores.peak_at(4, 60)),
+            0.9 * static_cast<double>(run_benchmark(b).metrics.memory.peak_bytes));
 }
 
 TEST(InferenceFitPrediction, AModelThatDoesNotGenerateIsRefused) {

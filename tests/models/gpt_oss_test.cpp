@@ -132,11 +132,10 @@ void load_reference_weights(GptOssModel& model, const nlohmann::json& fixture) {
   EXPECT_EQ(index, static_cast<int64_t>(parameters.size()));
 }
 
+// Inference's attention whole (its scores within the default block) and by blocks of one query
+// row (models/gpt_oss.cpp): each gives Hugging Face's logits.
 TEST(GptOss, LogitsAreHuggingFacesAtATinyConfiguration) {
   const nlohmann::json fixture = reference_fixture();
-  GptOssModel model(fixture_config(fixture["config"]), options_at(12));
-  load_reference_weights(model, fixture);
-  model.module().eval();
   const auto tokens = fixture["tokens"].get<std::vector<std::vector<int64_t>>>();
   const torch::Tensor batch = torch::stack({torch::tensor(tokens[0]), torch::tensor(tokens[1])});
   const auto expected_values =
@@ -146,10 +145,36 @@ TEST(GptOss, LogitsAreHuggingFacesAtATinyConfiguration) {
     for (const auto& row : sequence) rows.push_back(torch::tensor(row));
   }
   const torch::Tensor expected = torch::stack(rows).reshape({2, 12, -1});
-  torch::NoGradGuard no_grad;
-  const torch::Tensor logits = model.logits(batch);
-  EXPECT_LT((logits - expected).abs().max().item<double>(), 2e-5)
-      << "largest logit " << expected.abs().max().item<double>();
+  for (const int64_t block_bytes : {GptOssConfig{}.attention_block_bytes, int64_t{1}}) {
+    SCOPED_TRACE(block_bytes);
+    GptOssConfig config = fixture_config(fixture["config"]);
+    config.attention_block_bytes = block_bytes;
+    GptOssModel model(config, options_at(12));
+    load_reference_weights(model, fixture);
+    model.module().eval();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor logits = model.logits(batch);
+    EXPECT_LT((logits - expected).abs().max().item<double>(), 2e-5)
+        << "largest logit " << expected.abs().max().item<double>();
+  }
+}
+
+// The scores the model declares for fit (prefill_score_bytes): a block's rows within its bytes,
+// twice over the keys and the sink, and the block's mask; every row at once with autograd on.
+TEST(GptOss, TheAttentionsScoresAreDeclaredByItsBlocks) {
+  GptOssConfig config = models::gpt_oss_120b();
+  const ModelOptions options;
+  // 8K keys and the sink of 64 heads: 2,097,408 bytes a row, 511 rows within 1 GiB.
+  EXPECT_EQ(models::prefill_score_bytes(config, options, 1, 8192),
+            int64_t{511} * (2 * 64 * 8193 * 4 + 8192));
+  EXPECT_EQ(models::prefill_score_bytes(config, options, 1, 100), 100 * (2 * 64 * 101 * 4 + 100));
+  config.attention_block_bytes = 1;
+  EXPECT_EQ(models::prefill_score_bytes(config, options, 2, 100), 2 * 2 * 64 * 101 * 4 + 100);
+  // Two tensor-parallel ranks hold 32 heads each.
+  ModelOptions half;
+  half.tensor_parallel = tensor_parallel::one_rank_alone(2);
+  config.attention_block_bytes = GptOssConfig{}.attention_block_bytes;
+  EXPECT_EQ(models::prefill_score_bytes(config, half, 1, 100), 100 * (2 * 32 * 101 * 4 + 100));
 }
 
 // The cached path (a prompt shorter than the window, or longer, then one token at a time past
