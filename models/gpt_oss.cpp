@@ -335,11 +335,15 @@ class GptOssNetImpl : public torch::nn::Module {
     }
   }
 
-  // Every weight but the experts' (most of the model's, and no part of which expert a token
-  // goes to), as initialize() draws them and the norms' ones, each into storage of its own: the
-  // tokens' hidden states differ, and so do their routes.
+  // Every weight but the experts' in floating point (most of the model's, and no part of which
+  // expert a token goes to in their own layer), as initialize() draws them and the norms' ones,
+  // each into storage of its own: the tokens' hidden states differ, and so do their routes.
   void initialize_routing() {
     torch::NoGradGuard no_grad;
+    // Experts in MXFP4 too (bytes, cheap to draw): their outputs feed the next layers' routes.
+    for (GptOssDecoderLayer& layer : layers) {
+      if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
+    }
     for (auto& item : named_parameters()) {
       Tensor& parameter = item.value();
       if (item.key().find(".experts.") != std::string::npos) continue;
