@@ -37,12 +37,10 @@ Tensor rotate(const Tensor& x, const Tensor& cos, const Tensor& sin) {
   return torch::cat({halves[0] * cos - halves[1] * sin, halves[1] * cos + halves[0] * sin}, -1);
 }
 
-// Query rows per block of the attention's scores: all of them with autograd on (training keeps
-// every row's weights for backward anyway); in inference as many as keep one block's float32
-// scores of `heads` heads over `keys` keys within `block_bytes`, at least one.
+// Query rows per block of the attention's scores in inference: as many as keep one block's
+// float32 scores of `heads` heads over `keys` keys within `block_bytes`, at least one.
 int64_t score_rows_per_block(int64_t block_bytes, int64_t batch, int64_t heads, int64_t tokens,
                              int64_t keys) {
-  if (torch::GradMode::is_enabled()) return tokens;
   const int64_t row_bytes = batch * heads * (keys + 1) * static_cast<int64_t>(sizeof(float));
   return std::clamp<int64_t>(block_bytes / row_bytes, 1, tokens);
 }
@@ -65,7 +63,10 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
   const auto positions = torch::TensorOptions().dtype(torch::kLong).device(q.device());
   const Tensor key_at = torch::arange(first_key, first_key + keys, positions).unsqueeze(0);
   const Tensor sink = sinks.to(torch::kFloat).reshape({1, kv_heads, group, 1, 1});
-  const int64_t rows = score_rows_per_block(block_bytes, batch, heads, tokens, keys);
+  // With autograd on, every row at once: training keeps every row's weights for backward anyway.
+  const int64_t rows = torch::GradMode::is_enabled()
+                           ? tokens
+                           : score_rows_per_block(block_bytes, batch, heads, tokens, keys);
   std::vector<Tensor> blocks;
   for (int64_t row = 0; row < tokens; row += rows) {
     const int64_t n = std::min(rows, tokens - row);
@@ -92,7 +93,6 @@ int64_t prefill_score_bytes(const GptOssConfig& c, const ModelOptions& options, 
                             int64_t tokens) {
   const int64_t heads =
       tensor_parallel::local_count(c.num_heads, options.tensor_parallel, "the attention heads");
-  torch::NoGradGuard inference;
   const int64_t rows = score_rows_per_block(c.attention_block_bytes, batch, heads, tokens, tokens);
   // The softmax's input and output, each over the keys and the sink, and the block's mask.
   return rows * (2 * batch * heads * (tokens + 1) * static_cast<int64_t>(sizeof(float)) + tokens);
@@ -327,9 +327,7 @@ class GptOssNetImpl : public torch::nn::Module {
   // norms (as built).
   void initialize() {
     torch::NoGradGuard no_grad;
-    for (GptOssDecoderLayer& layer : layers) {
-      if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
-    }
+    draw_mxfp4_experts();
     for (auto& item : named_parameters()) {
       if (item.key().find("norm") == std::string::npos) draw(item.key(), item.value());
     }
@@ -341,9 +339,7 @@ class GptOssNetImpl : public torch::nn::Module {
   void initialize_routing() {
     torch::NoGradGuard no_grad;
     // Experts in MXFP4 too (bytes, cheap to draw): their outputs feed the next layers' routes.
-    for (GptOssDecoderLayer& layer : layers) {
-      if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
-    }
+    draw_mxfp4_experts();
     for (auto& item : named_parameters()) {
       Tensor& parameter = item.value();
       if (item.key().find(".experts.") != std::string::npos) continue;
@@ -363,6 +359,12 @@ class GptOssNetImpl : public torch::nn::Module {
   tensor_parallel::Group* group;
 
  private:
+  void draw_mxfp4_experts() {
+    for (GptOssDecoderLayer& layer : layers) {
+      if (layer->experts->mxfp4()) layer->experts->initialize_mxfp4(kInitialStd);
+    }
+  }
+
   static void draw(const std::string& name, Tensor& parameter) {
     if (name.find("lora_") != std::string::npos) return;  // drawn when added
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;

@@ -60,32 +60,24 @@ FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings&
   report.predicted_peak_bytes = report.breakdown.total();
   report.method = fit.method;
   report.probe_seconds = fit.probe_seconds;
-  report.probe_columns = {"blocks",
-                          "vocabulary",
-                          "batch",
-                          "prompt",
-                          "weights",
-                          "key/value cache",
-                          "prompt's pass above them",
-                          "decode context",
-                          "decode step above them"};
+  // A model that declares its attention's scores: the prompt's pass outside them, what lives
+  // beside them and their measured peak.
   const bool scores = static_cast<bool>(fit.prefill_scores);
+  report.probe_columns = {"blocks", "vocabulary", "batch", "prompt", "weights", "key/value cache"};
   if (scores) {
-    report.probe_columns[6] = "prompt's pass above them, outside its attention's scores";
-    report.probe_columns.insert(report.probe_columns.begin() + 7,
-                                {"beside the scores", "the scores (measured)"});
+    report.probe_columns.insert(report.probe_columns.end(),
+                                {"prompt's pass above them, outside its attention's scores",
+                                 "beside the scores", "the scores (measured)"});
+  } else {
+    report.probe_columns.push_back("prompt's pass above them");
   }
+  report.probe_columns.insert(report.probe_columns.end(),
+                              {"decode context", "decode step above them"});
   for (const InferenceProbeReading& p : fit.readings) {
-    std::vector<int64_t> row{p.blocks,
-                             p.vocab,
-                             p.batch,
-                             p.seq,
-                             p.weights,
-                             p.kv_cache,
-                             p.prefill_peak_above,
-                             p.decode_context,
-                             p.decode_peak_above};
-    if (scores) row.insert(row.begin() + 7, {p.prefill_at_scores_above, p.prefill_scores});
+    std::vector<int64_t> row{
+        p.blocks, p.vocab, p.batch, p.seq, p.weights, p.kv_cache, p.prefill_peak_above};
+    if (scores) row.insert(row.end(), {p.prefill_at_scores_above, p.prefill_scores});
+    row.insert(row.end(), {p.decode_context, p.decode_peak_above});
     report.probes.push_back(row);
   }
   report.cards = card_verdicts(
