@@ -22,6 +22,10 @@ if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split(
   python3 -m venv --clear "$venv"
   "$venv/bin/pip" install -q "torch==$version"
 fi
+# The detection models' references (tests/models/ssd300_test.cpp): the torchvision that pins it.
+if ! "$venv/bin/python" -c "import torchvision" 2>/dev/null; then
+  "$venv/bin/pip" install -q "torch==$version" torchvision
+fi
 elapsed "torch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') ready" "$start"
 
 start=$(date +%s)

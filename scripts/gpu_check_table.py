@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 CONVNETS = {"resnet50", "resnet101", "resnet152", "vgg16", "googlenet", "inception3", "inception4",
-            "test-tiny-cnn"}
+            "ssd300", "test-tiny-cnn"}
 LANGUAGE_MODELS = {"bert-large", "llama-3.2-1b", "llama-2-7b", "llama-3-8b", "llama-3.1-8b",
                    "llama-3.1-70b", "llama-3.1-405b", "test-tiny-bert",
                    "test-tiny-llama"}

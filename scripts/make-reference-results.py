@@ -62,6 +62,26 @@ for block in figures["training_throughput"]:
         write(os.path.join(out_dir, f"{publisher}{table}_{slug}_{row['model']}_{precision}_x{row['gpus']}.json"),
               result)
         written += 1
+# Lambda's SSD300 figures on one and eight H200s (its convnet average's SSD; detection_reference):
+# DeepLearningExamples' SSD300 v1.1 on COCO 2017 through DALI, so real images with their own
+# objects, not gpubench's synthetic ones.
+detection = figures.get("detection_reference", {})
+lambda_h200 = detection.get("lambda_1x_h200_v2")
+if lambda_h200:
+    harness = detection["lambda_harness"]
+    source = ("Lambda deeplearning-benchmark, " + lambda_h200["source"] + ". Harness: " + harness["source"] + "; " + harness["ssd"] +
+              ". COCO 2017 images through the reference's data pipeline, not synthetic data.")
+    for key, precision, gpus in (("ssd_fp16_images_per_s", "fp16", 1), ("ssd_tf32_images_per_s", "tf32", 1),
+                                 ("ssd_8x_fp16", "fp16", 8)):
+        if key not in lambda_h200:
+            continue
+        row = {"throughput": lambda_h200[key], "gpus": gpus, "gpu": "NVIDIA H200"}
+        result = published(source, {"model": "ssd300", "model_family": "convnet", "precision": precision,
+                                    "device": "cuda", "gpus": gpus, "batch_size_per_device": 0,
+                                    "global_batch_size": 0, "data": "COCO 2017 (as published)"},
+                           row, "images/sec")
+        write(os.path.join(out_dir, f"lambda-v2_nvidia-h200_ssd300_{precision}_x{gpus}.json"), result)
+        written += 1
 # BIZON's LLM inference row: Llama 3.1 70B decode on one card. The page states no weight format,
 # batch or lengths; 70B's bf16 weights (141 GB) fit no 48 GB card, so the row is filed under
 # 4-bit weights (int4), as the public one-card figures for these cards are (llama.cpp Q4_K_M),

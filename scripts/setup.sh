@@ -17,6 +17,7 @@ build_packages=(
 test_packages=(
   libgtest-dev
   python3-jsonschema  # the result files checked against schemas/result.schema.json
+  python3-torchvision  # the detection models' references, on Debian's LibTorch (python3-torch)
   chromium fonts-dejavu-core  # the HTML report's test renders it in a headless browser
   iproute2 util-linux  # the two-node test: ranks in network namespaces with their own host names
   clang-14 libclang-rt-14-dev  # the fuzz targets: libFuzzer with the address and UB sanitizers

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The same training benchmark in PyTorch, for side-by-side comparison with gpubench: the
-reference implementation of the model (torchvision's, timm's inception_v4), same batch,
+reference implementation of the model (torchvision's, timm's inception_v4, DeepLearningExamples'
+SSD300 built on torchvision's resnet50 by ssd300_reference.py), same batch,
 precision, memory format, optimiser, auxiliary-loss weights, warm-up, steps and trials, synthetic
 data on the device, timed between device synchronisations. --mode picks what a PyTorch user would
 run instead of gpubench: eager with PyTorch's default SGD (multi-tensor foreach kernels on CUDA),
@@ -16,6 +17,8 @@ import torch
 from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
 import torchvision
 
+import ssd300_reference
+
 
 # gpubench name -> (builder, input size, auxiliary loss weights)
 def reference_model(name):
@@ -29,6 +32,8 @@ def reference_model(name):
     if name == "inception4":
         import timm
         return timm.create_model("inception_v4", num_classes=1000), 299, ()
+    if name == "ssd300":
+        return ssd300_reference.SSD300(), ssd300_reference.IMAGE, ()
     raise SystemExit(f"unknown model {name!r}")
 
 
@@ -78,6 +83,8 @@ def main():
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
     scaler = torch.amp.GradScaler(args.device) if args.precision == "fp16" else None
     loss_fn = torch.nn.CrossEntropyLoss()
+    if args.model == "ssd300":  # its loss on 7 matched objects an image, as gpubench's default
+        detection_loss = ssd300_reference.training_loss(args.batch_size, device)
 
     def step():
         if args.mode == "reduce-overhead":  # a new iteration for CUDA-graph trees
@@ -86,7 +93,9 @@ def main():
         # No autocast context at all in fp32/tf32: torch 1.13's CPU autocast refuses float32 even disabled.
         with (torch.autocast(args.device, dtype=autocast_dtype) if autocast_dtype else contextlib.nullcontext()):
             output = compiled(images)
-            if aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
+            if args.model == "ssd300":
+                loss = detection_loss(output)
+            elif aux_weights:  # torchvision's InceptionOutputs / GoogLeNetOutputs in training mode
                 main, *aux = output
                 loss = loss_fn(main.float(), labels)
                 for weight, logits in zip(aux_weights, aux):

@@ -23,6 +23,8 @@ inline constexpr const char* kLibtorchCpuFp8 = "libtorch-cpu-fp8";      // _scal
 inline constexpr const char* kLibtorchGraphs = "libtorch-cuda-graphs";  // 2.4+ with CUDA
 inline constexpr const char* kLibtorchIntWeights = "libtorch-int-weights";  // 2.6+
 inline constexpr const char* kInt4Kernel = "int4-kernel";  // CUDA: compute capability 8.0+
+// torchvision's _C beside the LibTorch in use (torch_support/vision_ops.h)
+inline constexpr const char* kTorchvisionOps = "torchvision-ops";
 }  // namespace requirement
 
 // A well-formed benchmark that this machine or this build cannot run (no CUDA device, no FP8

@@ -5,7 +5,7 @@
 namespace gpubench {
 
 BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& probe,
-                                     int64_t largest) {
+                                     int64_t largest, int64_t smallest) {
   BatchSearchInfo search;
   search.searched = true;
   search.predicted_batch = predicted;
@@ -16,9 +16,9 @@ BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& 
     failed = search.probes.back().outcome == "failed";
     return search.probes.back().outcome == "ok";
   };
-  int64_t fits = 0;             // the largest batch known to train (0: none yet)
+  int64_t fits = smallest - 1;  // the largest batch known to train (smallest - 1: none yet)
   int64_t fails = largest + 1;  // the smallest known not to
-  const int64_t start = std::clamp<int64_t>(predicted, 1, largest);
+  const int64_t start = std::clamp<int64_t>(predicted, smallest, largest);
   if (trains(start)) {
     fits = start;
     for (int64_t step = std::max<int64_t>(1, start / 8); fits < largest && !failed; step *= 2) {
@@ -31,8 +31,8 @@ BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& 
     }
   } else {
     fails = start;
-    while (fails > 1 && !failed) {
-      const int64_t next = fails / 2;
+    while (fails > smallest && !failed) {
+      const int64_t next = std::max(smallest, fails / 2);
       if (trains(next)) {
         fits = next;
         break;
@@ -48,7 +48,7 @@ BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& 
       fails = middle;
     }
   }
-  search.found_batch = failed ? 0 : fits;
+  search.found_batch = failed || fits < smallest ? 0 : fits;
   return search;
 }
 

@@ -15,10 +15,11 @@ namespace gpubench {
 // Runs one probe at `batch`: outcome "ok", "oom" or "failed".
 using BatchProbeRunner = std::function<BatchProbe(int64_t batch)>;
 
-// Assumes a batch that trains has every smaller one train too. found_batch is 0 when batch 1
-// does not; the search stops at the first probe that failed for another reason than memory (its
-// outcome is the last probe's).
+// Assumes a batch that trains has every smaller one down to `smallest` (the model's least,
+// ModelInfo::min_training_batch) train too. found_batch is 0 when `smallest` does not; the
+// search stops at the first probe that failed for another reason than memory (its outcome is
+// the last probe's).
 BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& probe,
-                                     int64_t largest = int64_t{1} << 20);
+                                     int64_t largest = int64_t{1} << 20, int64_t smallest = 1);
 
 }  // namespace gpubench

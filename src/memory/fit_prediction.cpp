@@ -76,13 +76,26 @@ BatchSeqFit BatchSeqFit::from_three_lengths(const std::vector<Point>& points) {
 
 BatchSeqFit BatchSeqFit::from(const std::vector<Point>& p, bool for_peak) {
   BatchSeqFit fit;
-  // By length: X at batch 1, and what one more item adds where batch 2 was probed too.
-  std::map<int64_t, double> at_1, per_item;
+  // By length: X at batch 1, and what one more item adds where a second batch was probed too.
+  // The batches are 1 and 2, or for a model that trains from a larger batch only (SSD300: 2),
+  // that batch and twice it, whose X at batch 1 is extrapolated.
+  int64_t small = p.front().batch, large = p.front().batch;
   for (const Point& point : p) {
-    if (point.batch == 1) at_1[point.seq] = point.value;
+    small = std::min(small, point.batch);
+    large = std::max(large, point.batch);
+  }
+  std::map<int64_t, double> at_small, at_1, per_item;
+  for (const Point& point : p) {
+    if (point.batch == small) at_small[point.seq] = point.value;
   }
   for (const Point& point : p) {
-    if (point.batch == 2) per_item[point.seq] = point.value - at_1.at(point.seq);
+    if (point.batch != large) continue;
+    per_item[point.seq] =
+        (point.value - at_small.at(point.seq)) / static_cast<double>(large - small);
+    at_1[point.seq] = at_small.at(point.seq) - static_cast<double>(small - 1) * per_item[point.seq];
+  }
+  if (small == 1) {
+    for (const auto& [seq, value] : at_small) at_1.emplace(seq, value);
   }
   if (at_1.size() == 1) {  // one length (or none): fixed + batch * linear
     const double t = std::max<int64_t>(1, per_item.begin()->first);

@@ -105,19 +105,20 @@ int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_t
 }
 
 // Built up one by one: GCC 12 warns (wrongly, -Wnonnull) on assigning a braced list.
-std::vector<ProbeShape> probe_shapes(int64_t seq) {
+std::vector<ProbeShape> probe_shapes(int64_t seq, int64_t smallest_batch) {
   std::vector<ProbeShape> shapes;
+  const int64_t one = smallest_batch, two = 2 * smallest_batch;
   if (seq > 0) {
     const int64_t l3 = std::max<int64_t>(seq, 3), l2 = std::max<int64_t>(2, l3 / 2),
                   l1 = std::max<int64_t>(1, l3 / 4);
-    shapes.push_back({1, l1});
-    shapes.push_back({1, l2});
-    shapes.push_back({2, l2});
-    shapes.push_back({1, l3});
-    shapes.push_back({2, l3});
+    shapes.push_back({one, l1});
+    shapes.push_back({one, l2});
+    shapes.push_back({two, l2});
+    shapes.push_back({one, l3});
+    shapes.push_back({two, l3});
   } else {
-    shapes.push_back({1, 0});
-    shapes.push_back({2, 0});
+    shapes.push_back({one, 0});
+    shapes.push_back({two, 0});
   }
   return shapes;
 }

@@ -90,8 +90,9 @@ int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_t
 
 // Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3 at
 // the shortest): what grows per item and what grows once per step are told apart at every
-// length. Without a length, batch 1 and 2.
-std::vector<ProbeShape> probe_shapes(int64_t seq);
+// length. Without a length, batch 1 and 2. A model that trains from a larger batch only
+// (ModelInfo::min_training_batch) is probed at that batch where 1 is said, and twice it for 2.
+std::vector<ProbeShape> probe_shapes(int64_t seq, int64_t smallest_batch = 1);
 std::string shapes_text(const std::vector<ProbeShape>& shapes);
 
 // "forward and backward of the model with 1 and with 2 of its 32 blocks at a vocabulary of ...

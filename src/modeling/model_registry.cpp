@@ -11,7 +11,7 @@
 namespace gpubench {
 
 ModelOptions::ModelOptions(const ResolvedBenchmark& benchmark)
-    : SequenceSettings(benchmark), FineTuningSettings(benchmark) {
+    : SequenceSettings(benchmark), DetectionSettings(benchmark), FineTuningSettings(benchmark) {
   experts_in_mxfp4 = benchmark.weights == "mxfp4";
   experts_per_token = benchmark.experts_per_token;
   if (!uses_lora(benchmark.tuning)) return;
@@ -81,6 +81,8 @@ std::string to_string(SyntheticInput input) {
       return "token segments";
     case SyntheticInput::kTokenSequences:
       return "token sequences";
+    case SyntheticInput::kDetectionImages:
+      return "images with boxes";
   }
   return "";
 }

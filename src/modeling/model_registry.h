@@ -81,7 +81,7 @@ struct LoraSettings {
 // What a model is built with: the benchmark's sequence and fine-tuning sections as resolved (a
 // length of 0: the model's own, for FLOP counts), LoRA's adapters with their targets read, and
 // when the weights are drawn.
-struct ModelOptions : SequenceSettings, FineTuningSettings {
+struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   ModelOptions() = default;
   // `benchmark`'s sections; where its tuning is lora, its adapters, the targets checked against
   // the roles its model declares (throws UsageError).
@@ -135,6 +135,7 @@ enum class SyntheticInput {
   kImages,          // images and class labels
   kTokenSegments,   // token segments read with a recurrent memory (tgt_len, mem_len)
   kTokenSequences,  // token sequences of seq_len (masked or causal language modelling)
+  kDetectionImages,  // images with objects_per_image boxes and labels each (object detection)
 };
 std::string to_string(SyntheticInput input);
 
@@ -217,6 +218,9 @@ struct ModelInfo {
   std::string sample_unit;           // "images", ...
   std::vector<int64_t> input_shape;  // of one sample
   int64_t default_batch_size = 32;   // per device
+  // The smallest per-device batch it trains at, and why where it is more than 1.
+  int64_t min_training_batch = 1;
+  std::string min_training_batch_why;
   std::string reference;             // the architecture this model reproduces
   ModelCapabilities capabilities;
   int64_t default_tgt_len = 0;  // token segments: tokens per segment, and memory
@@ -229,6 +233,8 @@ struct ModelInfo {
   // Token sequences: tokens per sequence (seq_len), and its bound (positions); 0: none.
   int64_t default_seq_len = 0;
   int64_t max_seq_len = 0;
+  // Detection images: the synthetic objects in each (objects_per_image).
+  int64_t default_objects_per_image = 0;
   // The optimiser its reference recipe trains with (optim/optimizer_registry.h).
   std::string optimizer = "sgd";
   // A test model: left out of every listing, and found by name only with the test hooks on

@@ -7,6 +7,7 @@
 #include "memory/batch_search.h"
 #include "memory/memory_plan.h"
 #include "memory/tensor_memory.h"
+#include "modeling/model_registry.h"
 #include "process/child_command.h"
 #include "process/child_process.h"
 #include "process/temporary_folder.h"
@@ -113,7 +114,8 @@ BatchSearchInfo find_largest_batch(const ResolvedBenchmark& benchmark,
   log::info("searching the largest batch under {} ({}), from fit's {}", bytes_text(limit.bytes),
             limit.source, start);
   BatchSearchInfo search = search_largest_batch(
-      start, [&](int64_t batch) { return run_probe(benchmark, batch, limit, options, folder); });
+      start, [&](int64_t batch) { return run_probe(benchmark, batch, limit, options, folder); },
+      int64_t{1} << 20, ModelRegistry::instance().get(benchmark.model).min_training_batch);
   search.memory_limit_bytes = limit.bytes;
   search.memory_limit_source = limit.source;
   search.memory_limit_caps = tensor_memory::limit_caps(

@@ -67,6 +67,20 @@ std::string integer_weight_models() {
   return models_where([](const ModelCapabilities& can) { return can.holds_integer_weights(); });
 }
 
+// objects_per_image: the detection models', and no other's.
+void resolve_objects(const BenchmarkRequest& request, const ModelInfo& info,
+                     ResolvedBenchmark& out) {
+  if (info.capabilities.input == SyntheticInput::kDetectionImages) {
+    out.objects_per_image = request.objects_per_image.value_or(info.default_objects_per_image);
+  } else if (request.objects_per_image) {
+    throw UsageError("objects_per_image applies to the detection models (" +
+                     models_where([](const ModelCapabilities& can) {
+                       return can.input == SyntheticInput::kDetectionImages;
+                     }) +
+                     "), not to '" + info.name + "'");
+  }
+}
+
 // seq_len, the tuning recipe and activation checkpointing: what the model takes, checked, with
 // the LoRA targets in canonical form (the model's role order; every role is "all-linear").
 void resolve_fine_tuning(const BenchmarkRequest& request, const ModelInfo& info,
@@ -538,6 +552,12 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
                           compute_capability_text(machine.cuda_compute_capability));
   }
   out.batch_size = request.batch_size.value_or(info.default_batch_size);
+  if (out.task == Task::kTrain && out.batch_size != kSearchBatchSize &&
+      out.batch_size < info.min_training_batch) {
+    throw UsageError("batch_size " + std::to_string(out.batch_size) + " is too small for " +
+                     info.name + ", which trains at " + std::to_string(info.min_training_batch) +
+                     " or more per device: " + info.min_training_batch_why);
+  }
   out.channels_last = request.channels_last.value_or(
       info.prefers_channels_last &&
       PrecisionPolicy::favours_channels_last(out.precision, out.device));
@@ -550,6 +570,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     out.tgt_len = request.tgt_len.value_or(info.default_tgt_len);
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
   }
+  resolve_objects(request, info, out);
   if (request.optimizer) {
     OptimizerRegistry::instance().get(*request.optimizer);  // an unknown name is a usage error
     if (out.task == Task::kInfer) throw UsageError("optimizer is a training setting, not infer's");

@@ -57,7 +57,7 @@ std::string collective_backend_for(DeviceKind device);
 inline constexpr int64_t kSearchBatchSize = -1;
 
 // The settings' concerns, as torchtitan's configuration has a section per concern: each
-// section is a struct of its settings, and a benchmark is made of the ten. A section's
+// section is a struct of its settings, and a benchmark is made of the eleven. A section's
 // condition is written once (setting_sections(), spec/benchmark_fields.h): where it does not
 // hold, none of its settings counts in the identity (LoRA's settings outside a LoRA run,
 // inference's outside infer).
@@ -67,6 +67,7 @@ enum class SettingSection {
   kPrecision,
   kParallelism,
   kSequence,
+  kDetection,
   kFineTuning,
   kLora,
   kInference,
@@ -107,6 +108,11 @@ GPUBENCH_SECTION_STRUCT(SequenceSection, kSequence)
 #include "spec/section_members.inc"
 }
 ;
+GPUBENCH_SECTION_STRUCT(DetectionSection, kDetection)
+#define GPUBENCH_KEPT_SECTION_detection
+#include "spec/section_members.inc"
+}
+;
 GPUBENCH_SECTION_STRUCT(FineTuningSection, kFineTuning)
 #define GPUBENCH_KEPT_SECTION_fine_tuning
 #include "spec/section_members.inc"
@@ -140,6 +146,7 @@ struct BenchmarkSections : ModelSection<Value>,
                            PrecisionSection<Value>,
                            ParallelismSection<Value>,
                            SequenceSection<Value>,
+                           DetectionSection<Value>,
                            FineTuningSection<Value>,
                            LoraSection<Value>,
                            InferenceSection<Value>,
@@ -148,6 +155,7 @@ struct BenchmarkSections : ModelSection<Value>,
 
 // The sections a model is built from (ModelOptions, modeling/model_registry.h).
 using SequenceSettings = SequenceSection<Decided>;
+using DetectionSettings = DetectionSection<Decided>;
 using FineTuningSettings = FineTuningSection<Decided>;
 
 // What the user asked for: every setting, each optional.

@@ -166,6 +166,7 @@ std::vector<SettingSectionInfo> make_sections() {
       {S::kPrecision, "precision", "the number formats it computes in", always},
       {S::kParallelism, "parallelism", "ranks, their gradient buckets, threads", always},
       {S::kSequence, "sequence", "the token models' lengths", always},
+      {S::kDetection, "detection", "the detection models' synthetic objects", always},
       {S::kFineTuning, "fine-tuning", "what trains and how: the recipe, the optimiser, blocks",
        always},
       {S::kLora, "lora", "LoRA's adapters, where the tuning is lora or qlora",

@@ -37,6 +37,7 @@ ResolvedBenchmark unusual() {
   b.timeout_s = 9;
   b.mode = Mode::kGraph;
   b.seq_len = 256;
+  b.objects_per_image = 5;
   b.tuning = Tuning::kLora;
   b.lora_rank = 8;
   b.lora_alpha = 16;
@@ -232,8 +233,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   };
   EXPECT_EQ(text(b),
             "transformerxl-base bf16 x4 tp 2 batch 7 channels-last tgt 64 mem 32 graph seq 256 "
-            "LoRA r8 alpha 16 q,v checkpointed inference prompt 96 gen 24 int4 weights group 64 "
-            "deterministic");
+            "5 objects LoRA r8 alpha 16 q,v checkpointed inference prompt 96 gen 24 int4 weights "
+            "group 64 deterministic");
   b.task = Task::kTrain;  // buckets are training's: inference replicas exchange no gradients
   EXPECT_NE(text(b).find(" bucket 100 MiB "), std::string::npos) << text(b);
   b.task = Task::kInfer;
@@ -252,6 +253,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   b.model = "resnet50";
   b.mode = Mode::kEager;  // the default says nothing: older results keep their identity
   b.seq_len = 0;
+  b.objects_per_image = 0;
   b.tuning = Tuning::kFull;
   b.activation_checkpointing = false;
   b.task = Task::kTrain;
@@ -311,12 +313,13 @@ TEST(BenchmarkFields, EachSectionStructHoldsTheSettingsTheTablePlacesInIt) {
   expect_section_holds_its_settings<PrecisionSection<Decided>>(b);
   expect_section_holds_its_settings<ParallelismSection<Decided>>(b);
   expect_section_holds_its_settings<SequenceSettings>(b);
+  expect_section_holds_its_settings<DetectionSettings>(b);
   expect_section_holds_its_settings<FineTuningSettings>(b);
   expect_section_holds_its_settings<LoraSection<Decided>>(b);
   expect_section_holds_its_settings<InferenceSection<Decided>>(b);
   expect_section_holds_its_settings<MemorySection<Decided>>(b);
   expect_section_holds_its_settings<ObservabilitySection<Decided>>(b);
-  EXPECT_EQ(setting_sections().size(), 10u) << "a section without a struct here";
+  EXPECT_EQ(setting_sections().size(), 11u) << "a section without a struct here";
 }
 
 }  // namespace

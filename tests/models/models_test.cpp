@@ -143,6 +143,11 @@ TEST(ModelRegistry, EveryListedModelIsCheckedAndDeclaresConsistentCapabilities) 
     EXPECT_EQ(can.input == SyntheticInput::kTokenSequences, info->default_seq_len > 0)
         << info->name;
     EXPECT_EQ(can.input == SyntheticInput::kTokenSegments, info->default_tgt_len > 0) << info->name;
+    // Detection models are checked against their references in their own tests (ssd300_test).
+    EXPECT_EQ(can.input == SyntheticInput::kDetectionImages, info->default_objects_per_image > 0)
+        << info->name;
+    EXPECT_GE(info->min_training_batch, 1) << info->name;
+    EXPECT_EQ(info->min_training_batch > 1, !info->min_training_batch_why.empty()) << info->name;
     EXPECT_TRUE(can.lora_roles.empty() || can.input != SyntheticInput::kImages) << info->name;
     for (const auto& [role, limit] : can.lora_rank_limits) {
       EXPECT_NE(std::find(can.lora_roles.begin(), can.lora_roles.end(), role), can.lora_roles.end())
