@@ -16,6 +16,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/detection_boxes.h"
 #include "modeling/layers.h"
 #include "modeling/model_registry.h"
 #include "models/resnet.h"
@@ -76,22 +77,6 @@ torch::Tensor xywh_to_ltrb(const torch::Tensor& xywh) {
   return torch::cat({centre - half, centre + half}, 1);
 }
 
-namespace {
-
-// IoU of every box in `a` [N, 4] with every box in `b` [M, 4], both (l, t, r, b): [N, M].
-torch::Tensor box_iou(const torch::Tensor& a, const torch::Tensor& b) {
-  const torch::Tensor lt = torch::maximum(a.narrow(1, 0, 2).unsqueeze(1), b.narrow(1, 0, 2));
-  const torch::Tensor rb = torch::minimum(a.narrow(1, 2, 2).unsqueeze(1), b.narrow(1, 2, 2));
-  const torch::Tensor delta = (rb - lt).clamp_min(0);
-  const torch::Tensor intersect = delta.select(2, 0) * delta.select(2, 1);
-  const auto area = [](const torch::Tensor& boxes) {
-    return (boxes.select(1, 2) - boxes.select(1, 0)) * (boxes.select(1, 3) - boxes.select(1, 1));
-  };
-  return intersect / (area(a).unsqueeze(1) + area(b) - intersect);
-}
-
-}  // namespace
-
 // The reference's Encoder.encode: each default box takes the object it overlaps most where the
 // IoU is over 0.5, and each object its best default box whatever the IoU. Returns the default
 // boxes' targets [8732, 4] (cx, cy, w, h: the matched object's, or the default box itself) and
@@ -99,7 +84,7 @@ torch::Tensor box_iou(const torch::Tensor& a, const torch::Tensor& b) {
 std::pair<torch::Tensor, torch::Tensor> match_objects(const torch::Tensor& objects_ltrb,
                                                       const torch::Tensor& labels,
                                                       const torch::Tensor& defaults_ltrb) {
-  const torch::Tensor ious = box_iou(objects_ltrb, defaults_ltrb);
+  const torch::Tensor ious = detection::box_iou(objects_ltrb, defaults_ltrb);
   auto [best_object_iou, best_object] = ious.max(0);
   const torch::Tensor best_default = std::get<1>(ious.max(1));
   best_object_iou.index_fill_(0, best_default, 2.0);

@@ -417,6 +417,8 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
   info.capabilities.input = SyntheticInput::kTokenSegments;
   info.capabilities.fp8_linear_layers = true;
   info.capabilities.weight_formats.clear();  // no inference path
+  info.capabilities.graph_refusal =
+      "its recurrent memory is a new tensor every step, which a replayed graph would never read";
   info.default_tgt_len = config.tgt_len;
   info.default_mem_len = config.mem_len;
   // The recurrence memory must be full before the timed steps: mem_len / tgt_len segments,

@@ -122,6 +122,9 @@ def reference_command(r, mode):
     batch = str(b.get("batch_size_per_device", b.get("batch_size")))
     if r.get("status") != "ok" or b.get("task") == "infer" or b.get("mode") != "eager":
         return None
+    if b["model"] == "maskrcnn" and mode == "eager":
+        return "maskrcnn_reference.py", ["throughput", "--precision", b["precision"], "--batch-size", batch,
+                                         *steps]
     if b["model"] in CONVNETS and b["precision"] != "fp8":
         return "torch_reference.py", ["--model", b["model"], "--precision", b["precision"],
                                       "--batch-size", batch, "--mode", mode, *steps]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gpubench against PyTorch eager on the same model, in interleaved pairs (docs/profiling.md):
-each pair runs `gpubench train` and the reference script (torch_reference.py for the convnets,
-hf_reference.py for BERT and the Llamas) one after the other with the same batch, precision,
+each pair runs `gpubench train` and the reference script (torch_reference.py for the convnets and
+SSD300, maskrcnn_reference.py for Mask R-CNN, hf_reference.py for BERT and the Llamas) one after the other with the same batch, precision,
 warm-up, steps and trials, alternating which goes first so that a drift of the machine falls on
 both sides alike. Prints each pair's ratio (gpubench / PyTorch, of the median trials) and the
 median ratio, and writes them as JSON with --output.
@@ -59,8 +59,11 @@ def main():
     ours_argv = [args.gpubench, "--log-level", "warn", "train", "--model", args.model,
                  "--device", "cpu", "--threads", str(args.threads), *common]
     script = "hf_reference.py" if transformer else "torch_reference.py"
-    theirs_argv = [args.python, os.path.join(HERE, script), "--model", args.model, "--device", "cpu",
-                   *common]
+    command = []
+    if args.model == "maskrcnn":  # torchvision's MaskRCNN, trained as its recipe trains it
+        script, command = "maskrcnn_reference.py", ["throughput"]
+    theirs_argv = [args.python, os.path.join(HERE, script), *command, "--model", args.model,
+                   "--device", "cpu", *common]
     if args.seq_len:
         ours_argv += ["--seq-len", str(args.seq_len)]
         theirs_argv += ["--seq-len", str(args.seq_len)]

@@ -132,9 +132,9 @@ struct ModelStats {
 
 // The kind of synthetic batch a model trains on.
 enum class SyntheticInput {
-  kImages,          // images and class labels
-  kTokenSegments,   // token segments read with a recurrent memory (tgt_len, mem_len)
-  kTokenSequences,  // token sequences of seq_len (masked or causal language modelling)
+  kImages,           // images and class labels
+  kTokenSegments,    // token segments read with a recurrent memory (tgt_len, mem_len)
+  kTokenSequences,   // token sequences of seq_len (masked or causal language modelling)
   kDetectionImages,  // images with objects_per_image boxes and labels each (object detection)
 };
 std::string to_string(SyntheticInput input);
@@ -153,6 +153,12 @@ struct ModelCapabilities {
   // that makes new tensors every step (Transformer-XL's memory) cannot be replayed.
   bool graph_training = false;
   bool graph_inference = false;
+  // Why graph mode cannot capture it, where a reason is known (Mask R-CNN: its proposals are
+  // chosen by the data); empty: the model declares no graph-mode support.
+  std::string graph_refusal;
+  // It calls torchvision's operators (torch_support/vision_ops.h): resolve refuses it where they
+  // cannot be loaded.
+  bool needs_vision_ops = false;
   // Its transformer blocks can recompute their activations in backward.
   bool activation_checkpointing = false;
   // Its products run through gpubench's linear layers (modeling/linear_compute.h), which
@@ -221,7 +227,7 @@ struct ModelInfo {
   // The smallest per-device batch it trains at, and why where it is more than 1.
   int64_t min_training_batch = 1;
   std::string min_training_batch_why;
-  std::string reference;             // the architecture this model reproduces
+  std::string reference;  // the architecture this model reproduces
   ModelCapabilities capabilities;
   int64_t default_tgt_len = 0;  // token segments: tokens per segment, and memory
   int64_t default_mem_len = 0;

@@ -20,10 +20,8 @@ Refusal graph_mode_unsupported_reason(const ResolvedBenchmark& benchmark) {
   if (!info.capabilities.captures(benchmark.task)) {
     return {"graph mode cannot capture " + info.name + "'s " +
             (benchmark.task == Task::kTrain ? "training step" : "inference") +
-            (info.capabilities.input == SyntheticInput::kTokenSegments
-                 ? ": its recurrent memory is a new tensor every step, which a replayed graph "
-                   "would never read"
-                 : ": the model declares no graph-mode support") +
+            (info.capabilities.graph_refusal.empty() ? ": the model declares no graph-mode support"
+                                                     : ": " + info.capabilities.graph_refusal) +
             "; use --mode eager"};
   }
   const int needed = graph_capture_warmup_steps(benchmark.task);

@@ -16,6 +16,7 @@
 #include "run/precision_policy.h"
 #include "spec/benchmark_fields.h"
 #include "torch_support/compat.h"
+#include "torch_support/vision_ops.h"
 
 namespace gpubench {
 namespace {
@@ -571,6 +572,7 @@ ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& m
     out.mem_len = request.mem_len.value_or(info.default_mem_len);
   }
   resolve_objects(request, info, out);
+  if (info.capabilities.needs_vision_ops) vision_ops::require(info.name);
   if (request.optimizer) {
     OptimizerRegistry::instance().get(*request.optimizer);  // an unknown name is a usage error
     if (out.task == Task::kInfer) throw UsageError("optimizer is a training setting, not infer's");

@@ -1,7 +1,9 @@
 // report, compare and regress on hand-written fixture results (tests/fixtures/reports/).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -279,6 +281,35 @@ const RegressionRow& row_for(const RegressionReport& report, const std::string& 
     if (row.benchmark.rfind(model + " ", 0) == 0) return row;
   }
   throw std::runtime_error("no row for " + model);
+}
+
+// Lambda's convnet score (../shared/seeds/lambda-a6000-vs-3090.txt): SSD, ResNet-50 and Mask
+// R-CNN on two cards, each normalised to the first, their geometric mean in one row. Worked by
+// hand: 1.5 x 2 x 1.2 = 3.6, its cube root 1.5326.
+TEST(Report, LambdasConvnetScoreIsTheFamilyRowOverItsThreeModels) {
+  std::vector<LoadedResult> results;
+  for (const auto& [model, base, other] : {std::tuple{"ssd300", 400.0, 600.0},
+                                           {"resnet50", 1000.0, 2000.0},
+                                           {"maskrcnn", 20.0, 24.0}}) {
+    results.push_back(measured(model, {base}));
+    LoadedResult faster = measured(model, {other});
+    faster.result.system.gpu_name = "NVIDIA L40S";
+    results.push_back(faster);
+  }
+  ReportOptions options;
+  options.normalize_to = "gpu=\"NVIDIA A40\"";
+  const Report report = build_report(results, options);
+  const ReportTable* family = nullptr;
+  for (const ReportTable& table : report.tables) {
+    if (table.id == "family") family = &table;
+  }
+  ASSERT_NE(family, nullptr);
+  ASSERT_EQ(family->rows.size(), 1u);
+  EXPECT_EQ(family->rows[0].labels, std::vector<std::string>{"convnet"});
+  ASSERT_EQ(family->columns, (std::vector<std::string>{"NVIDIA A40 x1", "NVIDIA L40S x1"}));
+  EXPECT_DOUBLE_EQ(*family->rows[0].cells[0].value, 1.0);
+  EXPECT_NEAR(*family->rows[0].cells[1].value, std::cbrt(3.6), 1e-12);
+  EXPECT_EQ(family->rows[0].cells[1].text, "1.53 (n=3)");
 }
 
 // A run with other work settings is another benchmark, not a slower run of the same one.

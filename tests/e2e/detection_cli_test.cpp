@@ -67,9 +67,27 @@ TEST(DetectionCli, TheBatchSearchNeverProbesBelowTheSmallestBatch) {
   for (const auto& probe : search["probes"]) EXPECT_GE(probe["batch"].get<int64_t>(), 2) << probe;
 }
 
+// Mask R-CNN on its tiny stand-in (the same network on 96x128 images): a step of all five losses
+// through torchvision's NMS and RoIAlign, trained from conv1 and layer1 frozen.
+TEST(DetectionCli, MaskRcnnTrainsThroughTorchvisionsOperators) {
+  ScratchDirectory dir("detection-maskrcnn");
+  const auto run = run_gpubench(
+      "train --model test-tiny-maskrcnn --device cpu --threads 1 --batch-size 2 "
+      "--objects-per-image 3 --warmup-steps 1 --steps 1 --repeat 1 --output " +
+      dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto r = read_json(dir.file("r.json"));
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["benchmark"]["objects_per_image"], 3);
+  EXPECT_EQ(r["benchmark"]["params"], 44401393);
+  EXPECT_EQ(r["benchmark"]["trainable_params"], 44178993);
+  EXPECT_EQ(r["benchmark"]["input_shape"], nlohmann::json({3, 96, 128}));
+}
+
 TEST(DetectionCli, BadInputGetsOneLine) {
-  expect_refused("train --model resnet50 --objects-per-image 3",
-                 "objects_per_image applies to the detection models (ssd300), not to 'resnet50'");
+  expect_refused(
+      "train --model resnet50 --objects-per-image 3",
+      "objects_per_image applies to the detection models (maskrcnn, ssd300), not to 'resnet50'");
   expect_refused("train --model ssd300 --batch-size 1",
                  "batch_size 1 is too small for ssd300, which trains at 2 or more per device: "
                  "batch norm in training needs two values a channel, and its last feature map is "
