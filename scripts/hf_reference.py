@@ -17,7 +17,8 @@ import statistics
 
 import torch
 
-from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
+from trial_timing import (backward_and_step, emit_result, keep_freed_host_memory, profile_trial,
+                          synchronizer, time_trials)
 
 LLAMA3_ROPE = {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 8192}
@@ -168,17 +169,9 @@ def main():
             else:  # the causal-LM loss over every position, in float32, as gpubench computes it
                 logits = model(input_ids=inputs).logits
                 loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, vocab), targets.reshape(-1))
-        if scaler:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
+        backward_and_step(loss, optimizer, scaler)
 
-    def synchronize():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
+    synchronize = synchronizer(device)
 
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()

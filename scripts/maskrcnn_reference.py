@@ -26,7 +26,8 @@ from torchvision.models.detection.backbone_utils import _resnet_fpn_extractor
 from torchvision.models.detection.mask_rcnn import MaskRCNN
 from torchvision.ops import misc as misc_nn_ops
 
-from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
+from trial_timing import (backward_and_step, emit_result, keep_freed_host_memory, profile_trial,
+                          synchronizer, time_trials)
 
 SEED = 7
 
@@ -77,12 +78,15 @@ def throughput(args):
     device = torch.device(args.device)
     if device.type == "cpu":
         keep_freed_host_memory()
-    torch.manual_seed(42)
+    torch.manual_seed(args.seed)
     model = build(args.height, args.width).to(device).train()
     images, boxes, labels, masks = synthetic(args.batch_size, args.objects, args.height, args.width, device)
     images, targets = list(images), targets_of(boxes, labels, masks)
-    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.02, momentum=0.9,
-                                weight_decay=1e-4)
+    # gpubench's SGD: learning rate 0.1 x batch / 256. torchvision's recipe's 0.02 (for 16 images,
+    # after a warm-up) sends these random weights to NaN in two steps, after which the RPN keeps
+    # next to no proposals and the step's work collapses.
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad],
+                                lr=0.1 * args.batch_size / 256, momentum=0.9, weight_decay=1e-4)
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
     scaler = torch.amp.GradScaler(args.device) if args.precision == "fp16" else None
 
@@ -90,22 +94,14 @@ def throughput(args):
         optimizer.zero_grad(set_to_none=True)
         with (torch.autocast(args.device, dtype=autocast_dtype) if autocast_dtype else contextlib.nullcontext()):
             loss = sum(model(images, targets).values())
-        if scaler:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
+        backward_and_step(loss, optimizer, scaler)
 
-    def synchronize():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
+    synchronize = synchronizer(device)
 
     warmup_s, trials = time_trials(step, synchronize, args.warmup_steps, args.steps, args.repeat, args.batch_size)
     result = {"model": "maskrcnn", "precision": args.precision, "batch_size": args.batch_size,
-                 "warmup_s": warmup_s, "throughput": statistics.median(trials), "trials": trials,
-                 "torch": str(torch.__version__), "torchvision": str(torchvision.__version__)}
+              "warmup_s": warmup_s, "throughput": statistics.median(trials), "trials": trials,
+              "torch": str(torch.__version__), "torchvision": str(torchvision.__version__)}
     if args.profile:
         result["profile"] = {"trace": args.profile, "steps": args.steps, "throughput": profile_trial(
             step, synchronize, args.steps, args.batch_size, args.profile, device.type == "cuda")}
@@ -121,6 +117,7 @@ def main():
     parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--objects", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=42, help="throughput: the weights' and objects' seed")
     parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="fp32")
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     parser.add_argument("--warmup-steps", type=int, default=10)

@@ -14,7 +14,8 @@ import statistics
 
 import torch
 
-from trial_timing import emit_result, keep_freed_host_memory, profile_trial, time_trials
+from trial_timing import (backward_and_step, emit_result, keep_freed_host_memory, profile_trial,
+                          synchronizer, time_trials)
 import torchvision
 
 import ssd300_reference
@@ -102,17 +103,9 @@ def main():
                     loss = loss + weight * loss_fn(logits.float(), labels)
             else:
                 loss = loss_fn(output.float(), labels)
-        if scaler:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
+        backward_and_step(loss, optimizer, scaler)
 
-    def synchronize():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
+    synchronize = synchronizer(device)
 
     warmup_s, trials = time_trials(step, synchronize, args.warmup_steps, args.steps, args.repeat,
                                    args.batch_size)

@@ -10,6 +10,27 @@ import time
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
 
 
+def backward_and_step(loss, optimizer, scaler):
+    """The step's second half as gpubench's: backward and the optimiser's step, through the fp16
+    GradScaler where there is one (it skips a step whose gradients overflowed)."""
+    if scaler:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+
+
+def synchronizer(device):
+    """What bounds a trial: a device synchronisation on CUDA, nothing on the CPU."""
+    def synchronize():
+        if device.type == "cuda":
+            import torch
+            torch.cuda.synchronize()
+    return synchronize
+
+
 def keep_freed_host_memory():
     """What gpubench does for CPU runs (src/memory/tensor_memory.h): glibc's malloc keeps freed
     tensor memory for reuse (mmap threshold at its 32 MiB maximum, no heap trimming) rather than

@@ -163,9 +163,15 @@ const std::string& require(const std::string& for_what) {
   return loaded.path;
 }
 
+// Both in float32, as torchvision's autocast kernels run them on CUDA under fp16 and bf16 (they
+// cast the inputs and return the input's dtype): its CPU kernels have no bfloat16, so a bf16
+// run on the CPU would fail where a GPU's passes. A float32 input is not copied.
 torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, double iou_threshold) {
   require("nms");
-  return call("torchvision::nms", {boxes, scores, iou_threshold}).at(0).toTensor();
+  return call("torchvision::nms",
+              {boxes.to(torch::kFloat), scores.to(torch::kFloat), iou_threshold})
+      .at(0)
+      .toTensor();
 }
 
 torch::Tensor roi_align(const torch::Tensor& input, const torch::Tensor& rois, double spatial_scale,
@@ -173,9 +179,11 @@ torch::Tensor roi_align(const torch::Tensor& input, const torch::Tensor& rois, d
                         bool aligned) {
   require("roi_align");
   return call("torchvision::roi_align",
-              {input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned})
+              {input.to(torch::kFloat), rois.to(torch::kFloat), spatial_scale, pooled_height,
+               pooled_width, sampling_ratio, aligned})
       .at(0)
-      .toTensor();
+      .toTensor()
+      .to(input.scalar_type());
 }
 
 }  // namespace gpubench::vision_ops

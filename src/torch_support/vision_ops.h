@@ -21,10 +21,11 @@ namespace gpubench::vision_ops {
 const std::string& require(const std::string& for_what);
 
 // torchvision.ops.nms: the indices of the boxes [N, 4] (x1, y1, x2, y2) kept, by score descending.
+// Computed in float32 whatever the inputs' dtype, as torchvision's autocast kernels compute both.
 torch::Tensor nms(const torch::Tensor& boxes, const torch::Tensor& scores, double iou_threshold);
 
 // torchvision.ops.roi_align: [K, C, pooled_height, pooled_width] from `input` [N, C, H, W] and
-// `rois` [K, 5] (batch index, x1, y1, x2, y2).
+// `rois` [K, 5] (batch index, x1, y1, x2, y2); in the input's dtype.
 torch::Tensor roi_align(const torch::Tensor& input, const torch::Tensor& rois, double spatial_scale,
                         int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                         bool aligned);

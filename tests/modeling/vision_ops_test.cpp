@@ -47,6 +47,24 @@ TEST(VisionOps, RoiAlignAveragesBilinearSamplesAndHasAGradient) {
   EXPECT_NEAR(ramp.grad().sum().item<double>(), 4.0, 1e-5);
 }
 
+// Under bf16 and fp16, torchvision's autocast kernels run both in float32 on CUDA; its CPU kernels
+// have no bfloat16 at all. gpubench computes them in float32 on every device, so a bf16 run on the
+// CPU (the GPU check's rehearsal) takes the path a GPU's does.
+TEST(VisionOps, BfloatInputsAreComputedInFloat32AsAutocastDoesOnCuda) {
+  const torch::Tensor boxes = torch::tensor({{0.f, 0.f, 10.f, 10.f}, {1.f, 1.f, 11.f, 11.f}});
+  const torch::Tensor scores = torch::tensor({0.8f, 0.9f});
+  EXPECT_TRUE(
+      torch::equal(vision_ops::nms(boxes.to(torch::kBFloat16), scores.to(torch::kBFloat16), 0.5),
+                   torch::tensor({1L})));
+  const torch::Tensor ramp =
+      torch::arange(8, torch::kFloat).repeat({8, 1}).reshape({1, 1, 8, 8}).to(torch::kBFloat16);
+  const torch::Tensor rois = torch::tensor({{0.f, 1.f, 1.f, 5.f, 3.f}}).to(torch::kBFloat16);
+  const torch::Tensor pooled = vision_ops::roi_align(ramp, rois, 1.0, 2, 2, 2, true);
+  EXPECT_EQ(pooled.scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::allclose(pooled.reshape({2, 2}).to(torch::kFloat),
+                              torch::tensor({{1.5f, 3.5f}, {1.5f, 3.5f}})));
+}
+
 }  // namespace
 }  // namespace vision_ops_tests
 }  // namespace gpubench

@@ -6,16 +6,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 
 #include "common/errors.h"
 #include "modeling/model_registry.h"
 #include "models/mask_rcnn.h"
+#include "python_reference.h"
 #include "run/resolve_benchmark.h"
 
 namespace gpubench {
@@ -49,24 +46,8 @@ TEST(MaskRcnn, CountsTorchvisionsParametersAndTrainsAllButTheFrozenStages) {
   EXPECT_GT(tiny.forward_flops, 0);
 }
 
-std::optional<c10::impl::GenericDict> reference_fixture() {
-  const std::string path = ::testing::TempDir() + "/maskrcnn_reference.pt";
-  const std::string command = std::string(GPUBENCH_REFERENCE_PYTHON) + " " + GPUBENCH_SOURCE_DIR +
-                              "/scripts/maskrcnn_reference.py fixture " + path;
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    ADD_FAILURE() << command << " exited " << status
-                  << ": the reference needs torch and torchvision for the LibTorch gpubench links";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), {}};
-  std::remove(path.c_str());
-  return torch::pickle_load(bytes).toGenericDict();
-}
-
 TEST(MaskRcnn, TorchvisionsLossesFromTheSameWeightsInputsAndSeed) {
-  const auto loaded = reference_fixture();
+  const auto loaded = testing::python_reference_fixture("maskrcnn_reference.py");
   if (!loaded) return;
   const c10::impl::GenericDict& fixture = *loaded;
   const auto entry = [&](const char* key) { return fixture.at(key).toTensor(); };
@@ -77,21 +58,7 @@ TEST(MaskRcnn, TorchvisionsLossesFromTheSameWeightsInputsAndSeed) {
   // proposals).
   const std::shared_ptr<torch::nn::Module> network = mrcnn::network(96, 128);
   torch::nn::Module& net = *network;
-  {
-    torch::NoGradGuard no_grad;
-    auto own = net.named_parameters();
-    auto buffers = net.named_buffers();
-    int64_t loaded_tensors = 0;
-    for (const auto& item : fixture.at("state").toGenericDict()) {
-      const std::string name = item.key().toStringRef();
-      torch::Tensor* target = own.find(name) != nullptr ? own.find(name) : buffers.find(name);
-      ASSERT_NE(target, nullptr) << name << " is not in gpubench's maskrcnn";
-      ASSERT_EQ(target->sizes(), item.value().toTensor().sizes()) << name;
-      target->copy_(item.value().toTensor());
-      ++loaded_tensors;
-    }
-    EXPECT_EQ(loaded_tensors, static_cast<int64_t>(own.size() + buffers.size()));
-  }
+  testing::load_state_by_name(net, fixture.at("state").toGenericDict());
   net.train();
   std::vector<mrcnn::Targets> targets;
   for (int64_t i = 0; i < 2; ++i) {

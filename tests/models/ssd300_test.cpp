@@ -10,9 +10,6 @@
 #include <ATen/record_function.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -20,6 +17,7 @@
 
 #include "modeling/model_registry.h"
 #include "models/ssd300.h"
+#include "python_reference.h"
 
 namespace gpubench {
 namespace ssd300_tests {
@@ -55,35 +53,12 @@ TEST(Ssd300, CountsTheReferencesParametersAndItsDefaultBoxes) {
       torch::allclose(defaults[8731], torch::tensor({0.5f, 0.5f, 0.87f / std::sqrt(2.0f), 1.0f})));
 }
 
-std::string reference_python() {
-  return GPUBENCH_REFERENCE_PYTHON;
-}
-
-// The reference's file: written by its script, read with torch::pickle_load.
-std::optional<c10::impl::GenericDict> reference_fixture() {
-  const std::string path = ::testing::TempDir() + "/ssd300_reference.pt";
-  const std::string command = reference_python() + " " + GPUBENCH_SOURCE_DIR +
-                              "/scripts/ssd300_reference.py fixture " + path;
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    ADD_FAILURE() << command << " exited " << status
-                  << ": the reference needs torch and torchvision for the LibTorch gpubench links "
-                     "(scripts/setup.sh installs python3-torchvision; scripts/check-torch2.sh "
-                     "the torchvision wheel)";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), {}};
-  std::remove(path.c_str());
-  return torch::pickle_load(bytes).toGenericDict();
-}
-
 torch::Tensor entry(const c10::impl::GenericDict& fixture, const std::string& key) {
   return fixture.at(key).toTensor();
 }
 
 TEST(Ssd300, ReferenceGivesTheSameOutputsAndLoss) {
-  const auto loaded = reference_fixture();
+  const auto loaded = testing::python_reference_fixture("ssd300_reference.py");
   if (!loaded) return;
   const c10::impl::GenericDict& fixture = *loaded;
   EXPECT_EQ(entry(fixture, "parameters").item<int64_t>(), kSsd300Parameters);
@@ -100,21 +75,7 @@ TEST(Ssd300, ReferenceGivesTheSameOutputsAndLoss) {
 
   auto model = ModelRegistry::instance().get("ssd300").instantiate();
   torch::nn::Module& net = model->module();
-  {
-    torch::NoGradGuard no_grad;
-    auto own = net.named_parameters();
-    auto buffers = net.named_buffers();
-    int64_t loaded = 0;
-    for (const auto& item : fixture.at("state").toGenericDict()) {
-      const std::string name = item.key().toStringRef();
-      torch::Tensor* target = own.find(name) != nullptr ? own.find(name) : buffers.find(name);
-      ASSERT_NE(target, nullptr) << name << " is not in gpubench's ssd300";
-      ASSERT_EQ(target->sizes(), item.value().toTensor().sizes()) << name;
-      target->copy_(item.value().toTensor());
-      ++loaded;
-    }
-    EXPECT_EQ(loaded, static_cast<int64_t>(own.size() + buffers.size()));
-  }
+  testing::load_state_by_name(net, fixture.at("state").toGenericDict());
   net.train();
   // One thread, as the reference ran: the same kernels in the same order of accumulation (batch
   // norm over the 1x1 map's two values amplifies any rounding difference).
