@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/empty_ops.h>
 
 #include "common/errors.h"
 
@@ -24,10 +25,12 @@ struct Loaded {
   std::string error;  // why not
 };
 
-// The folder of the libtorch_cpu this process runs on.
+// The folder of the libtorch_cpu this process runs on: where an operator's entry point, defined
+// there and never inline, lies (c10::Dispatcher::singleton is inline in 2.x: its address is in
+// the caller's own binary).
 fs::path libtorch_folder() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&c10::Dispatcher::singleton), &info) == 0 ||
+  if (dladdr(reinterpret_cast<void*>(&at::_ops::empty_memory_format::call), &info) == 0 ||
       info.dli_fname == nullptr) {
     return {};
   }
@@ -51,15 +54,16 @@ std::vector<fs::path> extensions_in(const fs::path& folder) {
 // The torchvision folder that belongs to the LibTorch in `torch_lib`: a wheel's beside its torch
 // package, Debian's in dist-packages.
 std::vector<fs::path> candidate_extensions(const fs::path& torch_lib) {
-  std::vector<fs::path> candidates;
   if (torch_lib.filename() == "lib" && torch_lib.parent_path().filename() == "torch") {
-    const auto wheel = extensions_in(torch_lib.parent_path().parent_path() / "torchvision");
-    candidates.insert(candidates.end(), wheel.begin(), wheel.end());
-  } else {
-    const auto debian = extensions_in("/usr/lib/python3/dist-packages/torchvision");
-    candidates.insert(candidates.end(), debian.begin(), debian.end());
+    return extensions_in(torch_lib.parent_path().parent_path() / "torchvision");
   }
-  return candidates;
+  // Debian's python3-torchvision belongs to Debian's LibTorch only: another LibTorch in a
+  // system folder would crash on its registrations.
+  const std::string folder = torch_lib.string();
+  if (folder.rfind("/usr/lib/", 0) == 0 || folder.rfind("/lib/", 0) == 0) {
+    return extensions_in("/usr/lib/python3/dist-packages/torchvision");
+  }
+  return {};
 }
 
 bool file_mentions(const fs::path& file, const std::string& text) {
