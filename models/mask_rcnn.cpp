@@ -631,7 +631,6 @@ Losses forward_losses(MaskRcnnImpl& net, const std::vector<torch::Tensor>& image
   Losses losses;
   std::vector<torch::Tensor> proposals =
       propose(*net.rpn, batch, features, targets, net.config, losses);
-  for (torch::Tensor& p : proposals) p = p.detach();
   const Sampled sampled = sample_proposals(std::move(proposals), targets, net.config.roi_sampled);
   box_losses(*net.roi_heads, features, batch, sampled, targets, losses);
   mask_loss(*net.roi_heads, features, batch, sampled, targets, losses);
