@@ -26,6 +26,9 @@ if [ -e "$tables/check-smoke.txt" ]; then
   grep -q "gloo-group-of-1 eager *ok" "$tables/check-smoke.txt"
   grep -q "shard-full gloo-group-of-1 eager *ok" "$tables/check-smoke.txt"
   grep -q "^fit then the run: .* ok " "$tables/check-smoke.txt"
+  # Both detectors trained: Mask R-CNN through torchvision's NMS and RoIAlign.
+  grep -q "^test-tiny-ssd bf16 b2 eager *ok" "$tables/check-smoke.txt"
+  grep -q "^test-tiny-maskrcnn fp32 b2 eager *ok" "$tables/check-smoke.txt"
 fi
 if [ -e "$tables/check-decode.txt" ]; then
   # The decode tier's bf16 entries ran, each with its ceiling (the CPU's measured copy) ...
