@@ -17,10 +17,31 @@ using layers::RmsNorm;
 using tensor_parallel::Split;
 using torch::Tensor;
 
-Tensor rotate_half(const Tensor& x) {
-  const auto halves = x.chunk(2, -1);
-  return torch::cat({-halves[1], halves[0]}, -1);
-}
+// One forward pass's rotary tables: cos and sin [tokens, head_dim] in float32, and in the dtype
+// the layers compute in, cast once for all of them by the first layer (the layers' q and k have
+// that dtype, which autocast or the weights decide), with the sign of rotate_half's first half
+// moved into the sine.
+class RotaryTables {
+ public:
+  RotaryTables(Tensor cos, Tensor sin) : cos_(std::move(cos)), sin_(std::move(sin)) {}
+
+  // x cos + rotate_half(x) sin, Hugging Face's apply_rotary_pos_emb for one of q and k: the same
+  // products, rotate_half's negation taken by the table.
+  Tensor apply(const Tensor& x) {
+    if (!cos_cast_.defined() || cos_cast_.scalar_type() != x.scalar_type()) {
+      const int64_t half = sin_.size(-1) / 2;
+      cos_cast_ = cos_.to(x.scalar_type());
+      signed_sin_cast_ = torch::cat({-sin_.narrow(-1, 0, half), sin_.narrow(-1, half, half)}, -1)
+                             .to(x.scalar_type());
+    }
+    const auto halves = x.chunk(2, -1);
+    return x * cos_cast_ + torch::cat({halves[1], halves[0]}, -1) * signed_sin_cast_;
+  }
+
+ private:
+  Tensor cos_, sin_;
+  Tensor cos_cast_, signed_sin_cast_;
+};
 
 // Inverse frequencies of the rotary embedding, with Llama 3.1's scaling where configured.
 Tensor inverse_frequencies(const LlamaConfig& c) {
@@ -72,32 +93,31 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
 
   // extras: the rotary cos and sin tables [tokens, head_dim].
   Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
-    return run(x, extras[0], extras[1], nullptr);
+    RotaryTables rotary(extras[0], extras[1]);
+    return run(x, rotary, nullptr);
   }
 
   // Generation: the keys and values of x's tokens written into the cache at `start`, attention
   // over every position the cache holds up to them.
   // With `position` (a device tensor [1]), the static form a CUDA graph can capture: the token
-  // written at that position, attention over the whole cache with `mask` (0 up to the
-  // position, -inf after it) added to the scores, no shape depending on the position.
+  // written at that position, attention over the whole cache with the slots after the position
+  // (`future`, true there) masked, no shape depending on the position.
   struct CacheSlot {
     Tensor& keys;
     Tensor& values;
     int64_t start;
     const Tensor* position = nullptr;
-    const Tensor* mask = nullptr;
+    const Tensor* future = nullptr;
   };
-  Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
-             const CacheSlot* cache) {
+  Tensor run(const Tensor& x, RotaryTables& rotary, const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
     const Tensor normed = tensor_parallel::copy_to_group(input_layernorm(x), group_);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
     Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
-    const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
-    q = q * cos + rotate_half(q) * sin;
-    k = k * cos + rotate_half(k) * sin;
+    q = rotary.apply(q);
+    k = rotary.apply(k);
     int64_t keys = tokens;
     if (cache && cache->position) {
       KvCache::write_at(cache->keys, *cache->position, k);
@@ -114,7 +134,7 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     }
     Tensor attended;
     if (cache && tokens == 1) {
-      attended = decode_attention(q, k, v, cache->mask);
+      attended = decode_attention(q, k, v, cache->future);
     } else {
       if (kv_heads_ != heads_) {
         k = k.repeat_interleave(heads_ / kv_heads_, 1);
@@ -136,16 +156,18 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
 
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of
   // query heads reads its shared key/value head as it lies in the cache (no copy of the cache
-  // per step, as repeating the heads would make); softmax in float32.
+  // per step, as repeating the heads would make). The positions after the token (`future`) are
+  // -inf. The softmax is computed in float32 and rounded once to the scores' dtype, inside its
+  // one kernel: the values of Hugging Face's softmax(dtype=float32).to(dtype) without its two
+  // casts (DecodeStep.SoftmaxInTheScoresDtypeIsTheFloat32OneRounded).
   Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                          const Tensor* mask) const {
+                          const Tensor* future) const {
     const int64_t batch = q.size(0), group = heads_ / kv_heads_;
     const Tensor grouped = q.reshape({batch, kv_heads_, group, head_dim_});
     Tensor scores =
         torch::matmul(grouped, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
-    if (mask) scores = scores.to(torch::kFloat) + *mask;
-    const Tensor weights = torch::softmax(scores, -1, torch::kFloat).to(q.scalar_type());
-    return torch::matmul(weights, v).reshape({batch, heads_, 1, head_dim_});
+    if (future) scores.masked_fill_(*future, -INFINITY);  // its own fresh tensor
+    return torch::matmul(torch::softmax(scores, -1), v).reshape({batch, heads_, 1, head_dim_});
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -199,10 +221,11 @@ class LlamaNetImpl : public torch::nn::Module {
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
     Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
-    const std::vector<Tensor> rotary = rotary_tables(start, n);
+    const std::vector<Tensor> tables = rotary_tables(start, n);
+    RotaryTables rotary(tables[0], tables[1]);
     for (size_t i = 0; i < layers.size(); ++i) {
       const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
-      hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
+      hidden = layers[i]->run(hidden, rotary, &slot);
     }
     cache.length = start + n;
     return tensor_parallel::gather_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1),
@@ -216,14 +239,12 @@ class LlamaNetImpl : public torch::nn::Module {
     const Tensor& inv_freq = frequencies_on(tokens.device());
     const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
-    const Tensor cos = angles.cos(), sin = angles.sin();
-    const Tensor slots = torch::arange(cache.capacity, position.options());
-    const Tensor mask =
-        torch::zeros({cache.capacity}, inv_freq.options()).masked_fill(slots > position, -INFINITY);
+    RotaryTables rotary(angles.cos(), angles.sin());
+    const Tensor future = torch::arange(cache.capacity, position.options()) > position;
     for (size_t i = 0; i < layers.size(); ++i) {
       const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position,
-                                                  &mask};
-      hidden = layers[i]->run(hidden, cos, sin, &slot);
+                                                  &future};
+      hidden = layers[i]->run(hidden, rotary, &slot);
     }
     return tensor_parallel::gather_vocabulary(head(norm(hidden)).squeeze(1), group);
   }

@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "torch_support/compat.h"
+
 namespace gpubench::layers {
 
 enum class RmsScale { kInInputDtype, kInFloat32 };
@@ -15,11 +17,12 @@ class RmsNormImpl : public torch::nn::Module {
       : eps_(eps), scale_(scale) {
     weight = register_parameter("weight", torch::ones({size}));
   }
+  // The normalisation in one operator where LibTorch has it (compat::rms_norm), with the weight
+  // inside it where it is applied before the rounding and has x's dtype.
   torch::Tensor forward(const torch::Tensor& x) {
-    const torch::Tensor x32 = x.to(torch::kFloat);
-    const torch::Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps_);
-    if (scale_ == RmsScale::kInFloat32) return (weight * normed).to(x.scalar_type());
-    return weight * normed.to(x.scalar_type());
+    if (scale_ == RmsScale::kInInputDtype) return weight * compat::rms_norm(x, eps_);
+    if (weight.scalar_type() == x.scalar_type()) return compat::rms_norm(x, eps_, weight);
+    return (weight * compat::rms_norm(x.to(torch::kFloat), eps_)).to(x.scalar_type());
   }
   torch::Tensor weight;
 

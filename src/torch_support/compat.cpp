@@ -79,6 +79,15 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
 #endif
 }
 
+at::Tensor rms_norm(const at::Tensor& x, double eps, const std::optional<at::Tensor>& weight) {
+#if GPUBENCH_TORCH_AT_LEAST(2, 4)
+  if (!autocast_enabled(x.device().type())) return at::rms_norm(x, {x.size(-1)}, weight, eps);
+#endif
+  const at::Tensor x32 = x.to(at::kFloat);
+  const at::Tensor normed = x32 * at::rsqrt(x32.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return (weight ? normed * *weight : normed).to(x.scalar_type());
+}
+
 void set_tf32(bool matmul, bool cudnn) {
   at::globalContext().setAllowTF32CuBLAS(matmul);
   at::globalContext().setAllowTF32CuDNN(cudnn);

@@ -80,6 +80,14 @@ at::ScalarType autocast_dtype(c10::DeviceType device);
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
                                         const at::Tensor& v, double dropout, bool causal);
 
+// RMSNorm's normalisation over the last dimension, x / sqrt(mean(x^2) + eps), in float32 and
+// rounded once to x's dtype; with `weight` (of x's dtype) multiplied in float32 before that
+// rounding. at::rms_norm from 2.4: one fused kernel on CUDA where LibTorch has one
+// (_fused_rms_norm). Before 2.4, and under autocast (whose rule for at::rms_norm is the device's
+// own), the same arithmetic in plain operators, as Hugging Face's RMSNorm writes it.
+at::Tensor rms_norm(const at::Tensor& x, double eps,
+                    const std::optional<at::Tensor>& weight = std::nullopt);
+
 // FP8 matmuls (docs/fp8.md): at::_scaled_mm with one tensor out and rowwise scales came in 2.5
 // (2.1 to 2.4 return (out, amax) and scale per tensor only); the float8 dtypes with it.
 #if GPUBENCH_TORCH_AT_LEAST(2, 5)

@@ -1,0 +1,122 @@
+// Llama's decode step as a CUDA graph replays it (next_token_logits_at: one token, the static
+// cache), counted on the CPU: what it would launch on a GPU, a layer at a time
+// (tests/recorded_operators.h). At batch 1 a decoded token reads every weight once, and every
+// launch costs a few microseconds on top; 48 launches a layer were about 1,500 a token in
+// Llama 3.1 8B, the size of the gap between its decode on the H200 (7.4 ms a token) and the
+// bandwidth's floor (2.9 ms). And the two rewrites that cut them compute Hugging Face's values.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+
+#include "modeling/rms_norm.h"
+#include "models/llama.h"
+#include "recorded_operators.h"
+
+namespace gpubench {
+namespace {
+
+models::LlamaConfig tiny_config(int64_t layers) {
+  models::LlamaConfig config;
+  config.vocab_size = 64;
+  config.hidden_size = 64;
+  config.intermediate_size = 128;
+  config.num_layers = layers;
+  config.num_heads = 4;
+  config.num_kv_heads = 2;
+  config.max_positions = 64;
+  return config;
+}
+
+// One static decode step of a bf16 model with `layers` layers, after an 8-token prompt and the
+// warm-up step that a capture makes.
+testing::RecordedOperators decode_step(int64_t layers) {
+  torch::manual_seed(0);
+  ModelOptions options;
+  options.seq_len = 8;
+  models::LlamaModel model(tiny_config(layers), options);
+  model.cast_for_inference(torch::kBFloat16);
+  model.module().eval();
+  const c10::InferenceMode inference_mode;
+  KvCache cache = model.allocate_cache(1, 16, torch::kCPU, torch::kBFloat16);
+  model.next_token_logits(torch::randint(64, {1, 8}, torch::kLong), cache);
+  const torch::Tensor token = torch::randint(64, {1, 1}, torch::kLong);
+  const torch::Tensor position = torch::full({1}, cache.length, torch::kLong);
+  model.next_token_logits_at(token, position, cache);
+  return testing::record_operators([&] { model.next_token_logits_at(token, position, cache); });
+}
+
+// Per layer: 7 GEMMs and attention's 2 batched products; RMSNorm twice (with LibTorch's fused
+// operator, 2.4 and newer: it and the weight's product; without it, Hugging Face's 8 operators);
+// the rotary embedding of q and k (4 each); the cache's 2 writes; the scale, the mask and the
+// softmax; 2 residual sums; SiLU and its product. 48 before the rotary tables were cast once a
+// step, rotate_half's negation moved into them, and the softmax computed in the scores' dtype.
+TEST(DecodeStep, LaunchesAtMostItsBudgetPerLayer) {
+  const testing::RecordedOperators one = decode_step(1), two = decode_step(2);
+  const bool fused_norm = two.called.count("aten::_fused_rms_norm") > 0;
+  const size_t budget = fused_norm ? 30 : 42;
+  std::map<std::string, int> layer;
+  for (const auto& name : two.launches) ++layer[name];
+  for (const auto& name : one.launches) --layer[name];
+  std::string listing;
+  for (const auto& [name, count] : layer) listing += "\n  " + std::to_string(count) + " " + name;
+  const size_t per_layer = two.launches.size() - one.launches.size();
+  std::cout << "decode step: " << per_layer << " launches a layer (fused RMSNorm: " << fused_norm
+            << "), " << 2 * one.launches.size() - two.launches.size() << " outside the layers\n";
+  EXPECT_LE(per_layer, budget) << listing;
+  // The census sees the step: its GEMMs, and no float32 copy of the scores.
+  EXPECT_EQ(layer["aten::mm in aten::matmul"] + layer["aten::mm in aten::linear"] +
+                layer["aten::addmm in aten::linear"],
+            7)
+      << listing;
+  EXPECT_EQ(layer["aten::_softmax in aten::softmax"], 1) << listing;
+  EXPECT_EQ(layer["aten::neg"], 0) << listing;
+}
+
+// LibTorch's bf16 softmax kernels (CUDA's and the CPU's) compute in float32 and round once on the
+// way out, as softmax(dtype=float32).to(bf16) does in two kernels. (fp16 runs on CUDA only, where
+// the same kernel template serves both dtypes; the CPU has no fp16 softmax in 1.13.)
+TEST(DecodeStep, SoftmaxInTheScoresDtypeIsTheFloat32OneRounded) {
+  torch::manual_seed(0);
+  for (const int64_t positions : {7, 16, 33, 512, 1000}) {
+    const torch::Tensor future = torch::rand({positions}) > 0.7;
+    future[0] = false;
+    const torch::Tensor scores = (4 * torch::randn({3, 4, 2, positions}))
+                                     .to(torch::kBFloat16)
+                                     .masked_fill(future, -INFINITY);
+    EXPECT_TRUE(torch::equal(torch::softmax(scores, -1),
+                             torch::softmax(scores, -1, torch::kFloat).to(torch::kBFloat16)))
+        << "over " << positions << " positions";
+  }
+}
+
+// compat::rms_norm (at::rms_norm where LibTorch has it) gives Hugging Face's values bit for bit:
+// LlamaRMSNorm's weight after the rounding, Olmo2RMSNorm's (gpt-oss) before it.
+TEST(DecodeStep, RmsNormIsHuggingFacesArithmetic) {
+  torch::manual_seed(0);
+  const double eps = 1e-5;
+  for (const auto dtype : {torch::kBFloat16, torch::kHalf, torch::kFloat}) {
+    const torch::Tensor x = (3 * torch::randn({4, 7, 2880})).to(dtype);
+    const torch::Tensor x32 = x.to(torch::kFloat);
+    const torch::Tensor normed = x32 * torch::rsqrt(x32.pow(2).mean(-1, true) + eps);
+    for (const auto scale : {layers::RmsScale::kInInputDtype, layers::RmsScale::kInFloat32}) {
+      layers::RmsNorm norm(2880, eps, scale);
+      {
+        torch::NoGradGuard no_grad;
+        norm->weight.copy_(1 + 0.1 * torch::randn({2880}));
+      }
+      norm->to(dtype);
+      const torch::Tensor w = norm->weight.detach();
+      const torch::Tensor expected =
+          scale == layers::RmsScale::kInInputDtype ? w * normed.to(dtype) : (w * normed).to(dtype);
+      const torch::Tensor got = norm(x).detach();
+      EXPECT_EQ(got.scalar_type(), dtype);
+      EXPECT_TRUE(torch::equal(got, expected))
+          << dtype << ", weight " << (scale == layers::RmsScale::kInFloat32 ? "before" : "after")
+          << " the rounding: " << (got.to(torch::kFloat) - expected.to(torch::kFloat)).abs().max();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpubench
