@@ -116,8 +116,16 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
     Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
-    q = rotary.apply(q);
-    k = rotary.apply(k);
+    if (cache) {
+      // Generation: q and k through the rotary embedding as one tensor, one set of kernels for
+      // both. Training keeps them apart, so that backward holds no joined copy.
+      const Tensor rotated = rotary.apply(torch::cat({q, k}, 1));
+      q = rotated.narrow(1, 0, heads_);
+      k = rotated.narrow(1, heads_, kv_heads_);
+    } else {
+      q = rotary.apply(q);
+      k = rotary.apply(k);
+    }
     int64_t keys = tokens;
     if (cache && cache->position) {
       KvCache::write_at(cache->keys, *cache->position, k);
