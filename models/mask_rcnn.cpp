@@ -29,6 +29,7 @@
 #include "modeling/flop_counter.h"
 #include "modeling/layers.h"
 #include "modeling/model_registry.h"
+#include "modeling/synthetic_objects.h"
 #include "models/resnet.h"
 #include "torch_support/vision_ops.h"
 
@@ -41,7 +42,6 @@ namespace F = torch::nn::functional;
 
 constexpr int64_t kClasses = 91;  // COCO's 90 category ids and the background
 constexpr int64_t kFpnChannels = 256;
-constexpr int64_t kCocoObjectsPerImage = 7;
 
 // What a network is built and trained at: the image sizes, and how many proposals the RPN keeps
 // and samples. torchvision's defaults, and the tiny test model's (fewer proposals: its step takes
@@ -731,8 +731,7 @@ ModelInfo maskrcnn_info(bool tiny) {
       "shapes change from step to step";
   can.needs_vision_ops = true;
   info.create = [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-    return std::make_unique<MaskRcnnModel>(
-        config, options.objects_per_image > 0 ? options.objects_per_image : kCocoObjectsPerImage);
+    return std::make_unique<MaskRcnnModel>(config, objects_per_image(options));
   };
   return info;
 }

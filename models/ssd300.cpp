@@ -19,6 +19,7 @@
 #include "modeling/detection_boxes.h"
 #include "modeling/layers.h"
 #include "modeling/model_registry.h"
+#include "modeling/synthetic_objects.h"
 #include "models/resnet.h"
 #include "models/ssd300.h"
 
@@ -33,7 +34,6 @@ constexpr double kMatchIou = 0.5;
 constexpr double kScaleXy = 0.1;
 constexpr double kScaleWh = 0.2;
 constexpr int64_t kNegativesPerPositive = 3;
-constexpr int64_t kCocoObjectsPerImage = 7;  // COCO 2017 train's mean, rounded
 
 }  // namespace
 
@@ -280,8 +280,7 @@ ModelInfo ssd300_info(bool tiny) {
   can.graph_training = true;
   can.weight_formats = {};
   info.create = [tiny](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-    return std::make_unique<Ssd300Model>(
-        tiny, options.objects_per_image > 0 ? options.objects_per_image : kCocoObjectsPerImage);
+    return std::make_unique<Ssd300Model>(tiny, objects_per_image(options));
   };
   return info;
 }
