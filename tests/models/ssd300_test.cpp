@@ -7,10 +7,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <ATen/record_function.h>
-
 #include <cmath>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +15,7 @@
 #include "modeling/model_registry.h"
 #include "models/ssd300.h"
 #include "python_reference.h"
+#include "recorded_operators.h"
 
 namespace gpubench {
 namespace ssd300_tests {
@@ -121,21 +119,16 @@ TEST(Ssd300, ItsLossHasNoOperatorThatWaitsForTheDevice) {
   const torch::Tensor locations = torch::randn({2, 4, 8732}, torch::requires_grad());
   const torch::Tensor scores = torch::randn({2, 81, 8732}, torch::requires_grad());
 
-  static std::mutex mutex;
-  static std::set<std::string> seen;
-  seen.clear();
-  const auto handle = at::addGlobalCallback(
-      at::RecordFunctionCallback([](const at::RecordFunction& fn)
-                                     -> std::unique_ptr<at::ObserverContext> {
-        std::lock_guard<std::mutex> lock(mutex);
-        seen.insert(fn.name());
-        return nullptr;
-      }).scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
-  const torch::Tensor loss =
-      ssd::loss(locations, scores, torch::stack(boxes), torch::stack(labels), defaults);
-  loss.backward();
-  at::removeCallback(handle);
-  EXPECT_TRUE(seen.count("aten::sort")) << "the callback saw the loss's operators";
+  torch::Tensor loss;
+  const std::multiset<std::string> seen =
+      testing::record_operators([&] {
+        loss = ssd::loss(locations, scores, torch::stack(boxes), torch::stack(labels), defaults);
+        loss.backward();
+      }).called;
+  EXPECT_TRUE(seen.count("aten::sort")) << "the recording saw the loss's forward";
+  EXPECT_TRUE(seen.count("aten::log_softmax_backward_data") ||
+              seen.count("aten::_log_softmax_backward_data"))
+      << "and its backward";
   EXPECT_TRUE(std::isfinite(loss.item<double>()));
   EXPECT_TRUE(scores.grad().defined());
   for (const std::string& op : kHostSynchronisingOps) EXPECT_EQ(seen.count(op), 0u) << op;
