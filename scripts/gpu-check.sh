@@ -125,6 +125,19 @@ fit_for() {
       --output "$run_dir/fit-$(basename "$result")" < /dev/null >> "$log" 2>&1 || true
   done < <(python3 scripts/gpu_check_table.py select fit "$run_dir" "$@")
 }
+# Kernels a decoded token launches (eager, bf16, batch 1): two profiled generations 8 tokens
+# apart; the census of DecodeStep.LaunchesAtMostItsBudgetPerLayer, checked on the device.
+decode_extras() {
+  local n
+  for n in 8 16; do
+    "$gb" --log-level warn infer --device "$DEVICE" --model "$(small test-tiny-llama llama-3.1-8b)" \
+      --precision bf16 --batch-size 1 --prompt-len "$(small 16 512)" --gen-len "$n" \
+      --warmup-steps 1 --steps 1 --repeat 1 --profile "$scratch/decode-$n-trace.json" \
+      --output "$scratch/decode-$n.json" >> "$log" 2>&1 || true
+  done
+  python3 scripts/kernels_per_token.py "$scratch/decode-8-trace.json" "$scratch/decode-16-trace.json" \
+    --tokens 8 >> "$scratch/extras.txt" 2>> "$log" || echo "kernels per token failed" >> "$scratch/extras.txt"
+}
 compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-50 step each side
   local run_dir=$1 result model half
   model=$(small test-tiny-cnn resnet50); half=$(small bf16 fp16)
@@ -163,6 +176,7 @@ for tier in "$@"; do
     smoke) smoke_extras "$run_dir" ;;
     memory) fit_for "$run_dir" ;;
     compare) compare_extras "$run_dir" ;;
+    decode) decode_extras ;;
     lm) "$gb" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8 -e "$(small 1M 256M)" \
           -o "$run_dir/allreduce.json" >> "$scratch/extras.txt" 2>&1 || echo "allreduce failed" >> "$scratch/extras.txt" ;;
   esac
@@ -181,7 +195,7 @@ for tier in "$@"; do
     echo "# tier $tier: $(($(date +%s) - tier_start)) s"
   } > "$table"
   cat "$table"
-  grep -q "^# gpu-check: tier $tier failed\|^# profiled step: \(failed\|no result\)\|^# \(scale\|allreduce\|profile table\) failed" "$table" && failed=$((failed + 1))
+  grep -q "^# gpu-check: tier $tier failed\|^# profiled step: \(failed\|no result\)\|^# \(scale\|allreduce\|profile table\|kernels per token\) failed" "$table" && failed=$((failed + 1))
   tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 done
 [ "$failed" = 0 ] || { echo "gpu-check: $failed tier(s) failed" >&2; exit 1; }

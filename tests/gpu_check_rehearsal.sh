@@ -37,5 +37,7 @@ if [ -e "$tables/check-decode.txt" ]; then
   # ... and gpt-oss's stand-in, MXFP4 experts, with its prefill, its experts' load and its ceiling.
   grep -q "test-tiny-gpt-oss bf16 infer b1 p16 mxfp4 eager *ok .*prefill .* tokens/sec; expert load .*% of the .* tokens/sec ceiling" \
     "$tables/check-decode.txt"
+  # ... and the two profiled generations whose kernels a GPU counts (none in a CPU trace).
+  grep -q "^# kernels per decoded token: none in the traces" "$tables/check-decode.txt"
 fi
 echo "gpu-check rehearsal: $* ran clean"
