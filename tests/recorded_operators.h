@@ -1,12 +1,11 @@
 // The ATen operators that a piece of code calls on this thread, through RecordFunction: every
 // operator's name, and the launches a CUDA device would make for them. CUDA's rule, emulated on
-// the CPU: a leaf operator (one that calls no other) launches a kernel unless it only makes a
-// view, allocates, or converts to the type a tensor already has; an operator that has a fused
-// CUDA kernel of its own is one launch, whatever its CPU fallback calls.
+// the CPU: an operator whose callees launch nothing launches a kernel itself unless it only makes a
+// view, allocates, or converts to the type a tensor already has; an operator that CUDA runs as one
+// kernel (operators_of_one_cuda_kernel) is one launch, whatever the CPU calls inside it.
 #pragma once
 
 #include <functional>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
