@@ -9,10 +9,13 @@
 
 #include <iostream>
 #include <map>
+#include <optional>
 
+#include "modeling/linear_compute.h"
 #include "modeling/rms_norm.h"
 #include "models/llama.h"
 #include "recorded_operators.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -29,14 +32,16 @@ models::LlamaConfig tiny_config(int64_t layers) {
   return config;
 }
 
-// One static decode step of a bf16 model with `layers` layers, after an 8-token prompt and the
-// warm-up step that a capture makes.
-testing::RecordedOperators decode_step(int64_t layers) {
+// One static decode step of a bf16 model with `layers` layers (its products in `format` where
+// given), after an 8-token prompt and the warm-up step that a capture makes.
+testing::RecordedOperators decode_step(int64_t layers,
+                                       std::optional<layers::InferenceWeights> format = {}) {
   torch::manual_seed(0);
   ModelOptions options;
   options.seq_len = 8;
   models::LlamaModel model(tiny_config(layers), options);
   model.cast_for_inference(torch::kBFloat16);
+  if (format) layers::quantize_linear_layers(model.module(), *format);
   model.module().eval();
   const c10::InferenceMode inference_mode;
   KvCache cache = model.allocate_cache(1, 16, torch::kCPU, torch::kBFloat16);
@@ -73,6 +78,36 @@ TEST(DecodeStep, LaunchesAtMostItsBudgetPerLayer) {
       << listing;
   EXPECT_EQ(layer["aten::_softmax in aten::softmax"], 1) << listing;
   EXPECT_EQ(layer["aten::neg"], 0) << listing;
+}
+
+// Integer weights change the products' kernels, not their number: each linear layer is one
+// int4 matmul (the CPU's or CUDA's tinygemm), with no cast or copy of its input or output.
+TEST(DecodeStep, Int4WeightsLaunchOneKernelPerProduct) {
+  if (!compat::kHasIntWeights) {
+    GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no int4 kernels";
+  }
+  layers::InferenceWeights int4;
+  int4.format = layers::InferenceWeights::Format::kInt4;
+  int4.group = 32;
+  const auto per_layer = [](const testing::RecordedOperators& one,
+                            const testing::RecordedOperators& two) {
+    std::map<std::string, int> layer;
+    for (const auto& name : two.launches) ++layer[name];
+    for (const auto& name : one.launches) --layer[name];
+    return layer;
+  };
+  const auto bf16 = per_layer(decode_step(1), decode_step(2));
+  const auto quantized = per_layer(decode_step(1, int4), decode_step(2, int4));
+  int bf16_total = 0, quantized_total = 0, int4_products = 0;
+  std::string listing;
+  for (const auto& [name, count] : bf16) bf16_total += count;
+  for (const auto& [name, count] : quantized) {
+    quantized_total += count;
+    if (name.find("int4pack_mm") != std::string::npos) int4_products += count;
+    listing += "\n  " + std::to_string(count) + " " + name;
+  }
+  EXPECT_EQ(int4_products, 7) << listing;
+  EXPECT_EQ(quantized_total, bf16_total) << listing;
 }
 
 // LibTorch's bf16 softmax kernels (CUDA's and the CPU's) compute in float32 and round once on the
