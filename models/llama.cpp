@@ -17,29 +17,39 @@ using layers::RmsNorm;
 using tensor_parallel::Split;
 using torch::Tensor;
 
-// One forward pass's rotary tables: cos and sin [tokens, head_dim] in float32, and in the dtype
-// the layers compute in, cast once for all of them by the first layer (the layers' q and k have
-// that dtype, which autocast or the weights decide), with the sign of rotate_half's first half
-// moved into the sine.
+// One forward pass's rotary tables in float32: cos [tokens, head_dim] and the sine with the sign
+// of rotate_half's first half moved into it, made once for all the layers; and both in the dtype
+// the layers compute in, cast once by the first layer that asks (the layers' q and k have that
+// dtype, which autocast or the weights decide).
 class RotaryTables {
  public:
-  RotaryTables(Tensor cos, Tensor sin) : cos_(std::move(cos)), sin_(std::move(sin)) {}
+  // From cos and sin [tokens, head_dim], float32.
+  static RotaryTables of(const Tensor& cos, const Tensor& sin) {
+    const int64_t half = sin.size(-1) / 2;
+    return {cos, torch::cat({-sin.narrow(-1, 0, half), sin.narrow(-1, half, half)}, -1)};
+  }
+  // The float32 tables as a checkpointed block's extras carry them, and back.
+  std::vector<Tensor> as_extras() const { return {cos_, signed_sin_}; }
+  static RotaryTables from_extras(const std::vector<Tensor>& extras) {
+    return {extras.at(0), extras.at(1)};
+  }
 
   // x cos + rotate_half(x) sin, Hugging Face's apply_rotary_pos_emb for one of q and k: the same
   // products, rotate_half's negation taken by the table.
   Tensor apply(const Tensor& x) {
     if (!cos_cast_.defined() || cos_cast_.scalar_type() != x.scalar_type()) {
-      const int64_t half = sin_.size(-1) / 2;
       cos_cast_ = cos_.to(x.scalar_type());
-      signed_sin_cast_ = torch::cat({-sin_.narrow(-1, 0, half), sin_.narrow(-1, half, half)}, -1)
-                             .to(x.scalar_type());
+      signed_sin_cast_ = signed_sin_.to(x.scalar_type());
     }
     const auto halves = x.chunk(2, -1);
     return x * cos_cast_ + torch::cat({halves[1], halves[0]}, -1) * signed_sin_cast_;
   }
 
  private:
-  Tensor cos_, sin_;
+  RotaryTables(Tensor cos, Tensor signed_sin)
+      : cos_(std::move(cos)), signed_sin_(std::move(signed_sin)) {}
+
+  Tensor cos_, signed_sin_;
   Tensor cos_cast_, signed_sin_cast_;
 };
 
@@ -91,9 +101,9 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     down_proj = mlp->register_module("down_proj", linear(mlp_width, h, "down", Split::kRows));
   }
 
-  // extras: the rotary cos and sin tables [tokens, head_dim].
+  // extras: RotaryTables::as_extras().
   Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
-    RotaryTables rotary(extras[0], extras[1]);
+    RotaryTables rotary = RotaryTables::from_extras(extras);
     return run(x, rotary, nullptr);
   }
 
@@ -218,7 +228,8 @@ class LlamaNetImpl : public torch::nn::Module {
 
   Tensor forward(const Tensor& tokens) {
     Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
-    const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
+    const std::vector<Tensor> tables = rotary_tables(0, tokens.size(1));
+    const std::vector<Tensor> rotary = RotaryTables::of(tables[0], tables[1]).as_extras();
     for (LlamaDecoderLayer& layer : layers) {
       hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
     }
@@ -230,7 +241,7 @@ class LlamaNetImpl : public torch::nn::Module {
     const int64_t n = tokens.size(1), start = cache.length;
     Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> tables = rotary_tables(start, n);
-    RotaryTables rotary(tables[0], tables[1]);
+    RotaryTables rotary = RotaryTables::of(tables[0], tables[1]);
     for (size_t i = 0; i < layers.size(); ++i) {
       const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
       hidden = layers[i]->run(hidden, rotary, &slot);
@@ -247,7 +258,7 @@ class LlamaNetImpl : public torch::nn::Module {
     const Tensor& inv_freq = frequencies_on(tokens.device());
     const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
-    RotaryTables rotary(angles.cos(), angles.sin());
+    RotaryTables rotary = RotaryTables::of(angles.cos(), angles.sin());
     const Tensor future = torch::arange(cache.capacity, position.options()) > position;
     for (size_t i = 0; i < layers.size(); ++i) {
       const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position,
