@@ -52,6 +52,24 @@ testing::RecordedOperators decode_step(int64_t layers,
   return testing::record_operators([&] { model.next_token_logits_at(token, position, cache); });
 }
 
+// What one layer launches: a two-layer step's launches less a one-layer step's, by name.
+struct LayerLaunches {
+  std::map<std::string, int> by_name;
+  int total = 0;
+  std::string listing;  // for a failure's message
+};
+LayerLaunches layer_launches(const testing::RecordedOperators& one,
+                             const testing::RecordedOperators& two) {
+  LayerLaunches layer;
+  for (const auto& name : two.launches) ++layer.by_name[name];
+  for (const auto& name : one.launches) --layer.by_name[name];
+  for (const auto& [name, count] : layer.by_name) {
+    layer.total += count;
+    layer.listing += "\n  " + std::to_string(count) + " " + name;
+  }
+  return layer;
+}
+
 // Per layer: 7 GEMMs and attention's 2 batched products; RMSNorm twice (where LibTorch has its
 // fused operator, 2.11: it and the weight's product; without it, Hugging Face's 8 operators);
 // the rotary embedding of q and k joined (5); the cache's 2 writes; the scale, the mask and the
@@ -61,23 +79,18 @@ testing::RecordedOperators decode_step(int64_t layers,
 TEST(DecodeStep, LaunchesAtMostItsBudgetPerLayer) {
   const testing::RecordedOperators one = decode_step(1), two = decode_step(2);
   const bool fused_norm = two.called.count("aten::_fused_rms_norm") > 0;
-  const size_t budget = fused_norm ? 27 : 39;
-  std::map<std::string, int> layer;
-  for (const auto& name : two.launches) ++layer[name];
-  for (const auto& name : one.launches) --layer[name];
-  std::string listing;
-  for (const auto& [name, count] : layer) listing += "\n  " + std::to_string(count) + " " + name;
-  const size_t per_layer = two.launches.size() - one.launches.size();
-  std::cout << "decode step: " << per_layer << " launches a layer (fused RMSNorm: " << fused_norm
+  const int budget = fused_norm ? 27 : 39;
+  LayerLaunches layer = layer_launches(one, two);
+  std::cout << "decode step: " << layer.total << " launches a layer (fused RMSNorm: " << fused_norm
             << "), " << 2 * one.launches.size() - two.launches.size() << " outside the layers\n";
-  EXPECT_LE(per_layer, budget) << listing;
+  EXPECT_LE(layer.total, budget) << layer.listing;
   // The census sees the step: its GEMMs, and no float32 copy of the scores.
-  EXPECT_EQ(layer["aten::mm in aten::matmul"] + layer["aten::mm in aten::linear"] +
-                layer["aten::addmm in aten::linear"],
+  EXPECT_EQ(layer.by_name["aten::mm in aten::matmul"] + layer.by_name["aten::mm in aten::linear"] +
+                layer.by_name["aten::addmm in aten::linear"],
             7)
-      << listing;
-  EXPECT_EQ(layer["aten::_softmax in aten::softmax"], 1) << listing;
-  EXPECT_EQ(layer["aten::neg"], 0) << listing;
+      << layer.listing;
+  EXPECT_EQ(layer.by_name["aten::_softmax in aten::softmax"], 1) << layer.listing;
+  EXPECT_EQ(layer.by_name["aten::neg"], 0) << layer.listing;
 }
 
 // Integer weights change the products' kernels, not their number: each linear layer is one
@@ -89,25 +102,14 @@ TEST(DecodeStep, Int4WeightsLaunchOneKernelPerProduct) {
   layers::InferenceWeights int4;
   int4.format = layers::InferenceWeights::Format::kInt4;
   int4.group = 32;
-  const auto per_layer = [](const testing::RecordedOperators& one,
-                            const testing::RecordedOperators& two) {
-    std::map<std::string, int> layer;
-    for (const auto& name : two.launches) ++layer[name];
-    for (const auto& name : one.launches) --layer[name];
-    return layer;
-  };
-  const auto bf16 = per_layer(decode_step(1), decode_step(2));
-  const auto quantized = per_layer(decode_step(1, int4), decode_step(2, int4));
-  int bf16_total = 0, quantized_total = 0, int4_products = 0;
-  std::string listing;
-  for (const auto& [name, count] : bf16) bf16_total += count;
-  for (const auto& [name, count] : quantized) {
-    quantized_total += count;
+  const LayerLaunches bf16 = layer_launches(decode_step(1), decode_step(2));
+  const LayerLaunches quantized = layer_launches(decode_step(1, int4), decode_step(2, int4));
+  int int4_products = 0;
+  for (const auto& [name, count] : quantized.by_name) {
     if (name.find("int4pack_mm") != std::string::npos) int4_products += count;
-    listing += "\n  " + std::to_string(count) + " " + name;
   }
-  EXPECT_EQ(int4_products, 7) << listing;
-  EXPECT_EQ(quantized_total, bf16_total) << listing;
+  EXPECT_EQ(int4_products, 7) << quantized.listing;
+  EXPECT_EQ(quantized.total, bf16.total) << quantized.listing;
 }
 
 // LibTorch's bf16 softmax kernels (CUDA's and the CPU's) compute in float32 and round once on the
