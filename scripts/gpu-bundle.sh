@@ -16,20 +16,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="${GPUBENCH_TORCH_VERSION:-2.11.0}"
-venv="${GPUBENCH_TORCH2_VENV:-.deps/torch-$version-venv}"
+venv="$(realpath -m "${GPUBENCH_DEPS_DIR:-.deps}")/torch-$version-venv"  # where scripts/libtorch.sh installs it
 build_dir="${GPUBENCH_TORCH2_BUILD_DIR:-build-torch2}"
 bundle=.deps/gpu-bundle
 max_mib=40
 export PATH="$PATH:/usr/local/cuda/bin"
 
-if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" \
-  2>/dev/null; then
-  python3 -m venv --clear "$venv"
-  "$venv/bin/pip" install -q "torch==$version"
-fi
+prefix=$(GPUBENCH_LIBTORCH=wheel GPUBENCH_TORCH_VERSION="$version" bash scripts/libtorch.sh prefix)
+bash scripts/libtorch.sh build-folder "$build_dir" "$prefix"
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_FUZZ=OFF \
-    -DCMAKE_PREFIX_PATH="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+    -DCMAKE_PREFIX_PATH="$prefix"
 fi
 cmake --build "$build_dir" --target gpubench gpubench-train gpubench_tests --parallel "$(nproc)"
 
@@ -80,12 +77,12 @@ echo "gpu-bundle: $bundle, ${size_mib} MiB: $(cd "$bundle" && find bin lib -type
 # The check, in a shell whose python3 is the wheel's, as on the GPU machine.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-PATH="$PWD/$venv/bin:$PATH" bash -c "
+PATH="$venv/bin:$PATH" bash -c "
   set -euo pipefail
   source '$bundle/env.sh'
   for program in gpubench gpubench-train; do
     outside=\$(ldd '$bundle/bin/'\$program | awk '\$2 == \"=>\" && \$3 ~ /^\\// { print \$1, \$3 }' |
-      grep -E '^lib(torch|c10|cudart|nccl)' | grep -v '$PWD/$venv/' || true)
+      grep -E '^lib(torch|c10|cudart|nccl)' | grep -v '$venv/' || true)
     [ -z \"\$outside\" ] || { echo \"gpu-bundle: \$program binds outside the wheel: \$outside\"; exit 1; }
   done
   '$bundle/bin/gpubench' --log-level warn train --model resnet50 --device cpu --batch-size 2 \

@@ -67,7 +67,7 @@ build_gpubench > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 grep "^gpu-check:" "$OUT/build.log" | tee -a "$log" || true
 echo "start-up: $(($(date +%s) - start)) s" | tee -a "$log"
 gb="$build/gpubench"
-"$gb" env > "$OUT/env.json"
+"$gb" env --format json > "$OUT/env.json"
 gpu=cpu-rehearsal
 [ "$DEVICE" = cpu ] || gpu=$(python3 -c 'import json, re, sys
 print(re.sub(r"[^a-z0-9]+", "-", json.load(open(sys.argv[1]))["gpu_name"].lower()).strip("-"))' "$OUT/env.json")
@@ -157,6 +157,29 @@ compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-5
       -o "$run_dir/scale-$(basename "$result")" < /dev/null >> "$log" 2>&1 || echo "scale failed" >> "$scratch/extras.txt"
   done < <(python3 scripts/gpu_check_table.py select scale "$run_dir")
 }
+
+# The README's first command (scripts/benchmark.sh) as a lab would run it, on this gpubench (the
+# bundle's, without setup): ahead of the smoke tier. Its table says which LibTorch and device it
+# used (gpubench env's first lines) and its figure; its result goes with the tier's.
+readme_first_command() {
+  local run_dir table="$folder/check-readme.txt" shorter=()
+  run_dir="$folder/readme-$(date -u +%Y-%m-%dT%H%M%S)"
+  mkdir -p "$run_dir"
+  # The rehearsal only checks the path: one short step instead of the CPU's three trials of 8.
+  [ "$DEVICE" = cpu ] && shorter=(--batch-size 2 --warmup-steps 1 --steps 1 --repeat 1 --threads 1)
+  { echo "# gpubench GPU check, the README's first command, $(date -u +%FT%TZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    if GPUBENCH_BINARY="$gb" bash scripts/benchmark.sh "${shorter[@]}" --output "$run_dir" > "$scratch/readme.txt" 2>&1; then
+      echo "# status: ok"
+    else
+      echo "# gpu-check: the README's first command failed"
+    fi
+    grep "^benchmark.sh: \|^resnet50 \|^model \|^result: " "$scratch/readme.txt" || tail -5 "$scratch/readme.txt"
+  } > "$table"
+  cat "$table" | tee -a "$log"
+  grep -q "^# gpu-check: the README's first command failed" "$table" && failed=$((failed + 1))
+  return 0
+}
+[[ " $* " != *" smoke "* ]] || readme_first_command
 
 for tier in "$@"; do
   tier_start=$(date +%s)

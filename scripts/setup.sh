@@ -3,14 +3,20 @@
 #   setup.sh             everything: gpubench and the whole test suite (scripts/test.sh)
 #   setup.sh TARGET...   only what building those targets needs, and only them
 #                        (scripts/benchmark.sh: gpubench gpubench-train)
+# The LibTorch is the machine's (scripts/libtorch.sh): with an NVIDIA driver, a CUDA LibTorch (the
+# torch with CUDA of the python3 on PATH, else the torch wheel from PyPI in .deps/); without one,
+# Debian's libtorch-dev (1.13, CPU). GPUBENCH_LIBTORCH=debian|wheel|/path/to/libtorch overrides,
+# GPUBENCH_TORCH_VERSION pins the wheel. The build folder records the LibTorch it was configured
+# with (libtorch.txt); another LibTorch rebuilds it from clean.
 # Idempotent; run as root or with sudo available. GPUBENCH_BUILD_DIR overrides build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
+libtorch_kind=$(bash scripts/libtorch.sh kind)  # a bad GPUBENCH_LIBTORCH stops here, exit 2
 
 build_packages=(
   build-essential cmake ninja-build git ccache
-  libtorch-dev libgloo-dev
+  libgloo-dev
   libopenblas0-pthread  # without it LibTorch's CPU matmuls fall back to the reference BLAS (~15x slower)
   libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
 )
@@ -24,6 +30,10 @@ test_packages=(
 )
 packages=("${build_packages[@]}")
 [ "${#targets[@]}" -eq 0 ] && packages+=("${test_packages[@]}")
+case "$libtorch_kind" in
+  debian) packages+=(libtorch-dev) ;;
+  wheel) packages+=(python3-venv) ;;  # the wheel's virtual environment
+esac
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -38,14 +48,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 build_dir="${GPUBENCH_BUILD_DIR:-build}"
+libtorch_prefix=$(bash scripts/libtorch.sh prefix)
+bash scripts/libtorch.sh build-folder "$build_dir" "$libtorch_prefix"
+configure=(cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${GPUBENCH_CMAKE_ARGS-})
+if [ -n "$libtorch_prefix" ]; then configure+=("-DCMAKE_PREFIX_PATH=$libtorch_prefix"); fi
+# A CUDA LibTorch's CMake config looks for the CUDA toolkit, in /usr/local/cuda where it is not on PATH.
+if [ -d /usr/local/cuda/bin ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
 if [ "${#targets[@]}" -eq 0 ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=ON
+  "${configure[@]}" -DGPUBENCH_BUILD_TESTS=ON
   cmake --build "$build_dir" --parallel "$(nproc)"
 else
   # A build folder configured before keeps its settings; a new one leaves out the tests, whose
   # packages were not installed.
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_BUILD_TESTS=OFF
+    "${configure[@]}" -DGPUBENCH_BUILD_TESTS=OFF
   fi
   cmake --build "$build_dir" --parallel "$(nproc)" --target "${targets[@]}"
 fi

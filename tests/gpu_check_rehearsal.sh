@@ -23,6 +23,11 @@ done
 [ -s "$scratch/out/results-cpu-rehearsal.tar.gz" ]
 # What the CPU can run, ran: the smoke's eager training, inference, batch search and the group.
 if [ -e "$tables/check-smoke.txt" ]; then
+  # The README's first command ran first, saying which LibTorch and device it used.
+  grep -q "^# status: ok$" "$tables/check-readme.txt"
+  grep -q "^benchmark.sh: libtorch: " "$tables/check-readme.txt"
+  grep -q "^benchmark.sh: gpus: " "$tables/check-readme.txt"
+  grep -q "^result: .*/readme-.*/resnet50_fp32_cpux1_bs2_.*\.json$" "$tables/check-readme.txt"
   grep -q "gloo-group-of-1 eager *ok" "$tables/check-smoke.txt"
   grep -q "shard-full gloo-group-of-1 eager *ok" "$tables/check-smoke.txt"
   grep -q "^fit then the run: .* ok " "$tables/check-smoke.txt"

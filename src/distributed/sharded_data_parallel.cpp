@@ -316,11 +316,19 @@ double ShardedDataParallel::take_exposed_in_passes_ms() {
 }
 
 std::map<std::string, Tensor> ShardedDataParallel::gathered_parameters() {
+  return gathered(false);
+}
+
+std::map<std::string, Tensor> ShardedDataParallel::gathered_gradients() {
+  return gathered(true);
+}
+
+std::map<std::string, Tensor> ShardedDataParallel::gathered(bool gradients) {
   torch::NoGradGuard no_grad;
   std::map<std::string, Tensor> by_name;
   for (const auto& unit : units_) {
     Tensor flat = torch::empty({unit->shard_numel * group_.world_size()}, unit->master.options());
-    group_.allgather_into(flat, unit->master.detach()).wait();
+    group_.allgather_into(flat, gradients ? unit->master.grad() : unit->master.detach()).wait();
     for (size_t p = 0; p < unit->parameters.size(); ++p) {
       by_name[unit->parameter_names[p]] = unit->slot_in(flat, p).clone();
     }

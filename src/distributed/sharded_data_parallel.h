@@ -71,9 +71,12 @@ class ShardedDataParallel : public GradientSync, private BlockObserver {
   // Every parameter whole, in float32, by its name in the module: the master shards gathered
   // (a collective: every rank calls it).
   std::map<std::string, torch::Tensor> gathered_parameters();
+  // The same for the gradients the optimiser last stepped with (the master shards' gradients).
+  std::map<std::string, torch::Tensor> gathered_gradients();
 
  private:
   struct Unit;
+  std::map<std::string, torch::Tensor> gathered(bool gradients);
   torch::Tensor before_block(const torch::nn::Module& block, const torch::Tensor& hidden) override;
   torch::Tensor after_block(const torch::nn::Module& block, const torch::Tensor& output) override;
   friend struct ShardedBackwardHooks;

@@ -21,6 +21,7 @@ class MultiTensorAdamW : public MultiTensorOptimizer {
  public:
   MultiTensorAdamW(std::vector<torch::Tensor> parameters, const torch::optim::AdamWOptions& options,
                    OptimizerImplementation implementation);
+  const torch::optim::AdamWOptions& options() const;
 
   // One update of every parameter that has a gradient; one without keeps its value, its moments
   // and its step count, as with torch::optim::AdamW. `closure` is not supported (nullptr).
@@ -34,7 +35,6 @@ class MultiTensorAdamW : public MultiTensorOptimizer {
   int64_t planned_state_bytes() const override;
 
  private:
-  const torch::optim::AdamWOptions& options() const;
   void update(const std::optional<torch::Tensor>& found_inf);
   OptimizerImplementation implementation_;
   std::vector<torch::Tensor> parameters_;

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <ATen/ops/empty_ops.h>
 
 #include "common/errors.h"
+#include "torch_support/libtorch_location.h"
 
 namespace gpubench::vision_ops {
 namespace {
@@ -22,18 +22,6 @@ struct Loaded {
   std::string path;   // the _C loaded; empty where none was
   std::string error;  // why not
 };
-
-// The folder of the libtorch_cpu this process runs on: where an operator's entry point, defined
-// there and never inline, lies (c10::Dispatcher::singleton is inline in 2.x: its address is in
-// the caller's own binary).
-fs::path libtorch_folder() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&at::_ops::empty_memory_format::call), &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return {};
-  }
-  return fs::weakly_canonical(fs::path(info.dli_fname)).parent_path();
-}
 
 // torchvision's _C*.so files in `folder`.
 std::vector<fs::path> extensions_in(const fs::path& folder) {
@@ -112,7 +100,7 @@ std::string open_python_side(const fs::path& extension, const fs::path& torch_li
 
 Loaded load() {
   Loaded loaded;
-  const fs::path torch_lib = libtorch_folder();
+  const fs::path torch_lib = compat::libtorch_folder();
   const std::vector<fs::path> candidates = candidate_extensions(torch_lib);
   if (candidates.empty()) {
     loaded.error = "no torchvision beside the LibTorch in " + torch_lib.string();

@@ -59,16 +59,12 @@ TEST_P(ShardedDataParallelRanks, TrainsAsDdpDoesHoldingItsShare) {
           << "step " << step;
     }
     // AdamW moves every weight by about the learning rate a step, whatever its gradient's size,
-    // so a gradient near 0 whose sign the half type's rounding flips moves a weight the other
-    // way: in bf16 a few weights differ by up to 2 x steps x the rate, and the mean stays small.
-    const double learning_rate = rank["learning_rate"].get<double>();
-    EXPECT_GT(rank["parameters_largest_change"].get<double>(), learning_rate);
-    EXPECT_LT(rank["parameters_max_abs_diff"].get<double>(),
-              (float32 ? 0.05 : 2.0 * 3) * learning_rate)
-        << rank.dump();
-    EXPECT_LT(rank["parameters_mean_abs_diff"].get<double>(),
-              (float32 ? 0.01 : 0.25) * learning_rate)
-        << rank.dump();
+    // so a gradient near 0 whose last bits (or, in bf16, whose sign) the two runs' sums round
+    // apart moves a weight another way: after the first step each weight is held to the bound
+    // its two gradients allow (float_bounds.h: adamw_first_step_bound), and the later steps'
+    // losses above show that the runs stay together.
+    EXPECT_GT(rank["parameters_largest_change"].get<double>(), rank["learning_rate"].get<double>());
+    EXPECT_LE(rank["parameters_worst_share_of_bound"].get<double>(), 1.0) << rank.dump();
 
     const int ranks = rank["ranks"].get<int>();
     const auto& ddp = rank["memory_replicated"];

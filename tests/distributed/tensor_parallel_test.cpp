@@ -49,8 +49,11 @@ class TensorParallel : public ::testing::TestWithParam<Layout> {
 };
 
 // Float32 sums in another order: the logits agree to 1e-5 of their largest, the gradients to
-// 1e-4 of theirs; one AdamW step moves each weight by about the learning rate, and the sharded
-// step's weights agree with the whole model's to 5 % of it.
+// 1e-4 of theirs (about 80 and 800 float32 ulps; a reordered sum of n terms typically moves by
+// sqrt(n) ulps of its terms' size, and these reductions are of at most a few thousand terms). One
+// AdamW step moves each weight by about the learning rate whatever its gradient's size, so the
+// stepped weights are held to the bound each element's two gradients allow
+// (float_bounds.h: adamw_first_step_bound), not to a share of the rate that one CPU's order met.
 // bf16 keeps 8 bits of mantissa: a row-parallel output rounded once per rank and again after the
 // sum is off by a few of its ulps (2^-8 each) after 2 blocks.
 constexpr double kInt4Tolerance = 0.03;
@@ -68,8 +71,7 @@ TEST_P(TensorParallel, ShardedModelComputesWhatOneRankComputes) {
     EXPECT_GT(rank["gradients_largest"].get<double>(), 1e-4);
     EXPECT_LT(rank["gradients_max_abs_diff"].get<double>(),
               1e-4 * rank["gradients_largest"].get<double>());
-    EXPECT_LT(rank["parameters_max_abs_diff"].get<double>(),
-              0.05 * rank["learning_rate"].get<double>());
+    EXPECT_LE(rank["parameters_worst_share_of_bound"].get<double>(), 1.0);
     EXPECT_GT(rank["collectives"].get<int64_t>(), 0);
     // The Llama on LibTorch 2.6 and later; over 4 ranks a key/value slice has 8 rows, under the
     // CPU kernel's 16. gpt-oss holds no int4 weights.

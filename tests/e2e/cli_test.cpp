@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -200,9 +201,40 @@ void expect_this_system(const nlohmann::json& system) {
 }
 
 TEST(Cli, EnvPrintsTheSystemBlock) {
-  const auto result = run_gpubench("env");
+  const auto result = run_gpubench("env --format json");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   expect_this_system(nlohmann::json::parse(result.output));
+}
+
+// Its first lines: the LibTorch in use (its version, whether it has CUDA, the folder it was
+// loaded from) and the GPUs it sees, or why none can be used; then the same system block.
+TEST(Cli, EnvFirstSaysTheLibTorchAndTheGpus) {
+  const auto result = run_gpubench("env");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::istringstream lines(result.output);
+  std::string libtorch, gpus;
+  std::getline(lines, libtorch);
+  std::getline(lines, gpus);
+  EXPECT_EQ(libtorch.rfind("libtorch: " + compat::libtorch_version() +
+                               (GPUBENCH_WITH_CUDA ? ", with CUDA " : ", CPU only"),
+                           0),
+            0u)
+      << libtorch;
+  EXPECT_NE(libtorch.find(", from /"), std::string::npos) << libtorch;
+  if (!torch::cuda::is_available()) {
+    const std::string expected = GPUBENCH_WITH_CUDA ? "gpus: none usable: "
+                                                    : "gpus: none usable: this LibTorch was "
+                                                      "built without CUDA";
+    EXPECT_EQ(gpus.rfind(expected, 0), 0u) << gpus;
+  } else {
+    EXPECT_EQ(gpus.rfind("gpus: " + std::to_string(torch::cuda::device_count()) + " ", 0), 0u)
+        << gpus;
+  }
+  const std::string heading = "system block, as a result records it:\n";
+  const auto block = result.output.find(heading);
+  ASSERT_NE(block, std::string::npos) << result.output;
+  expect_this_system(nlohmann::json::parse(result.output.substr(block + heading.size())));
+  EXPECT_EQ(run_gpubench("env --format yaml").exit_code, 2);
 }
 
 TEST(Cli, TrainOnTheCpuWritesACompleteResult) {

@@ -28,11 +28,13 @@
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "float_bounds.h"
 #include "infer/greedy_generation.h"
 #include "infer/inference_model.h"
 #include "modeling/integer_weights.h"
 #include "modeling/mixture_of_experts.h"
 #include "modeling/model_registry.h"
+#include "optim/multi_tensor_adamw.h"
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
 #include "testing/test_hooks.h"
@@ -167,6 +169,33 @@ void compare_inference(Models& models, int64_t vocab, Layout& layout, nlohmann::
   models.sharded->module().train();
 }
 
+double adamw_eps(const gpubench::TrainingStep& step) {
+  return dynamic_cast<const gpubench::MultiTensorAdamW&>(step.optimizer()).options().eps();
+}
+
+// After one AdamW step from the same weights: each sharded parameter against its slice of the
+// whole model's, as a share of the bound the two sides' gradients allow
+// (float_bounds.h, adamw_first_step_bound): at most 1 when the step did the same arithmetic.
+double parameters_worst_share_of_bound(Models& models, const std::map<std::string, Tensor>& start,
+                                       int rank, int size, double learning_rate, double eps) {
+  const auto full = parameters_of(*models.whole);
+  auto slice_of = [&](const Tensor& whole, const Tensor& like) {
+    Tensor slice = torch::empty_like(like);
+    gpubench::tensor_parallel::copy_shard(whole, slice, rank, size);
+    return slice;
+  };
+  double worst = 0;
+  for (const auto& [name, local] : parameters_of(*models.sharded)) {
+    if (!local.grad().defined()) continue;
+    const Tensor bound = gpubench::testing::adamw_first_step_bound(
+        slice_of(start.at(name), local), local.grad(), slice_of(full.at(name).grad(), local),
+        learning_rate, eps);
+    worst = std::max(worst, gpubench::testing::worst_share_of_bound(
+                                local, slice_of(full.at(name).detach(), local), bound));
+  }
+  return worst;
+}
+
 // DDP's averaging over the replicas, or beside expert parallelism ExpertParallelSync.
 std::unique_ptr<gpubench::GradientSync> gradient_sync(TrainableModel& sharded, Layout& layout) {
   gpubench::Collectives& replicas = layout.replicas();
@@ -195,20 +224,23 @@ void compare_training_step(Models& models, int64_t vocab, Layout& layout, nlohma
       gradient_sync(*models.sharded, layout);
   gpubench::TrainingStep whole_step(*models.whole, policy, settings, nullptr);
   gpubench::TrainingStep sharded_step(*models.sharded, policy, settings, synchronizer.get());
+  std::map<std::string, Tensor> whole_start;
+  for (const auto& [name, parameter] : parameters_of(*models.whole)) {
+    whole_start[name] = parameter.detach().clone();
+  }
   found["loss_whole"] = whole_step.run(batch).item<double>();
   found["loss_sharded"] = replicas.sum_over_ranks(sharded_step.run(replica_batch).item<double>()) /
                           replicas.world_size();
   found["learning_rate"] = settings.learning_rate;
   const int rank = layout.model_group().rank(), size = layout.model_group().size();
-  const Difference parameters = largest_difference(*models.whole, *models.sharded, rank, size,
-                                                   [](const Tensor& p) { return p.detach(); });
-  found["parameters_max_abs_diff"] = parameters.largest_difference;
   // AdamW's first step moves a weight by about the learning rate whatever its gradient's size:
   // the gradients themselves show a sum counted twice or missed.
   const Difference gradients = largest_difference(*models.whole, *models.sharded, rank, size,
                                                   [](const Tensor& p) { return p.grad(); });
   found["gradients_max_abs_diff"] = gradients.largest_difference;
   found["gradients_largest"] = gradients.largest;
+  found["parameters_worst_share_of_bound"] = parameters_worst_share_of_bound(
+      models, whole_start, rank, size, settings.learning_rate, adamw_eps(whole_step));
 }
 
 // LibTorch 2.6 and later: both models held as infer --weights int4 holds them (bf16, groups of
