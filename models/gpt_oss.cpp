@@ -546,7 +546,9 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
   can.block_period = 2;  // a sliding-window layer and a full one
-  info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens) {
+  // Its scores are float32 whatever the compute dtype.
+  info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,
+                                      int64_t /*element_bytes*/) {
     return prefill_score_bytes(configured(config, options), options, batch, tokens);
   };
   can.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},

@@ -1,12 +1,14 @@
 #include "models/llama.h"
 
 #include <cmath>
+#include <optional>
 
 #include "modeling/adapted_linear.h"
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
 #include "modeling/rms_norm.h"
+#include "modeling/score_moment.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
@@ -158,7 +160,10 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
         k = k.repeat_interleave(heads_ / kv_heads_, 1);
         v = v.repeat_interleave(heads_ / kv_heads_, 1);
       }
-      // A prompt (into an empty cache, or without one) attends causally.
+      // A prompt (into an empty cache, or without one) attends causally; where that holds the
+      // scores (prefill_score_bytes), fit's probes watch the moment.
+      std::optional<ScoreMoment> moment;
+      if (!compat::kHasFusedAttention) moment.emplace();
       attended = compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/true);
     }
     // Query x key and weights x value over the full square (what the unfused kernel computes).
@@ -521,6 +526,15 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
                                             {h, config.intermediate_size, Split::kRows}};
   if (!config.tie_embeddings) {
     info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h, Split::kColumns});
+  }
+  if (!compat::kHasFusedAttention) {
+    info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,
+                                        int64_t element_bytes) {
+      const int64_t heads = tensor_parallel::local_count(config.num_heads, options.tensor_parallel,
+                                                         "the attention heads");
+      return compat::scaled_dot_product_attention_score_bytes(batch, heads, tokens, tokens,
+                                                              config.head_dim(), element_bytes);
+    };
   }
   info.capabilities.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
                                               {"attention heads", config.num_heads},

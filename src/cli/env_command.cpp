@@ -9,16 +9,15 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "results/system_info.h"
-#include "system/cuda_device_check.h"
+#include "system/libtorch_runtime.h"
 #include "system/system_probe.h"
-#include "torch_support/libtorch_location.h"
 
 namespace gpubench::cli {
 namespace {
 
 std::string libtorch_line(const SystemInfo& system) {
   const std::string cuda = libtorch_cuda_version();
-  const std::string folder = compat::libtorch_folder();
+  const std::string folder = libtorch_folder();
   return "libtorch: " + system.libtorch + (cuda.empty() ? ", CPU only" : ", with CUDA " + cuda) +
          (folder.empty() ? "" : ", from " + folder);
 }

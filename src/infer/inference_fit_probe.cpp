@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -125,6 +127,17 @@ void probe_prefill(TextGenerator& generator, const ProbeShape& shape, torch::Dev
                }));
 }
 
+// The attention's scores at (batch, prompt) as the model declares them, in the policy's compute
+// dtype; 0 for a model that declares none.
+int64_t declared_score_bytes(const ModelInfo& info, const ModelOptions& options,
+                             const PrecisionPolicy& policy, int64_t batch, int64_t prompt) {
+  if (!info.prefill_score_bytes) return 0;
+  const std::optional<torch::ScalarType> compute = policy.autocast_dtype();
+  const int64_t element_bytes =
+      compute ? static_cast<int64_t>(c10::elementSize(*compute)) : int64_t{4};
+  return info.prefill_score_bytes(options, batch, prompt, element_bytes);
+}
+
 GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& info,
                                 const ModelOptions& options, torch::Device device,
                                 const PrecisionPolicy& policy,
@@ -169,8 +182,14 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
       });
     }
     prefill.push_back({shape.batch, shape.seq, static_cast<double>(reading.prefill_peak_above)});
-    at_scores.push_back(
-        {shape.batch, shape.seq, static_cast<double>(reading.prefill_at_scores_above)});
+    // Only the declared scores grow with the square of the prompt: what else the moment held (a
+    // kernel's own temporaries; 1.13's operators for the Llama keep copies of q and k) grows in
+    // proportion, as what lived beside it does.
+    const int64_t beyond_declared =
+        std::max<int64_t>(0, reading.prefill_scores - declared_score_bytes(info, options, policy,
+                                                                           shape.batch, shape.seq));
+    at_scores.push_back({shape.batch, shape.seq,
+                         static_cast<double>(reading.prefill_at_scores_above + beyond_declared)});
     decode.push_back(
         {decode_shape.batch, decode_shape.seq, static_cast<double>(reading.decode_peak_above)});
     readings.push_back(reading);
@@ -276,15 +295,19 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   fit.prefill_at_scores = fits.prefill_at_scores;
   fit.decode_extra = fits.decode_extra;
   if (info.prefill_score_bytes) {
-    fit.prefill_scores = [&info, options](int64_t batch, int64_t prompt) {
-      return info.prefill_score_bytes(options, batch, prompt);
+    fit.prefill_scores = [&info, options, policy = setup.policy()](int64_t batch, int64_t prompt) {
+      return declared_score_bytes(info, options, policy, batch, prompt);
     };
   }
   fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b);
-  if (info.prefill_score_bytes) fit.method += ", with the attention's scores the model declares";
   if (prefill.back().seq != b.prompt_len) {
     fit.method += ", scaled to prompt " + std::to_string(b.prompt_len);
   }
+  fit.method += info.prefill_score_bytes
+                    ? "; attention that holds its scores: their square in the prompt as the model "
+                      "declares it, the rest in proportion to the prompt"
+                    : "; attention through a fused kernel that holds no scores: everything in "
+                      "proportion to the prompt";
   fit.probe_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return fit;

@@ -17,30 +17,16 @@ double BatchSeqFit::at(int64_t batch, int64_t seq) const {
 
 namespace {
 
-struct Parabola {
-  double constant = 0, linear = 0, quadratic = 0;
+struct Line {
+  double constant = 0, linear = 0;
 };
 
-// Through (t[i], f[i]), i = 0..2, t ascending, where it rises and bends up; else the line
-// through the two longest, or where that falls, flat at the largest value
-// (BatchSeqFit::from_three_lengths).
-Parabola rising_parabola(const double (&t)[3], const double (&f)[3]) {
-  const double slope01 = (f[1] - f[0]) / (t[1] - t[0]), slope12 = (f[2] - f[1]) / (t[2] - t[1]);
-  Parabola p;
-  p.quadratic = (slope12 - slope01) / (t[2] - t[0]);
-  if (p.quadratic >= 0 && slope01 >= 0 && slope12 >= 0) {
-    p.linear = slope01 - p.quadratic * (t[0] + t[1]);
-    p.constant = f[0] - p.linear * t[0] - p.quadratic * t[0] * t[0];
-    return p;
-  }
-  p.quadratic = 0;
-  if (slope12 >= 0) {
-    p.linear = slope12;
-    p.constant = f[2] - slope12 * t[2];
-  } else {
-    p.constant = std::max({f[0], f[1], f[2]});
-  }
-  return p;
+// The line through the two longest of (t[i], f[i]), i = 0..2, t ascending; where it falls, flat at
+// the largest value (BatchSeqFit::from_three_lengths).
+Line rising_line(const double (&t)[3], const double (&f)[3]) {
+  const double slope = (f[2] - f[1]) / (t[2] - t[1]);
+  if (slope >= 0) return {f[2] - slope * t[2], slope};
+  return {std::max({f[0], f[1], f[2]}), 0};
 }
 
 }  // namespace
@@ -63,14 +49,12 @@ BatchSeqFit BatchSeqFit::from_three_lengths(const std::vector<Point>& points) {
     once[i] = value - static_cast<double>(small) * per_item[i];
     ++i;
   }
-  const Parabola item = rising_parabola(t, per_item), fixed = rising_parabola(t, once);
+  const Line item = rising_line(t, per_item), fixed = rising_line(t, once);
   BatchSeqFit fit;
   fit.item = item.constant;
   fit.linear = item.linear;
-  fit.quadratic = item.quadratic;
   fit.fixed = fixed.constant;
   fit.fixed_linear = fixed.linear;
-  fit.fixed_quadratic = fixed.quadratic;
   return fit;
 }
 

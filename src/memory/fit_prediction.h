@@ -39,10 +39,13 @@ struct BatchSeqFit {
   // growth at small shapes is hidden by moments of fixed size, which a curve would extrapolate
   // wildly: per item the steeper line through the origin, fixed its value at the longest.
   static BatchSeqFit from(const std::vector<Point>& points, bool for_peak = false);
-  // From X at two batches at each of three lengths: per item and once, each a parabola
-  // through its three values (item, linear, quadratic; fixed, fixed_linear, fixed_quadratic).
-  // One that does not rise and bend up is the line through its two longest values instead, or
-  // where that falls, its largest value: a longer length is never predicted below a shorter one.
+  // From X at two batches at each of three lengths: per item and once, each the line through its
+  // two longest values (item, linear; fixed, fixed_linear), or where that falls, its largest
+  // value: a longer length is never predicted below a shorter one. No square: what a generation
+  // holds beside its attention's scores grows in proportion to the length, and probes a few tokens
+  // long bend with the allocator's and the kernels' block sizes, which a parabola would extend as
+  // a square (+71 % at prompt 48 from probes at 4, 8 and 16 on a Sapphire Rapids). A model whose
+  // attention holds a square declares it (ModelInfo::prefill_score_bytes).
   static BatchSeqFit from_three_lengths(const std::vector<Point>& points);
   // a + t (b - a) + u (c - a), coefficient by coefficient: the fit of a model with more blocks
   // (b: one block more than a) and a larger vocabulary (c: a's blocks, a wider vocabulary).

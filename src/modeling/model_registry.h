@@ -255,10 +255,11 @@ struct ModelInfo {
   std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
       activation_bytes;
   // The transient of one attention layer that grows with the square of the prompt, in bytes, at
-  // `batch` x `tokens` on the prompt's pass (inference): what fit --task infer's probes, a few
-  // tokens long, cannot see, and add (inference_fit.h). Unset: none beyond what they see (an
-  // attention kernel that holds no scores, or scores a probe's length shows).
-  std::function<int64_t(const ModelOptions&, int64_t batch, int64_t tokens)> prefill_score_bytes;
+  // `batch` x `tokens` on the prompt's pass (inference), computing in elements of `element_bytes`:
+  // what fit --task infer's probes, a few tokens long, cannot see, and add (inference_fit.h). The
+  // model holds a ScoreMoment around it. Unset: the attention holds no square (a fused kernel).
+  std::function<int64_t(const ModelOptions&, int64_t batch, int64_t tokens, int64_t element_bytes)>
+      prefill_score_bytes;
 
   // What its throughput counts per second: tokens for a model that generates, its samples
   // otherwise ("images/sec", "sequences/sec", "tokens/sec").

@@ -1,6 +1,7 @@
 #include "torch_support/compat.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include <ATen/autocast_mode.h>
@@ -12,6 +13,15 @@
 #endif
 
 namespace gpubench::compat {
+
+#if !GPUBENCH_TORCH_AT_LEAST(2, 0)
+// LibTorch 1.13's oneDNN computes NaN gradients for bf16 convolutions with AMX (ResNet-50 in bf16
+// from its second step on a Sapphire Rapids, in Python's torch 1.13 too): its instructions are
+// capped at AVX-512 BF16, before anything asks oneDNN for them, unless ONEDNN_MAX_CPU_ISA is set.
+// A cap: CPUs without AMX are not changed. Set before main, as a static library's object that
+// every gpubench process links (libtorch_version below).
+const bool kOneDnnCappedBelowAmx = ::setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16", 0) == 0;
+#endif
 
 #if GPUBENCH_TORCH_AT_LEAST(2, 4)
 
@@ -77,6 +87,14 @@ at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k
   if (dropout > 0) weights = at::dropout(weights, dropout, /*train=*/true);
   return at::matmul(weights, v);
 #endif
+}
+
+int64_t scaled_dot_product_attention_score_bytes(int64_t batch, int64_t heads, int64_t tokens,
+                                                 int64_t keys, int64_t head_dim,
+                                                 int64_t element_bytes) {
+  if (kHasFusedAttention) return 0;
+  const int64_t scores = batch * heads * tokens * keys * element_bytes;
+  return 2 * scores + tokens * keys + batch * heads * tokens * head_dim * element_bytes;
 }
 
 at::Tensor rms_norm(const at::Tensor& x, double eps, const std::optional<at::Tensor>& weight) {

@@ -76,9 +76,23 @@ at::ScalarType autocast_dtype(c10::DeviceType device);
 
 // softmax(q k^T / sqrt(d) [+ causal mask]) v over [batch, heads, tokens, d], with dropout on the
 // weights: 2.x's fused kernels (flash, memory-efficient) through at::scaled_dot_product_attention;
-// 1.13 has none, so the same maths in plain operators there.
+// 1.13 has none, so the same maths in plain operators there, which hold the scores
+// (scaled_dot_product_attention_score_bytes).
+#if GPUBENCH_TORCH_AT_LEAST(2, 0)
+inline constexpr bool kHasFusedAttention = true;
+#else
+inline constexpr bool kHasFusedAttention = false;
+#endif
 at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
                                         const at::Tensor& v, double dropout, bool causal);
+// The most scaled_dot_product_attention holds at once beyond its inputs, in bytes, for `tokens`
+// queries over `keys` keys in elements of `element_bytes`: 0 for the fused kernels; for 1.13's
+// operators two copies of the scores [batch, heads, tokens, keys] (each step makes its own before
+// the last is freed: the product and its scaling, the masked copy, the softmax), the causal mask
+// and the output.
+int64_t scaled_dot_product_attention_score_bytes(int64_t batch, int64_t heads, int64_t tokens,
+                                                 int64_t keys, int64_t head_dim,
+                                                 int64_t element_bytes);
 
 // RMSNorm's normalisation over the last dimension, x / sqrt(mean(x^2) + eps), in float32 and
 // rounded once to x's dtype; with `weight` (of x's dtype) multiplied in float32 before that

@@ -48,10 +48,8 @@ TEST(InferenceFit, SixteenBitProbesWithoutAvx512GetASixteenthOfTheCpuBudget) {
   EXPECT_EQ(probe_length(2, bf16, flops_per_token, fit), 2);  // within the budget: as asked
 }
 
-TEST(InferenceFit, ThreeLengthsGiveEachPartItsParabola) {
-  auto truth = [](int64_t b, int64_t s) {
-    return 500.0 + 3.0 * s + 0.25 * s * s + b * (70.0 + 11.0 * s + 0.5 * s * s);
-  };
+TEST(InferenceFit, ThreeLengthsGiveEachPartTheLineThroughItsLongest) {
+  auto truth = [](int64_t b, int64_t s) { return 500.0 + 3.0 * s + b * (70.0 + 11.0 * s); };
   std::vector<BatchSeqFit::Point> points;
   for (const int64_t s : {4, 8, 16}) {
     for (const int64_t b : {1, 2}) points.push_back({b, s, truth(b, s)});
@@ -59,14 +57,20 @@ TEST(InferenceFit, ThreeLengthsGiveEachPartItsParabola) {
   const BatchSeqFit fit = BatchSeqFit::from_three_lengths(points);
   EXPECT_NEAR(fit.item, 70, 1e-9);
   EXPECT_NEAR(fit.linear, 11, 1e-9);
-  EXPECT_NEAR(fit.quadratic, 0.5, 1e-9);
   EXPECT_NEAR(fit.fixed, 500, 1e-9);
   EXPECT_NEAR(fit.fixed_linear, 3, 1e-9);
-  EXPECT_NEAR(fit.fixed_quadratic, 0.25, 1e-9);
-  EXPECT_NEAR(fit.at(16, 8192), truth(16, 8192), 1e-3);
+  EXPECT_NEAR(fit.at(16, 8192), truth(16, 8192), 1e-6);
+  // A slight bend at the short lengths is not extended as a square: 70B's probes grow in
+  // proportion to the length, and a parabola through them predicted 80.9 GiB of activations at a
+  // prompt of 4,096 tokens.
+  const BatchSeqFit bent_up = BatchSeqFit::from_three_lengths(
+      {{1, 4, 100}, {2, 4, 200}, {1, 8, 180}, {2, 8, 360}, {1, 16, 380}, {2, 16, 760}});
+  EXPECT_DOUBLE_EQ(bent_up.quadratic, 0);
+  EXPECT_DOUBLE_EQ(bent_up.linear, 25);  // (380 - 180) / (16 - 8)
+  EXPECT_DOUBLE_EQ(bent_up.at(1, 4096), 380 + 25 * (4096 - 16));
 
-  // A part that bends down is the line through its two longest values; one that falls is flat at
-  // its largest: a longer length is never predicted below a shorter one.
+  // A part that bends down is the line through its two longest values too; one that falls is flat
+  // at its largest: a longer length is never predicted below a shorter one.
   const BatchSeqFit bent = BatchSeqFit::from_three_lengths(
       {{1, 1, 100}, {2, 1, 200}, {1, 2, 180}, {2, 2, 360}, {1, 4, 200}, {2, 4, 400}});
   EXPECT_DOUBLE_EQ(bent.quadratic, 0);
@@ -135,6 +139,22 @@ TEST(InferenceFit, TheLargestFittingIsFoundUpToItsBound) {
   EXPECT_EQ(largest_fitting(int64_t{1} << 20, [](int64_t n) { return n <= 700000; }), 700000);
 }
 
+// What the probes measured, a line each: where a prediction misses, the first thing to read.
+std::string probe_readings(const InferenceMemoryFit& fit) {
+  const MemoryBreakdown predicted = fit.breakdown_at(fit.benchmark.batch_size, fit.context());
+  std::string text = fit.method + "\npredicted: weights " + std::to_string(predicted.weights) +
+                     ", cache and tokens " + std::to_string(predicted.other) + ", activations " +
+                     std::to_string(predicted.activations) + "\n";
+  for (const InferenceProbeReading& r : fit.readings) {
+    text += "  blocks " + std::to_string(r.blocks) + " batch " + std::to_string(r.batch) + " seq " +
+            std::to_string(r.seq) + ": prefill above " + std::to_string(r.prefill_peak_above) +
+            ", at scores " + std::to_string(r.prefill_at_scores_above) + ", scores " +
+            std::to_string(r.prefill_scores) + "; decode at " + std::to_string(r.decode_context) +
+            " above " + std::to_string(r.decode_peak_above) + "\n";
+  }
+  return text;
+}
+
 // Within 10 % above the peak an infer run measures, and at most `below` under it (by default 1 %:
 // run after other tests in one process, the same run peaked 0.3-0.7 % above its run alone, where
 // the prediction is 0.1 % over); the weights and the cache counted exactly.
@@ -149,9 +169,10 @@ void expect_predicted(const ResolvedBenchmark& b, const FitOptions& options = {}
   const MemoryBreakdown predicted = fit.breakdown_at(b.batch_size, b.prompt_len + b.gen_len);
   const MemoryReport& measured = run.metrics.memory;
   EXPECT_GE(static_cast<double>(predicted.total()),
-            (1 - below) * static_cast<double>(measured.peak_bytes));
-  EXPECT_LE(static_cast<double>(predicted.total()),
-            1.10 * static_cast<double>(measured.peak_bytes));
+            (1 - below) * static_cast<double>(measured.peak_bytes))
+      << probe_readings(fit);
+  EXPECT_LE(static_cast<double>(predicted.total()), 1.10 * static_cast<double>(measured.peak_bytes))
+      << probe_readings(fit);
   EXPECT_EQ(predicted.weights, measured.breakdown.weights);
   EXPECT_EQ(predicted.other, run.metrics.inference.kv_cache_bytes);
 }
@@ -160,22 +181,25 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   expect_predicted(infer_benchmark("test-tiny-llama", 4, 32, 8));
   expect_predicted(infer_benchmark("test-tiny-llama", 32, 16, 40, Precision::kBf16));
   expect_predicted(infer_benchmark("test-tiny-llama", 2, 56, 8, Precision::kBf16));
-  // A prompt longer than the CPU's probes, which are scaled up to it (from 16 to 48: 2.7 % under
-  // here). LibTorch 2.x's fused CPU attention allocates its buffers by blocks of the length, which
-  // a parabola through three short lengths extends too steeply: over (+52 % on 2.11 on a Zen 4;
-  // docs/memory.md), and at most a little under (0.9 % on a Zen 3 without AVX-512, whose kernels
-  // keep other temporaries).
+  // A prompt longer than the CPU's probes, which are scaled up to it (from 16 to 48). What the
+  // pass holds beside the scores is extended in proportion to the prompt, the scores as the
+  // model declares them (a square on 1.13, whose attention holds them; none on 2.x, whose fused
+  // kernel holds blocks of the length). Never under the run's peak by more than 3 %; above it by
+  // what probes of 4 to 16 tokens see of the kernels' own buffers, which step with the shape
+  // (kilobytes here, nothing at a real model's size): +37 to +51 % on a Sapphire Rapids (AMX:
+  // oneDNN's bf16 products keep tile buffers; the run's peak moves with what ran before it in the
+  // process), within 10 % with oneDNN held to AVX-512 there (ONEDNN_MAX_CPU_ISA=AVX512_CORE), and
+  // +52 % on 2.11 on a Zen 4 when the fit was a parabola (docs/memory.md). The bound is that
+  // spread with a margin, not a promise of fit's accuracy at 3x its probes.
   FitOptions short_probes;
   short_probes.cpu_flop_budget = 1;  // as short as the probes go: lengths 4, 8 and 16
   short_probes.shortest_probe = 16;
   const ResolvedBenchmark longer_prompt =
       infer_benchmark("test-tiny-llama", 2, 48, 8, Precision::kBf16);
-#if GPUBENCH_TORCH_AT_LEAST(2, 0)
-  EXPECT_GE(static_cast<double>(fit_inference_memory(longer_prompt, short_probes).peak_at(2, 56)),
-            0.97 * static_cast<double>(run_benchmark(longer_prompt).metrics.memory.peak_bytes));
-#else
-  expect_predicted(longer_prompt, short_probes, 0.05);
-#endif
+  const InferenceMemoryFit scaled = fit_inference_memory(longer_prompt, short_probes);
+  const double peak = static_cast<double>(run_benchmark(longer_prompt).metrics.memory.peak_bytes);
+  EXPECT_GE(static_cast<double>(scaled.peak_at(2, 56)), 0.97 * peak) << probe_readings(scaled);
+  EXPECT_LE(static_cast<double>(scaled.peak_at(2, 56)), 1.75 * peak) << probe_readings(scaled);
   // Probed with one and two blocks at a narrowed vocabulary (2,048 and 4,096 of 128,256 tokens),
   // as a model too large to build here is: at batch 16 the logits are the decode step's peak.
   FitOptions by_blocks;
@@ -202,7 +226,8 @@ TEST(InferenceFitPrediction, GptOssScoresAreDeclaredAndAddedWhereTheyAreHeld) {
   expect_predicted(infer_benchmark("test-tiny-gpt-oss", 4, 56, 4, Precision::kBf16));
   InferenceMemoryFit without_scores = fit_inference_memory(two);
   ASSERT_TRUE(without_scores.prefill_scores);
-  EXPECT_NE(without_scores.method.find("with the attention's scores the model declares"),
+  EXPECT_NE(without_scores.method.find("attention that holds its scores: their square in the "
+                                       "prompt as the model declares it"),
             std::string::npos)
       << without_scores.method;
   // The scores as measured by the longest probes (batch 2 and 4, prompt 56) are the declared

@@ -1,4 +1,5 @@
-// Whether this process can use a CUDA device, and if not, why, in words a person can act on.
+// The LibTorch this process runs on: where it was loaded from, the CUDA it was built with, and
+// whether a CUDA device can be used (if not, why, in words a person can act on).
 #pragma once
 
 #include <string>
@@ -12,5 +13,8 @@ std::string why_no_cuda_device();
 
 // The CUDA runtime version this LibTorch was built with ("13.0"); "" without CUDA.
 std::string libtorch_cuda_version();
+
+// The folder its libtorch_cpu was loaded from; "" where the loader cannot say.
+std::string libtorch_folder();
 
 }  // namespace gpubench

@@ -1,4 +1,4 @@
-#include "system/cuda_device_check.h"
+#include "system/libtorch_runtime.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +8,7 @@
 #endif
 
 #include "common/text_table.h"
+#include "torch_support/libtorch_location.h"
 
 namespace gpubench {
 
@@ -17,6 +18,10 @@ std::string libtorch_cuda_version() {
 #else
   return "";
 #endif
+}
+
+std::string libtorch_folder() {
+  return compat::libtorch_folder();
 }
 
 std::string why_no_cuda_device() {
