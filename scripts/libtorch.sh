@@ -61,6 +61,11 @@ gpu_present() {
   nvidia-smi -L >/dev/null 2>&1 || [ -d "$nvidia_proc" ]
 }
 
+no_libtorch_there() {
+  say "GPUBENCH_LIBTORCH=$(printf '%q' "$GPUBENCH_LIBTORCH" | cut -c1-120) holds no LibTorch (no Torch/TorchConfig.cmake in it, its share/cmake or torch/share/cmake); set it to debian, wheel or a LibTorch folder"
+  exit 2
+}
+
 kind() {
   if [ -z "${GPUBENCH_LIBTORCH+set}" ]; then
     if gpu_present; then echo wheel; else echo debian; fi
@@ -68,7 +73,10 @@ kind() {
   fi
   case "$GPUBENCH_LIBTORCH" in
     debian | wheel) echo "$GPUBENCH_LIBTORCH" ;;
-    /*) echo path ;;
+    /*)
+      cmake_prefix_in "$GPUBENCH_LIBTORCH" >/dev/null || no_libtorch_there
+      echo path
+      ;;
     *)
       say "GPUBENCH_LIBTORCH=$(printf '%q' "$GPUBENCH_LIBTORCH" | cut -c1-80) is not debian, wheel or an absolute path to a LibTorch folder (unset it to choose by the machine)"
       exit 2
@@ -181,12 +189,7 @@ prefix() {
   case "$chosen" in
     debian) echo "" ;;
     wheel) wheel_prefix ;;
-    path)
-      cmake_prefix_in "$GPUBENCH_LIBTORCH" || {
-        say "GPUBENCH_LIBTORCH=$(printf '%q' "$GPUBENCH_LIBTORCH" | cut -c1-120) holds no LibTorch (no Torch/TorchConfig.cmake in it, its share/cmake or torch/share/cmake); set it to debian, wheel or a LibTorch folder"
-        exit 2
-      }
-      ;;
+    path) cmake_prefix_in "$GPUBENCH_LIBTORCH" ;;
   esac
 }
 

@@ -166,6 +166,12 @@ void add_regress_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--baseline", o->baseline, "Baseline result files or directories")->required();
   cmd->add_option("--current", o->current, "Current result files or directories")->required();
   add_gate_options(*cmd, o->check);
+  cmd->add_flag("--allow-missing", o->check.allow_missing,
+                "Pass a baseline benchmark that the current results lack (MISSING fails by "
+                "default: a benchmark that did not run did not hold)");
+  cmd->add_flag("--allow-inconclusive", o->check.allow_inconclusive,
+                "Pass a benchmark whose trials cannot detect a slowdown of the threshold's size "
+                "(INCONCLUSIVE fails by default)");
   cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
   add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {

@@ -1,5 +1,6 @@
 #include "reporting/regression.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -11,11 +12,14 @@
 namespace gpubench {
 namespace {
 
-const EnumNames<Verdict> kVerdicts = {
-    {Verdict::kRegression, "REGRESSION"},    {Verdict::kFailed, "FAILED"},
-    {Verdict::kCannotJudge, "CANNOT JUDGE"}, {Verdict::kImprovement, "improved"},
-    {Verdict::kUnchanged, "unchanged"},      {Verdict::kNew, "new"},
-    {Verdict::kMissing, "missing"}};
+const EnumNames<Verdict> kVerdicts = {{Verdict::kRegression, "REGRESSION"},
+                                      {Verdict::kFailed, "FAILED"},
+                                      {Verdict::kCannotJudge, "CANNOT JUDGE"},
+                                      {Verdict::kInconclusive, "INCONCLUSIVE"},
+                                      {Verdict::kImprovement, "improved"},
+                                      {Verdict::kUnchanged, "unchanged"},
+                                      {Verdict::kNew, "new"},
+                                      {Verdict::kMissing, "MISSING"}};
 
 std::map<IdentityKey, const Result*> by_identity(const std::vector<LoadedResult>& results) {
   std::map<IdentityKey, std::vector<const Result*>> groups;
@@ -36,6 +40,11 @@ std::vector<double> scaled(const std::vector<double>& trials, double scale) {
   out.reserve(trials.size());
   for (double trial : trials) out.push_back(trial / scale);
   return out;
+}
+
+// A missing or an inconclusive benchmark that the options let pass: not judged to have held.
+bool passes_unjudged(Verdict verdict) {
+  return verdict == Verdict::kMissing || verdict == Verdict::kInconclusive;
 }
 
 RegressionRow cannot_judge(RegressionRow row, const std::string& what) {
@@ -86,11 +95,13 @@ RegressionRow judge(const Result& base, const Result& cur, const RegressOptions&
   return row;
 }
 
-// The verdict's note, then what the noise lets the trials see when that is less than asked.
+// The verdict's note, then what the noise lets the trials see when that is less than asked: a
+// benchmark that shows no change it could have shown is inconclusive, not unchanged.
 RegressionRow judged(const Result& base, const Result& cur, const RegressOptions& options) {
   RegressionRow row = judge(base, cur, options);
   if (row.detectable && row.detectable->too_noisy(options.threshold)) {
     row.note += "; " + row.detectable->note(options.threshold);
+    if (row.verdict == Verdict::kUnchanged) row.verdict = Verdict::kInconclusive;
   }
   return row;
 }
@@ -102,7 +113,7 @@ bool DetectableSlowdown::known() const {
 }
 
 std::string DetectableSlowdown::text() const {
-  return "-" + format_fixed(100.0 * std::fabs(slowdown), 1) + "%";
+  return "-" + format_fixed(100.0 * slowdown, 1) + "%";
 }
 
 bool DetectableSlowdown::too_noisy(double threshold) const {
@@ -111,7 +122,8 @@ bool DetectableSlowdown::too_noisy(double threshold) const {
 
 std::string DetectableSlowdown::note(double threshold) const {
   const std::string asked = format_fixed(100.0 * threshold, 1) + "%";
-  return "noise too high for the " + asked + " threshold: sees " + text() + " at best; " +
+  const std::string sees = slowdown >= 1 ? "not even a halt" : text() + " at best";
+  return "noise too high for the " + asked + " threshold: sees " + sees + "; " +
          (trials_needed > 0 ? std::to_string(trials_needed) + " trials a side would see " + asked
                             : "not even 1000 trials a side would see " + asked);
 }
@@ -119,7 +131,9 @@ std::string DetectableSlowdown::note(double threshold) const {
 DetectableSlowdown detectable_slowdown(const Sample& baseline, const Sample& current,
                                        const RegressOptions& options) {
   DetectableSlowdown d;
-  d.slowdown = detectable_difference(baseline, current, options.alpha, options.power);
+  // A throughput cannot fall by more than all of it: past 1 the trials cannot see a halt.
+  d.slowdown =
+      std::clamp(detectable_difference(baseline, current, options.alpha, options.power), 0.0, 1.0);
   if (d.known()) {
     d.trials_needed = trials_to_detect(options.threshold, baseline.stdev, current.stdev,
                                        options.alpha, options.power);
@@ -141,14 +155,24 @@ std::string to_string(Verdict verdict) {
   return name_of(kVerdicts, verdict);
 }
 
-bool fails_gate(Verdict verdict) {
-  return verdict == Verdict::kRegression || verdict == Verdict::kFailed ||
-         verdict == Verdict::kCannotJudge;
+bool fails_gate(Verdict verdict, const RegressOptions& options) {
+  switch (verdict) {
+    case Verdict::kRegression:
+    case Verdict::kFailed:
+    case Verdict::kCannotJudge:
+      return true;
+    case Verdict::kMissing:
+      return !options.allow_missing;
+    case Verdict::kInconclusive:
+      return !options.allow_inconclusive;
+    default:
+      return false;
+  }
 }
 
 bool RegressionReport::failed() const {
   for (const RegressionRow& row : rows) {
-    if (fails_gate(row.verdict)) return true;
+    if (fails_gate(row.verdict, options)) return true;
   }
   return false;
 }
@@ -165,7 +189,8 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
     RegressionRow row;
     if (it == cur.end()) {
       row.verdict = Verdict::kMissing;
-      row.note = "in the baseline, not in the current results";
+      row.note = "in the baseline, not in the current results" +
+                 std::string(options.allow_missing ? " (allowed)" : "");
       if (has_throughput(b->status)) row.baseline = b->metrics.throughput;
     } else if (!has_throughput(b->status)) {
       // A benchmark that failed in the baseline cannot regress; it can start to run again.
@@ -218,20 +243,24 @@ std::string render_regression_table(const RegressionReport& report) {
 }
 
 std::string render_junit(const RegressionReport& report) {
-  size_t failures = 0;
+  size_t failures = 0, skipped = 0;
   for (const RegressionRow& row : report.rows) {
-    failures += fails_gate(row.verdict) ? 1 : 0;
+    failures += fails_gate(row.verdict, report.options) ? 1 : 0;
+    skipped += !fails_gate(row.verdict, report.options) && passes_unjudged(row.verdict) ? 1 : 0;
   }
   std::string xml =
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"gpubench.regress\" tests=\"" +
-      std::to_string(report.rows.size()) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+      std::to_string(report.rows.size()) + "\" failures=\"" + std::to_string(failures) +
+      "\" skipped=\"" + std::to_string(skipped) + "\">\n";
   for (const RegressionRow& row : report.rows) {
     xml += "  <testcase classname=\"gpubench\" name=\"" + escape_markup(row.benchmark) + "\">";
     const std::string detail =
         to_string(row.verdict) + (row.change ? " " + percent(*row.change) : "") + ": " + row.note +
         (row.detectable ? " (detectable " + row.detectable->text() + ")" : "");
-    if (fails_gate(row.verdict)) {
+    if (fails_gate(row.verdict, report.options)) {
       xml += "<failure message=\"" + escape_markup(detail) + "\"/>";
+    } else if (passes_unjudged(row.verdict)) {  // allowed: neither a pass nor a failure
+      xml += "<skipped message=\"" + escape_markup(detail) + "\"/>";
     } else {
       xml += "<system-out>" + escape_markup(detail) + "</system-out>";
     }

@@ -14,6 +14,10 @@ struct RegressOptions {
   double threshold = 0.05;  // a change smaller than this fraction is never flagged
   double alpha = 0.05;      // significance level of the one-sided Welch t-test on trials
   double power = 0.8;       // for what the trials can detect (DetectableSlowdown)
+  // Whether a baseline benchmark missing from the current results, and a benchmark whose trials
+  // cannot detect the threshold, pass the gate (regress --allow-missing, --allow-inconclusive).
+  bool allow_missing = false;
+  bool allow_inconclusive = false;
 };
 
 // What a comparison of two sides' trials can see: the smallest slowdown (a fraction of the
@@ -21,7 +25,9 @@ struct RegressOptions {
 // statistics.h, on spreads relative to the baseline's mean), and the trials a side, at the same
 // spreads, that would bring it down to the threshold.
 struct DetectableSlowdown {
-  double slowdown = 0;       // NaN when a side has fewer than two trials
+  // A fraction of the baseline, at most 1 (a halt: the trials cannot even see that); NaN when a
+  // side has fewer than two trials.
+  double slowdown = 0;
   size_t trials_needed = 0;  // 0: more than 1000
   bool known() const;
   std::string text() const;  // as a change: "-3.2%"
@@ -39,9 +45,21 @@ DetectableSlowdown detectable_slowdown(const std::vector<double>& baseline_trial
                                        const RegressOptions& options);
 
 // kCannotJudge: a statistic came out non-finite; the gate fails closed on it, as on a regression.
-enum class Verdict { kRegression, kFailed, kCannotJudge, kImprovement, kUnchanged, kNew, kMissing };
-// Whether the verdict fails the gate (regress exits 1).
-bool fails_gate(Verdict verdict);
+// kInconclusive: no change the trials flag, but they could not have flagged one of the threshold's
+// size (their detectable slowdown is larger): the gate cannot say the benchmark held.
+enum class Verdict {
+  kRegression,
+  kFailed,
+  kCannotJudge,
+  kInconclusive,
+  kImprovement,
+  kUnchanged,
+  kNew,
+  kMissing
+};
+// Whether the verdict fails the gate (regress exits 1): a regression, a failed benchmark, one
+// that cannot be judged; a missing and an inconclusive one unless the options allow them.
+bool fails_gate(Verdict verdict, const RegressOptions& options);
 std::string to_string(Verdict verdict);
 
 struct RegressionRow {
@@ -58,7 +76,7 @@ struct RegressionRow {
 struct RegressionReport {
   RegressOptions options;
   std::vector<RegressionRow> rows;
-  bool failed() const;  // any regression or failed benchmark
+  bool failed() const;  // any row that fails the gate (fails_gate)
 };
 
 // Benchmarks are matched by identity_key (result_set.h): every setting that changes the

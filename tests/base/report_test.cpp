@@ -323,7 +323,12 @@ TEST(Regress, ADifferentBucketSizeOrMemoryFormatIsAnotherBenchmark) {
   LoadedResult channels_last = measured("resnet50", {900, 902, 898});
   channels_last.result.benchmark.gpus = 2;
   channels_last.result.benchmark.channels_last = true;
-  const RegressionReport report = check_regressions({base}, {bigger_buckets, channels_last}, {});
+  // No regression: the base benchmark is missing (which fails the gate by itself), the two
+  // others are new.
+  RegressOptions missing_allowed;
+  missing_allowed.allow_missing = true;
+  const RegressionReport report =
+      check_regressions({base}, {bigger_buckets, channels_last}, missing_allowed);
   EXPECT_FALSE(report.failed());
   ASSERT_EQ(report.rows.size(), 3u);
   std::map<std::string, Verdict> verdicts;
@@ -499,14 +504,56 @@ TEST(Regress, FlagsATightTenPercentDropOnly) {
   EXPECT_EQ(row_for(report, "resnet50").verdict, Verdict::kRegression);
   EXPECT_LT(*row_for(report, "resnet50").p_value, 0.05);
   EXPECT_EQ(row_for(report, "vgg16").verdict, Verdict::kUnchanged);
-  EXPECT_EQ(row_for(report, "googlenet").verdict, Verdict::kUnchanged);
+  // -10 % within noise that hides slowdowns up to 100 %: not "unchanged" but inconclusive.
+  EXPECT_EQ(row_for(report, "googlenet").verdict, Verdict::kInconclusive);
   EXPECT_GT(*row_for(report, "googlenet").p_value, 0.05);
   EXPECT_EQ(row_for(report, "resnet101").verdict, Verdict::kMissing);
   EXPECT_EQ(row_for(report, "inception3").verdict, Verdict::kNew);
   EXPECT_TRUE(report.failed());
   const std::string junit = render_junit(report);
-  EXPECT_NE(junit.find("tests=\"5\" failures=\"1\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("tests=\"5\" failures=\"3\" skipped=\"0\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"REGRESSION -10.0%"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure message=\"INCONCLUSIVE -10.0%"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<failure message=\"MISSING: in the baseline"), std::string::npos) << junit;
+}
+
+// The gate fails on what it cannot vouch for: a baseline benchmark that did not run, and one
+// whose trials could not have seen a slowdown of the threshold's size; each passes only when
+// asked (regress --allow-missing, --allow-inconclusive), and then JUnit marks it skipped.
+TEST(Regress, MissingAndInconclusiveFailTheGateUnlessAllowed) {
+  const std::vector<LoadedResult> baseline = {measured("resnet50", {1000, 1002, 998}),
+                                              measured("vgg16", {1000, 1400, 600})};
+  const std::vector<LoadedResult> only_vgg = {measured("vgg16", {1000, 1300, 700})};
+  RegressOptions options;
+  const RegressionReport strict = check_regressions(baseline, only_vgg, options);
+  EXPECT_EQ(row_for(strict, "resnet50").verdict, Verdict::kMissing);
+  EXPECT_EQ(row_for(strict, "vgg16").verdict, Verdict::kInconclusive);
+  EXPECT_TRUE(strict.failed());
+  options.allow_missing = true;
+  EXPECT_TRUE(check_regressions(baseline, only_vgg, options).failed()) << "still inconclusive";
+  options.allow_inconclusive = true;
+  const RegressionReport allowed = check_regressions(baseline, only_vgg, options);
+  EXPECT_FALSE(allowed.failed());
+  EXPECT_NE(row_for(allowed, "resnet50").note.find("(allowed)"), std::string::npos);
+  const std::string junit = render_junit(allowed);
+  EXPECT_NE(junit.find("failures=\"0\" skipped=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<skipped message=\"MISSING"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<skipped message=\"INCONCLUSIVE"), std::string::npos) << junit;
+  // Every baseline benchmark missing: the gate fails, it does not pass on nothing.
+  EXPECT_TRUE(check_regressions(baseline, {}, {}).failed());
+}
+
+// A throughput cannot fall by more than all of it: what noisy trials can detect is at most a
+// halt (-100 %), never a figure past it or below zero.
+TEST(Regress, TheDetectableSlowdownLiesBetweenNoneAndAHalt) {
+  const RegressionReport report = check_regressions({measured("resnet50", {1000, 3000, 10})},
+                                                    {measured("resnet50", {1000, 2900, 20})}, {});
+  const RegressionRow& row = row_for(report, "resnet50");
+  ASSERT_TRUE(row.detectable.has_value());
+  EXPECT_GE(row.detectable->slowdown, 0.0);
+  EXPECT_LE(row.detectable->slowdown, 1.0);
+  EXPECT_EQ(row.detectable->text(), "-100.0%");
+  EXPECT_NE(row.note.find("sees not even a halt"), std::string::npos) << row.note;
 }
 
 // The verdict is the same whatever the throughputs' magnitude: at 1e80 and beyond the squares

@@ -82,6 +82,8 @@ check "a GPU (/proc only): the wheel" 0 wheel '^$' GPUBENCH_NVIDIA_PROC="$work/p
 check "override wins over the GPU" 0 debian '^$' PATH="$gpu_path" GPUBENCH_LIBTORCH=debian
 check "an unknown value" 2 "" "^setup: GPUBENCH_LIBTORCH=cuda is not debian, wheel or an absolute path" GPUBENCH_LIBTORCH=cuda
 check "set but empty" 2 "" "^setup: GPUBENCH_LIBTORCH='' is not" GPUBENCH_LIBTORCH=
+check "a folder without LibTorch, before anything is installed" 2 "" "holds no LibTorch" GPUBENCH_LIBTORCH="$work"
+check "a LibTorch folder" 0 path '^$' GPUBENCH_LIBTORCH="$work/libtorch"
 check "control characters echoed escaped" 2 "" "^setup: GPUBENCH_LIBTORCH=\\$'x\\\\E\\[2J'" GPUBENCH_LIBTORCH=$'x\e[2J'
 
 args=(prefix)
