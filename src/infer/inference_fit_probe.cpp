@@ -200,19 +200,6 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   return fits;
 }
 
-// A probe's weights as infer holds them, at most: every weight in the compute dtype (8- and 4-bit
-// formats hold less), and MXFP4 experts in their 4.25 bits. Training's plan, float32 weights,
-// put gpt-oss-120b's two-block probe at 24 GiB, which holds 3.5 with its experts in MXFP4.
-int64_t planned_weight_bytes(const ModelInfo& info, const ModelOptions& options,
-                             const ResolvedBenchmark& b) {
-  if (!info.count) return 0;
-  const ModelStats stats = info.count(options);
-  const int64_t in_mxfp4 = b.weights == "mxfp4" ? stats.expert_weight_params : 0;
-  // A byte of codes for two weights, a scale byte for each block.
-  return (stats.params - in_mxfp4) * compute_element_bytes(b.precision) + in_mxfp4 / 2 +
-         in_mxfp4 / mxfp4::kBlock;
-}
-
 // The probes by blocks, extended to the whole model.
 GenerationFits probe_generation_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
                                           const ModelInfo& info, torch::Device device,

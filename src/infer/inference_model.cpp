@@ -2,6 +2,7 @@
 
 #include "memory/training_memory.h"
 #include "modeling/linear_compute.h"
+#include "modeling/mxfp4_weights.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -58,6 +59,16 @@ torch::ScalarType kv_cache_dtype(const ResolvedBenchmark& benchmark) {
   return benchmark.kv_cache == "fp8"
              ? compat::float8_e4m3()
              : inference_weight_dtype(benchmark.precision).value_or(torch::kFloat);
+}
+
+int64_t planned_weight_bytes(const ModelInfo& info, const ModelOptions& options,
+                             const ResolvedBenchmark& b) {
+  if (!info.count) return 0;
+  const ModelStats stats = info.count(options);
+  const int64_t in_mxfp4 = b.weights == "mxfp4" ? stats.expert_weight_params : 0;
+  // A byte of codes for two weights, a scale byte for each block.
+  return (stats.params - in_mxfp4) * compute_element_bytes(b.precision) + in_mxfp4 / 2 +
+         in_mxfp4 / mxfp4::kBlock;
 }
 
 }  // namespace gpubench

@@ -24,6 +24,15 @@ void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& bench
 // The bytes of the model's parameters and buffers (quantised weights are buffers).
 int64_t inference_weight_bytes(torch::nn::Module& module);
 
+// A model counted from its configuration, as infer builds it before quantising: every weight in
+// the compute dtype (8- and 4-bit formats hold less once quantised), and MXFP4 experts in their
+// 4.25 bits (born so). What the host holds while it builds the model, and the device once it is
+// placed; fit's probes are sized by it too. Training's plan, float32 weights, put gpt-oss-120b's
+// two-block probe at 24 GiB, which holds 3.5 with its experts in MXFP4. 0 for a model that is
+// not counted.
+int64_t planned_weight_bytes(const ModelInfo& info, const ModelOptions& options,
+                             const ResolvedBenchmark& b);
+
 // The key/value cache's dtype: e4m3 for --kv-cache fp8, else the weights' (float32 for fp32).
 torch::ScalarType kv_cache_dtype(const ResolvedBenchmark& benchmark);
 

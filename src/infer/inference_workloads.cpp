@@ -16,6 +16,7 @@
 #include "infer/inference_model.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
+#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "modeling/flop_counter.h"
@@ -37,6 +38,41 @@ class InferenceWorkload : public Workload {
 
   WorkloadDescription describe(const RunSession&) override {
     return {std::string(), "", true};  // no optimiser; the inference block
+  }
+
+  // A model counted from its configuration is built on the host in its weights' dtype, then
+  // placed: refused before anything is allocated where the host or the device cannot hold them
+  // (llama-3.1-405b or gpt-oss-120b on a 24 GB host grew past 6 GB and ended in the allocator's
+  // own words).
+  void check_counted(RunSession& session, const ModelStats&) override {
+    const RunSetup& run_setup = session.run_setup();
+    const std::optional<int64_t> host =
+        run_setup.host_memory_available ? run_setup.host_memory_available : host_available_memory();
+    if (!host) return;
+    const ResolvedBenchmark& spec = session.benchmark();
+    MemoryReport planned;
+    planned.basis = kMemoryPlanned;
+    planned.breakdown.weights = planned_weight_bytes(session.info(), session.model_options(), spec);
+    planned.peak_bytes = planned.breakdown.total();
+    planned.peak_source = "planned before the run: the weights counted from the configuration";
+    const std::string weights = bytes_text(planned.breakdown.weights) + " of weights in " +
+                                to_string(spec.precision) +
+                                (spec.weights == "mxfp4" ? " (the experts in MXFP4)" : "");
+    if (planned.breakdown.weights > *host) {
+      throw OutOfMemoryBeforeRun("out of memory before the run: " + spec.model +
+                                     " is built on the host, " + weights + ", and the host has " +
+                                     bytes_text(*host) + " available",
+                                 planned);
+    }
+    const torch::Device device = session.device();
+    if (device.is_cuda() && planned.breakdown.weights > tensor_memory::device_total_bytes(device)) {
+      throw OutOfMemoryBeforeRun("out of memory before the run: " + spec.model + " needs " +
+                                     weights +
+                                     " on the GPU before any is quantised, and the GPU "
+                                     "has " +
+                                     bytes_text(tensor_memory::device_total_bytes(device)),
+                                 planned);
+    }
   }
 
   // Models counted from their configuration are built in the weights' dtype and drawn on the
@@ -166,6 +202,40 @@ class ForwardWorkload : public InferenceWorkload {
 // replay of one captured step.
 class GenerateWorkload : public InferenceWorkload {
  public:
+  // The key/value cache for batch x (prompt + generated) tokens, from one position's, against
+  // what the device (the host for a CPU run) has left beside the weights: refused before it is
+  // allocated.
+  void refuse_a_cache_that_cannot_fit(RunSession& session, torch::ScalarType cache_dtype) {
+    const ResolvedBenchmark& spec = session.benchmark();
+    const int64_t context = spec.prompt_len + spec.gen_len;
+    const int64_t cache =
+        generator_->allocate_cache(1, 1, device_, cache_dtype).bytes_at(context) * spec.batch_size;
+    const int64_t in_use = tensor_memory::allocated_bytes(device_);
+    std::optional<int64_t> capacity;
+    if (device_.is_cuda()) {
+      capacity = tensor_memory::device_total_bytes(device_);
+    } else if (session.run_setup().host_memory_available) {  // before the weights took theirs
+      capacity = session.run_setup().host_memory_available;
+    } else if (const std::optional<int64_t> host = host_available_memory()) {
+      capacity = *host + in_use;
+    }
+    if (!capacity || in_use + cache <= *capacity) return;
+    MemoryReport planned;
+    planned.basis = kMemoryPlanned;
+    planned.breakdown.weights = in_use;
+    planned.breakdown.other = cache;
+    planned.peak_bytes = planned.breakdown.total();
+    planned.peak_source = "planned before the run: the weights as placed, the cache counted";
+    throw OutOfMemoryBeforeRun(
+        "out of memory before the run: " + spec.model + " holds " + bytes_text(in_use) +
+            " of weights and needs " + bytes_text(cache) + " of key/value cache for batch " +
+            std::to_string(spec.batch_size) + " x " + std::to_string(context) +
+            " tokens, and the " + (device_.is_cuda() ? "GPU has " : "host has ") +
+            bytes_text(*capacity) +
+            " (a smaller batch, a shorter context or --kv-cache fp8 needs less)",
+        planned);
+  }
+
   TrialPlan start(RunSession& session) override {
     const ResolvedBenchmark& spec = session.benchmark();
     device_ = session.device();
@@ -174,6 +244,7 @@ class GenerateWorkload : public InferenceWorkload {
     generator_ = session.model()->text_generator();
     if (!generator_) throw std::logic_error(spec.model + " generates text but has no generator");
     const torch::ScalarType cache_dtype = kv_cache_dtype(spec);
+    refuse_a_cache_that_cannot_fit(session, cache_dtype);
     cache_.emplace(generator_->allocate_cache(spec.batch_size, spec.prompt_len + spec.gen_len,
                                               device_, cache_dtype));
     InferenceMetrics& inference = metrics_.inference;

@@ -142,5 +142,44 @@ TEST(InferCli, BadInputIsOneLineAndExitTwo) {
                  "prompt_len and gen_len apply to inference");
 }
 
+// infer refuses up front, as train does, what cannot fit: weights (in the dtype it builds them
+// in) larger than the host, before the model is built; a key/value cache that does not fit
+// beside the weights, before it is allocated. Each an oom result with the figures, exit 1.
+// llama-3.1-405b on a 64 GB host: refused in well under a second, no weight allocated.
+TEST(InferCli, WhatCannotFitIsRefusedBeforeItIsAllocated) {
+  ScratchDirectory dir("infer-refused");
+  const std::string infer = std::string(GPUBENCH_BINARY) +
+                            " infer --device cpu --model test-tiny-llama --batch-size 64 "
+                            "--prompt-len 32 --gen-len 32 --output ";
+  const auto weights = testing::run_command("GPUBENCH_TEST_HOOKS=1 GPUBENCH_HOST_MEMORY=100K " +
+                                            infer + dir.file("weights.json"));
+  EXPECT_EQ(weights.exit_code, 1) << weights.output;
+  nlohmann::json r = read_json(dir.file("weights.json"));
+  EXPECT_EQ(r["status"], "oom");
+  EXPECT_EQ(r["error"],
+            "out of memory before the run: test-tiny-llama is built on the host, 136.6 KiB of "
+            "weights in fp32, and the host has 100.0 KiB available");
+  EXPECT_EQ(r["metrics"]["memory"]["basis"], "planned");
+  const auto cache = testing::run_command("GPUBENCH_TEST_HOOKS=1 GPUBENCH_HOST_MEMORY=1M " + infer +
+                                          dir.file("cache.json"));
+  EXPECT_EQ(cache.exit_code, 1) << cache.output;
+  r = read_json(dir.file("cache.json"));
+  EXPECT_EQ(r["status"], "oom");
+  EXPECT_EQ(r["error"],
+            "out of memory before the run: test-tiny-llama holds 136.6 KiB of weights and needs "
+            "1.0 MiB of key/value cache for batch 64 x 64 tokens, and the host has 1.0 MiB (a "
+            "smaller batch, a shorter context or --kv-cache fp8 needs less)");
+  EXPECT_EQ(r["metrics"]["memory"]["other"], 1 << 20);
+  const auto huge =
+      testing::run_command("GPUBENCH_HOST_MEMORY=64G " + std::string(GPUBENCH_BINARY) +
+                           " infer --device cpu --model llama-3.1-405b "
+                           "--batch-size 1 --prompt-len 16 --gen-len 4 --output " +
+                           dir.file("405b.json"));
+  EXPECT_EQ(huge.exit_code, 1) << huge.output;
+  EXPECT_NE(read_json(dir.file("405b.json"))["error"].get<std::string>().find(
+                "llama-3.1-405b is built on the host, 1511.9 GiB of weights in fp32"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpubench
