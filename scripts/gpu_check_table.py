@@ -249,7 +249,15 @@ def pair_checks(table, found):
                 table.row(f"fp8 / bf16: {name}", "measured", f"x{speedup:.3f}")
 
 
-def fit_checks(table, run_dir, found):
+# fit against the run it predicts: on a GPU within 2 % under and 10 % over. The CPU rehearsal's
+# tiny models hold kilobytes, where the CPU kernels' own buffers step with the shape (predicted
+# 1.12 to 1.14 of a 0.1 MiB bf16 generation on a Sapphire Rapids with AMX): there it checks the
+# path, within 2 % under and 50 % over.
+FIT_TOLERANCE = {"cuda": (0.98, 1.10), "cpu": (0.98, 1.50)}
+
+
+def fit_checks(table, run_dir, found, device="cuda"):
+    low, high = FIT_TOLERANCE.get(device, FIT_TOLERANCE["cuda"])
     for fit_path in sorted(glob.glob(os.path.join(run_dir, "fit-*.json"))):
         fit = load(fit_path) or {}
         target = os.path.basename(fit_path)[len("fit-"):]
@@ -260,8 +268,8 @@ def fit_checks(table, run_dir, found):
             continue
         predicted = fit["predicted_peak_bytes"]
         ratio = predicted / measured
-        table.check(f"fit then the run: {label(run)}", 0.98 <= ratio <= 1.10, f"predicted/measured {ratio:.3f}",
-                    f"fit {size(predicted)}, run {size(measured)} (tolerance 0.98-1.10)")
+        table.check(f"fit then the run: {label(run)}", low <= ratio <= high, f"predicted/measured {ratio:.3f}",
+                    f"fit {size(predicted)}, run {size(measured)} (tolerance {low:.2f}-{high:.2f})")
 
 
 def scale_rows(table, run_dir):
@@ -320,7 +328,7 @@ def table(args):
             t.failures.append(label(r))
         t.row(label(r), status, figure, reference_cells(args.refs, path, r), note)
     pair_checks(t, found)
-    fit_checks(t, args.run_dir, found)
+    fit_checks(t, args.run_dir, found, args.device)
     scale_rows(t, args.run_dir)
     if args.device == "cuda":
         telemetry_check(t, found, args.smi)

@@ -1,7 +1,6 @@
 #include "torch_support/compat.h"
 
 #include <cctype>
-#include <cstdlib>
 #include <cstring>
 
 #include <ATen/autocast_mode.h>
@@ -13,15 +12,6 @@
 #endif
 
 namespace gpubench::compat {
-
-#if !GPUBENCH_TORCH_AT_LEAST(2, 0)
-// LibTorch 1.13's oneDNN computes NaN gradients for bf16 convolutions with AMX (ResNet-50 in bf16
-// from its second step on a Sapphire Rapids, in Python's torch 1.13 too): its instructions are
-// capped at AVX-512 BF16, before anything asks oneDNN for them, unless ONEDNN_MAX_CPU_ISA is set.
-// A cap: CPUs without AMX are not changed. Set before main, as a static library's object that
-// every gpubench process links (libtorch_version below).
-const bool kOneDnnCappedBelowAmx = ::setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16", 0) == 0;
-#endif
 
 #if GPUBENCH_TORCH_AT_LEAST(2, 4)
 

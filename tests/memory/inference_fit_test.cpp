@@ -187,9 +187,9 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   // kernel holds blocks of the length). Never under the run's peak by more than 3 %; above it by
   // what probes of 4 to 16 tokens see of the kernels' own buffers, which step with the shape
   // (kilobytes here, nothing at a real model's size): +37 to +51 % on a Sapphire Rapids (AMX:
-  // oneDNN's bf16 products keep tile buffers; the run's peak moves with what ran before it in the
-  // process), within 10 % with oneDNN held to AVX-512 there (ONEDNN_MAX_CPU_ISA=AVX512_CORE), and
-  // +52 % on 2.11 on a Zen 4 when the fit was a parabola (docs/memory.md). The bound is that
+  // oneDNN's bf16 kernels there allocate otherwise; the run's peak moves with what ran before it in
+  // the process), within 10 % with oneDNN held to AVX-512 there (ONEDNN_MAX_CPU_ISA=AVX512_CORE),
+  // and +52 % on 2.11 on a Zen 4 when the fit was a parabola (docs/memory.md). The bound is that
   // spread with a margin, not a promise of fit's accuracy at 3x its probes.
   FitOptions short_probes;
   short_probes.cpu_flop_budget = 1;  // as short as the probes go: lengths 4, 8 and 16

@@ -12,14 +12,19 @@ namespace {
 
 // Steps on one fixed batch must lower the loss: a loop that does not learn is not benchmarking
 // training. Small images keep it quick; ResNet pools adaptively, and at 16 x 16 its last two
-// stages see one pixel, normalised over the batch of 4. In bf16 the third step's loss is 0.6
-// where the first's is 6.8 (Zen 3), so three steps show it: on a CPU without AVX-512 BF16 each
-// bf16 step takes over a second (LibTorch's reference kernels), where fp32's take 0.2 s.
-std::vector<float> losses_over_steps(Precision precision, int steps) {
+// stages see one pixel, normalised over the batch of 4: fp32 learns there, but in bf16 the
+// backward of layer4's strided 3 x 3 convolution over that one pixel gave NaN gradients from the
+// second step (oneDNN's bf16 kernels: on a Sapphire Rapids with AMX the loss turned NaN, with
+// oneDNN held to AVX-512 the gradients held NaN too, in LibTorch 1.13 and 2.11 and in Python's
+// torch alike). So bf16 trains at 32 x 32, where no NaN arises, for two steps (the second's loss
+// 2.6 where the first's is 7.9): on a CPU without AVX-512 BF16 each bf16 step takes seconds
+// (LibTorch's reference kernels), where fp32's take 0.2 s.
+std::vector<float> losses_over_steps(Precision precision, int steps, int64_t side) {
   torch::manual_seed(0);
   auto model = ModelRegistry::instance().get("resnet50").instantiate();
   model->module().train();
-  SyntheticBatch batch{torch::randn({4, 3, 16, 16}), torch::randint(1000, {4}, torch::kLong), {}};
+  SyntheticBatch batch{
+      torch::randn({4, 3, side, side}), torch::randint(1000, {4}, torch::kLong), {}};
   OptimizerSettings settings;
   settings.learning_rate = 0.01;
   TrainingStep step(*model, PrecisionPolicy(precision, torch::kCPU), settings);
@@ -29,12 +34,12 @@ std::vector<float> losses_over_steps(Precision precision, int steps) {
 }
 
 TEST(TrainingStep, TenStepsOnAFixedBatchLowerTheLossInFp32) {
-  const auto losses = losses_over_steps(Precision::kFp32, 10);
+  const auto losses = losses_over_steps(Precision::kFp32, 10, 16);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
-TEST(TrainingStep, ThreeStepsOnAFixedBatchLowerTheLossInBf16) {
-  const auto losses = losses_over_steps(Precision::kBf16, 3);
+TEST(TrainingStep, TwoStepsOnAFixedBatchLowerTheLossInBf16) {
+  const auto losses = losses_over_steps(Precision::kBf16, 2, 32);
   EXPECT_LT(losses.back(), 0.5f * losses.front()) << losses.front() << " -> " << losses.back();
 }
 
