@@ -251,7 +251,7 @@ def pair_checks(table, found):
 
 # fit against the run it predicts: on a GPU within 2 % under and 10 % over. The CPU rehearsal's
 # tiny models hold kilobytes, where the CPU kernels' own buffers step with the shape (predicted
-# 1.12 to 1.14 of a 0.1 MiB bf16 generation on a Sapphire Rapids with AMX): there it checks the
+# 1.12 to 1.14 of a 0.1 MiB bf16 generation on an Intel Xeon with AMX): there it checks the
 # path, within 2 % under and 50 % over.
 FIT_TOLERANCE = {"cuda": (0.98, 1.10), "cpu": (0.98, 1.50)}
 

@@ -44,8 +44,8 @@ struct BatchSeqFit {
   // value: a longer length is never predicted below a shorter one. No square: what a generation
   // holds beside its attention's scores grows in proportion to the length, and probes a few tokens
   // long bend with the allocator's and the kernels' block sizes, which a parabola would extend as
-  // a square (+71 % at prompt 48 from probes at 4, 8 and 16 on a Sapphire Rapids). A model whose
-  // attention holds a square declares it (ModelInfo::prefill_score_bytes).
+  // a square (+71 % at prompt 48 from probes at 4, 8 and 16 on an Intel Xeon with AMX). A model
+  // whose attention holds a square declares it (ModelInfo::prefill_score_bytes).
   static BatchSeqFit from_three_lengths(const std::vector<Point>& points);
   // a + t (b - a) + u (c - a), coefficient by coefficient: the fit of a model with more blocks
   // (b: one block more than a) and a larger vocabulary (c: a's blocks, a wider vocabulary).

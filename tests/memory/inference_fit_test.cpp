@@ -186,7 +186,7 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   // model declares them (a square on 1.13, whose attention holds them; none on 2.x, whose fused
   // kernel holds blocks of the length). Never under the run's peak by more than 3 %; above it by
   // what probes of 4 to 16 tokens see of the kernels' own buffers, which step with the shape
-  // (kilobytes here, nothing at a real model's size): +37 to +51 % on a Sapphire Rapids (AMX:
+  // (kilobytes here, nothing at a real model's size): +37 to +51 % on an Intel Xeon with AMX (AMX:
   // oneDNN's bf16 kernels there allocate otherwise; the run's peak moves with what ran before it in
   // the process), within 10 % with oneDNN held to AVX-512 there (ONEDNN_MAX_CPU_ISA=AVX512_CORE),
   // and +52 % on 2.11 on a Zen 4 when the fit was a parabola (docs/memory.md). The bound is that

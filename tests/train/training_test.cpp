@@ -14,7 +14,7 @@ namespace {
 // training. Small images keep it quick; ResNet pools adaptively, and at 16 x 16 its last two
 // stages see one pixel, normalised over the batch of 4: fp32 learns there, but in bf16 the
 // backward of layer4's strided 3 x 3 convolution over that one pixel gave NaN gradients from the
-// second step (oneDNN's bf16 kernels: on a Sapphire Rapids with AMX the loss turned NaN, with
+// second step (oneDNN's bf16 kernels: on an Intel Xeon with AMX the loss turned NaN, with
 // oneDNN held to AVX-512 the gradients held NaN too, in LibTorch 1.13 and 2.11 and in Python's
 // torch alike). So bf16 trains at 32 x 32, where no NaN arises, for two steps (the second's loss
 // 2.6 where the first's is 7.9): on a CPU without AVX-512 BF16 each bf16 step takes seconds
