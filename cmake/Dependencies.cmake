@@ -13,6 +13,16 @@ foreach(_prefix IN LISTS CMAKE_PREFIX_PATH)
   endif()
 endforeach()
 find_package(Torch REQUIRED)
+# The C++ standard the LibTorch's headers need, which its config sets on its target: 17 up to 2.11,
+# 20 in 2.14 (its headers stop with "C++20 or later compatible compiler is required").
+get_target_property(GPUBENCH_TORCH_CXX_STANDARD torch CXX_STANDARD)
+if(GPUBENCH_TORCH_CXX_STANDARD AND GPUBENCH_TORCH_CXX_STANDARD GREATER CMAKE_CXX_STANDARD)
+  set(CMAKE_CXX_STANDARD ${GPUBENCH_TORCH_CXX_STANDARD})
+  # GCC 12 warns falsely on "literal" + std::string&& in C++20 (-Wrestrict, GCC bug 105651).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    add_compile_options(-Wno-restrict)
+  endif()
+endif()
 include(TorchLoadOrder)
 gpubench_torch_load_order(${TORCH_LIBRARY})
 # The torch Python package keeps what libtorch_cuda needs (cuDNN, cuBLAS, NCCL, ...) in
@@ -36,7 +46,7 @@ else()
   set(GPUBENCH_WITH_CUDA 0)
 endif()
 list(LENGTH GPUBENCH_TORCH_LOAD_ORDER _early)
-message(STATUS "gpubench: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}, CUDA=${GPUBENCH_WITH_CUDA}, "
+message(STATUS "gpubench: LibTorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}, CUDA=${GPUBENCH_WITH_CUDA}, C++${CMAKE_CXX_STANDARD}, "
                "${_early} of its libraries listed early")
 
 # TORCH_CXX_FLAGS carries the C++ ABI switch the LibTorch build needs.
