@@ -184,7 +184,8 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   // A prompt longer than the CPU's probes, which are scaled up to it (from 16 to 48). What the
   // pass holds beside the scores is extended in proportion to the prompt, the scores as the
   // model declares them (a square on 1.13, whose attention holds them; none on 2.x, whose fused
-  // kernel holds blocks of the length). Never under the run's peak by more than 3 %; above it by
+  // kernel holds blocks of the length). Never under the run's peak by more than 5 % (1.13's
+  // allowance before; a Zen 3 without AVX-512 was 2.7 % under with the parabola); above it by
   // what probes of 4 to 16 tokens see of the kernels' own buffers, which step with the shape
   // (kilobytes here, nothing at a real model's size): +37 to +51 % on an Intel Xeon with AMX (AMX:
   // oneDNN's bf16 kernels there allocate otherwise; the run's peak moves with what ran before it in
@@ -198,7 +199,7 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
       infer_benchmark("test-tiny-llama", 2, 48, 8, Precision::kBf16);
   const InferenceMemoryFit scaled = fit_inference_memory(longer_prompt, short_probes);
   const double peak = static_cast<double>(run_benchmark(longer_prompt).metrics.memory.peak_bytes);
-  EXPECT_GE(static_cast<double>(scaled.peak_at(2, 56)), 0.97 * peak) << probe_readings(scaled);
+  EXPECT_GE(static_cast<double>(scaled.peak_at(2, 56)), 0.95 * peak) << probe_readings(scaled);
   EXPECT_LE(static_cast<double>(scaled.peak_at(2, 56)), 1.75 * peak) << probe_readings(scaled);
   // Probed with one and two blocks at a narrowed vocabulary (2,048 and 4,096 of 128,256 tokens),
   // as a model too large to build here is: at batch 16 the logits are the decode step's peak.
