@@ -9,6 +9,9 @@
 
 #include <torch/torch.h>
 
+#include "optim/multi_tensor_adamw.h"
+#include "train/training_step.h"
+
 namespace gpubench::testing {
 
 // Float32's unit in the last place at 1: 2^-23.
@@ -39,8 +42,9 @@ inline torch::Tensor same_rule_steps_bound(const torch::Tensor& weights, int ste
 // eps turns a last-bit difference into a large share of lr, so no bound on the parameters alone
 // holds on every CPU; this one follows the gradients each side actually had.
 inline torch::Tensor adamw_first_step_bound(const torch::Tensor& start, const torch::Tensor& grad_a,
-                                            const torch::Tensor& grad_b, double learning_rate,
-                                            double eps) {
+                                            const torch::Tensor& grad_b,
+                                            const torch::optim::AdamWOptions& adamw) {
+  const double eps = adamw.eps(), learning_rate = adamw.lr();
   auto direction = [eps](const torch::Tensor& grad) {
     const torch::Tensor g = grad.detach().to(torch::kDouble);
     return g / (g.abs() + eps);
@@ -48,6 +52,11 @@ inline torch::Tensor adamw_first_step_bound(const torch::Tensor& start, const to
   constexpr double kRoundingUlps = 8;  // each side: the moments, the square root, the division
   return learning_rate * (direction(grad_a) - direction(grad_b)).abs() +
          float32_ulps(start, kRoundingUlps) + kRoundingUlps * kFloat32Epsilon * learning_rate;
+}
+
+// The AdamW options a training step's optimiser stepped with (its learning rate and eps).
+inline const torch::optim::AdamWOptions& adamw_options_of(const TrainingStep& step) {
+  return dynamic_cast<const MultiTensorAdamW&>(step.optimizer()).options();
 }
 
 // The largest of |a - b| / bound over the elements: at most 1 when every element is within its

@@ -45,9 +45,7 @@ class InferenceWorkload : public Workload {
   // (llama-3.1-405b or gpt-oss-120b on a 24 GB host grew past 6 GB and ended in the allocator's
   // own words).
   void check_counted(RunSession& session, const ModelStats&) override {
-    const RunSetup& run_setup = session.run_setup();
-    const std::optional<int64_t> host =
-        run_setup.host_memory_available ? run_setup.host_memory_available : host_available_memory();
+    const std::optional<int64_t> host = session.host_memory();
     if (!host) return;
     const ResolvedBenchmark& spec = session.benchmark();
     MemoryReport planned;
@@ -65,12 +63,14 @@ class InferenceWorkload : public Workload {
                                  planned);
     }
     const torch::Device device = session.device();
-    if (device.is_cuda() && planned.breakdown.weights > tensor_memory::device_total_bytes(device)) {
+    if (!device.is_cuda()) return;
+    const int64_t gpu = tensor_memory::device_total_bytes(device);
+    if (planned.breakdown.weights > gpu) {
       throw OutOfMemoryBeforeRun("out of memory before the run: " + spec.model + " needs " +
                                      weights +
                                      " on the GPU before any is quantised, and the GPU "
                                      "has " +
-                                     bytes_text(tensor_memory::device_total_bytes(device)),
+                                     bytes_text(gpu),
                                  planned);
     }
   }

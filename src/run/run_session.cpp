@@ -5,6 +5,7 @@
 #include "distributed/collective_errors.h"
 #include "distributed/collectives.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/sharded_memory.h"
 #include "memory/tensor_memory.h"
@@ -113,6 +114,11 @@ Result RunSession::run(Workload& workload) {
 
 // Models too large to build everywhere are counted from their configuration, so the memory
 // check comes before anything is allocated, and their weights are drawn where they run.
+std::optional<int64_t> RunSession::host_memory() const {
+  return run_setup_.host_memory_available ? run_setup_.host_memory_available
+                                          : host_available_memory();
+}
+
 void RunSession::build_model(Workload& workload) {
   options_ = ModelOptions(benchmark_);
   options_.tensor_parallel = run_setup_.rank.tensor_parallel;

@@ -47,6 +47,9 @@ class RunSession {
   // What the workloads use.
   const ResolvedBenchmark& benchmark() const { return benchmark_; }
   const RunSetup& run_setup() const { return run_setup_; }
+  // The host memory this run may take: its setup's share, else MemAvailable; unset where
+  // neither can be read.
+  std::optional<int64_t> host_memory() const;
   const RankPlacement& rank() const { return run_setup_.rank; }
   const ModelInfo& info() const { return device_setup_.info(); }
   torch::Device device() const { return device_setup_.device(); }

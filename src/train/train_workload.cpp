@@ -40,9 +40,7 @@ class TrainWorkload : public Workload {
   bool trains() const override { return true; }
 
   void check_counted(RunSession& session, const ModelStats& counted) override {
-    const RunSetup& run_setup = session.run_setup();
-    const std::optional<int64_t> host =
-        run_setup.host_memory_available ? run_setup.host_memory_available : host_available_memory();
+    const std::optional<int64_t> host = session.host_memory();
     if (!host) return;
     const ResolvedBenchmark& spec = session.benchmark();
     const torch::Device device = session.device();

@@ -24,7 +24,6 @@
 #include "float_bounds.h"
 #include "memory/training_memory.h"
 #include "modeling/model_registry.h"
-#include "optim/multi_tensor_adamw.h"
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
 #include "testing/test_hooks.h"
@@ -47,23 +46,19 @@ nlohmann::json counted(gpubench::TrainableModel& model, const gpubench::Training
           {"optimizer_states", memory.optimizer_states}};
 }
 
-double adamw_eps(const gpubench::TrainingStep& step) {
-  return dynamic_cast<const gpubench::MultiTensorAdamW&>(step.optimizer()).options().eps();
-}
-
 // After the first step from the same weights: the largest share of its bound that any element's
 // difference between DDP's weights and the gathered master shards takes.
 double first_step_worst_share(gpubench::TrainableModel& replicated,
                               gpubench::ShardedDataParallel& sharding,
-                              gpubench::TrainableModel& initial, double learning_rate, double eps) {
+                              gpubench::TrainableModel& initial,
+                              const torch::optim::AdamWOptions& adamw) {
   const auto gathered = sharding.gathered_parameters();
   const auto gathered_gradients = sharding.gathered_gradients();
   const auto start = initial.module().named_parameters();
   double worst = 0;
   for (const auto& item : replicated.module().named_parameters()) {
     const Tensor bound = gpubench::testing::adamw_first_step_bound(
-        start[item.key()], item.value().grad(), gathered_gradients.at(item.key()), learning_rate,
-        eps);
+        start[item.key()], item.value().grad(), gathered_gradients.at(item.key()), adamw);
     worst = std::max(worst, gpubench::testing::worst_share_of_bound(gathered.at(item.key()),
                                                                     item.value(), bound));
   }
@@ -124,7 +119,7 @@ int main(int argc, char** argv) {
     found["losses_sharded"].push_back(world->sum_over_ranks(sharded_loss) / world->world_size());
     if (step == 0) {
       found["parameters_worst_share_of_bound"] = first_step_worst_share(
-          *replicated, sharding, *initial, settings.learning_rate, adamw_eps(replicated_step));
+          *replicated, sharding, *initial, gpubench::testing::adamw_options_of(replicated_step));
     }
   }
   found["memory_replicated"] = counted(*replicated, replicated_step);

@@ -34,7 +34,6 @@
 #include "modeling/integer_weights.h"
 #include "modeling/mixture_of_experts.h"
 #include "modeling/model_registry.h"
-#include "optim/multi_tensor_adamw.h"
 #include "optim/optimizer_registry.h"
 #include "run/precision_policy.h"
 #include "testing/test_hooks.h"
@@ -169,15 +168,12 @@ void compare_inference(Models& models, int64_t vocab, Layout& layout, nlohmann::
   models.sharded->module().train();
 }
 
-double adamw_eps(const gpubench::TrainingStep& step) {
-  return dynamic_cast<const gpubench::MultiTensorAdamW&>(step.optimizer()).options().eps();
-}
-
 // After one AdamW step from the same weights: each sharded parameter against its slice of the
 // whole model's, as a share of the bound the two sides' gradients allow
 // (float_bounds.h, adamw_first_step_bound): at most 1 when the step did the same arithmetic.
 double parameters_worst_share_of_bound(Models& models, const std::map<std::string, Tensor>& start,
-                                       int rank, int size, double learning_rate, double eps) {
+                                       int rank, int size,
+                                       const torch::optim::AdamWOptions& adamw) {
   const auto full = parameters_of(*models.whole);
   auto slice_of = [&](const Tensor& whole, const Tensor& like) {
     Tensor slice = torch::empty_like(like);
@@ -187,9 +183,9 @@ double parameters_worst_share_of_bound(Models& models, const std::map<std::strin
   double worst = 0;
   for (const auto& [name, local] : parameters_of(*models.sharded)) {
     if (!local.grad().defined()) continue;
-    const Tensor bound = gpubench::testing::adamw_first_step_bound(
-        slice_of(start.at(name), local), local.grad(), slice_of(full.at(name).grad(), local),
-        learning_rate, eps);
+    const Tensor bound =
+        gpubench::testing::adamw_first_step_bound(slice_of(start.at(name), local), local.grad(),
+                                                  slice_of(full.at(name).grad(), local), adamw);
     worst = std::max(worst, gpubench::testing::worst_share_of_bound(
                                 local, slice_of(full.at(name).detach(), local), bound));
   }
@@ -240,7 +236,7 @@ void compare_training_step(Models& models, int64_t vocab, Layout& layout, nlohma
   found["gradients_max_abs_diff"] = gradients.largest_difference;
   found["gradients_largest"] = gradients.largest;
   found["parameters_worst_share_of_bound"] = parameters_worst_share_of_bound(
-      models, whole_start, rank, size, settings.learning_rate, adamw_eps(whole_step));
+      models, whole_start, rank, size, gpubench::testing::adamw_options_of(whole_step));
 }
 
 // LibTorch 2.6 and later: both models held as infer --weights int4 holds them (bf16, groups of
