@@ -308,10 +308,12 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
   return info;
 }
 
-const ModelRegistration kBertLarge{bert_info(
-    "bert-large", bert_large(), 128,
-    "BERT-large uncased pre-training (Hugging Face BertForPreTraining / NVIDIA "
-    "DeepLearningExamples: 24 layers, hidden 1024, 16 heads, vocabulary 30522, tied MLM decoder)")};
+const ModelRegistration kBertLarge{with_default_counts(
+    bert_info("bert-large", bert_large(), 128,
+              "BERT-large uncased pre-training (Hugging Face BertForPreTraining / NVIDIA "
+              "DeepLearningExamples: 24 layers, hidden 1024, 16 heads, vocabulary 30522, tied MLM "
+              "decoder)"),
+    336226108, 336226108, 87191719936)};
 
 BertConfig tiny_bert_config() {
   BertConfig c;

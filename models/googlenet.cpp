@@ -102,10 +102,12 @@ class GoogLeNetImpl : public torch::nn::Module {
 };
 TORCH_MODULE(GoogLeNet);
 
-const ModelRegistration kGoogLeNet{image_classifier_info<GoogLeNet>(
-    "googlenet", {"inception_v1"}, 224, 32,
-    "torchvision models.googlenet (aux_logits=True, transform_input=False)",
-    [](int64_t classes) { return GoogLeNet(classes); }, {0.3, 0.3})};
+const ModelRegistration kGoogLeNet{
+    with_default_counts(image_classifier_info<GoogLeNet>(
+                            "googlenet", {"inception_v1"}, 224, 32,
+                            "torchvision models.googlenet (aux_logits=True, transform_input=False)",
+                            [](int64_t classes) { return GoogLeNet(classes); }, {0.3, 0.3}),
+                        13004888, 13004888, 2996752384)};
 
 }  // namespace
 }  // namespace gpubench::models

@@ -196,10 +196,20 @@ class Inception3Impl : public torch::nn::Module {
 };
 TORCH_MODULE(Inception3);
 
-const ModelRegistration kInception3{image_classifier_info<Inception3>(
-    "inception3", {"inception_v3"}, 299, 32,
-    "torchvision models.inception_v3 (aux_logits=True, transform_input=False)",
-    [](int64_t classes) { return Inception3(classes); }, {0.4})};
+ModelInfo inception3_info() {
+  ModelInfo info = image_classifier_info<Inception3>(
+      "inception3", {"inception_v3"}, 299, 32,
+      "torchvision models.inception_v3 (aux_logits=True, transform_input=False)",
+      [](int64_t classes) { return Inception3(classes); }, {0.4});
+  info.min_training_batch = 2;
+  info.min_training_batch_why =
+      "the auxiliary classifier's batch norm in training needs two values a channel, and its "
+      "feature map there is 1x1";
+  return info;
+}
+
+const ModelRegistration kInception3{
+    with_default_counts(inception3_info(), 27161264, 27161264, 11426432192)};
 
 }  // namespace
 }  // namespace gpubench::models

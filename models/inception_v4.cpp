@@ -166,9 +166,10 @@ class InceptionV4Impl : public torch::nn::Module {
 };
 TORCH_MODULE(InceptionV4);
 
-const ModelRegistration kInception4{
+const ModelRegistration kInception4{with_default_counts(
     image_classifier_info<InceptionV4>("inception4", {"inception_v4"}, 299, 32, "timm inception_v4",
-                                       [](int64_t classes) { return InceptionV4(classes); })};
+                                       [](int64_t classes) { return InceptionV4(classes); }),
+    42679816, 42679816, 24507949248)};
 
 }  // namespace
 }  // namespace gpubench::models

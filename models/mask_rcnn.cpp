@@ -736,7 +736,8 @@ ModelInfo maskrcnn_info(bool tiny) {
   return info;
 }
 
-const ModelRegistration kMaskRcnn{maskrcnn_info(false)};
+const ModelRegistration kMaskRcnn{
+    with_default_counts(maskrcnn_info(false), 44401393, 44178993, 425407912448, 33683865600)};
 const ModelRegistration kTinyMaskRcnn{maskrcnn_info(true)};
 
 }  // namespace

@@ -56,9 +56,12 @@ ModelInfo resnet_info(const std::string& name, std::vector<int64_t> blocks, int6
 }
 
 // Per-device batch sizes are tf_cnn_benchmarks' defaults.
-const ModelRegistration kResNet50{resnet_info("resnet50", {3, 4, 6, 3}, 64)};
-const ModelRegistration kResNet101{resnet_info("resnet101", {3, 4, 23, 3}, 64)};
-const ModelRegistration kResNet152{resnet_info("resnet152", {3, 8, 36, 3}, 32)};
+const ModelRegistration kResNet50{
+    with_default_counts(resnet_info("resnet50", {3, 4, 6, 3}, 64), 25557032, 25557032, 8178368512)};
+const ModelRegistration kResNet101{with_default_counts(resnet_info("resnet101", {3, 4, 23, 3}, 64),
+                                                       44549160, 44549160, 15602810880)};
+const ModelRegistration kResNet152{with_default_counts(resnet_info("resnet152", {3, 8, 36, 3}, 32),
+                                                       60192808, 60192808, 23027253248)};
 
 }  // namespace
 }  // namespace gpubench

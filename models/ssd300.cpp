@@ -285,7 +285,8 @@ ModelInfo ssd300_info(bool tiny) {
   return info;
 }
 
-const ModelRegistration kSsd300{ssd300_info(false)};
+const ModelRegistration kSsd300{
+    with_default_counts(ssd300_info(false), 22894902, 22894902, 40301812224)};
 const ModelRegistration kTinySsd{ssd300_info(true)};
 
 }  // namespace

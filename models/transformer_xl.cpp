@@ -436,13 +436,16 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
 }
 
 // Per-GPU batches are NVIDIA's for WikiText-103 (base 32, large 8 tokens-by-segment rows).
-const ModelRegistration kBase{transformer_xl_info(
-    "transformerxl-base", transformer_xl_base(), 32,
-    "NVIDIA DeepLearningExamples Transformer-XL, wt103_base (16 layers, d_model 512)")};
-const ModelRegistration kTransformerXlLarge{
+const ModelRegistration kBase{with_default_counts(
+    transformer_xl_info(
+        "transformerxl-base", transformer_xl_base(), 32,
+        "NVIDIA DeepLearningExamples Transformer-XL, wt103_base (16 layers, d_model 512)"),
+    191950298, 191950298, 297015285)};
+const ModelRegistration kTransformerXlLarge{with_default_counts(
     transformer_xl_info("transformerxl-large", transformer_xl_large(), 8,
                         "NVIDIA DeepLearningExamples Transformer-XL, wt103_large (18 layers, "
-                        "d_model 1024, div_val 4)")};
+                        "d_model 1024, div_val 4)"),
+    285167482, 285167482, 783568942)};
 
 // Hidden: for the tests, which need the language-model path (tokens, memory, adaptive softmax)
 // without 151M parameters on a 2-core CPU.

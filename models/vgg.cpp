@@ -58,9 +58,11 @@ const std::vector<int64_t> kVgg16{64,  64,       kMaxPool, 128,      128, kMaxPo
                                   256, 256,      256,      kMaxPool, 512, 512,
                                   512, kMaxPool, 512,      512,      512, kMaxPool};
 
-const ModelRegistration kVgg16Registration{image_classifier_info<Vgg>(
-    "vgg16", {}, 224, 64, "torchvision models.vgg16 (configuration D, no batch norm)",
-    [](int64_t classes) { return Vgg(kVgg16, classes); })};
+const ModelRegistration kVgg16Registration{with_default_counts(
+    image_classifier_info<Vgg>("vgg16", {}, 224, 64,
+                               "torchvision models.vgg16 (configuration D, no batch norm)",
+                               [](int64_t classes) { return Vgg(kVgg16, classes); }),
+    138357544, 138357544, 30940528640)};
 
 }  // namespace
 }  // namespace gpubench::models

@@ -33,6 +33,7 @@ cases=(
   "compare-fixtures-json|compare gpu=NVIDIA%20A40 gpu=NVIDIA%20L40S --results $reports -f json"
   "compare-fixtures-html|compare gpu=NVIDIA%20A40 gpu=NVIDIA%20L40S --results $reports -f html"
   "compare-reference-precision|compare precision=fp32 precision=fp16 --results $reference"
+  "compare-reference-a40-l40s|compare gpu=NVIDIA%20A40 gpu=NVIDIA%20L40S --results $reference"
   "regress-history|regress --baseline $history/2026-11-01 $history/2026-11-02 $history/2026-11-03 --current $history/2026-11-16"
   "trend-history-markdown|trend $history"
   "trend-history-json|trend $history -f json"

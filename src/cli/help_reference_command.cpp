@@ -127,10 +127,13 @@ std::string options_reference(const CLI::App& app) {
 std::string models_reference() {
   std::string out =
       "# Models\n\n" + generated_note("models") +
-      "Every model `train` takes by name (`--model`); `gpubench models` also counts each one's "
-      "parameters and forward FLOPs by building it. Batch sizes are per device.\n\n" +
-      header({"name", "aliases", "task", "input", "default batch", "throughput in", "sequence",
-              "optimizer", "reference"});
+      "Every model `train` takes by name (`--model`), with its counts at its default options "
+      "(`gpubench models`): parameters, those one token computes with in a mixture of experts "
+      "(active), and forward FLOPs per sample (GFLOPs). Large language models are counted by a "
+      "rule from their configuration; the others declare what an instance of them counts, which "
+      "a test recounts (`ModelInfo::default_counts`). Batch sizes are per device.\n\n" +
+      header({"name", "aliases", "task", "input", "params", "active params", "forward GFLOPs",
+              "default batch", "throughput in", "sequence", "optimizer", "reference"});
   for (const ModelInfo* info : ModelRegistry::instance().all()) {
     std::string input;
     for (const int64_t d : info->input_shape)
@@ -143,7 +146,11 @@ std::string models_reference() {
       sequence = "seq_len " + std::to_string(info->default_seq_len) + " (at most " +
                  std::to_string(info->max_seq_len) + ")";
     }
+    const ModelStats counts = listed_counts(*info);
     out += markdown_row({code(info->name), join(info->aliases), info->task, input,
+                         std::to_string(counts.params),
+                         counts.active_params > 0 ? std::to_string(counts.active_params) : "all",
+                         format_fixed(static_cast<double>(counts.forward_flops) / 1e9, 3),
                          std::to_string(info->default_batch_size), info->sample_unit, sequence,
                          optimizer_label(info->optimizer), info->reference});
   }

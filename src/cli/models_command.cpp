@@ -23,7 +23,7 @@ void add_models_command(CLI::App& app, int& exit_code) {
   auto format = std::make_shared<std::string>("table");
   auto names = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("models", torch_command_description("models"));
-  cmd->add_option("names", *names, "Only these models (default: all; counting builds each one)");
+  cmd->add_option("names", *names, "Only these models (default: all)");
   cmd->add_option("--format", *format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -32,22 +32,29 @@ void add_models_command(CLI::App& app, int& exit_code) {
     for (const std::string& name : *names) models.push_back(&ModelRegistry::instance().get(name));
     if (names->empty()) models = ModelRegistry::instance().all();
     nlohmann::json list = nlohmann::json::array();
-    TextTable table({"name", "family", "task", "input", "params", "forward GFLOPs/sample",
-                     "default batch", "reference"});
+    TextTable table({"name", "family", "task", "input", "params", "active params",
+                     "forward GFLOPs/sample", "default batch", "reference"});
     for (const ModelInfo* info : models) {
-      const ModelStats stats = measure_model(*info);
+      const ModelStats stats = listed_counts(*info);
+      // A dense model computes with all of its parameters; a mixture of experts with those one
+      // token visits.
+      const int64_t active = stats.active_params > 0 ? stats.active_params : stats.params;
       list.push_back({{"name", info->name},
                       {"aliases", info->aliases},
                       {"family", info->family},
                       {"task", info->task},
                       {"input_shape", info->input_shape},
                       {"params", stats.params},
+                      {"trainable_params", stats.trainable_params},
+                      {"active_params", active},
                       {"forward_flops", stats.forward_flops},
                       {"default_batch_size", info->default_batch_size},
                       {"sample_unit", info->sample_unit},
                       {"reference", info->reference}});
       table.add_row({info->name, info->family, info->task, shape_text(info->input_shape),
-                     std::to_string(stats.params), format_fixed(stats.forward_flops / 1e9, 3),
+                     std::to_string(stats.params),
+                     stats.active_params > 0 ? std::to_string(active) : "all",
+                     format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }
     std::fputs(*format == "json" ? (json_text(list) + "\n").c_str() : table.render().c_str(),

@@ -254,8 +254,31 @@ const DatasheetDatabase& datasheets() {
   return database;
 }
 
+namespace {
+
+// A result that records no memory size (a published figure): the entry that lists the name, where
+// one alone does.
+DeviceMatch match_device_by_name(const DatasheetDatabase& database,
+                                 const std::string& device_name) {
+  std::vector<const Accelerator*> named;
+  for (const Accelerator& a : database.accelerators) {
+    if (a.lists_device(device_name)) named.push_back(&a);
+  }
+  if (named.size() == 1) {
+    return {named.front(), "device name '" + device_name +
+                               "' (no memory size recorded; the "
+                               "one entry listing the name)"};
+  }
+  if (named.empty()) return {nullptr, "no datasheet entry lists device '" + device_name + "'"};
+  return {nullptr, "device '" + device_name + "' is listed by " + std::to_string(named.size()) +
+                       " entries and no memory size was recorded to choose"};
+}
+
+}  // namespace
+
 DeviceMatch match_device(const DatasheetDatabase& database, const std::string& device_name,
                          int64_t memory_bytes) {
+  if (memory_bytes <= 0) return match_device_by_name(database, device_name);
   const double gib = static_cast<double>(memory_bytes) / double(1 << 30);
   const std::string memory = format_fixed(gib, 1) + " GiB";
   const Accelerator* named = nullptr;  // the first entry with the name, when no size fits

@@ -265,7 +265,8 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   const double flops_per_token =
       info.count ? static_cast<double>(info.count(largest).forward_flops) : 0.0;
   const std::vector<ProbeShape> prefill = two_batches_at_three_lengths(probe_length(
-      b.prompt_len, b, flops_per_token * kSmallerProbeBatch, fit_options));  // batch 4's cost
+      b.prompt_len, b, flops_per_token * kSmallerProbeBatch, fit_options,  // batch 4's cost
+      ProbePass::kForward));
 
   InferenceMemoryFit fit;
   fit.benchmark = b;

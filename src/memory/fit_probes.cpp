@@ -85,19 +85,24 @@ namespace {
 // LibTorch runs a CPU's bf16 and fp16 matmuls through oneDNN where the CPU has AVX-512 (its
 // mkldnn_bf16_device_check), and through its own reference kernel elsewhere: 5.1 GFLOP/s against
 // fp32's 73.5 on one core of a Zen 3 EPYC with AVX2 only, where gpt-oss-20b's inference probes
-// at the whole budget ran for over five minutes. There a 16-bit probe gets a sixteenth of it.
-double cpu_flop_budget(const ResolvedBenchmark& b, const FitOptions& fit) {
+// at the whole budget ran for over five minutes. Training probes longer than 4 tokens run the
+// reference kernel on AVX-512 CPUs too (train/fit_probe.cpp's NativeCpuMatmuls): Llama 3 8B full
+// bf16's probes at 32 tokens ran past 300 s on a Xeon with AMX. There a 16-bit probe gets a
+// sixteenth of the budget, which brings a large model's probes to the shortest lengths, where
+// oneDNN runs them.
+double cpu_flop_budget(const ResolvedBenchmark& b, const FitOptions& fit, ProbePass pass) {
   const bool sixteen_bit = b.precision == Precision::kBf16 || b.precision == Precision::kFp16;
-  return sixteen_bit && !cpu_has_flag("avx512bw") ? fit.cpu_flop_budget / 16 : fit.cpu_flop_budget;
+  const bool reference_kernel = pass == ProbePass::kForwardAndBackward || !cpu_has_flag("avx512bw");
+  return sixteen_bit && reference_kernel ? fit.cpu_flop_budget / 16 : fit.cpu_flop_budget;
 }
 
 }  // namespace
 
 int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_token,
-                     const FitOptions& fit) {
+                     const FitOptions& fit, ProbePass pass) {
   if (seq <= 0 || b.device == DeviceKind::kCuda || flops_per_token <= 0) return seq;
   auto cost = [&](int64_t length) { return 2.0 * flops_per_token * static_cast<double>(length); };
-  const double budget = cpu_flop_budget(b, fit);
+  const double budget = cpu_flop_budget(b, fit, pass);
   while (seq > fit.shortest_probe && cost(seq) > budget) {
     seq = std::max(fit.shortest_probe, (seq + 1) / 2);
   }

@@ -30,8 +30,8 @@ struct FitOptions {
   std::optional<int64_t> host_available;
   // On the CPU, the probes' sequence length is halved until the largest probe's forward and
   // backward (a generation's: its prompt's pass) is at most this many FLOPs (the fit must take
-  // seconds, not hours, there); a sixteenth of it for bf16 and fp16 on a CPU without AVX-512,
-  // where LibTorch's 16-bit matmuls are its reference kernel (fit_probes.cpp).
+  // seconds, not hours, there); a sixteenth of it for bf16 and fp16 where LibTorch's 16-bit
+  // matmuls would run its reference kernel (fit_probes.cpp).
   double cpu_flop_budget = 2e11;
   // ... but not below this length, the longest probe's (the others run at about a half and a
   // quarter of it: 2 and 1 at the shortest). With batch 1 and 2 probed, the fit tells what
@@ -82,11 +82,15 @@ void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
                        const ResolvedBenchmark& b, const FitOptions& fit_options,
                        const ProbeBytes& bytes, const std::string& what);
 
+// What a probe runs: a training step's forward and backward, or a generation's forward passes.
+enum class ProbePass { kForwardAndBackward, kForward };
+
 // The probes' sequence length: `seq`, halved on the CPU until the largest probe (batch 2) is
-// within the FLOP budget; `flops_per_token` is one item's per token (per item where the model
-// has no length).
+// within the FLOP budget (a sixteenth of it where LibTorch's reference 16-bit kernel would run
+// them: fit_probes.cpp); `flops_per_token` is one item's per token (per item where the model has
+// no length).
 int64_t probe_length(int64_t seq, const ResolvedBenchmark& b, double flops_per_token,
-                     const FitOptions& fit);
+                     const FitOptions& fit, ProbePass pass);
 
 // Batch 1 at a quarter of the length, then batch 1 and 2 at half of it and at it (1, 2 and 3 at
 // the shortest): what grows per item and what grows once per step are told apart at every

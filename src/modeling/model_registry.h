@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -250,6 +251,11 @@ struct ModelInfo {
   // Counts from the configuration, without building the model (large language models); unset:
   // counted on an instance.
   std::function<ModelStats(const ModelOptions&)> count;
+  // Its counts at its default options, as an instance of it counts them (measure_instance): what
+  // `gpubench models` lists without building it (Mask R-CNN's forward alone takes seconds). A
+  // test recounts every declared one on an instance. Unset: counted by `count`, or on an
+  // instance.
+  std::optional<ModelStats> default_counts;
   // An estimate of the activations one training step keeps for backward, in bytes, at `batch`
   // per device with activations of `element_bytes`; unset: not estimated.
   std::function<int64_t(const ModelOptions&, int64_t batch, int64_t element_bytes)>
@@ -270,8 +276,17 @@ struct ModelInfo {
   }
 };
 
-// The model's counts: from its configuration where it has a rule, else from an instance.
+// `info` with its counts at its default options declared (ModelInfo::default_counts): its
+// parameters, those that train, and forward FLOPs per sample with their part that multiplies by
+// frozen weights.
+ModelInfo with_default_counts(ModelInfo info, int64_t params, int64_t trainable_params,
+                              int64_t forward_flops, int64_t frozen_weight_flops = 0);
+
+// The model's counts: from its configuration where it has a rule, else from an instance drawn
+// from a fixed seed (the caller's random stream untouched).
 ModelStats measure_model(const ModelInfo& info, const ModelOptions& options = {});
+// Its counts at its default options, as listed: by its rule, as declared, or on an instance.
+ModelStats listed_counts(const ModelInfo& info);
 // The same for a model already built, on the CPU; leaves it in evaluation mode.
 ModelStats measure_instance(TrainableModel& model);
 

@@ -10,6 +10,7 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
+#include "datasheets/run_efficiency.h"
 #include "results/statistics.h"
 #include "spec/benchmark_fields.h"
 
@@ -494,17 +495,6 @@ void add_fit_table(const Layout& layout, Report& report) {
       /*failed_too=*/true);
 }
 
-// The datasheet's B/A for a figure of the two results' entries; nothing when either is unmatched.
-std::optional<double> datasheet_ratio(const Result* a, const Result* b,
-                                      double DatasheetInfo::*figure) {
-  if (a == nullptr || b == nullptr || !a->datasheet.matched || !b->datasheet.matched) {
-    return std::nullopt;
-  }
-  const double va = a->datasheet.*figure, vb = b->datasheet.*figure;
-  if (va <= 0 || vb <= 0) return std::nullopt;
-  return vb / va;
-}
-
 }  // namespace
 
 Report build_report(const std::vector<LoadedResult>& results, const ReportOptions& options) {
@@ -553,16 +543,31 @@ Report build_report(const std::vector<LoadedResult>& results, const ReportOption
 namespace {
 
 // One compared benchmark apart from the system it ran on: every identity setting (GPU count and
-// bucket size included), and the newest result of each side.
+// bucket size included). Each side holds a figure per source: the newest measured result, and
+// the newest of each published source, since two publishers' figures for one card are not one
+// figure (docs/reports.md#compare).
 struct ComparedRow {
   std::string family, model, precision, setup;
   int gpus = 0;
-  const Result* a = nullptr;
-  const Result* b = nullptr;
+  std::vector<const Result*> a, b;
   std::vector<std::string> labels() const {
     return {model, precision, std::to_string(gpus), setup};
   }
 };
+
+const Result* first_of(const std::vector<const Result*>& figures) {
+  return figures.empty() ? nullptr : figures.front();
+}
+
+std::vector<const Result*> figures_by_source(const std::vector<const Result*>& results) {
+  std::map<std::string, std::vector<const Result*>> by_source;  // measured ones under ""
+  for (const Result* r : results) {
+    by_source[r->status == RunStatus::kPublished ? r->source : std::string()].push_back(r);
+  }
+  std::vector<const Result*> figures;
+  for (const auto& [source, same] : by_source) figures.push_back(newest_result(same));
+  return figures;
+}
 
 std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
                                        const std::vector<LoadedResult>& b, const Across& joined) {
@@ -584,15 +589,124 @@ std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
     row.precision = std::get<3>(key);
     row.gpus = std::get<4>(key);
     row.setup = std::get<5>(key);
-    row.a = results.first.empty() ? nullptr : newest_result(results.first);
-    row.b = results.second.empty() ? nullptr : newest_result(results.second);
+    row.a = figures_by_source(results.first);
+    row.b = figures_by_source(results.second);
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
+// The published sources a comparison cites, numbered in the order met: a cell names its
+// figure's publisher (the first word of its source) and number; the notes give each in full.
+class SourceLegend {
+ public:
+  std::string label(const Result& r) {
+    const auto found = std::find(sources_.begin(), sources_.end(), r.source);
+    const size_t number = static_cast<size_t>(found - sources_.begin()) + 1;
+    if (found == sources_.end()) sources_.push_back(r.source);
+    return publisher(r.source) + " [" + std::to_string(number) + "]";
+  }
+  std::vector<std::string> notes() const {
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      lines.push_back("[" + std::to_string(i + 1) + "] " + first_line(sources_[i]));
+    }
+    return lines;
+  }
+
+ private:
+  static std::string publisher(const std::string& source) {
+    const std::string first = source.substr(0, source.find(' '));
+    return first.empty() ? "published" : first;
+  }
+  std::vector<std::string> sources_;
+};
+
+// A side's figures in one cell: each with its source where published; several figures, as
+// published figures that disagree, all shown.
+ReportCell side_cell(const std::vector<const Result*>& figures, const Across& joined,
+                     SourceLegend& legend, const char* missing) {
+  if (figures.empty()) return {std::nullopt, missing};
+  std::vector<std::string> texts;
+  for (const Result* r : figures) {
+    ReportCell one = throughput_cell(r);
+    if (r->status == RunStatus::kPublished && has_throughput(r->status)) {
+      one.text = format_fixed(r->metrics.throughput, 1) + " (published, " + legend.label(*r) + ")";
+    }
+    texts.push_back(joined.annotate(one, r).text);
+  }
+  if (figures.size() == 1) return {throughput_of(figures.front()), texts.front()};
+  return {std::nullopt, join(texts, "; ")};
+}
+
+std::vector<double> throughputs_of(const std::vector<const Result*>& figures) {
+  std::vector<double> values;
+  for (const Result* r : figures) {
+    if (const auto value = throughput_of(r)) values.push_back(*value);
+  }
+  return values;
+}
+
+// Where a side's sources disagree: "NVIDIA A40, resnet50 fp16 x1: 653.0 (Lambda [2]) and
+// 1262.0 (BIZON [1]) differ 1.93x ...".
+std::optional<std::string> disagreement(const ComparedRow& compared,
+                                        const std::vector<const Result*>& figures,
+                                        const std::string& side_name) {
+  const std::vector<double> values = throughputs_of(figures);
+  if (values.size() < 2) return std::nullopt;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return side_name + ", " + compared.model + " " + compared.precision + " x" +
+         std::to_string(compared.gpus) + ": its " + std::to_string(values.size()) +
+         " figures differ up to " + format_fixed(*high / *low, 2) +
+         "x (sources that differ in harness, batch and settings); B/A is shown as the range "
+         "over them and left out of the family means";
+}
+
+// The datasheet's entry for a result's GPU: the one it recorded, else matched now by its name
+// (a published figure records no memory size).
+DatasheetInfo datasheet_of(const Result* r) {
+  if (r == nullptr || r->datasheet.matched) return r == nullptr ? DatasheetInfo{} : r->datasheet;
+  Result matched = *r;
+  attach_datasheet(matched);
+  return matched.datasheet;
+}
+
+// A side's card where every result of it ran on one (compare's usual selectors, gpu="...");
+// empty otherwise.
+std::string sole_card(const std::vector<ComparedRow>& rows,
+                      std::vector<const Result*> ComparedRow::*side) {
+  std::set<std::string> cards;
+  for (const ComparedRow& row : rows) {
+    for (const Result* r : row.*side) cards.insert(r->system.gpu_name);
+  }
+  return cards.size() == 1 ? *cards.begin() : std::string();
+}
+
+// The datasheet of a row's side: its figure's card, or where it has none for the row, the side's
+// sole card at the other side's settings (precision, so its peak), so that the cards' ratios stand
+// beside a figure published for one of them only.
+DatasheetInfo row_datasheet(const std::vector<const Result*>& figures,
+                            const std::vector<const Result*>& other, const std::string& card) {
+  if (!figures.empty()) return datasheet_of(figures.front());
+  if (card.empty() || other.empty()) return {};
+  Result like = *other.front();
+  like.system.gpu_name = card;
+  like.system.gpu_memory_bytes = 0;
+  like.datasheet = DatasheetInfo{};
+  return datasheet_of(&like);
+}
+
+// The datasheet's B/A for a figure of the two sides' cards; nothing when either is unmatched.
+std::optional<double> datasheet_ratio(const DatasheetInfo& a, const DatasheetInfo& b,
+                                      double DatasheetInfo::*figure) {
+  if (!a.matched || !b.matched) return std::nullopt;
+  const double va = a.*figure, vb = b.*figure;
+  if (va <= 0 || vb <= 0) return std::nullopt;
+  return vb / va;
+}
+
 // The measured B/A beside what the datasheets promise for the same precision; `ratios` gets
-// each family's measured B/A.
+// each family's B/A where each side has one figure.
 ReportTable throughput_comparison(const std::vector<ComparedRow>& rows, const Across& joined,
                                   const std::string& a_name, const std::string& b_name,
                                   std::map<std::string, std::vector<double>>& ratios) {
@@ -601,30 +715,43 @@ ReportTable throughput_comparison(const std::vector<ComparedRow>& rows, const Ac
   table.title = b_name + " vs " + a_name;
   table.label_columns = {"model", "precision", "gpus", "setup"};
   table.columns = {a_name, b_name, "B/A", "peak B/A", "bandwidth B/A", "TDP B/A"};
+  SourceLegend legend;
+  std::vector<std::string> disagreements;
+  const std::string card_a = sole_card(rows, &ComparedRow::a),
+                    card_b = sole_card(rows, &ComparedRow::b);
   for (const ComparedRow& compared : rows) {
     ReportRow row{compared.labels(), {}};
-    const auto cell = [&](const Result* r, const char* missing) {
-      return r == nullptr ? ReportCell{std::nullopt, missing}
-                          : joined.annotate(throughput_cell(r), r);
-    };
-    row.cells.push_back(cell(compared.a, "only in B"));
-    row.cells.push_back(cell(compared.b, "only in A"));
-    const auto va = throughput_of(compared.a), vb = throughput_of(compared.b);
-    if (va && vb) {
-      row.cells.push_back({*vb / *va, format_fixed(*vb / *va, 3)});
-      ratios[compared.family].push_back(*vb / *va);
+    row.cells.push_back(side_cell(compared.a, joined, legend, "only in B"));
+    row.cells.push_back(side_cell(compared.b, joined, legend, "only in A"));
+    std::vector<double> row_ratios;
+    for (const double va : throughputs_of(compared.a)) {
+      for (const double vb : throughputs_of(compared.b)) row_ratios.push_back(vb / va);
+    }
+    if (row_ratios.size() == 1) {
+      row.cells.push_back({row_ratios.front(), format_fixed(row_ratios.front(), 3)});
+      ratios[compared.family].push_back(row_ratios.front());
+    } else if (!row_ratios.empty()) {
+      const auto [low, high] = std::minmax_element(row_ratios.begin(), row_ratios.end());
+      row.cells.push_back({std::nullopt, format_fixed(*low, 3) + " to " + format_fixed(*high, 3)});
     } else {
       row.cells.push_back({std::nullopt, "-"});
     }
+    for (const auto& [figures, name] : {std::pair{&compared.a, &a_name}, {&compared.b, &b_name}}) {
+      if (auto text = disagreement(compared, *figures, *name)) disagreements.push_back(*text);
+    }
+    const DatasheetInfo sheet_a = row_datasheet(compared.a, compared.b, card_a),
+                        sheet_b = row_datasheet(compared.b, compared.a, card_b);
     for (double DatasheetInfo::*figure :
          {&DatasheetInfo::peak_tflops, &DatasheetInfo::memory_bandwidth_gbs,
           &DatasheetInfo::tdp_w}) {
-      const auto ratio = datasheet_ratio(compared.a, compared.b, figure);
+      const auto ratio = datasheet_ratio(sheet_a, sheet_b, figure);
       row.cells.push_back(ratio ? ReportCell{*ratio, format_fixed(*ratio, 3)}
                                 : ReportCell{std::nullopt, "-"});
     }
     table.rows.push_back(std::move(row));
   }
+  table.notes = disagreements;
+  for (std::string& source : legend.notes()) table.notes.push_back(std::move(source));
   return table;
 }
 
@@ -663,7 +790,8 @@ ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::
   using M = InferenceMetrics;
   using L = LatencySummary;
   for (const ComparedRow& compared : rows) {
-    const InferenceMetrics *ia = inference_of(compared.a), *ib = inference_of(compared.b);
+    const InferenceMetrics *ia = inference_of(first_of(compared.a)),
+                           *ib = inference_of(first_of(compared.b));
     if (ia == nullptr && ib == nullptr) continue;
     ReportRow row{compared.labels(), {}};
     row.cells.push_back(latency_cell(ia, &M::request_latency_ms, &L::p50));

@@ -26,6 +26,9 @@ struct ReportTable {
   std::vector<std::string> label_columns;
   std::vector<std::string> columns;
   std::vector<ReportRow> rows;
+  // Lines shown under the table: what a cell's figures mean where the cells cannot say it
+  // (sources that disagree, the sources themselves).
+  std::vector<std::string> notes;
 };
 
 // Grouped bars (x: groups, one bar per series) or lines (x: groups as positions).

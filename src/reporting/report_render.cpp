@@ -121,6 +121,8 @@ std::string render_markdown(const Report& report) {
     out += markdown_row(header);
     out += markdown_row(std::vector<std::string>(header.size(), "---"));
     for (const ReportRow& row : table.rows) out += markdown_row(cells_of(row));
+    if (!table.notes.empty()) out += "\n";
+    for (const std::string& note : table.notes) out += "- " + terminal_safe(note) + "\n";
   }
   return out;
 }
@@ -137,6 +139,7 @@ std::string render_csv(const Report& report) {
     };
     out += row_line(header_of(table));
     for (const ReportRow& row : table.rows) out += row_line(cells_of(row));
+    for (const std::string& note : table.notes) out += "# " + terminal_safe(note) + "\n";
   }
   return out;
 }
@@ -159,7 +162,8 @@ std::string render_json(const Report& report) {
                       {"title", table.title},
                       {"label_columns", table.label_columns},
                       {"columns", table.columns},
-                      {"rows", rows}});
+                      {"rows", rows},
+                      {"notes", table.notes}});
   }
   return json_text(nlohmann::json{{"title", report.title}, {"tables", tables}}) + "\n";
 }
@@ -188,6 +192,7 @@ std::string render_html(const Report& report) {
       html << "</tr>\n";
     }
     html << "</table>\n";
+    for (const std::string& note : table.notes) html << "<p>" << escape_markup(note) << "</p>\n";
   }
   if (report.history && !report.history->benchmarks.empty()) {
     html << "<h2>History</h2>\n" << render_trend_charts(*report.history);

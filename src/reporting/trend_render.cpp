@@ -60,11 +60,13 @@ Report trend_tables(const Trend& trend) {
       {"benchmark", "unit"},
       {"runs", "failed", "first", "last", "latest", "baseline", "change points", "trial CV",
        "night-to-night CV", "detectable", "trials a side for " + threshold},
+      {},
       {}};
   ReportTable changes{"change_points",
                       "Change points (binary segmentation, rank-sum test; p Bonferroni-adjusted)",
                       {"benchmark", "night"},
                       {"before", "after", "change", "p"},
+                      {},
                       {}};
   const auto cell = [](const std::string& text) { return ReportCell{std::nullopt, text}; };
   for (const BenchmarkTrend& b : trend.benchmarks) {

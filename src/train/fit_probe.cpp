@@ -255,7 +255,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
       [&](const ModelOptions& probe) { return planned_probe_bytes(info, probe, b, false); });
   const int64_t seq = probe_length(
       b.seq_len, b, train_flops_per_token(info, models.by_blocks ? models.two_blocks : options, b),
-      fit_options);
+      fit_options, ProbePass::kForwardAndBackward);
   const std::vector<ProbeShape> shapes = probe_shapes(seq, info.min_training_batch);
   check_host_memory(
       models, options, b, fit_options,

@@ -105,6 +105,17 @@ TEST(Datasheets, DevicesMatchByNameAndMemoryNeverByGuess) {
   const DeviceMatch unknown = match_device(database(), "NVIDIA H100 NVL", 94 * kGiB);
   EXPECT_EQ(unknown.entry, nullptr);
   EXPECT_EQ(unknown.reason, "no datasheet entry lists device 'NVIDIA H100 NVL'");
+  // A published figure records no memory size: its name alone chooses, where one entry lists it.
+  const DeviceMatch published = match_device(database(), "NVIDIA A40", 0);
+  ASSERT_NE(published.entry, nullptr);
+  EXPECT_EQ(published.entry->name, "A40");
+  EXPECT_EQ(match_device(database(), "NVIDIA H100 NVL", 0).entry, nullptr);
+  DatasheetDatabase twice = database();
+  twice.accelerators.push_back(*published.entry);
+  const DeviceMatch ambiguous = match_device(twice, "NVIDIA A40", 0);
+  EXPECT_EQ(ambiguous.entry, nullptr);
+  EXPECT_EQ(ambiguous.reason,
+            "device 'NVIDIA A40' is listed by 2 entries and no memory size was recorded to choose");
 }
 
 // A bf16 result of `ranks` L40S cards.

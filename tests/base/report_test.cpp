@@ -726,9 +726,61 @@ TEST(Report, EfficiencyTablesAndDatasheetRatiosInCompare) {
             "telemetry: none (no RAPL package domains)\ndatasheet: unmatched (CPU run)\n");
   LoadedResult unmatched = l40s;
   unmatched.result.datasheet = DatasheetInfo{};
+  unmatched.result.system.gpu_name = "a card no datasheet lists";
   EXPECT_NE(render_markdown(build_comparison({a40}, {unmatched}, "A40", "L40S"))
                 .find("| 2.000 | - | - | - |"),
             std::string::npos);
+}
+
+// BIZON's and Lambda's A40 ResNet-50 fp16 figures (1262 and 653: different harnesses) are both
+// shown, each with its source, the B/A as the range over them (2000 / 1262 = 1.585 to
+// 2000 / 653 = 3.063), the disagreement said under the table; the published sides record no
+// memory, and the datasheet ratios come from the cards' names (peak: the built-in database's
+// fp16 tensor rates; not asserted as figures here, only that they are filled).
+TEST(Compare, EveryPublishedFigureWithItsSourceAndTheirDisagreement) {
+  const auto published = [](const std::string& gpu, const std::string& source, double value,
+                            const std::string& model = "resnet50") {
+    LoadedResult l = measured(model, {value});
+    l.result.status = RunStatus::kPublished;
+    l.result.source = source;
+    l.result.system.gpu_name = gpu;
+    l.result.benchmark.batch_size = 0;
+    l.result.benchmark.bucket_mb = 0;
+    return l;
+  };
+  const LoadedResult bizon = published("NVIDIA A40", "BIZON comparison page", 1262);
+  const LoadedResult lambda = published("NVIDIA A40", "Lambda deeplearning-benchmark", 653);
+  const LoadedResult l40s = published("NVIDIA L40S", "BIZON comparison page", 2000);
+  const Report report = build_comparison({bizon, lambda}, {l40s}, "A40", "L40S");
+  const std::string md = render_markdown(report);
+  EXPECT_NE(md.find("| 1262.0 (published, BIZON [1]); 653.0 (published, Lambda [2]) | 2000.0 "
+                    "(published, BIZON [1]) | 1.585 to 3.063 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- A40, resnet50 fp16 x1: its 2 figures differ up to 1.93x"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- [1] BIZON comparison page\n- [2] Lambda deeplearning-benchmark\n"),
+            std::string::npos)
+      << md;
+  const ReportRow& row = report.tables.front().rows.front();
+  for (size_t column = 3; column < 6; ++column) {
+    EXPECT_TRUE(row.cells[column].value.has_value()) << md;  // peak, bandwidth, TDP B/A
+  }
+  // A range is no ratio to average: the family mean leaves the row out.
+  EXPECT_TRUE(report.tables.back().rows.empty()) << md;
+  // A figure published for one card only still stands beside the two cards' datasheet ratios.
+  const LoadedResult vgg = published("NVIDIA A40", "BIZON comparison page", 450, "vgg16");
+  const Report one_sided = build_comparison({vgg}, {l40s}, "A40", "L40S");
+  const ReportRow& vgg_row = one_sided.tables.front().rows.back();
+  ASSERT_EQ(vgg_row.labels.front(), "vgg16");
+  EXPECT_EQ(vgg_row.cells[1].text, "only in A");
+  for (size_t column = 3; column < 6; ++column) {
+    EXPECT_EQ(vgg_row.cells[column].text, row.cells[column].text) << render_markdown(one_sided);
+  }
+  const std::string one = render_markdown(build_comparison({lambda}, {l40s}, "A40", "L40S"));
+  EXPECT_NE(one.find("| 653.0 (published, Lambda [1]) | 2000.0 (published, BIZON [2]) | 3.063 |"),
+            std::string::npos)
+      << one;
 }
 
 }  // namespace

@@ -32,8 +32,9 @@ ResolvedBenchmark infer_benchmark(const std::string& model, int64_t batch, int64
 }
 
 // The CPU's probe length: halved while the longest probe's FLOPs pass the budget, a sixteenth of
-// it for 16-bit probes where the CPU has no AVX-512 (LibTorch's reference bf16 matmul there).
-TEST(InferenceFit, SixteenBitProbesWithoutAvx512GetASixteenthOfTheCpuBudget) {
+// it for 16-bit probes where LibTorch's reference bf16 matmul runs them: a generation's on a CPU
+// without AVX-512, a training step's on every CPU (fit_probes.cpp).
+TEST(InferenceFit, SixteenBitProbesOnTheReferenceKernelGetASixteenthOfTheCpuBudget) {
   EXPECT_TRUE(cpu_has_flag("fpu"));  // every x86-64 CPU
   EXPECT_FALSE(cpu_has_flag("no-such-flag"));
   EXPECT_FALSE(cpuinfo_field("model name").empty());  // the key, not its tab-padded line
@@ -43,9 +44,13 @@ TEST(InferenceFit, SixteenBitProbesWithoutAvx512GetASixteenthOfTheCpuBudget) {
   const double flops_per_token = 1e7;  // 2 x 1e7 x 100 = the budget at 100 tokens
   const ResolvedBenchmark fp32 = infer_benchmark("test-tiny-llama", 1, 32, 2);
   const ResolvedBenchmark bf16 = infer_benchmark("test-tiny-llama", 1, 32, 2, Precision::kBf16);
-  EXPECT_EQ(probe_length(1024, fp32, flops_per_token, fit), 64);
-  EXPECT_EQ(probe_length(1024, bf16, flops_per_token, fit), cpu_has_flag("avx512bw") ? 64 : 4);
-  EXPECT_EQ(probe_length(2, bf16, flops_per_token, fit), 2);  // within the budget: as asked
+  for (const ProbePass pass : {ProbePass::kForward, ProbePass::kForwardAndBackward}) {
+    EXPECT_EQ(probe_length(1024, fp32, flops_per_token, fit, pass), 64);
+    EXPECT_EQ(probe_length(2, bf16, flops_per_token, fit, pass), 2);  // within the budget: as asked
+  }
+  EXPECT_EQ(probe_length(1024, bf16, flops_per_token, fit, ProbePass::kForward),
+            cpu_has_flag("avx512bw") ? 64 : 4);
+  EXPECT_EQ(probe_length(1024, bf16, flops_per_token, fit, ProbePass::kForwardAndBackward), 4);
 }
 
 TEST(InferenceFit, ThreeLengthsGiveEachPartTheLineThroughItsLongest) {

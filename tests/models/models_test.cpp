@@ -175,5 +175,35 @@ TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
   }
 }
 
+// What `models` lists without building a model (ModelInfo::default_counts) is what an instance of
+// it counts; every listed model is counted by a rule or declares its counts, so that `models`
+// answers in a second.
+TEST(ModelRegistry, DeclaredCountsAreWhatAnInstanceCounts) {
+  for (const ModelInfo* info : ModelRegistry::instance().all()) {
+    EXPECT_TRUE(info->count || info->default_counts) << info->name << " is built to be listed";
+    if (info->count || !info->default_counts) continue;
+    ModelInfo undeclared = *info;
+    undeclared.default_counts.reset();
+    const ModelStats counted = measure_model(undeclared);
+    const ModelStats& declared = *info->default_counts;
+    EXPECT_EQ(declared.params, counted.params) << info->name;
+    EXPECT_EQ(declared.trainable_params, counted.trainable_params) << info->name;
+    // Mask R-CNN's detections in evaluation keep the boxes whose scores pass a threshold, and
+    // another CPU's kernels round those scores otherwise: within 1 %, exact here.
+    const auto near = [](int64_t a, int64_t b) {
+      return std::abs(static_cast<double>(a - b)) <= 0.01 * static_cast<double>(std::max(a, b));
+    };
+    EXPECT_TRUE(near(declared.forward_flops, counted.forward_flops))
+        << info->name << ": declared " << declared.forward_flops << ", counted "
+        << counted.forward_flops;
+    EXPECT_TRUE(near(declared.frozen_weight_flops, counted.frozen_weight_flops))
+        << info->name << ": declared " << declared.frozen_weight_flops << ", counted "
+        << counted.frozen_weight_flops;
+    EXPECT_EQ(declared.active_params, counted.active_params) << info->name;
+    EXPECT_EQ(declared.nf4_params, counted.nf4_params) << info->name;
+    EXPECT_EQ(declared.expert_weight_params, counted.expert_weight_params) << info->name;
+  }
+}
+
 }  // namespace
 }  // namespace gpubench
