@@ -8,6 +8,7 @@
 #include "common/json_text.h"
 #include "fit_options.h"
 #include "reporting/fit_verdicts.h"
+#include "runner/prediction_subject.h"
 #include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
@@ -46,9 +47,11 @@ FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& 
   return report;
 }
 
-FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings& settings,
+FitReport inference_report(const PredictionSubject& subject, const FitSettings& settings,
                            bool by_blocks) {
-  const InferenceMemoryFit fit = predict_inference_memory(resolved, by_blocks);
+  const ResolvedBenchmark& resolved = subject.probed;
+  const InferenceMemoryFit fit =
+      predict_inference_memory(resolved, by_blocks, subject.counted_weights);
   FitReport report;
   report.task = Task::kInfer;
   report.batch = resolved.batch_size;
@@ -87,13 +90,24 @@ FitReport inference_report(const ResolvedBenchmark& resolved, const FitSettings&
   return report;
 }
 
+// The asked benchmark, or a stand-in the probes can run where this build or machine cannot run
+// a setting (runner/prediction_subject.h); a benchmark file as it is.
+PredictionSubject subject_of(const FitCommandOptions& o, const FitSettings& settings) {
+  if (o.settings->benchmark_file.empty()) return resolve_for_prediction(settings.request);
+  PredictionSubject subject;
+  subject.probed = subject.asked = benchmark_to_run(*o.settings, settings.request, false);
+  return subject;
+}
+
 int run_fit(const FitCommandOptions& o) {
   const FitSettings settings = checked_fit_settings(o);
-  const ResolvedBenchmark resolved = benchmark_to_run(*o.settings, settings.request, false);
+  const PredictionSubject subject = subject_of(o, settings);
   const bool by_blocks = o.probe == "blocks";
-  FitReport report = resolved.task == Task::kInfer ? inference_report(resolved, settings, by_blocks)
-                                                   : training_report(resolved, settings, by_blocks);
-  report.recipe = recipe_text(resolved);
+  FitReport report = subject.probed.task == Task::kInfer
+                         ? inference_report(subject, settings, by_blocks)
+                         : training_report(subject.probed, settings, by_blocks);
+  report.counted = subject.stand_ins;
+  report.recipe = recipe_text(subject.asked);
   report.reserve_bytes = settings.reserve;
   write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"
                                             : render_fit_markdown(report));

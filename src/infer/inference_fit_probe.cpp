@@ -142,12 +142,16 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
                                 const ModelOptions& options, torch::Device device,
                                 const PrecisionPolicy& policy,
                                 const std::vector<ProbeShape>& prefill_shapes,
+                                const FitOptions& fit_options,
                                 std::vector<InferenceProbeReading>& readings) {
   const std::unique_ptr<TrainableModel> model =
       inference_probe_model(b, info, options, device, policy);
   TextGenerator& generator = *model->text_generator();
   GenerationFits fits;
   fits.weights = inference_weight_bytes(model->module());
+  if (fit_options.counted_weights) {
+    fits.weights += layers::counted_bytes_change(model->module(), *fit_options.counted_weights);
+  }
   const c10::InferenceMode inference_mode;
   const torch::ScalarType cache_dtype = kv_cache_dtype(b);
   const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
@@ -205,9 +209,9 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
                                           const ModelInfo& info, torch::Device device,
                                           const PrecisionPolicy& policy,
                                           const std::vector<ProbeShape>& prefill,
-                                          InferenceMemoryFit& fit) {
+                                          const FitOptions& fit_options, InferenceMemoryFit& fit) {
   const auto probe = [&](const ModelOptions& options) {
-    return probe_generation(b, info, options, device, policy, prefill, fit.readings);
+    return probe_generation(b, info, options, device, policy, prefill, fit_options, fit.readings);
   };
   const GenerationFits one = probe(models.one_block), two = probe(models.two_blocks);
   const GenerationFits vocab = models.narrowed ? probe(models.wider) : one;
@@ -273,8 +277,10 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   fit.context_limit = info.max_seq_len;
   const GenerationFits fits =
       models.by_blocks
-          ? probe_generation_by_blocks(models, b, info, device, setup.policy(), prefill, fit)
-          : probe_generation(b, info, options, device, setup.policy(), prefill, fit.readings);
+          ? probe_generation_by_blocks(models, b, info, device, setup.policy(), prefill,
+                                       fit_options, fit)
+          : probe_generation(b, info, options, device, setup.policy(), prefill, fit_options,
+                             fit.readings);
   fit.weights = fits.weights;
   fit.kv_cache_bytes_per_token = fits.kv_cache_per_token;
   fit.kv_cache_window_bytes_per_token = fits.kv_window_per_token;

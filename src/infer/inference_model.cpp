@@ -12,25 +12,37 @@ namespace {
 // format); none where they stay in the precision's dtype.
 std::optional<layers::InferenceWeights> quantized_weights(const ResolvedBenchmark& spec,
                                                           const PrecisionPolicy& policy) {
-  layers::InferenceWeights format;
-  if (integer_weights::is_integer_format(spec.weights)) {
-    format.format = spec.weights == "int8" ? layers::InferenceWeights::Format::kInt8
-                                           : layers::InferenceWeights::Format::kInt4;
-    format.group = spec.weight_group;
-    format.activations = inference_weight_dtype(spec.precision).value_or(torch::kBFloat16);
-    return format;
-  }
-  if (spec.weights == "mxfp4") {
-    format.format = layers::InferenceWeights::Format::kMxfp4;
-    return format;
-  }
+  const auto named =
+      linear_weights_format(spec.weights, spec.precision, spec.weight_group, spec.fp8_recipe);
+  if (named && named->format != layers::InferenceWeights::Format::kFp8) return named;
   const auto recipe = policy.fp8_recipe();
   if (!recipe) return std::nullopt;
+  layers::InferenceWeights format;
   format.recipe = *recipe;
   return format;
 }
 
 }  // namespace
+
+std::optional<layers::InferenceWeights> linear_weights_format(const std::string& weights,
+                                                              Precision precision, int64_t group,
+                                                              const std::string& fp8_recipe) {
+  layers::InferenceWeights format;
+  if (integer_weights::is_integer_format(weights)) {
+    format.format = weights == "int8" ? layers::InferenceWeights::Format::kInt8
+                                      : layers::InferenceWeights::Format::kInt4;
+    format.group = group;
+    format.activations = inference_weight_dtype(precision).value_or(torch::kBFloat16);
+    return format;
+  }
+  if (weights == "mxfp4") {
+    format.format = layers::InferenceWeights::Format::kMxfp4;
+    return format;
+  }
+  if (weights != "fp8") return std::nullopt;
+  format.recipe = fp8::parse_recipe(fp8_recipe.empty() ? "tensorwise" : fp8_recipe);
+  return format;
+}
 
 std::optional<torch::ScalarType> inference_weight_dtype(Precision precision) {
   if (precision == Precision::kFp16) return torch::kHalf;

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "run/precision_policy.h"
 #include "spec/benchmark.h"
@@ -16,6 +17,13 @@ namespace gpubench {
 
 // The dtype the weights are held in for the precision; none for fp32 and tf32 (as built).
 std::optional<torch::ScalarType> inference_weight_dtype(Precision precision);
+
+// How infer holds the linear layers' weights for the `weights` setting ("int8", "int4" with
+// `group`, "fp8" with `fp8_recipe`, "mxfp4") at `precision`; none where they stay in the
+// precision's dtype.
+std::optional<layers::InferenceWeights> linear_weights_format(const std::string& weights,
+                                                              Precision precision, int64_t group,
+                                                              const std::string& fp8_recipe);
 
 // Cast, quantised and in eval mode.
 void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& benchmark,

@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "spec/benchmark.h"
 
@@ -40,6 +41,10 @@ struct FitOptions {
   // 128. CPU bf16 matmuls run on one core here, and short probes keep fit for Llama 3 8B under
   // a minute.
   int64_t shortest_probe = 3;
+  // fit --task infer: the linear layers' weights counted in this format (their layout's bytes,
+  // layers::LinearCompute::bytes_in) while the probes hold them in the precision's dtype: fit's
+  // stand-in where this build lacks the format's kernels (runner/prediction_subject.h).
+  std::optional<layers::InferenceWeights> counted_weights;
 };
 
 // Throws UsageError for a benchmark fit cannot predict as given: no batch, or --blocks (fit

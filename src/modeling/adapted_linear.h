@@ -43,6 +43,9 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   bool quantize_for_inference(const InferenceWeights& format) override {
     return compute_.quantize(*this, weight, format);
   }
+  int64_t bytes_change_in(const InferenceWeights& format) const override {
+    return weight_bytes_change(weight, format);
+  }
   // QLoRA: the frozen weight held in NF4 (buffers weight_nf4 and weight_absmax), its float
   // storage freed; each product dequantises it (nf4_weights.h).
   void quantize_base_nf4();

@@ -33,6 +33,9 @@ class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
   bool quantize_for_inference(const InferenceWeights& format) override {
     return compute_.quantize(*this, weight, format);
   }
+  int64_t bytes_change_in(const InferenceWeights& format) const override {
+    return weight_bytes_change(weight, format);
+  }
 
  private:
   LinearCompute compute_;

@@ -97,6 +97,43 @@ bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight,
   return true;
 }
 
+std::optional<int64_t> LinearCompute::bytes_in(int64_t out_features, int64_t in_features,
+                                               const InferenceWeights& format) {
+  const int64_t weights = out_features * in_features;
+  const int64_t scale_bytes = c10::elementSize(format.activations);
+  switch (format.format) {
+    case InferenceWeights::Format::kFp8: {
+      if (!fp8::aligned(0, in_features, out_features, false)) return std::nullopt;
+      // e4m3 codes and a float32 scale: one for the tensor, or one per row.
+      const int64_t scales = format.recipe == fp8::Recipe::kRowwise ? out_features : 1;
+      return weights + scales * 4;
+    }
+    case InferenceWeights::Format::kInt8:
+      return weights + out_features * scale_bytes;
+    case InferenceWeights::Format::kInt4:
+      // Two codes a byte in either kernel's packing; a scale and a zero per group and output.
+      return weights / 2 + in_features / format.group * out_features * 2 * scale_bytes;
+    case InferenceWeights::Format::kMxfp4:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+int64_t weight_bytes_change(const torch::Tensor& weight, const InferenceWeights& format) {
+  const auto held = LinearCompute::bytes_in(weight.size(0), weight.size(1), format);
+  return held ? *held - weight.numel() * weight.element_size() : 0;
+}
+
+int64_t counted_bytes_change(torch::nn::Module& model, const InferenceWeights& format) {
+  int64_t change = 0;
+  for (const auto& child : model.modules(/*include_self=*/true)) {
+    if (auto* linear = dynamic_cast<QuantizableLinear*>(child.get())) {
+      change += linear->bytes_change_in(format);
+    }
+  }
+  return change;
+}
+
 QuantizedLayers quantize_linear_layers(torch::nn::Module& model, const InferenceWeights& format) {
   QuantizedLayers counts;
   for (const auto& child : model.modules(/*include_self=*/true)) {

@@ -36,6 +36,11 @@ class LinearCompute {
   // always (resolve refuses a shape they cannot hold).
   bool quantize(torch::nn::Module& layer, torch::Tensor& weight, const InferenceWeights& format);
   bool quantized() const { return !std::holds_alternative<std::monostate>(quantized_); }
+  // The bytes a weight [out, in] would be held in by `quantize` in `format` (codes, scales and
+  // zeros, in its layout); none where it would stay as it is (FP8 misaligned, MXFP4). Counted,
+  // for fit where this build lacks the format's kernels; a test holds it to `quantize`.
+  static std::optional<int64_t> bytes_in(int64_t out_features, int64_t in_features,
+                                         const InferenceWeights& format);
 
  private:
   torch::Tensor quantized_forward(const torch::Tensor& input, bool frozen);
@@ -53,6 +58,9 @@ class QuantizableLinear {
  public:
   virtual ~QuantizableLinear() = default;
   virtual bool quantize_for_inference(const InferenceWeights& format) = 0;
+  // What quantize_for_inference(format) would change its bytes by (LinearCompute::bytes_in less
+  // the weight's own); 0 where it would keep them.
+  virtual int64_t bytes_change_in(const InferenceWeights& format) const = 0;
 };
 
 // Every QuantizableLinear of `model` whose shape aligns, quantised; returns how many were and
@@ -62,5 +70,10 @@ struct QuantizedLayers {
   int kept = 0;
 };
 QuantizedLayers quantize_linear_layers(torch::nn::Module& model, const InferenceWeights& format);
+// What quantize_linear_layers(model, format) would change the model's bytes by, counted from the
+// layers' shapes without quantising.
+int64_t counted_bytes_change(torch::nn::Module& model, const InferenceWeights& format);
+// The change for one layer's float `weight`: bytes_in less the weight's own.
+int64_t weight_bytes_change(const torch::Tensor& weight, const InferenceWeights& format);
 
 }  // namespace gpubench::layers

@@ -60,6 +60,7 @@ nlohmann::json fit_report_to_json(const FitReport& report) {
                          {"predicted_peak_bytes", report.predicted_peak_bytes},
                          {"breakdown", breakdown_to_json(report.breakdown)},
                          {"cards", cards}};
+  if (!report.counted.empty()) json["counted_not_probed"] = report.counted;
   if (infer) {
     json["context"] = report.context;
     json["kv_cache_bytes_per_token"] = report.kv_cache_bytes_per_token;
@@ -148,6 +149,11 @@ std::string render_fit_markdown(const FitReport& r) {
            " | " + part.how + " |\n";
   }
   out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
+  if (!r.counted.empty()) {
+    out += "Counted, not probed (what this build or machine cannot run):\n\n";
+    for (const std::string& line : r.counted) out += "- " + line + "\n";
+    out += "\n";
+  }
   out += probes_table(r) + "\n" + cards_table(r);
   out += "\nEach card keeps " + bytes_text(r.reserve_bytes) +
          " free (--reserve) for what the allocator's count leaves out: the CUDA context, "

@@ -187,9 +187,12 @@ MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {
   return fit_memory(benchmark, options);
 }
 
-InferenceMemoryFit predict_inference_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {
+InferenceMemoryFit predict_inference_memory(
+    const ResolvedBenchmark& benchmark, bool by_blocks,
+    const std::optional<layers::InferenceWeights>& counted_weights) {
   FitOptions options;
   options.force_blocks = by_blocks;
+  options.counted_weights = counted_weights;
   return fit_inference_memory(benchmark, options);
 }
 

@@ -13,6 +13,7 @@
 #include "distributed/launch_environment.h"
 #include "memory/fit_prediction.h"
 #include "memory/inference_fit.h"
+#include "modeling/linear_compute.h"
 #include "process/child_command.h"
 #include "process/rank_launcher.h"
 #include "results/result.h"
@@ -79,7 +80,10 @@ Result run_child(const std::string& benchmark_file, const std::string& result_pa
 MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
 // fit --task infer: a generation's peak as a function of batch and context, from probes of its
 // prompt's pass and a decode step here (infer/inference_fit_probe.h).
-InferenceMemoryFit predict_inference_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
+// `counted_weights`: the linear layers' weights counted in that format (FitOptions).
+InferenceMemoryFit predict_inference_memory(
+    const ResolvedBenchmark& benchmark, bool by_blocks,
+    const std::optional<layers::InferenceWeights>& counted_weights = std::nullopt);
 
 // allreduce: `arguments` (this executable's command line) run again as `ranks` ranks of
 // gpubench's own launcher; the first rank that failed, or nothing.

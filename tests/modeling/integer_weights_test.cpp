@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "infer/greedy_generation.h"
+#include "infer/inference_model.h"
 #include "modeling/inference_test_helpers.h"
 #include "modeling/integer_weights.h"
 #include "modeling/linear_compute.h"
@@ -253,6 +254,48 @@ TEST(IntegerWeights, FloatFormatsAreThePrecisions) {
   EXPECT_EQ(resolved.precision, Precision::kBf16);
   EXPECT_EQ(resolved.weights, "int4");
   EXPECT_EQ(resolved.weight_group, 32);
+}
+
+// fit counts the formats it cannot run here (runner/prediction_subject.h) by their layouts: by
+// hand on every build, and against what quantising a tiny Llama holds where the kernels run.
+TEST(IntegerWeights, CountedBytesAreWhatQuantisingHolds) {
+  using Format = layers::InferenceWeights::Format;
+  const auto format = [](Format kind, int64_t group = 128,
+                         fp8::Recipe recipe = fp8::Recipe::kTensorwise) {
+    layers::InferenceWeights f;
+    f.format = kind;
+    f.group = group;
+    f.recipe = recipe;
+    f.activations = torch::kBFloat16;
+    return f;
+  };
+  using layers::LinearCompute;
+  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kInt8)), 64 * 128 + 64 * 2);
+  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kInt4, 32)), 64 * 64 + 4 * 64 * 2 * 2);
+  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kFp8)), 64 * 128 + 4);
+  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kFp8, 0, fp8::Recipe::kRowwise)),
+            64 * 128 + 64 * 4);
+  EXPECT_EQ(LinearCompute::bytes_in(10, 128, format(Format::kFp8)), std::nullopt);  // misaligned
+  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kMxfp4)), std::nullopt);
+  std::vector<layers::InferenceWeights> runnable;
+  if (compat::kHasIntWeights) {
+    runnable.push_back(format(Format::kInt8));
+    runnable.push_back(format(Format::kInt4, 32));
+  }
+  if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) {
+    runnable.push_back(format(Format::kFp8));
+    runnable.push_back(format(Format::kFp8, 0, fp8::Recipe::kRowwise));
+  }
+  for (const layers::InferenceWeights& f : runnable) {
+    const auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate();
+    model->cast_for_inference(torch::kBFloat16);
+    const int64_t before = inference_weight_bytes(model->module());
+    const int64_t counted = layers::counted_bytes_change(model->module(), f);
+    EXPECT_LT(counted, 0);
+    layers::quantize_linear_layers(model->module(), f);
+    EXPECT_EQ(inference_weight_bytes(model->module()), before + counted)
+        << static_cast<int>(f.format);
+  }
 }
 
 }  // namespace

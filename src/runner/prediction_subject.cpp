@@ -1,0 +1,93 @@
+#include "runner/prediction_subject.h"
+
+#include "common/errors.h"
+#include "infer/inference_model.h"
+#include "runner/runner.h"
+#include "spec/benchmark_fields.h"
+
+namespace gpubench {
+namespace {
+
+constexpr int kMostStandIns = 3;  // precision, weights, and one more refusal to report
+
+bool infers(const BenchmarkRequest& request) { return request.task == Task::kInfer; }
+
+// The request changed to what this build or machine can probe for `refused`, with the change
+// said; false where fit cannot stand in for it.
+bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionSubject& subject) {
+  const std::string& lacks = refused.requirement();
+  const Precision precision = request.precision.value_or(Precision::kFp32);
+  const std::string weights = request.weights.value_or("auto");
+  if (lacks == requirement::kCuda && precision == Precision::kFp16) {
+    request.precision = Precision::kBf16;
+    subject.stand_ins.push_back(
+        "precision fp16 probed as bf16, whose elements are as large (fp16's loss scaler holds a "
+        "few scalars more): this machine runs fp16 on CUDA only");
+    return true;
+  }
+  if (lacks == requirement::kCuda && precision == Precision::kTf32) {
+    request.precision = Precision::kFp32;
+    subject.stand_ins.push_back(
+        "precision tf32 probed as fp32, whose tensors it computes with (TF32 is a CUDA math "
+        "mode)");
+    return true;
+  }
+  const bool integer = weights == "int8" || weights == "int4";
+  if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) &&
+      integer) {
+    subject.asked.weights = weights;
+    subject.asked.weight_group = with_fixed_defaults(request).weight_group;
+    request.weights = "auto";
+    subject.stand_ins.push_back("the linear layers' " + weights +
+                                " weights counted in its layout (codes, and scales per output " +
+                                (weights == "int4" ? "and group, with zeros" : "channel") +
+                                "), probed in the precision's dtype: " + refused.what());
+    return true;
+  }
+  const bool fp8_weights = precision == Precision::kFp8 && (weights == "auto" || weights == "fp8");
+  if ((lacks == requirement::kLibtorchFp8 || lacks == requirement::kLibtorchCpuFp8) &&
+      fp8_weights && infers(request) && request.kv_cache.value_or("auto") != "fp8") {
+    subject.asked.weights = "fp8";
+    subject.asked.fp8_recipe = request.fp8_recipe.value_or("tensorwise");
+    request.precision = Precision::kBf16;
+    request.weights = "auto";
+    request.fp8_recipe.reset();
+    subject.stand_ins.push_back(
+        "precision fp8 probed as bf16, the linear layers' weights counted in FP8 (a byte each and "
+        "their scales; the products' FP8 copies of their inputs, a byte an element of one "
+        "layer's input at a time, left out): " +
+        std::string(refused.what()));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
+  PredictionSubject subject;
+  BenchmarkRequest probed = request;
+  for (int tries = 0;; ++tries) {
+    try {
+      subject.probed = resolve_here(probed, /*warn_on_cpu_fallback=*/false);
+      break;
+    } catch (const Unavailable& refused) {
+      if (tries == kMostStandIns || !stand_in(refused, probed, subject)) throw;
+    }
+  }
+  // The stand-ins noted the asked weights (and FP8's recipe) in `asked`; the rest is the probed.
+  const std::string counted = subject.asked.weights, recipe = subject.asked.fp8_recipe;
+  const int64_t group = subject.asked.weight_group;
+  subject.asked = subject.probed;
+  subject.asked.precision = request.precision.value_or(subject.probed.precision);
+  if (!counted.empty()) {
+    subject.asked.weights = counted;
+    subject.asked.fp8_recipe = recipe;
+    subject.asked.weight_group = group;
+    subject.counted_weights =
+        linear_weights_format(counted, subject.asked.precision, group, recipe);
+  }
+  return subject;
+}
+
+}  // namespace gpubench
