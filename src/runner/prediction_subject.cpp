@@ -10,7 +10,9 @@ namespace {
 
 constexpr int kMostStandIns = 3;  // precision, weights, and one more refusal to report
 
-bool infers(const BenchmarkRequest& request) { return request.task == Task::kInfer; }
+bool infers(const BenchmarkRequest& request) {
+  return request.task == Task::kInfer;
+}
 
 // The request changed to what this build or machine can probe for `refused`, with the change
 // said; false where fit cannot stand in for it.
@@ -33,11 +35,11 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
     return true;
   }
   const bool integer = weights == "int8" || weights == "int4";
-  if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) &&
-      integer) {
+  if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) && integer) {
     subject.asked.weights = weights;
     subject.asked.weight_group = with_fixed_defaults(request).weight_group;
     request.weights = "auto";
+    request.weight_group.reset();
     subject.stand_ins.push_back("the linear layers' " + weights +
                                 " weights counted in its layout (codes, and scales per output " +
                                 (weights == "int4" ? "and group, with zeros" : "channel") +
@@ -72,7 +74,14 @@ PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
       subject.probed = resolve_here(probed, /*warn_on_cpu_fallback=*/false);
       break;
     } catch (const Unavailable& refused) {
-      if (tries == kMostStandIns || !stand_in(refused, probed, subject)) throw;
+      if (tries < kMostStandIns && stand_in(refused, probed, subject)) continue;
+      if (probed.precision == Precision::kFp8 && !infers(probed)) {
+        throw Unavailable(refused.requirement(),
+                          std::string(refused.what()) +
+                              "; fit measures FP8 training's quantisation temporaries by running "
+                              "them, and stands in no other precision for them");
+      }
+      throw;
     }
   }
   // The stand-ins noted the asked weights (and FP8's recipe) in `asked`; the rest is the probed.
