@@ -329,6 +329,14 @@ void resolve_expert_parallel(const ModelInfo& info, const ResolvedBenchmark& out
                      " with batch_size max: the batch search probes one rank's memory; "
                      "give a batch size");
   }
+  // Sharding reduces every gradient over all the data-parallel ranks, where expert parallelism
+  // reduces an expert's over the ranks that hold it alone: the experts different ranks hold
+  // would be averaged together, and the run would train another model.
+  if (out.sharded()) {
+    throw UsageError(given + " with shard " + out.shard +
+                     ": sharding reduces every gradient over all ranks, which would average "
+                     "experts that different ranks hold; use shard none with expert_parallel");
+  }
 }
 
 // MXFP4's blocks of 32 run along an expert's inputs: under tensor parallelism each rank's slice
