@@ -32,11 +32,14 @@ MemoryLimit limit_for(const ResolvedBenchmark& b) {
   return {host_available_memory().value_or(0), "the host's available memory (MemAvailable)"};
 }
 
-// fit's largest batch for the limit, from a child `gpubench fit`; 1 when it gives none.
+// fit's largest batch for the limit, from a child `gpubench fit` at the model's least training
+// batch (SSD300's and Inception V3's is 2, and fit refuses 1 for them); that least batch when
+// fit gives none.
 int64_t predicted_batch(const ResolvedBenchmark& b, const MemoryLimit& limit,
                         const BatchProbeOptions& options, const TemporaryFolder& folder) {
+  const int64_t least = ModelRegistry::instance().get(b.model).min_training_batch;
   ResolvedBenchmark at_one = b;
-  at_one.batch_size = 1;
+  at_one.batch_size = least;
   at_one.profile.clear();  // the measured run's, not fit's
   const std::string output = folder.file("fit.json");
   // An explicit limit caps the allocator's bytes themselves; a GPU's total memory also holds the
@@ -50,18 +53,19 @@ int64_t predicted_batch(const ResolvedBenchmark& b, const MemoryLimit& limit,
   const ProcessOutcome outcome = run_child_process(command, options.timeout_seconds);
   try {
     if (outcome.succeeded()) {
-      return std::max<int64_t>(1, read_json_input_file(output, "fit's output")
-                                      .at("cards")
-                                      .at(0)
-                                      .at("max_batch")
-                                      .get<int64_t>());
+      return std::max<int64_t>(least, read_json_input_file(output, "fit's output")
+                                          .at("cards")
+                                          .at(0)
+                                          .at("max_batch")
+                                          .get<int64_t>());
     }
   } catch (const std::exception& error) {
-    log::warn("fit's prediction unreadable ({}); the search starts at batch 1", error.what());
-    return 1;
+    log::warn("fit's prediction unreadable ({}); the search starts at batch {}", error.what(),
+              least);
+    return least;
   }
-  log::warn("fit {}; the search starts at batch 1", outcome.describe());
-  return 1;
+  log::warn("fit {}; the search starts at batch {}", outcome.describe(), least);
+  return least;
 }
 
 BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimit& limit,

@@ -154,6 +154,23 @@ TEST(BatchSearchCli, NotEvenBatchOneIsAnOomResult) {
   EXPECT_NE(r["error"].get<std::string>().find("no batch trains"), std::string::npos);
 }
 
+// SSD300 trains from batch 2 (its batch norm sees a 1x1 map): the search's fit and every probe
+// start there, where fit at batch 1 was refused and the search fell back to 1 (hostile input,
+// round 4).
+TEST(BatchSearchCli, AModelsLeastTrainingBatchIsWhereTheSearchStarts) {
+  ScratchDirectory dir("batch-max-least");
+  const auto run = testing::run_gpubench(
+      "--log-level warn train --model test-tiny-ssd --device cpu --batch-size max "
+      "--memory-limit 64M --warmup-steps 1 --steps 1 --repeat 1 --output " +
+      dir.file("r.json"));
+  EXPECT_EQ(run.output.find("the search starts at batch"), std::string::npos) << run.output;
+  const nlohmann::json r = read_json(dir.file("r.json"));
+  EXPECT_GE(r["batch_search"]["predicted_batch"].get<int64_t>(), 2) << r.dump();
+  for (const nlohmann::json& probe : r["batch_search"]["probes"]) {
+    EXPECT_GE(probe["batch"].get<int64_t>(), 2) << r.dump();
+  }
+}
+
 // The search hands its limit to a fit child as a card's size: a limit under fit's least is the
 // user's error, named as the user gave it, not the child's option.
 TEST(BatchSearchCli, ALimitUnderOneMebibyteIsRefusedUpFront) {

@@ -133,11 +133,13 @@ TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
   // Sharding once averaged the experts different ranks hold: the loss went 5.2354 against
   // 5.1862 without --shard (hostile input, round 4).
   for (const std::string shard : {"full", "grads"}) {
-    expect_refused("train --model test-tiny-gpt-oss --device cpu --gpus 2 --expert-parallel 2 "
-                   "--shard " + shard,
-                   "expert_parallel 2 with shard " + shard +
-                       ": sharding reduces every gradient over all ranks, which would average "
-                       "experts that different ranks hold; use shard none with expert_parallel");
+    expect_refused(
+        "train --model test-tiny-gpt-oss --device cpu --gpus 2 --expert-parallel 2 "
+        "--shard " +
+            shard,
+        "expert_parallel 2 with shard " + shard +
+            ": sharding reduces every gradient over all ranks, which would average "
+            "experts that different ranks hold; use shard none with expert_parallel");
   }
   expect_refused("infer --model gpt-oss-20b --device cpu --gpus 4 --tensor-parallel 4",
                  "weights mxfp4 with tensor_parallel 4: gpt-oss-20b's expert width 2880 splits "
