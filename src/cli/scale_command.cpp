@@ -123,13 +123,16 @@ void add_scale_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--tensor-parallel", o->tensor_parallel,
                   "Predict one replica split over these tensor-parallel ranks instead "
                   "(comma-separated, e.g. 1,2,4,8; at most --gpus-per-node), from a Llama's "
-                  "result");
+                  "result")
+      ->check(not_empty("give ranks such as 2,4,8, or leave the option out"));
   cmd->add_option("--expert-parallel", o->expert_parallel,
                   "Predict a mixture of experts' experts split over these ranks instead, each "
-                  "rank with its own batch (comma-separated, e.g. 2,4,8), from gpt-oss's result");
+                  "rank with its own batch (comma-separated, e.g. 2,4,8), from gpt-oss's result")
+      ->check(not_empty("give ranks such as 2,4,8, or leave the option out"));
   cmd->add_option("--shard", o->shard,
                   "Predict sharded data parallelism instead, full or grads (train --shard), "
-                  "over the --gpus world sizes, from a result of a model with blocks");
+                  "over the --gpus world sizes, from a result of a model with blocks")
+      ->check(not_empty("give full or grads, or leave the option out"));
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs a node")
       ->check(number_in_range(1, 1024))
       ->capture_default_str();

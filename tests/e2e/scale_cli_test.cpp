@@ -81,6 +81,13 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
   expect_refused("scale " + one + " --fabric intra=nvlink4,inter=ib400x0", "NICs a node");
   expect_refused("scale " + one + " --fabric nvlink4 --gpus 0", "--gpus");
   expect_refused("scale " + one + " --fabric nvlink4 -f pdf", "pdf");
+  // Given empty, a parallelism once gave the data-parallel prediction (hostile input, round 4).
+  expect_refused("scale " + one + " --fabric nvlink4 --tensor-parallel ''",
+                 "--tensor-parallel: must not be empty: give ranks such as 2,4,8");
+  expect_refused("scale " + one + " --fabric nvlink4 --expert-parallel ''",
+                 "--expert-parallel: must not be empty: give ranks such as 2,4,8");
+  expect_refused("scale " + one + " --fabric nvlink4 --shard ''",
+                 "--shard: must not be empty: give full or grads");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("off.json") + " --no-timeline").exit_code, 0);
   expect_refused("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
