@@ -68,6 +68,10 @@ CLI::Validator number_in_range(double min, double max, bool integer) {
           text = std::to_string(value);
           return "";
         }
+        // A number in decimal: not hexadecimal ("0x10" is not 16), no spaces, no "inf".
+        if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos) {
+          return refused;
+        }
         size_t used = 0;
         double value = 0;
         try {

@@ -1,6 +1,7 @@
 #include "reporting/tpot_target.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/text_table.h"
 
@@ -26,8 +27,13 @@ std::string tpot_target_verdict(const std::vector<Result>& results, double targe
   std::sort(sweep.begin(), sweep.end(), [](const Result* a, const Result* b) {
     return a->benchmark.batch_size < b->benchmark.batch_size;
   });
-  const std::string target =
-      "time per output token target " + format_fixed(target_ms, 2) + " ms at p99: ";
+  // Two decimals, as every latency here; a target below them in three significant digits, so
+  // that --tpot-target-ms 0.001 does not read as 0.00.
+  char small[32];
+  std::snprintf(small, sizeof(small), "%.3g", target_ms);
+  const std::string target = "time per output token target " +
+                             (target_ms >= 0.01 ? format_fixed(target_ms, 2) : small) +
+                             " ms at p99: ";
   if (sweep.empty()) return target + "no generation result to hold to it";
   const Result* best = nullptr;
   const Result* first_over = nullptr;

@@ -41,6 +41,9 @@ TEST(TpotTarget, FailedRunsAndForwardPassesAreLeftOut) {
   forward.benchmark.batch_size = 256;
   EXPECT_EQ(tpot_target_verdict({failed, forward}, 200),
             "time per output token target 200.00 ms at p99: no generation result to hold to it");
+  // A target below two decimals keeps its digits (hostile input, round 4: 0.001 read "0.00").
+  EXPECT_EQ(tpot_target_verdict({forward}, 0.001),
+            "time per output token target 0.001 ms at p99: no generation result to hold to it");
   EXPECT_EQ(tpot_target_verdict({failed, generation(2, 150, 10)}, 200),
             "time per output token target 200.00 ms at p99: the largest batch that meets it is "
             "batch 2 (p99 150.00 ms, 10.0 tokens/sec)");

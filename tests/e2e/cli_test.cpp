@@ -82,7 +82,7 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   const auto batches = testing::run_command(alone + " infer --batch-size 1,0");
   EXPECT_EQ(batches.exit_code, 2) << batches.output;
   EXPECT_NE(batches.output.find("got 0"), std::string::npos) << batches.output;
-  for (const char* target : {"0", "-40", "nan", "inf", "40ms"}) {
+  for (const char* target : {"0", "-40", "nan", "inf", "40ms", "0x10"}) {
     const auto tpot = testing::run_command(alone + " infer --tpot-target-ms " + target);
     EXPECT_EQ(tpot.exit_code, 2) << tpot.output;
     EXPECT_EQ(tpot.output,
