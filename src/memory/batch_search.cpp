@@ -52,4 +52,8 @@ BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& 
   return search;
 }
 
+int64_t probe_memory_limit(int64_t search_limit, bool on_host, std::optional<int64_t> available) {
+  return on_host && available ? std::min(search_limit, *available) : search_limit;
+}
+
 }  // namespace gpubench

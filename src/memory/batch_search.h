@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "results/memory_info.h"
 
@@ -21,5 +22,10 @@ using BatchProbeRunner = std::function<BatchProbe(int64_t batch)>;
 // the last probe's).
 BatchSearchInfo search_largest_batch(int64_t predicted, const BatchProbeRunner& probe,
                                      int64_t largest = int64_t{1} << 20, int64_t smallest = 1);
+
+// The memory limit a probe holds to: the search's, and on a CPU device (`on_host`) no more than
+// the host's `available` memory whatever limit was asked, so that no probe meets the kernel's
+// OOM killer (a limit of 1 TiB let a tiny Llama's probe grow past 6 GB for minutes).
+int64_t probe_memory_limit(int64_t search_limit, bool on_host, std::optional<int64_t> available);
 
 }  // namespace gpubench

@@ -39,4 +39,14 @@ TEST(BatchSearch, NoBatchAndAFailedProbe) {
 
 // As the probes run: 1 warm-up and 1 timed step under the limit.
 }  // namespace
+// A CPU probe holds to the host's available memory under any --memory-limit; a GPU's to the
+// limit (hostile input, round 4: a limit of 1 TiB let a probe grow past 6 GB).
+TEST(BatchSearch, ACpuProbeHoldsToTheHostsAvailableMemoryUnderAnyLimit) {
+  constexpr int64_t kTiB = int64_t{1} << 40, kGiB = int64_t{1} << 30;
+  EXPECT_EQ(probe_memory_limit(kTiB, /*on_host=*/true, 22 * kGiB), 22 * kGiB);
+  EXPECT_EQ(probe_memory_limit(8 * kGiB, true, 22 * kGiB), 8 * kGiB);
+  EXPECT_EQ(probe_memory_limit(kTiB, true, std::nullopt), kTiB);  // no /proc/meminfo
+  EXPECT_EQ(probe_memory_limit(kTiB, /*on_host=*/false, 22 * kGiB), kTiB);
+}
+
 }  // namespace gpubench
