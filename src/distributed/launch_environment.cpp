@@ -1,5 +1,6 @@
 #include "distributed/launch_environment.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -14,10 +15,17 @@ namespace {
 // launcher starts is a broken environment.
 constexpr int kMaxRanks = 1 << 20;
 
+// One rule for every launcher's variable: unset takes the fallback, set but empty is an error
+// (WORLD_SIZE='' once ran as one process where MASTER_PORT='' was read as port 0).
 int parse_count(const EnvironmentLookup& lookup, const std::string& name, int fallback,
                 int max = kMaxRanks) {
   const auto text = lookup(name);
-  if (!text || text->empty()) return fallback;
+  if (!text) return fallback;
+  if (text->empty()) {
+    throw UsageError("environment variable " + name +
+                     " is set but empty: give an integer from 0 to " + std::to_string(max) +
+                     ", or unset it");
+  }
   try {
     size_t used = 0;
     const int value = std::stoi(*text, &used);
@@ -26,6 +34,32 @@ int parse_count(const EnvironmentLookup& lookup, const std::string& name, int fa
   }
   throw UsageError("environment variable " + name + "='" + echoed(*text) +
                    "' is not an integer from 0 to " + std::to_string(max));
+}
+
+// A world's size: an integer from 1; a size of 0 is no world (OMPI_COMM_WORLD_SIZE=0 and
+// SLURM_STEP_NUM_TASKS=0 once ran as one process).
+int parse_world_size(const EnvironmentLookup& lookup, const std::string& launcher,
+                     const std::string& name) {
+  const int size = parse_count(lookup, name, 1);
+  if (size < 1) throw UsageError(launcher + " environment: " + name + " is 0; a world has a rank");
+  return size;
+}
+
+// The rendezvous host: where given, a host name or address, never empty and never with spaces
+// or control characters (which c10d would try for minutes, and echo).
+std::optional<std::string> parse_address(const EnvironmentLookup& lookup, const std::string& name) {
+  const auto text = lookup(name);
+  if (!text) return std::nullopt;
+  const bool plain = !text->empty() && text->size() <= 253 &&
+                     std::all_of(text->begin(), text->end(), [](unsigned char c) {
+                       return std::isalnum(c) || c == '.' || c == '-' || c == '_' || c == ':' ||
+                              c == '[' || c == ']' || c == '%';
+                     });
+  if (!plain) {
+    throw UsageError("environment variable " + name + "='" + echoed(*text) +
+                     "' is not a host name or address (letters, digits, '.', '-', '_', ':')");
+  }
+  return text;
 }
 
 bool is_true(const std::optional<std::string>& text) {
@@ -53,8 +87,7 @@ void check_consistent(const LaunchEnvironment& env) {
 std::optional<LaunchEnvironment> from_torchrun(const EnvironmentLookup& lookup) {
   if (!lookup("RANK") || !lookup("WORLD_SIZE")) return std::nullopt;
   LaunchEnvironment env;
-  env.world_size = parse_count(lookup, "WORLD_SIZE", 1);
-  if (env.world_size < 1) throw UsageError("torchrun environment: WORLD_SIZE is 0");
+  env.world_size = parse_world_size(lookup, "torchrun", "WORLD_SIZE");
   const bool ours = lookup(kLauncherStoreVariable).has_value();
   env.launcher = ours ? "gpubench" : "torchrun";
   env.rank = parse_count(lookup, "RANK", 0);
@@ -65,7 +98,7 @@ std::optional<LaunchEnvironment> from_torchrun(const EnvironmentLookup& lookup) 
         "torchrun environment: RANK and WORLD_SIZE are set but MASTER_ADDR or "
         "MASTER_PORT is not");
   }
-  env.master_addr = *lookup("MASTER_ADDR");
+  env.master_addr = *parse_address(lookup, "MASTER_ADDR");
   env.master_port = parse_count(lookup, "MASTER_PORT", 0);
   env.store_hosted_by_launcher = ours || is_true(lookup("TORCHELASTIC_USE_AGENT_STORE"));
   return env;
@@ -77,8 +110,8 @@ std::optional<LaunchEnvironment> from_slurm(const EnvironmentLookup& lookup) {
   if (!lookup("SLURM_PROCID") || !lookup("SLURM_STEP_NUM_TASKS")) return std::nullopt;
   LaunchEnvironment env;
   env.launcher = "slurm";
-  env.world_size = parse_count(lookup, "SLURM_STEP_NUM_TASKS", 1);
-  if (env.world_size <= 1) return std::nullopt;
+  env.world_size = parse_world_size(lookup, "slurm", "SLURM_STEP_NUM_TASKS");
+  if (env.world_size == 1) return std::nullopt;
   env.rank = parse_count(lookup, "SLURM_PROCID", 0);
   env.local_rank = parse_count(lookup, "SLURM_LOCALID", 0);
   const int nodes = std::max(1, parse_count(lookup, "SLURM_STEP_NUM_NODES", 1));
@@ -93,7 +126,7 @@ std::optional<LaunchEnvironment> from_slurm(const EnvironmentLookup& lookup) {
   } catch (const UsageError& error) {
     throw UsageError(std::string("slurm environment: ") + list_variable + "=" + error.what());
   }
-  env.master_addr = value_or(lookup("MASTER_ADDR"), first_host);
+  env.master_addr = value_or(parse_address(lookup, "MASTER_ADDR"), first_host);
   if (env.master_addr.empty()) {
     throw UsageError(
         "slurm environment: no MASTER_ADDR and no SLURM_STEP_NODELIST to take it from");
@@ -108,12 +141,12 @@ std::optional<LaunchEnvironment> from_open_mpi(const EnvironmentLookup& lookup) 
   if (!lookup("OMPI_COMM_WORLD_RANK") || !lookup("OMPI_COMM_WORLD_SIZE")) return std::nullopt;
   LaunchEnvironment env;
   env.launcher = "mpi";
-  env.world_size = parse_count(lookup, "OMPI_COMM_WORLD_SIZE", 1);
-  if (env.world_size <= 1) return std::nullopt;
+  env.world_size = parse_world_size(lookup, "mpi", "OMPI_COMM_WORLD_SIZE");
+  if (env.world_size == 1) return std::nullopt;
   env.rank = parse_count(lookup, "OMPI_COMM_WORLD_RANK", 0);
   env.local_rank = parse_count(lookup, "OMPI_COMM_WORLD_LOCAL_RANK", 0);
   env.local_world_size = parse_count(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE", env.world_size);
-  const auto master = lookup("MASTER_ADDR");
+  const auto master = parse_address(lookup, "MASTER_ADDR");
   if (!master && env.local_world_size < env.world_size) {
     throw UsageError(
         "Open MPI across nodes: set MASTER_ADDR to the first rank's host "

@@ -78,8 +78,8 @@ BatchProbe run_probe(const ResolvedBenchmark& b, int64_t batch, const MemoryLimi
   probe.steps = 1;
   probe.repeat = 1;
   probe.telemetry_interval_ms = 0;
-  probe.memory_limit = probe_memory_limit(limit.bytes, b.device != DeviceKind::kCuda,
-                                          host_available_memory());
+  probe.memory_limit =
+      probe_memory_limit(limit.bytes, b.device != DeviceKind::kCuda, host_available_memory());
   // A probe only asks whether the batch trains: the trace and the timeline are the measured
   // run's (a probe's trace would take the path the user asked for).
   probe.profile.clear();

@@ -148,6 +148,51 @@ TEST(LaunchEnvironment, InconsistentValuesAreUsageErrors) {
       UsageError);
 }
 
+// One rule for every launcher (hostile input, round 4): a size set but empty or 0 is an error
+// (OMPI_COMM_WORLD_SIZE=0 and SLURM_STEP_NUM_TASKS=0 ran as one process, WORLD_SIZE='' too,
+// where MASTER_PORT='' read as port 0); a master address empty, with spaces or control
+// characters is refused before c10d tries it.
+TEST(LaunchEnvironment, EmptyOrZeroSizesAndUnusableAddressesAreRefused) {
+  const auto refusal = [](std::map<std::string, std::string> variables) {
+    try {
+      detect_launch_environment(environment(std::move(variables)));
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  const std::map<std::string, std::string> torchrun = {
+      {"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+  auto with = [](std::map<std::string, std::string> base, const std::string& key,
+                 const std::string& value) {
+    base[key] = value;
+    return base;
+  };
+  EXPECT_EQ(refusal(torchrun), "accepted");
+  EXPECT_EQ(refusal(with(torchrun, "WORLD_SIZE", "")),
+            "environment variable WORLD_SIZE is set but empty: give an integer from 0 to 1048576, "
+            "or unset it");
+  EXPECT_EQ(refusal(with(torchrun, "MASTER_PORT", "")),
+            "environment variable MASTER_PORT is set but empty: give an integer from 0 to "
+            "1048576, or unset it");
+  EXPECT_EQ(refusal(with(torchrun, "WORLD_SIZE", "0")),
+            "torchrun environment: WORLD_SIZE is 0; a world has a rank");
+  EXPECT_EQ(refusal({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "0"}}),
+            "mpi environment: OMPI_COMM_WORLD_SIZE is 0; a world has a rank");
+  EXPECT_EQ(refusal({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "0"}}),
+            "slurm environment: SLURM_STEP_NUM_TASKS is 0; a world has a rank");
+  EXPECT_EQ(refusal({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", ""}}),
+            "environment variable SLURM_STEP_NUM_TASKS is set but empty: give an integer from 0 "
+            "to 1048576, or unset it");
+  for (const std::string address : {"", "no such host", "x\x1b[2J", "a\nb"}) {
+    EXPECT_NE(refusal(with(torchrun, "MASTER_ADDR", address)).find("is not a host name or address"),
+              std::string::npos)
+        << address;
+  }
+  EXPECT_EQ(refusal(with(torchrun, "MASTER_ADDR", "fe80::1%eth0")), "accepted");
+  EXPECT_EQ(refusal(with(torchrun, "MASTER_ADDR", "10.0.0.1")), "accepted");
+}
+
 TEST(LaunchEnvironment, FirstSlurmHost) {
   EXPECT_EQ(first_slurm_host("node1"), "node1");
   EXPECT_EQ(first_slurm_host("node[01-04,07],gpu5"), "node01");
