@@ -353,6 +353,26 @@ void check_mxfp4_slices(const ModelInfo& info, const ResolvedBenchmark& out) {
                    std::to_string(mxfp4::kBlock) + ", expert_parallel, or weights bf16");
 }
 
+}  // namespace
+
+void check_int4_shapes(const ModelInfo& info, const ResolvedBenchmark& out) {
+  for (const auto& shape : info.capabilities.linear_weight_shapes) {
+    // Each rank holds its slice; the sizes divide (resolve_tensor_parallel).
+    const auto [rows, columns] = shape.slice(out.tensor_parallel);
+    const std::string why =
+        integer_weights::why_not_int4(rows, columns, out.weight_group, out.device);
+    if (!why.empty()) {
+      throw UsageError("weights int4 with weight_group " + std::to_string(out.weight_group) + ": " +
+                       info.name + "'s [" + std::to_string(rows) + ", " + std::to_string(columns) +
+                       "] weight" +
+                       (out.tensor_parallel > 1 ? " (a tensor-parallel rank's slice)" : "") +
+                       " cannot be held so: " + why);
+    }
+  }
+}
+
+namespace {
+
 // infer's weights (docs/inference.md#integer-weights): a float format is the precision's (given
 // alone it sets the precision; stored as none); int8 and int4 compute in bf16 and hold to the
 // kernels' shape rules, checked here on the model's declared shapes; the group only for int4.
@@ -385,6 +405,14 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
   const bool declared = integer_weights::is_integer_format(weights)
                             ? can.holds_weights_in(weights)
                             : weights == "mxfp4" || can.holds_integer_weights() || can.experts > 0;
+  if (!declared && !quantized) {
+    // bf16, fp16, fp8: a precision's name, which such a model takes as --precision.
+    throw UsageError("weights '" + weights +
+                     "' names a precision, and chooses among weight formats for the models that "
+                     "hold others (" +
+                     integer_weight_models() + "); " + info.name +
+                     " holds the precision's: use --precision " + weights);
+  }
   if (!declared) {
     throw UsageError("weights '" + weights + "' applies to the models that hold integer weights (" +
                      integer_weight_models() + "); " + info.name +
@@ -404,25 +432,11 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
     out.weights = weights;
     return;
   }
-  if (weights == "int4") {
-    if (!integer_weights::is_int4_group(out.weight_group)) {
-      throw UsageError("weight_group must be 32, 64 or 128, got " +
-                       std::to_string(out.weight_group));
-    }
-    for (const auto& shape : info.capabilities.linear_weight_shapes) {
-      // Each rank holds its slice; the sizes divide (resolve_tensor_parallel).
-      const auto [rows, columns] = shape.slice(out.tensor_parallel);
-      const std::string why =
-          integer_weights::why_not_int4(rows, columns, out.weight_group, out.device);
-      if (!why.empty()) {
-        throw UsageError("weights int4 with weight_group " + std::to_string(out.weight_group) +
-                         ": " + info.name + "'s [" + std::to_string(rows) + ", " +
-                         std::to_string(columns) + "] weight" +
-                         (out.tensor_parallel > 1 ? " (a tensor-parallel rank's slice)" : "") +
-                         " cannot be held so: " + why);
-      }
-    }
+  if (weights == "int4" && !integer_weights::is_int4_group(out.weight_group)) {
+    throw UsageError("weight_group must be 32, 64 or 128, got " + std::to_string(out.weight_group));
   }
+  // The LibTorch before the model's shapes: no option of the command fixes it (fit stands in for
+  // it and checks the shapes itself, runner/prediction_subject.cpp).
   if (!compat::kHasIntWeights) {
     throw Unavailable(requirement::kLibtorchIntWeights,
                       "weights " + weights + " needs LibTorch " +
@@ -431,6 +445,7 @@ void resolve_weights(const BenchmarkRequest& request, const ModelInfo& info,
                           "LibTorch " +
                           compat::libtorch_version());
   }
+  if (weights == "int4") check_int4_shapes(info, out);
   out.weights = weights;
 }
 

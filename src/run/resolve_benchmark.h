@@ -20,6 +20,10 @@ DeviceKind resolve_device(DeviceKind requested, int ranks, const MachineFacts& m
 // model does not take, too few warm-up steps for the model, or devices this machine lacks.
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
 
+// int4's rules on the model's linear weights (each rank's slice) at the benchmark's group: the
+// kernels' shape rules (integer_weights::why_not_int4). Throws UsageError.
+void check_int4_shapes(const ModelInfo& info, const ResolvedBenchmark& benchmark);
+
 // A request that could not resolve here (common/errors.h's Unavailable), described for a result
 // that records it: the table's defaults, the model's name and batch, the device as asked; none
 // of this machine's decisions.

@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "infer/inference_model.h"
+#include "run/resolve_benchmark.h"
 #include "runner/runner.h"
 #include "spec/benchmark_fields.h"
 
@@ -95,6 +96,9 @@ PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
     subject.asked.weight_group = group;
     subject.counted_weights =
         linear_weights_format(counted, subject.asked.precision, group, recipe);
+    if (counted == "int4") {
+      check_int4_shapes(ModelRegistry::instance().get(subject.asked.model), subject.asked);
+    }
   }
   return subject;
 }
