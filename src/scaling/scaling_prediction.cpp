@@ -32,6 +32,19 @@ ScaleInput single_device_input(const Result& result, Task task, const std::strin
     throw UsageError(file + " ran on " + std::to_string(result.distributed.world_size) +
                      " ranks: scale predicts from a single-device result");
   }
+  // A single device runs no model parallelism, and a measured run has a batch: a file that says
+  // otherwise (batch -1 is the batch search's "max", never a run's) is not a run to predict from.
+  const ResolvedBenchmark& b = result.benchmark;
+  if (b.gpus != 1 || b.tensor_parallel != 1 || b.expert_parallel != 1) {
+    throw UsageError(file + " records gpus " + std::to_string(b.gpus) + ", tensor_parallel " +
+                     std::to_string(b.tensor_parallel) + " and expert_parallel " +
+                     std::to_string(b.expert_parallel) +
+                     ": scale predicts from a single-device result (each 1)");
+  }
+  if (b.batch_size < 1) {
+    throw UsageError(file + " records batch_size_per_device " + std::to_string(b.batch_size) +
+                     ": a measured run has a batch of 1 or more");
+  }
   ScaleInput input;
   input.source = result.loaded_from;
   input.model = result.benchmark.model;

@@ -1,6 +1,8 @@
 // gpubench scale (docs/scaling.md): predictions from a real single-device result in every
 // format, on named, datasheet and measured fabrics; bad input refused in one line; and what the
 // accuracy check against CPU ranks (scripts/check-scale-ranks.sh, not a test: it times) reads.
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "forked_cli.h"
@@ -88,6 +90,18 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
                  "--expert-parallel: must not be empty: give ranks such as 2,4,8");
   expect_refused("scale " + one + " --fabric nvlink4 --shard ''",
                  "--shard: must not be empty: give full or grads");
+  // A file the reader accepts but no single-device run writes (hostile input, round 4).
+  const auto edited = [&](const std::string& name, const char* key, int64_t value) {
+    nlohmann::json r = read_json(one);
+    r["benchmark"][key] = value;
+    std::ofstream(dir.file(name)) << r.dump();
+    return dir.file(name);
+  };
+  expect_refused("scale " + edited("max.json", "batch_size_per_device", -1) + " --fabric nvlink4",
+                 "records batch_size_per_device -1: a measured run has a batch of 1 or more");
+  expect_refused("scale " + edited("tp.json", "tensor_parallel", 2) + " --fabric nvlink4",
+                 "records gpus 1, tensor_parallel 2 and expert_parallel 1: scale predicts from a "
+                 "single-device result (each 1)");
   ASSERT_EQ(run_gpubench(kOneRank + dir.file("off.json") + " --no-timeline").exit_code, 0);
   expect_refused("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
