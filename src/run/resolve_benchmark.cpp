@@ -316,9 +316,8 @@ void resolve_expert_parallel(const ModelInfo& info, const ResolvedBenchmark& out
     throw UsageError(given + " does not divide gpus " + std::to_string(out.gpus) +
                      ": the ranks are expert-parallel x expert replicas");
   }
-  if (experts % ranks != 0) {
-    throw UsageError(given + " does not divide " + info.name + "'s " + std::to_string(experts) +
-                     " experts: each rank holds the same number of whole experts");
+  if (const std::string why = why_not_expert_split(ranks, experts, info.name); !why.empty()) {
+    throw UsageError(why);
   }
   if (out.tensor_parallel > 1) {
     throw UsageError(given + " with tensor_parallel " + std::to_string(out.tensor_parallel) +

@@ -105,6 +105,11 @@ TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int r
                      ") is not a mixture of experts' result: expert parallelism is predicted for "
                      "gpt-oss's results");
   }
+  // The run's own rule: a split it would refuse is not predicted.
+  if (const std::string why = why_not_expert_split(ranks, input.experts, input.model);
+      !why.empty()) {
+    throw UsageError(why);
+  }
   TensorParallelPoint point;
   point.ranks = ranks;
   point.compute_ms = input.step_ms;

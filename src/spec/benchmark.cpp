@@ -90,4 +90,10 @@ bool ResolvedBenchmark::operator==(const ResolvedBenchmark& other) const {
   return true;
 }
 
+std::string why_not_expert_split(int ranks, int64_t experts, const std::string& model) {
+  if (ranks >= 1 && experts > 0 && experts % ranks == 0) return "";
+  return "expert_parallel " + std::to_string(ranks) + " does not divide " + model + "'s " +
+         std::to_string(experts) + " experts: each rank holds the same number of whole experts";
+}
+
 }  // namespace gpubench

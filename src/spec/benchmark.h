@@ -39,6 +39,11 @@ std::string to_string(DeviceKind device);
 std::string to_string(Mode mode);
 std::string to_string(Tuning tuning);
 std::string to_string(Task task);
+
+// Expert parallelism's rule, one definition for the run (resolve) and for `scale`'s predictions:
+// each of `ranks` holds the same number of whole experts of `model`'s `experts`. Empty when it
+// holds, else why not.
+std::string why_not_expert_split(int ranks, int64_t experts, const std::string& model);
 Precision parse_precision(const std::string& text);  // throws UsageError
 DeviceKind parse_device(const std::string& text);    // throws UsageError
 Mode parse_mode(const std::string& text);            // throws UsageError

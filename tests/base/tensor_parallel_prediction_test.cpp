@@ -141,6 +141,30 @@ TEST(ExpertParallelPrediction, EachRankKeepsItsStepAndAddsTheLayersExchanges) {
   EXPECT_EQ(predict_expert_parallel_point(input, 2, round_links(), 8).collectives, 4 * 4);
 }
 
+// The run's rule, one definition (spec/benchmark.h): a split the run refuses is not predicted
+// (hostile input, round 4: 3, 5, 7 and 16 ranks were predicted for 8 experts).
+TEST(ExpertParallelPrediction, ASplitTheRunRefusesIsRefused) {
+  ScaleInput input = fixed_input();
+  input.model = "test-tiny-gpt-oss";
+  input.experts = 8;
+  input.experts_per_token = 2;
+  for (const int ranks : {3, 5, 7, 16}) {
+    try {
+      predict_expert_parallel_point(input, ranks, round_links(), 16);
+      ADD_FAILURE() << ranks;
+    } catch (const UsageError& error) {
+      EXPECT_EQ(std::string(error.what()), why_not_expert_split(ranks, 8, "test-tiny-gpt-oss"));
+      EXPECT_EQ(std::string(error.what()),
+                "expert_parallel " + std::to_string(ranks) +
+                    " does not divide test-tiny-gpt-oss's 8 experts: each rank holds the same "
+                    "number of whole experts");
+    }
+  }
+  for (const int ranks : {1, 2, 4, 8}) {
+    EXPECT_NO_THROW(predict_expert_parallel_point(input, ranks, round_links(), 16)) << ranks;
+  }
+}
+
 TEST(ExpertParallelPrediction, ADenseModelsResultIsRefused) {
   EXPECT_THROW(predict_expert_parallel_point(fixed_input(), 2, round_links(), 8), UsageError);
   const TensorParallelPrediction prediction = [] {
