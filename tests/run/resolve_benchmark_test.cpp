@@ -317,31 +317,24 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
   request.batch_size = 1;
   const ResolvedBenchmark resolved = resolve(request, gpu_machine(8));
   EXPECT_EQ(resolved.tensor_parallel, 4);
-  {  // each rank's slice holds to its device's int4 kernel: on 4 ranks test-tp-llama's k and v
-     // slices have 8 rows (the CPU's kernel packs 16, CUDA's 8) and o's 64 inputs are 16
-    BenchmarkRequest infer;
-    infer.model = "test-tp-llama";
-    infer.task = Task::kInfer;
-    infer.gpus = infer.tensor_parallel = 4;
-    infer.weights = "int4";
-    infer.weight_group = 32;
-    // (The LibTorch comes first where it has no int4 kernel: no option fixes it.)
-    if (!compat::kHasIntWeights) {
-      EXPECT_EQ(error_of(infer, cpu_machine()).rfind("weights int4 needs LibTorch 2.6", 0), 0u);
-      infer.device = DeviceKind::kCpu;
-      ResolvedBenchmark asked = as_requested(infer);
-      asked.weight_group = 32;
-      EXPECT_THROW(check_int4_shapes(ModelRegistry::instance().get("test-tp-llama"), asked),
-                   UsageError);
-    }
-  }
-  if (compat::kHasIntWeights) {
-    BenchmarkRequest infer;
-    infer.model = "test-tp-llama";
-    infer.task = Task::kInfer;
-    infer.gpus = infer.tensor_parallel = 4;
-    infer.weights = "int4";
-    infer.weight_group = 32;
+  // Each rank's slice holds to its device's int4 kernel: on 4 ranks test-tp-llama's k and v
+  // slices have 8 rows (the CPU's kernel packs 16, CUDA's 8) and o's 64 inputs are 16.
+  BenchmarkRequest infer;
+  infer.model = "test-tp-llama";
+  infer.task = Task::kInfer;
+  infer.gpus = infer.tensor_parallel = 4;
+  infer.weights = "int4";
+  infer.weight_group = 32;
+  // (The LibTorch comes first where it has no int4 kernel: no option fixes it.)
+  if (!compat::kHasIntWeights) {
+    EXPECT_EQ(error_of(infer, cpu_machine()).rfind("weights int4 needs LibTorch 2.6", 0), 0u);
+    BenchmarkRequest on_cpu = infer;
+    on_cpu.device = DeviceKind::kCpu;
+    ResolvedBenchmark asked = as_requested(on_cpu);
+    asked.weight_group = 32;
+    EXPECT_THROW(check_int4_shapes(ModelRegistry::instance().get("test-tp-llama"), asked),
+                 UsageError);
+  } else {
     EXPECT_EQ(error_of(infer, cpu_machine()),
               "weights int4 with weight_group 32: test-tp-llama's [8, 64] weight (a "
               "tensor-parallel rank's slice) cannot be held so: its 8 output features are not a "
