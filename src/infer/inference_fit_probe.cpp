@@ -276,11 +276,10 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   fit.benchmark = b;
   fit.context_limit = info.max_seq_len;
   const GenerationFits fits =
-      models.by_blocks
-          ? probe_generation_by_blocks(models, b, info, device, setup.policy(), prefill,
-                                       fit_options, fit)
-          : probe_generation(b, info, options, device, setup.policy(), prefill, fit_options,
-                             fit.readings);
+      models.by_blocks ? probe_generation_by_blocks(models, b, info, device, setup.policy(),
+                                                    prefill, fit_options, fit)
+                       : probe_generation(b, info, options, device, setup.policy(), prefill,
+                                          fit_options, fit.readings);
   fit.weights = fits.weights;
   fit.kv_cache_bytes_per_token = fits.kv_cache_per_token;
   fit.kv_cache_window_bytes_per_token = fits.kv_window_per_token;
