@@ -19,8 +19,9 @@ bool infers(const BenchmarkRequest& request) {
 // said; false where fit cannot stand in for it.
 bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionSubject& subject) {
   const std::string& lacks = refused.requirement();
-  const Precision precision = request.precision.value_or(Precision::kFp32);
-  const std::string weights = request.weights.value_or("auto");
+  const ResolvedBenchmark defaulted = with_fixed_defaults(request);  // the table's defaults
+  const Precision precision = defaulted.precision;
+  const std::string weights = defaulted.weights;
   if (lacks == requirement::kCuda && precision == Precision::kFp16) {
     request.precision = Precision::kBf16;
     subject.stand_ins.push_back(
@@ -38,7 +39,7 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
   const bool integer = weights == "int8" || weights == "int4";
   if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) && integer) {
     subject.asked.weights = weights;
-    subject.asked.weight_group = with_fixed_defaults(request).weight_group;
+    subject.asked.weight_group = defaulted.weight_group;
     request.weights = "auto";
     request.weight_group.reset();
     subject.stand_ins.push_back("the linear layers' " + weights +
@@ -49,9 +50,9 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
   }
   const bool fp8_weights = precision == Precision::kFp8 && (weights == "auto" || weights == "fp8");
   if ((lacks == requirement::kLibtorchFp8 || lacks == requirement::kLibtorchCpuFp8) &&
-      fp8_weights && infers(request) && request.kv_cache.value_or("auto") != "fp8") {
+      fp8_weights && infers(request) && defaulted.kv_cache != "fp8") {
     subject.asked.weights = "fp8";
-    subject.asked.fp8_recipe = request.fp8_recipe.value_or("tensorwise");
+    subject.asked.fp8_recipe = defaulted.fp8_recipe;
     request.precision = Precision::kBf16;
     request.weights = "auto";
     request.fp8_recipe.reset();
