@@ -299,6 +299,15 @@ void resolve_tensor_parallel(const ModelInfo& info, const MachineFacts& machine,
                      "fabric; keep it at most " +
                      std::to_string(machine.local_ranks));
   }
+  // A group is `ranks` neighbouring ranks: each lies within a node only where they divide the
+  // node's ranks (6 ranks on 2 nodes with tensor_parallel 2: ranks 2 and 3 on two nodes).
+  if (machine.local_ranks > 0 && machine.local_ranks % ranks != 0) {
+    throw UsageError(given + " spans nodes: this node runs " + std::to_string(machine.local_ranks) +
+                     " ranks, which " + std::to_string(ranks) +
+                     " does not divide, so a group of neighbouring ranks would lie across two "
+                     "nodes; give a divisor of " +
+                     std::to_string(machine.local_ranks));
+  }
 }
 
 // --expert-parallel (docs/parallelism.md#expert-parallelism): a mixture of experts, a divisor of

@@ -359,6 +359,17 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
   two_nodes.local_ranks = 4;  // a launcher's 4 ranks on this node
   EXPECT_NE(error_of(request, two_nodes).find("tensor_parallel 8 spans nodes: this node runs 4"),
             std::string::npos);
+  // 6 ranks on 2 nodes of 3 (hostile input, round 4: accepted, then waited on peers that never
+  // came): with tensor_parallel 2, ranks 2 and 3 would be one group on two nodes.
+  request.tensor_parallel = 2;
+  request.gpus = 6;
+  MachineFacts three_a_node = gpu_machine(3);
+  three_a_node.local_ranks = 3;
+  EXPECT_EQ(error_of(request, three_a_node),
+            "tensor_parallel 2 spans nodes: this node runs 3 ranks, which 2 does not divide, so a "
+            "group of neighbouring ranks would lie across two nodes; give a divisor of 3");
+  request.tensor_parallel = 8;
+  request.gpus = 8;
   request.mode = Mode::kGraph;
   EXPECT_EQ(error_of(request, gpu_machine(8)),
             "tensor_parallel 8 runs in eager mode: its all-reduces are not captured in a CUDA "
