@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "scaling/checked_product.h"
 
 namespace gpubench {
 namespace {
@@ -125,8 +126,14 @@ ShardedPoint predict_sharded_point(const ScaleInput& input, const std::string& m
   point.step_ms = input.step_ms - t.gradient_sync_ms + point.exposed_ms;
   point.efficiency = input.step_ms / point.step_ms;
   point.throughput = input.throughput * gpus * point.efficiency;
-  const int64_t gradients = 4 * (input.blocks * input.block_params + input.root_params);
-  point.ddp_sent_bytes = 2 * gradients * (gpus - 1) / gpus;
+  const int64_t block_params =
+      checked_product({input.blocks, input.block_params}, "the blocks' parameters");
+  int64_t params = 0;
+  if (__builtin_add_overflow(block_params, input.root_params, &params)) {
+    throw UsageError("the result's figures overflow the parameters (over 2^63)");
+  }
+  const int64_t gradients = checked_product({4, params}, "the gradients' bytes");
+  point.ddp_sent_bytes = checked_product({2, gradients, gpus - 1}, "DDP's bytes sent") / gpus;
   point.bottleneck =
       bottleneck_of(gpus, point.exposed_ms, point.step_ms, point.latency_ms, point.bandwidth_ms);
   return point;

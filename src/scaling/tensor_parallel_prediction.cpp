@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "scaling/checked_product.h"
 
 namespace gpubench {
 
@@ -52,8 +53,10 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
   point.ranks = ranks;
   point.compute_ms = input.step_ms / ranks;
   const int64_t tokens =
-      input.batch_size * (input.decode ? 1 : std::max<int64_t>(1, input.seq_len));
-  point.activation_bytes = tokens * input.hidden_size * input.activation_bytes;
+      checked_product({input.batch_size, input.decode ? 1 : std::max<int64_t>(1, input.seq_len)},
+                      "the tokens a step");
+  point.activation_bytes = checked_product({tokens, input.hidden_size, input.activation_bytes},
+                                           "the activations' bytes");
   if (ranks > 1) {
     // `count` collectives of `bytes`, each `share` of a ring all-reduce's cost.
     const auto add = [&](int64_t count, int64_t bytes, double share = 1.0) {
@@ -61,14 +64,18 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
     };
     if (input.decode) {
       add(2 * input.blocks + 1, point.activation_bytes);
-      add(1, input.batch_size * input.vocab * input.activation_bytes, 0.5);
+      add(1,
+          checked_product({input.batch_size, input.vocab, input.activation_bytes},
+                          "the logits' bytes"),
+          0.5);
     } else {
       add(4 * input.blocks + 2, point.activation_bytes);
     }
     // Each whole LoRA factor: lora_A [rank, hidden] of a column-parallel projection, lora_B
     // [hidden, rank] of a row-parallel one (float32).
     if (input.lora_targets > 0) {
-      add(input.lora_targets * input.blocks, input.lora_rank * input.hidden_size * 4);
+      add(checked_product({input.lora_targets, input.blocks}, "the LoRA factors"),
+          checked_product({input.lora_rank, input.hidden_size, 4}, "a LoRA factor's bytes"));
     }
   }
   total_step(point);
@@ -114,15 +121,17 @@ TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int r
   point.ranks = ranks;
   point.compute_ms = input.step_ms;
   const int64_t tokens =
-      input.batch_size * (input.decode ? 1 : std::max<int64_t>(1, input.seq_len));
-  const int64_t rows = tokens * input.experts_per_token;
-  point.activation_bytes = rows * input.hidden_size * input.activation_bytes;
+      checked_product({input.batch_size, input.decode ? 1 : std::max<int64_t>(1, input.seq_len)},
+                      "the tokens a step");
+  const int64_t rows = checked_product({tokens, input.experts_per_token}, "the routed rows");
+  point.activation_bytes =
+      checked_product({rows, input.hidden_size, input.activation_bytes}, "the routed rows' bytes");
   if (ranks > 1) {
     const auto add = [&](int64_t count, int64_t bytes) {
       add_collectives(point, count, alltoall_cost(bytes, ranks, gpus_per_node, fabric));
     };
     add(input.blocks, int64_t{8} * ranks);  // the counts
-    add(input.blocks, int64_t{8} * rows);   // the rows' experts
+    add(input.blocks, checked_product({8, rows}, "the rows' experts"));
     add(input.blocks * (input.decode ? 2 : 4), point.activation_bytes);
   }
   total_step(point);

@@ -7,6 +7,7 @@
 
 #include "base/measured_fabric.h"
 #include "common/errors.h"
+#include "scaling/checked_product.h"
 #include "scaling/collective_cost.h"
 
 namespace gpubench {
@@ -163,6 +164,27 @@ TEST(ExpertParallelPrediction, ASplitTheRunRefusesIsRefused) {
   for (const int ranks : {1, 2, 4, 8}) {
     EXPECT_NO_THROW(predict_expert_parallel_point(input, ranks, round_links(), 16)) << ranks;
   }
+}
+
+// Figures the reader accepts, each within its bound, multiplied past 2^63: refused, where they
+// printed negative bytes with exit 0 (hostile input, round 4).
+TEST(TensorParallelPrediction, ProductsPastInt64AreRefused) {
+  ScaleInput input = fixed_input();
+  input.batch_size = input.seq_len = input.hidden_size = int64_t{1} << 22;
+  try {
+    predict_tensor_parallel_point(input, 2, measured_fabric());
+    ADD_FAILURE() << "overflow not caught";
+  } catch (const UsageError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "the result's figures overflow the activations' bytes (over 2^63): no run records "
+              "such sizes");
+  }
+  input = fixed_input();
+  input.experts = 1 << 20;
+  input.experts_per_token = 1 << 20;
+  input.batch_size = input.seq_len = int64_t{1} << 20;
+  EXPECT_THROW(predict_expert_parallel_point(input, 2, round_links(), 8), UsageError);
+  EXPECT_EQ(checked_product({int64_t{1} << 31, int64_t{1} << 31}, "x"), int64_t{1} << 62);
 }
 
 TEST(ExpertParallelPrediction, ADenseModelsResultIsRefused) {
