@@ -25,15 +25,16 @@ class ShardedStepCollectives {
 
   // An all-gather of `params` parameters issued at `at`: when it has arrived.
   double gather(double at, int64_t params) {
-    const int64_t element = gloo_ ? 4 : input_.activation_bytes;
-    const CollectiveCost cost = half_of_allreduce(element * params);
+    const int64_t bytes =
+        checked_product({gloo_ ? 4 : input_.activation_bytes, params}, "a unit's bytes");
+    const CollectiveCost cost = half_of_allreduce(bytes);
     point_.gather_ms += cost.total_us() / 1000;
-    add_sent(element * params, 1);
+    add_sent(bytes, 1);
     return issue(at, cost);
   }
   // The float32 reduce-scatter of `params` parameters' gradients issued at `at`.
   double reduce_scatter(double at, int64_t params) {
-    const int64_t bytes = 4 * params;
+    const int64_t bytes = checked_product({4, params}, "a unit's gradients' bytes");
     const CollectiveCost cost =
         gloo_ ? allreduce_cost(bytes, gpus_, gpus_per_node_, fabric_) : half_of_allreduce(bytes);
     point_.reduce_scatter_ms += cost.total_us() / 1000;
@@ -56,7 +57,10 @@ class ShardedStepCollectives {
   }
   // A ring phase sends (n-1)/n of the bytes from each rank.
   void add_sent(int64_t bytes, int phases) {
-    point_.sent_bytes += phases * bytes * (gpus_ - 1) / gpus_;
+    const int64_t sent = checked_product({phases, bytes, gpus_ - 1}, "the bytes sent") / gpus_;
+    if (__builtin_add_overflow(point_.sent_bytes, sent, &point_.sent_bytes)) {
+      throw UsageError("the result's figures overflow the bytes sent (over 2^63)");
+    }
   }
 
   const ScaleInput& input_;

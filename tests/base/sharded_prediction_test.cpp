@@ -81,6 +81,22 @@ TEST(ShardedPrediction, OverlappedCollectivesAddWhatThePrefetchCannotHide) {
   EXPECT_EQ(one.bottleneck, "compute");
 }
 
+// 2^20 blocks of 2^40 parameters (hostile input, round 4): refused, not printed negative.
+TEST(ShardedPrediction, ParametersPastInt64AreRefused) {
+  ScaleInput input = fixed_input();
+  input.blocks = 1 << 20;
+  input.block_params = int64_t{1} << 40;
+  for (const char* mode : {"full", "grads"}) {
+    try {
+      predict_sharded_point(input, mode, 8, 8, measured_fabric());
+      ADD_FAILURE() << mode << ": overflow not caught";
+    } catch (const UsageError& error) {
+      EXPECT_NE(std::string(error.what()).find("the result's figures overflow"), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 TEST(ShardedPrediction, RefusesAResultWithoutBlocksAndAnUnknownMode) {
   ScaleInput input = fixed_input();
   EXPECT_THROW(predict_sharded_point(input, "zero3", 2, 2, measured_fabric()), UsageError);
