@@ -148,8 +148,7 @@ std::string models_reference() {
     }
     const ModelStats counts = listed_counts(*info);
     out += markdown_row({code(info->name), join(info->aliases), info->task, input,
-                         std::to_string(counts.params),
-                         counts.active_params > 0 ? std::to_string(counts.active_params) : "all",
+                         std::to_string(counts.params), counts.computed_params_text(),
                          format_fixed(static_cast<double>(counts.forward_flops) / 1e9, 3),
                          std::to_string(info->default_batch_size), info->sample_unit, sequence,
                          optimizer_label(info->optimizer), info->reference});

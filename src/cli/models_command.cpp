@@ -36,9 +36,6 @@ void add_models_command(CLI::App& app, int& exit_code) {
                      "forward GFLOPs/sample", "default batch", "reference"});
     for (const ModelInfo* info : models) {
       const ModelStats stats = listed_counts(*info);
-      // A dense model computes with all of its parameters; a mixture of experts with those one
-      // token visits.
-      const int64_t active = stats.active_params > 0 ? stats.active_params : stats.params;
       list.push_back({{"name", info->name},
                       {"aliases", info->aliases},
                       {"family", info->family},
@@ -46,14 +43,13 @@ void add_models_command(CLI::App& app, int& exit_code) {
                       {"input_shape", info->input_shape},
                       {"params", stats.params},
                       {"trainable_params", stats.trainable_params},
-                      {"active_params", active},
+                      {"active_params", stats.computed_params()},
                       {"forward_flops", stats.forward_flops},
                       {"default_batch_size", info->default_batch_size},
                       {"sample_unit", info->sample_unit},
                       {"reference", info->reference}});
       table.add_row({info->name, info->family, info->task, shape_text(info->input_shape),
-                     std::to_string(stats.params),
-                     stats.active_params > 0 ? std::to_string(active) : "all",
+                     std::to_string(stats.params), stats.computed_params_text(),
                      format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }

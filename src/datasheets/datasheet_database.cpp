@@ -266,8 +266,7 @@ DeviceMatch match_device_by_name(const DatasheetDatabase& database,
   }
   if (named.size() == 1) {
     return {named.front(), "device name '" + device_name +
-                               "' (no memory size recorded; the "
-                               "one entry listing the name)"};
+                               "' (no memory size recorded; the one entry listing the name)"};
   }
   if (named.empty()) return {nullptr, "no datasheet entry lists device '" + device_name + "'"};
   return {nullptr, "device '" + device_name + "' is listed by " + std::to_string(named.size()) +

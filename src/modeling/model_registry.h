@@ -129,6 +129,12 @@ struct ModelStats {
   // Forward, input gradients (as much as the forward) and weight gradients (as much as the
   // forward of every product with a trainable weight): 3 x forward_flops less the frozen part.
   int64_t train_flops() const { return 3 * forward_flops - frozen_weight_flops; }
+  // The parameters one token computes with: a mixture of experts' active ones, a dense model's
+  // all; as listed ("all" for a dense model).
+  int64_t computed_params() const { return active_params > 0 ? active_params : params; }
+  std::string computed_params_text() const {
+    return active_params > 0 ? std::to_string(active_params) : "all";
+  }
 };
 
 // The kind of synthetic batch a model trains on.

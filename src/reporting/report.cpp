@@ -149,13 +149,18 @@ struct Layout {
   std::map<RowKey, std::string> units;
 };
 
-// A published figure gets its own column, named after its publisher (the first word of its
-// source: "BIZON", "Lambda", "NVIDIA"), so that it stands beside a measurement of the same
-// system, and two publishers' figures for one system (which differ in method) stay apart.
+// A published figure's publisher: the first word of its source ("BIZON", "Lambda", "NVIDIA").
+std::string publisher_of(const Result& r) {
+  const std::string first = r.source.substr(0, r.source.find(' '));
+  return first.empty() ? "published" : first;
+}
+
+// A published figure gets its own column, named after its publisher, so that it stands beside a
+// measurement of the same system, and two publishers' figures for one system (which differ in
+// method) stay apart.
 std::string column_system(const Result& r) {
   if (r.status != RunStatus::kPublished) return system_name(r);
-  const std::string publisher = r.source.substr(0, r.source.find(' '));
-  return system_name(r) + " (" + (publisher.empty() ? "published" : publisher) + ")";
+  return system_name(r) + " (" + publisher_of(r) + ")";
 }
 
 Layout layout_of(const std::vector<LoadedResult>& results, const std::vector<std::string>& across) {
@@ -597,14 +602,14 @@ std::vector<ComparedRow> compared_rows(const std::vector<LoadedResult>& a,
 }
 
 // The published sources a comparison cites, numbered in the order met: a cell names its
-// figure's publisher (the first word of its source) and number; the notes give each in full.
+// figure's publisher (publisher_of) and number; the notes give each in full.
 class SourceLegend {
  public:
   std::string label(const Result& r) {
     const auto found = std::find(sources_.begin(), sources_.end(), r.source);
     const size_t number = static_cast<size_t>(found - sources_.begin()) + 1;
     if (found == sources_.end()) sources_.push_back(r.source);
-    return publisher(r.source) + " [" + std::to_string(number) + "]";
+    return publisher_of(r) + " [" + std::to_string(number) + "]";
   }
   std::vector<std::string> notes() const {
     std::vector<std::string> lines;
@@ -615,10 +620,6 @@ class SourceLegend {
   }
 
  private:
-  static std::string publisher(const std::string& source) {
-    const std::string first = source.substr(0, source.find(' '));
-    return first.empty() ? "published" : first;
-  }
   std::vector<std::string> sources_;
 };
 
@@ -665,7 +666,8 @@ std::optional<std::string> disagreement(const ComparedRow& compared,
 // The datasheet's entry for a result's GPU: the one it recorded, else matched now by its name
 // (a published figure records no memory size).
 DatasheetInfo datasheet_of(const Result* r) {
-  if (r == nullptr || r->datasheet.matched) return r == nullptr ? DatasheetInfo{} : r->datasheet;
+  if (r == nullptr) return {};
+  if (r->datasheet.matched) return r->datasheet;
   Result matched = *r;
   attach_datasheet(matched);
   return matched.datasheet;

@@ -15,9 +15,16 @@ bool infers(const BenchmarkRequest& request) {
   return request.task == Task::kInfer;
 }
 
+// The linear layers' weights a stand-in counts rather than probes, as asked.
+struct CountedWeights {
+  std::string weights, fp8_recipe;
+  int64_t group = 0;
+};
+
 // The request changed to what this build or machine can probe for `refused`, with the change
-// said; false where fit cannot stand in for it.
-bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionSubject& subject) {
+// said in `subject` and the weights it counts in `counted`; false where fit cannot stand in.
+bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionSubject& subject,
+              std::optional<CountedWeights>& counted) {
   const std::string& lacks = refused.requirement();
   const ResolvedBenchmark defaulted = with_fixed_defaults(request);  // the table's defaults
   const Precision precision = defaulted.precision;
@@ -38,8 +45,7 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
   }
   const bool integer = weights == "int8" || weights == "int4";
   if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) && integer) {
-    subject.asked.weights = weights;
-    subject.asked.weight_group = defaulted.weight_group;
+    counted = CountedWeights{weights, "", defaulted.weight_group};
     request.weights = "auto";
     request.weight_group.reset();
     subject.stand_ins.push_back("the linear layers' " + weights +
@@ -51,8 +57,7 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
   const bool fp8_weights = precision == Precision::kFp8 && (weights == "auto" || weights == "fp8");
   if ((lacks == requirement::kLibtorchFp8 || lacks == requirement::kLibtorchCpuFp8) &&
       fp8_weights && infers(request) && defaulted.kv_cache != "fp8") {
-    subject.asked.weights = "fp8";
-    subject.asked.fp8_recipe = defaulted.fp8_recipe;
+    counted = CountedWeights{"fp8", defaulted.fp8_recipe, 0};
     request.precision = Precision::kBf16;
     request.weights = "auto";
     request.fp8_recipe.reset();
@@ -70,13 +75,14 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
 
 PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
   PredictionSubject subject;
+  std::optional<CountedWeights> counted;
   BenchmarkRequest probed = request;
   for (int tries = 0;; ++tries) {
     try {
       subject.probed = resolve_here(probed, /*warn_on_cpu_fallback=*/false);
       break;
     } catch (const Unavailable& refused) {
-      if (tries < kMostStandIns && stand_in(refused, probed, subject)) continue;
+      if (tries < kMostStandIns && stand_in(refused, probed, subject, counted)) continue;
       if (probed.precision == Precision::kFp8 && !infers(probed)) {
         throw Unavailable(refused.requirement(),
                           std::string(refused.what()) +
@@ -86,18 +92,16 @@ PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
       throw;
     }
   }
-  // The stand-ins noted the asked weights (and FP8's recipe) in `asked`; the rest is the probed.
-  const std::string counted = subject.asked.weights, recipe = subject.asked.fp8_recipe;
-  const int64_t group = subject.asked.weight_group;
+  // What was asked: the probed benchmark with the asked precision and counted weights.
   subject.asked = subject.probed;
   subject.asked.precision = request.precision.value_or(subject.probed.precision);
-  if (!counted.empty()) {
-    subject.asked.weights = counted;
-    subject.asked.fp8_recipe = recipe;
-    subject.asked.weight_group = group;
-    subject.counted_weights =
-        linear_weights_format(counted, subject.asked.precision, group, recipe);
-    if (counted == "int4") {
+  if (counted) {
+    subject.asked.weights = counted->weights;
+    subject.asked.fp8_recipe = counted->fp8_recipe;
+    subject.asked.weight_group = counted->group;
+    subject.counted_weights = linear_weights_format(counted->weights, subject.asked.precision,
+                                                    counted->group, counted->fp8_recipe);
+    if (counted->weights == "int4") {
       check_int4_shapes(ModelRegistry::instance().get(subject.asked.model), subject.asked);
     }
   }

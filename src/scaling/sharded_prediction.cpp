@@ -58,9 +58,7 @@ class ShardedStepCollectives {
   // A ring phase sends (n-1)/n of the bytes from each rank.
   void add_sent(int64_t bytes, int phases) {
     const int64_t sent = checked_product({phases, bytes, gpus_ - 1}, "the bytes sent") / gpus_;
-    if (__builtin_add_overflow(point_.sent_bytes, sent, &point_.sent_bytes)) {
-      throw UsageError("the result's figures overflow the bytes sent (over 2^63)");
-    }
+    point_.sent_bytes = checked_sum(point_.sent_bytes, sent, "the bytes sent");
   }
 
   const ScaleInput& input_;
@@ -130,12 +128,9 @@ ShardedPoint predict_sharded_point(const ScaleInput& input, const std::string& m
   point.step_ms = input.step_ms - t.gradient_sync_ms + point.exposed_ms;
   point.efficiency = input.step_ms / point.step_ms;
   point.throughput = input.throughput * gpus * point.efficiency;
-  const int64_t block_params =
-      checked_product({input.blocks, input.block_params}, "the blocks' parameters");
-  int64_t params = 0;
-  if (__builtin_add_overflow(block_params, input.root_params, &params)) {
-    throw UsageError("the result's figures overflow the parameters (over 2^63)");
-  }
+  const int64_t params =
+      checked_sum(checked_product({input.blocks, input.block_params}, "the blocks' parameters"),
+                  input.root_params, "the parameters");
   const int64_t gradients = checked_product({4, params}, "the gradients' bytes");
   point.ddp_sent_bytes = checked_product({2, gradients, gpus - 1}, "DDP's bytes sent") / gpus;
   point.bottleneck =

@@ -5,6 +5,15 @@
 #include "scaling/checked_product.h"
 
 namespace gpubench {
+namespace {
+
+// The tokens a step computes: a decode step's one a sequence, else the batch's sequences.
+int64_t tokens_a_step(const ScaleInput& input) {
+  return checked_product({input.batch_size, input.decode ? 1 : std::max<int64_t>(1, input.seq_len)},
+                         "the tokens a step");
+}
+
+}  // namespace
 
 ScaleInput decode_input_from(const Result& result) {
   const std::string not_a_generation =
@@ -52,9 +61,7 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
   TensorParallelPoint point;
   point.ranks = ranks;
   point.compute_ms = input.step_ms / ranks;
-  const int64_t tokens =
-      checked_product({input.batch_size, input.decode ? 1 : std::max<int64_t>(1, input.seq_len)},
-                      "the tokens a step");
+  const int64_t tokens = tokens_a_step(input);
   point.activation_bytes = checked_product({tokens, input.hidden_size, input.activation_bytes},
                                            "the activations' bytes");
   if (ranks > 1) {
@@ -120,9 +127,7 @@ TensorParallelPoint predict_expert_parallel_point(const ScaleInput& input, int r
   TensorParallelPoint point;
   point.ranks = ranks;
   point.compute_ms = input.step_ms;
-  const int64_t tokens =
-      checked_product({input.batch_size, input.decode ? 1 : std::max<int64_t>(1, input.seq_len)},
-                      "the tokens a step");
+  const int64_t tokens = tokens_a_step(input);
   const int64_t rows = checked_product({tokens, input.experts_per_token}, "the routed rows");
   point.activation_bytes =
       checked_product({rows, input.hidden_size, input.activation_bytes}, "the routed rows' bytes");
