@@ -1,5 +1,7 @@
 #include "benchmark_options.h"
 
+#include <cctype>
+
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
@@ -40,17 +42,44 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
       ->check(not_empty("name a benchmark file"));
 }
 
-BenchmarkRequest requested(const BenchmarkOptions& options) {
-  BenchmarkRequest request;
-  for (const BenchmarkField& field : benchmark_fields()) {
-    if (!field.command_line) continue;
-    if (field.type == FieldType::kFlag) {
-      if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
-    } else if (options.options.at(field.key)->count() > 0) {
-      field.request(request, field_value_from_text(field, options.texts.at(field.key)));
+std::string with_option_names(const std::string& message) {
+  const auto is_word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  std::string named;
+  size_t i = 0;
+  while (i < message.size()) {
+    if (!is_word_char(message[i])) {
+      named += message[i++];
+      continue;
     }
+    size_t end = i;
+    while (end < message.size() && is_word_char(message[end])) ++end;
+    const std::string word = message.substr(i, end - i);
+    const BenchmarkField* field =
+        word.find('_') != std::string::npos || i == 0 ? find_benchmark_field(word) : nullptr;
+    const bool after_dash = i > 0 && message[i - 1] == '-';
+    named += field != nullptr && field->command_line && field->key == word && !after_dash
+                 ? field->long_flag()
+                 : word;
+    i = end;
   }
-  return request;
+  return named;
+}
+
+BenchmarkRequest requested(const BenchmarkOptions& options) {
+  return naming_options([&options] {
+    BenchmarkRequest request;
+    for (const BenchmarkField& field : benchmark_fields()) {
+      if (!field.command_line) continue;
+      if (field.type == FieldType::kFlag) {
+        if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
+      } else if (options.options.at(field.key)->count() > 0) {
+        field.request(request, field_value_from_text(field, options.texts.at(field.key)));
+      }
+    }
+    return request;
+  });
 }
 
 bool any_setting_given(const BenchmarkOptions& options) {

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/errors.h"
 #include "spec/benchmark.h"
 
 namespace gpubench::cli {
@@ -27,6 +28,24 @@ void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOpt
 // What the command line asked for; throws UsageError for a bad value.
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);
+
+// The settings' rules are shared with suite files and name a setting by its key ("gen_len must
+// be at least 2"); a command line's user typed an option. The message with each key that opens
+// it, or that holds an underscore and stands anywhere as a word, written as its option
+// ("--gen-len must be at least 2"); keys of settings that are no option are kept.
+std::string with_option_names(const std::string& message);
+
+// Runs `work`; a UsageError (Unavailable keeps its requirement) leaves it naming options.
+template <typename Work>
+auto naming_options(Work work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const Unavailable& e) {
+    throw Unavailable(e.requirement(), with_option_names(e.what()));
+  } catch (const UsageError& e) {
+    throw UsageError(with_option_names(e.what()));
+  }
+}
 
 struct TrainOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();

@@ -119,7 +119,7 @@ int run_fit(const FitCommandOptions& o) {
 void add_fit_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<FitCommandOptions>();
   CLI::App* cmd = add_fit_subcommand(app, o);
-  cmd->callback([o, &exit_code] { exit_code = run_fit(*o); });
+  cmd->callback([o, &exit_code] { exit_code = naming_options([&] { return run_fit(*o); }); });
 }
 
 }  // namespace gpubench::cli

@@ -76,7 +76,9 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
 void add_infer_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<InferOptions>();
   CLI::App* cmd = add_infer_subcommand(app, options);
-  cmd->callback([options, &global, &exit_code] { exit_code = run_infer(*options, global); });
+  cmd->callback([options, &global, &exit_code] {
+    exit_code = naming_options([&] { return run_infer(*options, global); });
+  });
 }
 
 }  // namespace gpubench::cli

@@ -28,7 +28,9 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = add_train_subcommand(app, options);
-  cmd->callback([options, &global, &exit_code] { exit_code = run_train(*options, global); });
+  cmd->callback([options, &global, &exit_code] {
+    exit_code = naming_options([&] { return run_train(*options, global); });
+  });
 }
 
 }  // namespace gpubench::cli

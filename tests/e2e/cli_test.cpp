@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/benchmark_options.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
@@ -31,31 +32,58 @@ using testing::read_json;
 // Through the binary: the refusals gpubench makes itself, and three that need LibTorch (the
 // model registry, the devices) after the exec; the rest of what needs LibTorch through
 // gpubench-train's main in a forked copy of this process (tests/forked_cli.h).
+// The rules name a setting by its suite key; on a command line the message names the option
+// typed (hostile input, round 4, cause 15: --memory-limit 2K was refused as memory_limit).
+TEST(Cli, RefusalsNameTheOptionNotTheSuiteKey) {
+  EXPECT_EQ(cli::with_option_names("memory_limit 2048 bytes is under 1 MiB, the least a batch "
+                                   "search (batch_size max) takes"),
+            "--memory-limit 2048 bytes is under 1 MiB, the least a batch search (--batch-size "
+            "max) takes");
+  // A one-word key is an option where it opens the message; elsewhere it is English.
+  EXPECT_EQ(cli::with_option_names("weights 'int4' holds the weights of the model"),
+            "--weights 'int4' holds the weights of the model");
+  // Neither a longer word, an option already written, nor a setting that is no option.
+  EXPECT_EQ(cli::with_option_names("batch_size_per_device and --gen-len, task infer"),
+            "batch_size_per_device and --gen-len, task infer");
+  EXPECT_EQ(cli::with_option_names("task must be one of train, infer"),
+            "task must be one of train, infer");
+  expect_usage_error("train --memory-limit 2K --batch-size max --device cpu",
+                     "--memory-limit 2048 bytes is under 1 MiB");
+  // A suite file names the key, as its author wrote it.
+  ScratchDirectory dir("cli-suite-key");
+  std::ofstream(dir.file("s.yaml")) << "benchmarks:\n  - {model: resnet50, steps: 0}\n";
+  expect_usage_error("run " + dir.file("s.yaml"), "steps must be an integer");
+  EXPECT_EQ(run_gpubench("run " + dir.file("s.yaml")).output.find("--steps"), std::string::npos);
+}
+
 TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   ScratchDirectory dir("cli-bad");
   const std::string out = " --output " + dir.path();
   expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: " +
                                                         ModelRegistry::instance().names().front());
   expect_usage_error("train --precision fp64" + out,
-                     "precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp64'");
+                     "--precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp64'");
   expect_usage_error("train --device tpu" + out,
-                     "device must be one of auto, cuda, cpu, got 'tpu'");
+                     "--device must be one of auto, cuda, cpu, got 'tpu'");
   expect_usage_error("train --batch-size 0" + out,
-                     "batch_size must be an integer from 1 to 1048576, or max, got 0");
+                     "--batch-size must be an integer from 1 to 1048576, or max, got 0");
   expect_usage_error("train --batch-size -3" + out,
-                     "batch_size must be an integer from 1 to 1048576, or max, got -3");
-  expect_usage_error("train --steps 0" + out, "steps must be an integer from 1 to 10000000, got 0");
-  expect_usage_error("train --repeat -1" + out, "repeat must be an integer from 1 to 1000, got -1");
+                     "--batch-size must be an integer from 1 to 1048576, or max, got -3");
+  expect_usage_error("train --steps 0" + out,
+                     "--steps must be an integer from 1 to 10000000, got 0");
+  expect_usage_error("train --repeat -1" + out,
+                     "--repeat must be an integer from 1 to 1000, got -1");
   expect_usage_error("train --batch-size lots" + out,
-                     "batch_size must be an integer from 1 to 1048576, or max, got 'lots'");
-  expect_usage_error("train --threads 0" + out, "threads must be an integer from 1 to 4096, got 0");
+                     "--batch-size must be an integer from 1 to 1048576, or max, got 'lots'");
+  expect_usage_error("train --threads 0" + out,
+                     "--threads must be an integer from 1 to 4096, got 0");
   expect_usage_error("train --device cpu --precision fp16" + out,
-                     "precision 'fp16' needs a CUDA device");
+                     "--precision 'fp16' needs a CUDA device");
   expect_refused("train --device cpu --precision tf32" + out,
-                 "precision 'tf32' needs a CUDA device");
+                 "--precision 'tf32' needs a CUDA device");
   expect_usage_error("train --device cuda" + out, "no CUDA device is available");
-  expect_usage_error("train --gpus 0" + out, "gpus must be an integer from 1 to 4096, got 0");
-  expect_usage_error("train --mode warp" + out, "mode must be one of eager, graph, got 'warp'");
+  expect_usage_error("train --gpus 0" + out, "--gpus must be an integer from 1 to 4096, got 0");
+  expect_usage_error("train --mode warp" + out, "--mode must be one of eager, graph, got 'warp'");
   expect_refused("train --device cpu --mode graph" + out, "graph mode needs a CUDA device");
   expect_refused("train --benchmark-file " + dir.file("none.json") + out,
                  "cannot read benchmark file");
@@ -78,7 +106,8 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   const std::string alone = dir.file("gpubench");
   const auto steps = testing::run_command(alone + " train --steps 0");
   EXPECT_EQ(steps.exit_code, 2) << steps.output;
-  EXPECT_EQ(steps.output, "gpubench: error: steps must be an integer from 1 to 10000000, got 0\n");
+  EXPECT_EQ(steps.output,
+            "gpubench: error: --steps must be an integer from 1 to 10000000, got 0\n");
   const auto batches = testing::run_command(alone + " infer --batch-size 1,0");
   EXPECT_EQ(batches.exit_code, 2) << batches.output;
   EXPECT_NE(batches.output.find("got 0"), std::string::npos) << batches.output;
@@ -520,7 +549,7 @@ TEST(Cli, ALanguageModelReportsTokensAndItsSequenceLengths) {
   testing::expect_refused(
       "train --model test-tiny-transformerxl --device cpu --warmup-steps 3 --mem-len 16 --output " +
           dir.path(),
-      "warmup_steps 3 are too few for test-tiny-transformerxl: it needs at least 4");
+      "--warmup-steps 3 are too few for test-tiny-transformerxl: it needs at least 4");
 }
 
 // Runs and suites writing into one folder at once each keep their result: names are taken with

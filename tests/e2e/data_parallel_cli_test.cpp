@@ -420,32 +420,32 @@ TEST(DataParallelCli, BadInputIsAUsageError) {
   ScratchDirectory dir("dp-bad");
   const std::string out = " --output " + dir.path();
   expect_refused("train --device cpu --gpus 2 --bucket-mb 0" + out,
-                 "bucket_mb must be an integer from 1 to 65536, got 0");
+                 "--bucket-mb must be an integer from 1 to 65536, got 0");
   expect_refused("train --device cpu --timeout 0" + out,
-                 "timeout must be an integer from 1 to 604800, got 0");
+                 "--timeout must be an integer from 1 to 604800, got 0");
   expect_refused("allreduce --device cpu --max-bytes 12Q", "--max-bytes '12Q' is not a byte count");
   expect_refused("allreduce --device cpu --min-bytes 1M --max-bytes 1K",
                  "--max-bytes 1024 is below --min-bytes 1048576");
   expect_refused("allreduce --device cuda --gpus 2", "no CUDA device is available");
   expect_refused("train --device cpu --model test-tp-llama --gpus 2 --tensor-parallel 3" + out,
-                 "tensor_parallel 3 does not divide gpus 2");
+                 "--tensor-parallel 3 does not divide gpus 2");
   expect_refused("infer --device cpu --model resnet50 --gpus 2 --tensor-parallel 2" + out,
-                 "tensor_parallel 2: resnet50 does not shard");
+                 "--tensor-parallel 2: resnet50 does not shard");
   expect_refused("fit --device cpu --model test-tp-llama --gpus 4 --tensor-parallel 4 --mode graph",
                  "runs in eager mode");
   expect_refused("train --device cpu --tensor-parallel 0" + out,
-                 "tensor_parallel must be an integer from 1 to 4096, got 0");
+                 "--tensor-parallel must be an integer from 1 to 4096, got 0");
   expect_refused("train --device cpu --model resnet50 --gpus 2 --shard full" + out,
-                 "shard full: resnet50 declares no repeated blocks to shard by");
+                 "--shard full: resnet50 declares no repeated blocks to shard by");
   expect_refused("train --device cpu --model test-tp-llama --shard grads --tuning lora" + out,
-                 "shard grads with tuning lora: sharding is for full fine-tunes");
+                 "--shard grads with tuning lora: sharding is for full fine-tunes");
   expect_refused("train --device cpu --model test-tp-llama --shard full --mode graph" + out,
-                 "shard full runs in eager mode");
+                 "--shard full runs in eager mode");
   expect_refused(
       "infer --device cpu --model test-tp-llama --prompt-len 8 --gen-len 4 --shard full" + out,
-      "shard full is a training setting, not infer's");
+      "--shard full is a training setting, not infer's");
   expect_refused("train --device cpu --shard zero3" + out,
-                 "shard must be one of none, grads, full, got 'zero3'");
+                 "--shard must be one of none, grads, full, got 'zero3'");
   const auto out_of_range = run_command("RANK=3 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 " +
                                         std::string(GPUBENCH_BINARY) + " train --device cpu" + out);
   EXPECT_EQ(out_of_range.exit_code, 2) << out_of_range.output;

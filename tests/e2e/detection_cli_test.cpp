@@ -71,15 +71,15 @@ TEST(DetectionCli, TheBatchSearchNeverProbesBelowTheSmallestBatch) {
 TEST(DetectionCli, BadInputGetsOneLine) {
   expect_refused(
       "train --model resnet50 --objects-per-image 3",
-      "objects_per_image applies to the detection models (maskrcnn, ssd300), not to 'resnet50'");
+      "--objects-per-image applies to the detection models (maskrcnn, ssd300), not to 'resnet50'");
   expect_refused("train --model ssd300 --batch-size 1",
-                 "batch_size 1 is too small for ssd300, which trains at 2 or more per device: "
+                 "--batch-size 1 is too small for ssd300, which trains at 2 or more per device: "
                  "batch norm in training needs two values a channel, and its last feature map is "
                  "1x1");
   expect_refused("train --model ssd300 --objects-per-image 0",
-                 "objects_per_image must be an integer from 1 to 100, got 0");
+                 "--objects-per-image must be an integer from 1 to 100, got 0");
   expect_refused("train --model ssd300 --objects-per-image 101",
-                 "objects_per_image must be an integer from 1 to 100, got 101");
+                 "--objects-per-image must be an integer from 1 to 100, got 101");
 }
 
 }  // namespace

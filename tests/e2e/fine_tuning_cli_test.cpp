@@ -88,32 +88,33 @@ TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
   ScratchDirectory dir("finetune-bad");
   const std::string out = " --output " + dir.path();
   expect_refused("train --model resnet50 --tuning lora" + out,
-                 "tuning 'lora' applies to the fine-tuning models (bert-large, gpt-oss-120b, "
+                 "--tuning 'lora' applies to the fine-tuning models (bert-large, gpt-oss-120b, "
                  "gpt-oss-20b, llama-2-7b, "
                  "llama-3-8b, llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b); "
                  "'resnet50' trains in full only");
   expect_refused("train --model bert-large --seq-len 0" + out,
-                 "seq_len must be an integer from 1 to 1048576, got 0");
+                 "--seq-len must be an integer from 1 to 1048576, got 0");
   expect_refused("train --model bert-large --seq-len 1024" + out,
-                 "seq_len 1024 is more than bert-large's 512 positions");
+                 "--seq-len 1024 is more than bert-large's 512 positions");
   expect_refused("train --model llama-3-8b --tuning lora --lora-targets q,gate_proj" + out,
-                 "lora_targets 'q,gate_proj': 'gate_proj' is not a projection of llama-3-8b");
+                 "--lora-targets 'q,gate_proj': 'gate_proj' is not a projection of llama-3-8b");
   expect_refused("train --model llama-3-8b --lora-rank 8" + out,
-                 "lora_rank applies to tuning 'lora' and 'qlora' only");
+                 "--lora-rank applies to tuning 'lora' and 'qlora' only");
   expect_refused("train --model llama-3-8b --tuning lora --lora-rank 0" + out,
-                 "lora_rank must be an integer from 1 to 65536, got 0");
+                 "--lora-rank must be an integer from 1 to 65536, got 0");
   expect_refused("train --model llama-3-8b --tuning dora" + out,
-                 "tuning must be one of full, lora, qlora, got 'dora'");
+                 "--tuning must be one of full, lora, qlora, got 'dora'");
   expect_refused("train --model resnet50 --tuning qlora" + out,
-                 "tuning 'qlora' applies to the fine-tuning models");
+                 "--tuning 'qlora' applies to the fine-tuning models");
   if (compat::kHasFp8) {  // else fp8 is refused first, for the LibTorch
     expect_refused("train --model llama-3-8b --tuning qlora --precision fp8" + out,
-                   "tuning 'qlora' holds the frozen weights in NF4");
+                   "--tuning 'qlora' holds the frozen weights in NF4");
   }
-  expect_refused("infer --model llama-3-8b --tuning qlora" + out,
-                 "tuning 'lora' and 'qlora' and activation_checkpointing are training settings");
+  expect_refused(
+      "infer --model llama-3-8b --tuning qlora" + out,
+      "tuning 'lora' and 'qlora' and --activation-checkpointing are training settings");
   expect_refused("train --model vgg16 --activation-checkpointing" + out,
-                 "activation_checkpointing applies to the transformer models");
+                 "--activation-checkpointing applies to the transformer models");
 }
 
 // The command, on a machine without the memory for it: an oom result that says what it

@@ -151,15 +151,15 @@ TEST(FitCli, BadInputIsOneLineAndExitTwo) {
   expect_refused("fit --model test-tiny-llama --task serve", "--task 'serve' is not one of");
   expect_refused("fit --model test-tiny-cnn --task infer",
                  "fit --task infer predicts the models that generate text");
-  expect_refused("fit --model test-tiny-llama --prompt-len 8", "prompt_len and gen_len apply");
-  expect_refused("fit --model test-tiny-llama --task infer --tuning lora", "tuning");
+  expect_refused("fit --model test-tiny-llama --prompt-len 8", "--prompt-len and --gen-len apply");
+  expect_refused("fit --model test-tiny-llama --task infer --tuning lora", "tuning 'lora' and 'qlora'");
   expect_refused("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
   expect_refused("fit --model test-tiny-llama --format html", "--format 'html'");
   expect_refused("fit --model nope", "nope");
-  expect_refused("fit --model test-tiny-llama --batch-size 0", "batch_size must be");
+  expect_refused("fit --model test-tiny-llama --batch-size 0", "--batch-size must be");
   expect_refused("fit --model test-tiny-llama --batch-size max", "fit takes a batch size");
   expect_refused("train --model test-tiny-llama --memory-limit lots",
-                 "memory_limit must be a byte count");
+                 "--memory-limit must be a byte count");
 }
 
 TEST(FitCli, ARunOverItsMemoryLimitIsAnOomResultWithItsBreakdown) {

@@ -19,7 +19,7 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
   if (!compat::kHasFp8) {
     testing::expect_refused("train --precision fp8" + tiny, "needs LibTorch 2.5 or later");
     testing::expect_refused("infer --kv-cache fp8" + tiny + generation,
-                            "kv_cache fp8 needs LibTorch 2.5 or later");
+                            "--kv-cache fp8 needs LibTorch 2.5 or later");
     return;
   }
   const auto trained =

@@ -307,7 +307,7 @@ TEST(HostileInput, EveryNumberIsRangeCheckedWhereItEnters) {
        {},
        "train --batch-size 12345678901234567890",
        2,
-       "batch_size must be an integer from 1 to 1048576, or max, got '12345678901234567890'"},
+       "--batch-size must be an integer from 1 to 1048576, or max, got '12345678901234567890'"},
       {"million-ranks",
        {},
        "train --device cpu --gpus 1000000",

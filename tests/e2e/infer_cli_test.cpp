@@ -110,31 +110,31 @@ TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
 
 TEST(InferCli, BadInputIsOneLineAndExitTwo) {
   expect_refused("infer --model test-tiny-cnn --device cpu --batch-size 1,0,8",
-                 "batch_size must be an integer from 1 to 1048576");
+                 "--batch-size must be an integer from 1 to 1048576");
   expect_refused("infer --model test-tiny-cnn --device cpu --batch-size 1,,8",
                  "has an empty entry");
   expect_refused("infer --model test-tiny-cnn --device cpu --batch-size max",
                  "infer takes batch sizes");
   expect_refused("infer --model test-tiny-llama --device cpu --prompt-len 60 --gen-len 8",
-                 "prompt_len 60 + gen_len 8 is more than test-tiny-llama's 64 positions");
+                 "--prompt-len 60 + --gen-len 8 is more than test-tiny-llama's 64 positions");
   expect_refused("infer --model test-tiny-llama --device cpu --gen-len 1",
-                 "gen_len must be at least 2");
+                 "--gen-len must be at least 2");
   expect_refused("infer --model transformerxl-base --device cpu",
                  "'transformerxl-base' has no inference path in gpubench");
   expect_refused("infer --model test-tiny-cnn --device cpu --gen-len 8",
-                 "prompt_len and gen_len apply to the models that generate text");
+                 "--prompt-len and --gen-len apply to the models that generate text");
   expect_refused("infer --model test-tiny-llama --device cpu --seq-len 16",
-                 "seq_len does not apply to infer");
+                 "--seq-len does not apply to infer");
   expect_refused("infer --model test-tiny-cnn --device cpu --tpot-target-ms 40",
                  "--tpot-target-ms applies to the models that generate text");
   expect_refused("infer --model test-tiny-cnn --device cpu --weights int4",
-                 "weights 'int4' applies to the models that hold integer weights");
+                 "--weights 'int4' applies to the models that hold integer weights");
   // The model's shapes after LibTorch's kernels, which no option fixes.
   expect_refused("infer --model test-tiny-llama --device cpu --weights int4 --weight-group 64",
                  compat::kHasIntWeights ? "the group size 64 does not divide its 32 input features"
                                         : "weights int4 needs LibTorch 2.6 or later");
   expect_refused("train --model test-tiny-llama --device cpu --weights int8",
-                 "weights 'int8' applies to gpubench infer");
+                 "--weights 'int8' applies to gpubench infer");
   expect_refused("infer --model test-tiny-cnn --device cpu --gpus 2 --batch-size max",
                  "infer takes batch sizes");
   expect_refused("infer --model test-tiny-cnn --device cpu --mode graph",
@@ -142,7 +142,7 @@ TEST(InferCli, BadInputIsOneLineAndExitTwo) {
   expect_refused("infer --model test-tiny-cnn --device cpu --batch-size 1,2 -o x.json",
                  "names one file");
   expect_refused("train --model test-tiny-llama --device cpu --gen-len 8",
-                 "prompt_len and gen_len apply to inference");
+                 "--prompt-len and --gen-len apply to inference");
 }
 
 // infer refuses up front, as train does, what cannot fit: weights (in the dtype it builds them

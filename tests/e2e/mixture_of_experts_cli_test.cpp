@@ -105,30 +105,31 @@ TEST(MixtureOfExpertsCli, SplitsItsExpertsOverTwoRanksToTrainAndGenerate) {
 TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
   expect_refused(
       "infer --model test-tiny-llama --device cpu --prompt-len 6 --gen-len 4 --weights mxfp4",
-      "weights 'mxfp4' holds the experts of a mixture of experts");
+      "--weights 'mxfp4' holds the experts of a mixture of experts");
   expect_refused(
       "infer --model test-tiny-gpt-oss --device cpu --prompt-len 6 --gen-len 4 --weights int4",
-      "weights 'int4' applies to the models that hold integer weights");
+      "--weights 'int4' applies to the models that hold integer weights");
   expect_refused("train --model test-tiny-gpt-oss --device cpu --weights mxfp4",
                  "applies to gpubench infer");
   expect_refused(
       "infer --model test-tiny-gpt-oss --device cpu --prompt-len 6 --gen-len 4 --mode graph",
       "graph");
   expect_refused("train --model test-tiny-llama --device cpu --experts-per-token 2",
-                 "experts_per_token applies to the mixtures of experts");
+                 "--experts-per-token applies to the mixtures of experts");
   expect_refused("train --model test-tiny-gpt-oss --device cpu --experts-per-token 9",
-                 "experts_per_token 9 is more than test-tiny-gpt-oss's 8 experts; give 1 to 8");
+                 "--experts-per-token 9 is more than test-tiny-gpt-oss's 8 experts; give 1 to 8");
   expect_refused("train --model test-tiny-llama --device cpu --gpus 2 --expert-parallel 2",
-                 "expert_parallel 2: test-tiny-llama has no experts; expert parallelism applies "
+                 "--expert-parallel 2: test-tiny-llama has no experts; expert parallelism applies "
                  "to gpt-oss-120b, gpt-oss-20b");
   expect_refused("train --model test-tiny-gpt-oss --device cpu --gpus 4 --expert-parallel 3",
-                 "expert_parallel 3 does not divide gpus 4");
+                 "--expert-parallel 3 does not divide gpus 4");
   expect_refused("train --model test-tiny-gpt-oss --device cpu --gpus 3 --expert-parallel 3",
-                 "expert_parallel 3 does not divide test-tiny-gpt-oss's 8 experts");
+                 "--expert-parallel 3 does not divide test-tiny-gpt-oss's 8 experts");
   expect_refused(
       "train --model test-tiny-gpt-oss --device cpu --gpus 4 --expert-parallel 2 "
       "--tensor-parallel 2",
-      "expert_parallel 2 with tensor_parallel 2: expert and tensor parallelism together are not "
+      "--expert-parallel 2 with --tensor-parallel 2: expert and tensor parallelism together are "
+      "not "
       "supported");
   // Sharding once averaged the experts different ranks hold: the loss went 5.2354 against
   // 5.1862 without --shard (hostile input, round 4).
@@ -137,15 +138,15 @@ TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
         "train --model test-tiny-gpt-oss --device cpu --gpus 2 --expert-parallel 2 "
         "--shard " +
             shard,
-        "expert_parallel 2 with shard " + shard +
+        "--expert-parallel 2 with shard " + shard +
             ": sharding reduces every gradient over all ranks, which would average "
-            "experts that different ranks hold; use shard none with expert_parallel");
+            "experts that different ranks hold; use shard none with --expert-parallel");
   }
   expect_refused("infer --model gpt-oss-20b --device cpu --gpus 4 --tensor-parallel 4",
-                 "weights mxfp4 with tensor_parallel 4: gpt-oss-20b's expert width 2880 splits "
+                 "--weights mxfp4 with --tensor-parallel 4: gpt-oss-20b's expert width 2880 splits "
                  "into 720 per rank, not whole MXFP4 blocks of 32");
   expect_refused("fit --model gpt-oss-20b --task infer --gpus 2 --expert-parallel 2",
-                 "expert_parallel 2: fit probes one rank alone");
+                 "--expert-parallel 2: fit probes one rank alone");
 }
 
 }  // namespace

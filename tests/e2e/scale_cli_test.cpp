@@ -229,11 +229,11 @@ TEST(ScaleCli, ATimelineOfTwoBlocksIsExtendedToTheWholeModelsBuckets) {
   EXPECT_EQ(run_gpubench("scale " + dir.file("two.json") + " --fabric L40S -f csv").exit_code, 0);
   expect_refused(train + "--blocks 7", "blocks 7 is more than test-deep-llama's 6");
   expect_refused("train --model test-tiny-cnn --device cpu --blocks 1",
-                 "blocks applies to the transformer models");
+                 "--blocks applies to the transformer models");
   expect_refused("fit --model llama-3.2-1b --device cpu --blocks 2",
                  "fit predicts the whole model");
   expect_refused("infer --model llama-3.2-1b --device cpu --blocks 2",
-                 "blocks applies to training");
+                 "--blocks applies to training");
 }
 
 // What scripts/check-scale-ranks.sh times (docs/scaling.md), without timing anything: a measured
