@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <set>
+#include <sstream>
 
 #if GPUBENCH_WITH_CUDA
 #include <c10/cuda/CUDAFunctions.h>
@@ -20,6 +21,8 @@
 #endif
 
 #include "common/errors.h"
+#include "common/log.h"
+#include "common/stderr_capture.h"
 #include "spec/benchmark.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
@@ -129,23 +132,42 @@ Collectives::~Collectives() = default;
 std::unique_ptr<Collectives> Collectives::connect(const LaunchEnvironment& launch,
                                                   torch::Device device,
                                                   std::chrono::milliseconds timeout) {
-  auto state = std::make_unique<State>();
-  state->launch = launch;
-  state->timeout = timeout;
-  state->rank = launch.rank;
-  state->world_size = launch.world_size;
-  state->device = device;
-  state->store = connect_store(launch, timeout);
-  state->nodes = count_nodes(*state->store, launch.rank, launch.world_size);
-  auto group_store = c10::make_intrusive<c10d::PrefixStore>("group", state->store);
-  if (device.is_cuda()) {
-    state->backend = make_nccl(group_store, launch, timeout);
-    state->backend_name = collective_backend_for(DeviceKind::kCuda);
-  } else {
-    state->backend = make_gloo(group_store, launch, timeout);
-    state->backend_name = collective_backend_for(DeviceKind::kCpu);
+  const auto join = [&] {
+    auto state = std::make_unique<State>();
+    state->launch = launch;
+    state->timeout = timeout;
+    state->rank = launch.rank;
+    state->world_size = launch.world_size;
+    state->device = device;
+    state->store = connect_store(launch, timeout);
+    state->nodes = count_nodes(*state->store, launch.rank, launch.world_size);
+    auto group_store = c10::make_intrusive<c10d::PrefixStore>("group", state->store);
+    if (device.is_cuda()) {
+      state->backend = make_nccl(group_store, launch, timeout);
+      state->backend_name = collective_backend_for(DeviceKind::kCuda);
+    } else {
+      state->backend = make_gloo(group_store, launch, timeout);
+      state->backend_name = collective_backend_for(DeviceKind::kCpu);
+    }
+    return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
+  };
+  // c10d writes a line to standard error for every retry of a master that does not answer; the
+  // failure is gpubench's to report in one line (the caller's), and c10d's lines go to debug.
+  StderrCapture c10d_lines;
+  const auto log_c10d_lines = [&c10d_lines] {
+    std::istringstream lines(c10d_lines.release());
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) log::debug("c10d while joining: {}", line);
+    }
+  };
+  try {
+    auto joined = join();
+    log_c10d_lines();
+    return joined;
+  } catch (...) {
+    log_c10d_lines();
+    throw;
   }
-  return std::unique_ptr<Collectives>(new Collectives(std::move(state)));
 }
 
 std::unique_ptr<Collectives> Collectives::subgroup(const std::vector<int>& members,

@@ -1,6 +1,7 @@
 // `gpubench train --gpus N` and `gpubench allreduce` on CPU ranks (Gloo): multi-rank results,
 // joining a torchrun-style launch, and dead or hung ranks failing the run within the timeout.
 #include <signal.h>
+#include <algorithm>
 
 #include <chrono>
 #include <cstring>
@@ -325,6 +326,26 @@ TEST(DataParallelCli, UnderTorchrunAPeerThatDiesFailsRankZeroOnItsOwn) {
   EXPECT_FALSE(result["error"].get<std::string>().empty());
   EXPECT_EQ(result["error"].get<std::string>().find("Timed out"), std::string::npos)
       << result["error"];
+  EXPECT_EQ(processes_left(), std::vector<std::string>{});
+}
+
+// A rank whose master never answers ends at --timeout in one line of gpubench's own: c10d's
+// glog preamble and its retry lines go to --log-level debug (hostile input, round 4, cause 3).
+TEST(DataParallelCli, AMasterThatNeverAnswersEndsInOneLine) {
+  ScratchDirectory dir("dp-no-master");
+  const std::string launch =
+      "RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + free_port() + " " +
+      std::string(GPUBENCH_BINARY) + " ";
+  const std::string train =
+      "train --model test-tiny-cnn" + kTinyRun + " --timeout 2 --output " + dir.path();
+  const auto quiet = run_command(launch + train);
+  EXPECT_EQ(quiet.exit_code, 1) << quiet.output;
+  EXPECT_EQ(std::count(quiet.output.begin(), quiet.output.end(), '\n'), 1) << quiet.output;
+  EXPECT_NE(quiet.output.find("rank 1 could not join the other 1 rank(s) at 127.0.0.1:"),
+            std::string::npos)
+      << quiet.output;
+  const auto debug = run_command(launch + "--log-level debug " + train);
+  EXPECT_NE(debug.output.find("[debug] c10d while joining: "), std::string::npos) << debug.output;
   EXPECT_EQ(processes_left(), std::vector<std::string>{});
 }
 
