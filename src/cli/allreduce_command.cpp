@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/log.h"
 
@@ -45,7 +46,7 @@ int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
   std::fputs(render_allreduce_table(report).c_str(), stdout);
   if (!options.output.empty()) {
     write_output(options.output, json_text(allreduce_report_to_json(report)) + "\n");
-    std::printf("result: %s\n", options.output.c_str());
+    std::printf("result: %s\n", shown(options.output).c_str());
   }
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/log.h"
 #include "reporting/results_table.h"
@@ -42,7 +43,7 @@ int report_result(const Result& result, const std::string& path, bool new_name) 
   }
   print_result(result);
   if (unwritten) throw *unwritten;
-  std::printf("result: %s\n", written.c_str());
+  std::printf("result: %s\n", shown(written).c_str());
   if (result.status != RunStatus::kOk) {
     log::error("benchmark {}: {}", to_string(result.status), result.error);
   }

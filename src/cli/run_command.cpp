@@ -1,6 +1,7 @@
 // gpubench run: every benchmark of a suite file, each in its own process.
 #include <cstdio>
 
+#include "common/input_limits.h"
 #include "common/log.h"
 
 #include "commands.h"
@@ -37,7 +38,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
       failed += r.status == RunStatus::kOk || r.status == RunStatus::kSkipped ? 0 : 1;
     }
     std::printf("%zu benchmark(s), %zu failed, %zu skipped; results in %s\n", results.size(),
-                failed, skipped, run.output_directory.c_str());
+                failed, skipped, shown(run.output_directory).c_str());
     exit_code = failed == 0 ? kExitOk : kExitBenchmarkFailed;
   });
 }

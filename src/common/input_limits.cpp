@@ -54,13 +54,16 @@ std::string library_reason(const std::string& what) {
 
 }  // namespace
 
-std::string echoed(const std::string& text, size_t max_chars) {
-  std::string out;
-  for (const char c : text.substr(0, max_chars)) {
-    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+std::string shown(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   }
-  if (text.size() > max_chars) out += "...";
   return out;
+}
+
+std::string echoed(const std::string& text, size_t max_chars) {
+  return shown(text.substr(0, max_chars)) + (text.size() > max_chars ? "..." : "");
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& what,

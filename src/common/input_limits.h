@@ -27,6 +27,10 @@ inline constexpr size_t kMaxEchoedChars = 80;
 // values (the selector keys, about 300 characters).
 inline constexpr size_t kMaxErrorLineChars = 460;
 
+// `text` with each control character shown as '?': a path or a value printed whole (a result
+// file's name may hold any byte but '/' and NUL) that must stay on its line and never drive the
+// terminal.
+std::string shown(const std::string& text);
 // `text` as it goes into a message: at most kMaxEchoedChars characters, "..." marking a cut,
 // control characters shown as '?', so that one bad value stays one line.
 std::string echoed(const std::string& text, size_t max_chars = kMaxEchoedChars);

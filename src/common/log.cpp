@@ -1,5 +1,7 @@
 #include "common/log.h"
 
+#include "common/input_limits.h"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -21,7 +23,10 @@ void configure(const std::string& level) {
   logger()->set_level(spdlog::level::from_str(level));
 }
 
-void write(Level level, const std::string& message) {
+void write(Level level, const std::string& raw) {
+  // One entry is one line whatever it quotes (an address from the environment, a library's
+  // message): a control character would split it or drive the terminal.
+  const std::string message = shown(raw);
   switch (level) {
     case Level::kDebug:
       logger()->debug(message);

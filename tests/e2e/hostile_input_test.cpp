@@ -715,6 +715,21 @@ TEST(HostileInput, LibraryErrorsBecomeOneLineNamingTheFile) {
   loop.expect_nothing_left();
 }
 
+// A log line is one line whatever it quotes: a result path holding an escape sequence and a
+// newline (any bytes Linux allows) is shown with '?' in the "result:" line, never sent raw to the
+// terminal (hostile input, round 4, cause 4: MASTER_ADDR's "x\e[2J" reached an error line).
+TEST(HostileInput, NoLogLineSendsAControlCharacterToTheTerminal) {
+  const HostileCase hostile("control-in-log");
+  const CommandResult result = hostile.run(
+      "train --model test-tiny-cnn --device cpu --batch-size 1 --warmup-steps 1 "
+      "--steps 2 --repeat 1 --output $'r\\e[2J\\nx.json'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("result: r?[2J?x.json"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find('\x1b'), std::string::npos) << result.output;
+  EXPECT_TRUE(fs::exists(hostile.path("r\x1b[2J\nx.json")));
+  hostile.expect_nothing_left();
+}
+
 // The variables a launcher sets are parsed strictly: a malformed node list is an error up front,
 // not a host name to wait on for the whole timeout.
 TEST(HostileInput, LauncherEnvironmentIsParsedStrictly) {
