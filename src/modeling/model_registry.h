@@ -213,7 +213,7 @@ struct ModelCapabilities {
   // Tensor parallelism (--tensor-parallel): what its ranks split, each named with its size
   // ("key/value heads" 8, "attention heads" 64, ...); the first bounds the ranks, each must be
   // divided by them. Empty: the model does not shard.
-  std::vector<std::pair<std::string, int64_t>> tensor_parallel_splits;
+  TensorParallelSplits tensor_parallel_splits;
 
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }

@@ -79,9 +79,11 @@ class BlockWriter {
                 Written written = Written::kAlways) {
     if (written == Written::kAlways || !values.empty()) block_[key] = values;
   }
+  // A writer's null is left out (a value that is absent where it does not apply).
   template <typename T, typename Read, typename Write>
   void custom(const char* key, const T& value, Read, Write write) {
-    block_[key] = write(value);
+    nlohmann::json written = write(value);
+    if (!written.is_null()) block_[key] = std::move(written);
   }
 
  private:

@@ -46,6 +46,28 @@ constexpr double kLowest = std::numeric_limits<double>::lowest();
 constexpr double kHighest = std::numeric_limits<double>::max();
 constexpr int64_t kMaxRanks = 1 << 20;
 
+// [{"of": "key/value heads", "count": 8}, ...], [] where the model does not shard; absent in an
+// older result.
+std::optional<TensorParallelSplits> splits_from_fields(const JsonFields& fields,
+                                                       const std::string& key) {
+  if (!fields.has(key)) return std::nullopt;
+  TensorParallelSplits splits;
+  for (const JsonFields& split : fields.objects(key)) {
+    splits.emplace_back(split.text("of"), split.integer("count", 0, 1, int64_t{1} << 30));
+    if (splits.back().first.empty()) {
+      throw UsageError(key + ": each split names what it splits (\"of\")");
+    }
+  }
+  return splits;
+}
+
+nlohmann::json splits_to_json(const std::optional<TensorParallelSplits>& splits) {
+  if (!splits) return nullptr;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [what, count] : *splits) list.push_back({{"of", what}, {"count", count}});
+  return list;
+}
+
 // What the result says of the model and its optimiser, beside the settings in its benchmark
 // block. The trainable parameters are at most all of them.
 template <typename Io, typename R>
@@ -59,6 +81,8 @@ void model_fields(Io& io, R& r) {
   io.integer("model_vocab", r.model_vocab, 0, 0, int64_t{1} << 30, Written::kWhenPositive);
   io.integer("model_block_params", r.model_block_params, 0, 0, int64_t{1} << 40,
              Written::kWhenPositive);
+  io.custom("model_tensor_parallel_splits", r.model_tensor_parallel_splits, splits_from_fields,
+            splits_to_json);
   io.integer("params", r.params);
   io.integer("trainable_params", r.trainable_params, r.params, 0, r.params);
   io.text("optimizer", r.optimizer);

@@ -178,6 +178,10 @@ struct Result {
   // One of those blocks' parameters, counted by rule: what `gpubench scale --shard` gathers and
   // reduce-scatters a block at a time. 0: no repeated blocks declared.
   int64_t model_block_params = 0;
+  // What a tensor-parallel rank splits, with its count (the model's declaration): the run's rule
+  // (why_not_tensor_split), which `scale --tensor-parallel` applies to the ranks it predicts for.
+  // Empty: the model does not shard; nullopt: an older result that does not say.
+  std::optional<TensorParallelSplits> model_tensor_parallel_splits;
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA's base model)
   Metrics metrics;

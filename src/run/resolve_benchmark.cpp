@@ -271,17 +271,8 @@ void resolve_tensor_parallel(const ModelInfo& info, const MachineFacts& machine,
     throw UsageError(given + ": " + info.name + " does not shard; tensor parallelism applies to " +
                      tensor_parallel_models() + " (--gpus alone runs data parallel)");
   }
-  const auto& [bound_name, bound] = splits.front();
-  if (ranks > bound) {
-    throw UsageError(given + " is more than " + info.name + "'s " + std::to_string(bound) + " " +
-                     bound_name + ": each rank holds whole " + bound_name + " (at most " +
-                     std::to_string(bound) + ")");
-  }
-  for (const auto& [what, size] : splits) {
-    if (size % ranks != 0) {
-      throw UsageError(given + " does not divide " + info.name + "'s " + std::to_string(size) +
-                       " " + what);
-    }
+  if (const std::string why = why_not_tensor_split(ranks, splits, info.name); !why.empty()) {
+    throw UsageError(why);
   }
   if (out.mode == Mode::kGraph) {
     throw UsageError(given +

@@ -62,6 +62,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
     result.model_blocks = info.capabilities.blocks;
     result.model_vocab = info.capabilities.vocab;
   }
+  result.model_tensor_parallel_splits = info.capabilities.tensor_parallel_splits;
   if (info.capabilities.blocks > 0 && info.count) {
     result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
   }

@@ -60,6 +60,7 @@ ScaleInput single_device_input(const Result& result, Task task, const std::strin
   input.vocab = result.model_vocab;
   input.experts = result.experts.experts;
   input.experts_per_token = result.experts.experts_per_token;
+  input.tensor_parallel_splits = result.model_tensor_parallel_splits;
   input.block_params = result.model_block_params;
   const int64_t built = result.benchmark.blocks > 0 ? result.benchmark.blocks : input.blocks;
   input.root_params = std::max<int64_t>(0, result.params - built * input.block_params);

@@ -42,6 +42,8 @@ struct ScaleInput {
   int64_t block_params = 0, root_params = 0;
   // A mixture of experts: its experts a layer and how many each token visits; 0: a dense model.
   int64_t experts = 0, experts_per_token = 0;
+  // What a tensor-parallel rank splits (the result's record); nullopt: an older result.
+  std::optional<TensorParallelSplits> tensor_parallel_splits;
   // A generation's decode step (tensor_parallel_prediction.h's decode_input_from): step_ms is the
   // median time per output token, batch_size the sequences a step, one token each.
   bool decode = false;

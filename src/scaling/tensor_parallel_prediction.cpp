@@ -58,6 +58,19 @@ TensorParallelPoint predict_tensor_parallel_point(const ScaleInput& input, int r
                      ") records no transformer shape (model_hidden_size, model_blocks): tensor "
                      "parallelism is predicted for the Llamas' results, from this version on");
   }
+  // The run's own rule: a split it would refuse is not predicted.
+  if (input.tensor_parallel_splits) {
+    if (input.tensor_parallel_splits->empty()) {
+      throw UsageError("'" + echoed(input.source) + "' (" + input.model +
+                       ") does not shard: tensor parallelism is predicted for the models that "
+                       "train with --tensor-parallel");
+    }
+    if (const std::string why =
+            why_not_tensor_split(ranks, *input.tensor_parallel_splits, input.model);
+        !why.empty()) {
+      throw UsageError(why);
+    }
+  }
   TensorParallelPoint point;
   point.ranks = ranks;
   point.compute_ms = input.step_ms / ranks;

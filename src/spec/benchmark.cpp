@@ -96,4 +96,21 @@ std::string why_not_expert_split(int ranks, int64_t experts, const std::string& 
          std::to_string(experts) + " experts: each rank holds the same number of whole experts";
 }
 
+std::string why_not_tensor_split(int ranks, const TensorParallelSplits& splits,
+                                 const std::string& model) {
+  if (ranks == 1 || splits.empty()) return "";
+  const std::string given = "tensor_parallel " + std::to_string(ranks);
+  const auto& [bound_name, bound] = splits.front();
+  if (ranks > bound) {
+    return given + " is more than " + model + "'s " + std::to_string(bound) + " " + bound_name +
+           ": each rank holds whole " + bound_name + " (at most " + std::to_string(bound) + ")";
+  }
+  for (const auto& [what, size] : splits) {
+    if (size % ranks != 0) {
+      return given + " does not divide " + model + "'s " + std::to_string(size) + " " + what;
+    }
+  }
+  return "";
+}
+
 }  // namespace gpubench

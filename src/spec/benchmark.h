@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -44,6 +45,15 @@ std::string to_string(Task task);
 // each of `ranks` holds the same number of whole experts of `model`'s `experts`. Empty when it
 // holds, else why not.
 std::string why_not_expert_split(int ranks, int64_t experts, const std::string& model);
+// What a tensor-parallel rank splits, each named with its count ("key/value heads", 8); the first
+// bounds the ranks.
+using TensorParallelSplits = std::vector<std::pair<std::string, int64_t>>;
+// Tensor parallelism's rule on the model, one definition for the run and for `scale`: each of
+// `ranks` holds whole parts of every split (at most the first's count, and dividing every
+// count). Empty when it holds or when `ranks` is 1, else why not; `splits` empty: the model does
+// not shard, said by the caller.
+std::string why_not_tensor_split(int ranks, const TensorParallelSplits& splits,
+                                 const std::string& model);
 Precision parse_precision(const std::string& text);  // throws UsageError
 DeviceKind parse_device(const std::string& text);    // throws UsageError
 Mode parse_mode(const std::string& text);            // throws UsageError
