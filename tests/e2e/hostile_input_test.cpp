@@ -754,6 +754,19 @@ TEST(HostileInput, LauncherEnvironmentIsParsedStrictly) {
        2,
        "MASTER_PORT 70000 is not a TCP port",
        "RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=70000"},
+      // The fault named is the rank, not the absent MASTER_ADDR (round 4, cause 11).
+      {"open-mpi-rank-past-the-world",
+       {},
+       "train --device cpu",
+       2,
+       "mpi environment: rank 5 of 2 (local 0 of 2) is out of range",
+       "OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_SIZE=2"},
+      {"master-address-with-an-escape",
+       {},
+       "train --device cpu",
+       2,
+       "MASTER_ADDR",
+       "RANK=1 WORLD_SIZE=2 MASTER_ADDR=$'x\\e[2J' MASTER_PORT=29500"},
   });
 }
 
