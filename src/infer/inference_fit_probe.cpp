@@ -5,12 +5,14 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <set>
 
 #include <torch/torch.h>
 
 #include "common/errors.h"
 #include "infer/inference_model.h"
 #include "memory/fit_prediction.h"
+#include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "modeling/mxfp4_weights.h"
 #include "modeling/score_moment.h"
@@ -37,10 +39,13 @@ struct GenerationFits {
 
 // The model as infer holds it, with its weights undrawn where it is counted (memory does not
 // depend on the values: zeros, quantised, take the bytes random ones do).
+// With `shared`, every weight lies over one zeroed buffer per dtype, in the dtype infer casts it
+// to (memory/shared_storage.h): a probe holds its largest weight's bytes, not every weight's
+// (Llama 3.1 405B's two blocks: 12.8 GB in bf16).
 std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b,
                                                       const ModelInfo& info, ModelOptions options,
                                                       torch::Device device,
-                                                      const PrecisionPolicy& policy) {
+                                                      const PrecisionPolicy& policy, bool shared) {
   options.defer_initialization = static_cast<bool>(info.count);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
@@ -48,7 +53,11 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
   place_model(*model, device, placed, false);
   if (options.defer_initialization) {
     torch::NoGradGuard no_grad;
-    for (auto& parameter : model->module().parameters()) parameter.zero_();
+    if (shared) {
+      share_zeroed_parameters(model->module().parameters(), inference_weight_dtype(b.precision));
+    } else {
+      for (auto& parameter : model->module().parameters()) parameter.zero_();
+    }
     // Weights held as codes and scales (MXFP4 experts) are buffers, left undrawn otherwise:
     // garbage there made NaN hidden states, whose routes all went to the same experts.
     for (auto& buffer : model->module().buffers()) buffer.zero_();
@@ -56,6 +65,21 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
   }
   prepare_for_inference(*model, b, policy);
   return model;
+}
+
+// The bytes of the model's parameters and buffers, each tensor once: what inference_weight_bytes
+// counts of a model whose tensors have storages of their own, where the probe's weights share one.
+int64_t distinct_tensor_bytes(torch::nn::Module& module) {
+  std::set<const c10::TensorImpl*> counted;
+  int64_t bytes = 0;
+  std::vector<torch::Tensor> tensors = module.parameters();
+  for (const torch::Tensor& buffer : module.buffers()) tensors.push_back(buffer);
+  for (const torch::Tensor& tensor : tensors) {
+    if (counted.insert(tensor.unsafeGetTensorImpl()).second) {
+      bytes += static_cast<int64_t>(tensor.nbytes());
+    }
+  }
+  return bytes;
 }
 
 // The peak above `start` of `work`, from a peak reset to what is allocated now.
@@ -145,10 +169,10 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
                                 const FitOptions& fit_options,
                                 std::vector<InferenceProbeReading>& readings) {
   const std::unique_ptr<TrainableModel> model =
-      inference_probe_model(b, info, options, device, policy);
+      inference_probe_model(b, info, options, device, policy, fit_options.shared_storage);
   TextGenerator& generator = *model->text_generator();
   GenerationFits fits;
-  fits.weights = inference_weight_bytes(model->module());
+  fits.weights = distinct_tensor_bytes(model->module());
   if (fit_options.counted_weights) {
     fits.weights += layers::counted_bytes_change(model->module(), *fit_options.counted_weights);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace gpubench {
@@ -17,18 +18,28 @@ int64_t reached_elements(const torch::Tensor& tensor) {
 
 using BufferKey = std::pair<c10::ScalarType, std::string>;
 
-BufferKey key_of(const torch::Tensor& tensor) {
-  return {tensor.scalar_type(), tensor.device().str()};
+// The dtype a tensor is held in: `floating_as` for a floating tensor where given.
+c10::ScalarType held_dtype(const torch::Tensor& tensor,
+                           std::optional<c10::ScalarType> floating_as = std::nullopt) {
+  return floating_as && tensor.is_floating_point() ? *floating_as : tensor.scalar_type();
+}
+
+BufferKey key_of(const torch::Tensor& tensor,
+                 std::optional<c10::ScalarType> floating_as = std::nullopt) {
+  return {held_dtype(tensor, floating_as), tensor.device().str()};
 }
 
 // One zeroed buffer per dtype and device, as long as the longest of the tensors needs.
-std::map<BufferKey, torch::Tensor> zeroed_buffers(const std::vector<torch::Tensor>& tensors) {
+std::map<BufferKey, torch::Tensor> zeroed_buffers(
+    const std::vector<torch::Tensor>& tensors,
+    std::optional<c10::ScalarType> floating_as = std::nullopt) {
   std::map<BufferKey, int64_t> lengths;
   std::map<BufferKey, torch::TensorOptions> options;
   for (const torch::Tensor& tensor : tensors) {
-    int64_t& length = lengths[key_of(tensor)];
+    const BufferKey key = key_of(tensor, floating_as);
+    int64_t& length = lengths[key];
     length = std::max(length, reached_elements(tensor));
-    options.emplace(key_of(tensor), tensor.options());
+    options.emplace(key, tensor.options().dtype(held_dtype(tensor, floating_as)));
   }
   std::map<BufferKey, torch::Tensor> buffers;
   for (const auto& [key, length] : lengths) {
@@ -45,12 +56,13 @@ torch::Tensor over_buffer(const torch::Tensor& buffer, const torch::Tensor& like
 
 }  // namespace
 
-void share_zeroed_parameters(const std::vector<torch::Tensor>& parameters) {
+void share_zeroed_parameters(const std::vector<torch::Tensor>& parameters,
+                             std::optional<c10::ScalarType> floating_as) {
   torch::NoGradGuard no_grad;
-  const std::map<BufferKey, torch::Tensor> buffers = zeroed_buffers(parameters);
+  const std::map<BufferKey, torch::Tensor> buffers = zeroed_buffers(parameters, floating_as);
   for (torch::Tensor parameter : parameters) {
     if (parameter.numel() == 0) continue;
-    parameter.set_data(over_buffer(buffers.at(key_of(parameter)), parameter));
+    parameter.set_data(over_buffer(buffers.at(key_of(parameter, floating_as)), parameter));
   }
 }
 

@@ -4,6 +4,7 @@
 // memory of its largest tensor for them instead of all of them.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -12,8 +13,10 @@ namespace gpubench {
 
 // Points every parameter at a zeroed buffer shared by all of its dtype and device, keeping its
 // sizes and strides; each stays its own tensor (its own version counter, autograd and autocast
-// entries). What the parameters held before is released.
-void share_zeroed_parameters(const std::vector<torch::Tensor>& parameters);
+// entries). What the parameters held before is released. With `floating_as`, the floating ones
+// are held in that dtype (inference's cast, without a copy of each weight in it first).
+void share_zeroed_parameters(const std::vector<torch::Tensor>& parameters,
+                             std::optional<c10::ScalarType> floating_as = std::nullopt);
 
 // Replaces every defined gradient of the parameters with one over a zeroed buffer shared the same
 // way (apart from the parameters'): backward then accumulates into existing gradients, as a step

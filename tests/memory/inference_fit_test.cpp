@@ -220,6 +220,37 @@ TEST(InferenceFitPrediction, IsWithinTenPercentOfTheMeasuredPeak) {
   }
 }
 
+// The probes' weights lie over one zeroed buffer per dtype, in infer's dtype (Llama 3.1 405B's two
+// blocks held 12.8 GB of host memory without it): what the passes allocate, and the weights as
+// counted, are byte for byte what they are with a storage per tensor.
+TEST(InferenceFitPrediction, ProbesOverSharedStorageReadWhatOwnStorageDoes) {
+  std::vector<ResolvedBenchmark> benchmarks = {
+      infer_benchmark("test-tiny-llama", 4, 32, 8),
+      infer_benchmark("test-tiny-llama", 4, 32, 8, Precision::kBf16),
+      infer_benchmark("test-tiny-gpt-oss", 2, 24, 4, Precision::kBf16)};
+  if (compat::kHasIntWeights) {
+    benchmarks.push_back(infer_benchmark("test-tiny-llama", 4, 32, 8, Precision::kBf16, "int8"));
+    benchmarks.push_back(infer_benchmark("test-tiny-llama", 4, 32, 8, Precision::kBf16, "int4"));
+  }
+  for (const ResolvedBenchmark& b : benchmarks) {
+    SCOPED_TRACE(b.model + " " + to_string(b.precision) + " " + b.weights);
+    FitOptions own, shared;
+    own.shared_storage = false;
+    own.force_blocks = shared.force_blocks = true;
+    const InferenceMemoryFit x = fit_inference_memory(b, shared), y = fit_inference_memory(b, own);
+    ASSERT_EQ(x.readings.size(), y.readings.size());
+    for (size_t i = 0; i < x.readings.size(); ++i) {
+      EXPECT_EQ(x.readings[i].weights, y.readings[i].weights) << i;
+      EXPECT_EQ(x.readings[i].kv_cache, y.readings[i].kv_cache) << i;
+      EXPECT_EQ(x.readings[i].prefill_peak_above, y.readings[i].prefill_peak_above) << i;
+      EXPECT_EQ(x.readings[i].prefill_at_scores_above, y.readings[i].prefill_at_scores_above) << i;
+      EXPECT_EQ(x.readings[i].decode_peak_above, y.readings[i].decode_peak_above) << i;
+    }
+    EXPECT_EQ(x.weights, y.weights);
+    EXPECT_EQ(x.peak_at(4, 40), y.peak_at(4, 40));
+  }
+}
+
 // gpt-oss's attention holds float32 scores for a block of query rows over every key and its sink
 // (models/gpt_oss.cpp): they grow with the square of the prompt, capped by the block. The model
 // declares them; fit adds them to what its probes measured beside them, and scales the pass's
