@@ -492,6 +492,30 @@ LlamaConfig llama_3_1_405b() {
 
 namespace {
 
+// The configuration a probe or a reduced run builds: ModelOptions' blocks, vocabulary and width.
+LlamaConfig probed(LlamaConfig c, const ModelOptions& options) {
+  c = reduced(c, options);
+  const int64_t k = options.width_divisor;
+  if (k > 1) {
+    c.hidden_size /= k;
+    c.intermediate_size /= k;
+    c.num_heads /= k;
+    c.num_kv_heads /= k;
+  }
+  return c;
+}
+
+// The largest power of two up to 8 that every width divides by, to multiples of 128.
+int64_t max_width_divisor(const LlamaConfig& c) {
+  int64_t k = 8;
+  const auto divides = [&c](int64_t by) {
+    return c.num_kv_heads % by == 0 && c.num_heads % by == 0 && c.hidden_size % (128 * by) == 0 &&
+           c.intermediate_size % (128 * by) == 0;
+  };
+  while (k > 1 && !divides(k)) k /= 2;
+  return k;
+}
+
 ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
                      bool hidden = false) {
   ModelInfo info = fine_tuning_info(
@@ -504,14 +528,15 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        std::move(reference),
        llama_lora_roles(),
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
-         return std::make_unique<LlamaModel>(reduced(config, options), options);
+         return std::make_unique<LlamaModel>(probed(config, options), options);
        },
        [config](const ModelOptions& options) {
-         return llama_stats(reduced(config, options), options);
+         return llama_stats(probed(config, options), options);
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
   info.capabilities.generates = true;
+  info.capabilities.max_width_divisor = max_width_divisor(config);
   const int64_t h = config.hidden_size, kv = std::min(h, config.num_kv_heads * config.head_dim()),
                 mlp = std::min(h, config.intermediate_size);
   info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
@@ -530,8 +555,8 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
   if (!compat::kHasFusedAttention) {
     info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,
                                         int64_t element_bytes) {
-      const int64_t heads = tensor_parallel::local_count(config.num_heads, options.tensor_parallel,
-                                                         "the attention heads");
+      const int64_t heads = tensor_parallel::local_count(
+          config.num_heads / options.width_divisor, options.tensor_parallel, "the attention heads");
       return compat::scaled_dot_product_attention_score_bytes(batch, heads, tokens, tokens,
                                                               config.head_dim(), element_bytes);
     };

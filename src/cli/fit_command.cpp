@@ -1,5 +1,6 @@
 // gpubench fit: the peak memory per device of a training recipe, predicted from probes on this
 // machine, and for each card whether it fits and the largest batch that would (docs/memory.md).
+#include <algorithm>
 #include <cstdio>
 
 #include "benchmark_options.h"
@@ -26,6 +27,19 @@ std::string recipe_text(const ResolvedBenchmark& b) {
   return text;
 }
 
+// Probes narrowed in width: a column after the vocabulary with each one's divisor.
+template <typename Reading>
+void with_width_column(FitReport& report, const std::vector<Reading>& readings) {
+  if (std::none_of(readings.begin(), readings.end(),
+                   [](const Reading& r) { return r.width_divisor > 1; })) {
+    return;
+  }
+  report.probe_columns.insert(report.probe_columns.begin() + 2, "width divisor");
+  for (size_t i = 0; i < readings.size(); ++i) {
+    report.probes[i].insert(report.probes[i].begin() + 2, readings[i].width_divisor);
+  }
+}
+
 FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& settings,
                           bool by_blocks) {
   const MemoryFit fit = predict_memory(resolved, by_blocks);
@@ -42,6 +56,7 @@ FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& 
     report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.inputs, p.activations,
                              p.peak_above_start, p.peak_above_start_kept, p.gradients});
   }
+  with_width_column(report, fit.readings);
   report.cards = card_verdicts(settings.cards, report.predicted_peak_bytes, settings.reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });
   return report;
@@ -83,6 +98,7 @@ FitReport inference_report(const PredictionSubject& subject, const FitSettings& 
     row.insert(row.end(), {p.decode_context, p.decode_peak_above});
     report.probes.push_back(row);
   }
+  with_width_column(report, fit.readings);
   report.cards = card_verdicts(
       settings.cards, report.predicted_peak_bytes, settings.reserve,
       [&fit](int64_t capacity) { return fit.max_batch(capacity); },

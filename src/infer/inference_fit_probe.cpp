@@ -194,6 +194,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
     InferenceProbeReading reading;
     reading.blocks = options.blocks;
     reading.vocab = options.vocab;
+    reading.width_divisor = options.width_divisor;
     reading.batch = shape.batch;
     reading.seq = shape.seq;
     reading.decode_context = decode_shape.seq;
@@ -228,12 +229,32 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   return fits;
 }
 
-// The probes by blocks, extended to the whole model.
-GenerationFits probe_generation_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
-                                          const ModelInfo& info, torch::Device device,
-                                          const PrecisionPolicy& policy,
-                                          const std::vector<ProbeShape>& prefill,
-                                          const FitOptions& fit_options, InferenceMemoryFit& fit) {
+// The fits at the model's width from those at 1/k and 2/k of it: the weights on the parabola
+// through 0, the cache and the passes' moments on the line (fit_prediction.h).
+GenerationFits widened_fits(const GenerationFits& narrow, const GenerationFits& twice, int64_t k) {
+  GenerationFits fits;
+  fits.weights = std::llround(
+      widened_square(static_cast<double>(narrow.weights), static_cast<double>(twice.weights), k));
+  const auto line = [&](int64_t GenerationFits::*member) {
+    return std::llround(
+        widened_figure(static_cast<double>(narrow.*member), static_cast<double>(twice.*member), k));
+  };
+  fits.kv_cache_per_token = line(&GenerationFits::kv_cache_per_token);
+  fits.kv_window_per_token = line(&GenerationFits::kv_window_per_token);
+  fits.kv_window = narrow.kv_window;
+  fits.prefill_extra = BatchSeqFit::widened(narrow.prefill_extra, twice.prefill_extra, k);
+  fits.prefill_at_scores =
+      BatchSeqFit::widened(narrow.prefill_at_scores, twice.prefill_at_scores, k);
+  fits.decode_extra = BatchSeqFit::widened(narrow.decode_extra, twice.decode_extra, k);
+  return fits;
+}
+
+// The probes by blocks at one width, extended to the whole model's blocks and vocabulary.
+GenerationFits probe_blocks_at_width(const ProbeModels& models, const ResolvedBenchmark& b,
+                                     const ModelInfo& info, torch::Device device,
+                                     const PrecisionPolicy& policy,
+                                     const std::vector<ProbeShape>& prefill,
+                                     const FitOptions& fit_options, InferenceMemoryFit& fit) {
   const auto probe = [&](const ModelOptions& options) {
     return probe_generation(b, info, options, device, policy, prefill, fit_options, fit.readings);
   };
@@ -256,6 +277,21 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
                                                  vocab.prefill_at_scores, u);
   fits.decode_extra =
       BatchSeqFit::extended(one.decode_extra, two.decode_extra, t, vocab.decode_extra, u);
+  return fits;
+}
+
+// The probes by blocks (and by width), extended to the whole model.
+GenerationFits probe_generation_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
+                                          const ModelInfo& info, torch::Device device,
+                                          const PrecisionPolicy& policy,
+                                          const std::vector<ProbeShape>& prefill,
+                                          const FitOptions& fit_options, InferenceMemoryFit& fit) {
+  const auto at_width = [&](const ProbeModels& probed) {
+    return probe_blocks_at_width(probed, b, info, device, policy, prefill, fit_options, fit);
+  };
+  const int64_t k = models.width_divisor;
+  GenerationFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.at_width(k / 2)), k)
+                              : at_width(models);
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
   // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a
   // decode step's peak (test-vocab-llama at batch 32: 8.4 MB, where the narrowed probes saw
@@ -289,7 +325,7 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   };
   const ProbeModels models = probe_models(info, options, device, fit_options, weights);
   check_host_memory(models, options, b, fit_options, weights, "for its weights");
-  const ModelOptions& largest = models.by_blocks ? models.two_blocks : options;
+  const ModelOptions largest = models.largest(options);
   const double flops_per_token =
       info.count ? static_cast<double>(info.count(largest).forward_flops) : 0.0;
   const std::vector<ProbeShape> prefill = two_batches_at_three_lengths(probe_length(

@@ -144,6 +144,30 @@ BatchSeqFit BatchSeqFit::extended(const BatchSeqFit& a, const BatchSeqFit& b, do
           plane(a.item, b.item, c.item)};
 }
 
+double widened_figure(double narrow, double twice, int64_t k, bool for_peak) {
+  const double growth = for_peak ? std::max(0.0, twice - narrow) : twice - narrow;
+  return narrow + static_cast<double>(k - 1) * growth;
+}
+
+double widened_square(double narrow, double twice, int64_t k) {
+  // narrow = a/k + b/k^2, twice = 2a/k + 4b/k^2; the model's: a + b.
+  const double square = (twice - 2 * narrow) / 2;  // b/k^2
+  const double line = narrow - square;             // a/k
+  const auto kk = static_cast<double>(k);
+  return kk * line + kk * kk * square;
+}
+
+BatchSeqFit BatchSeqFit::widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
+                                 bool for_peak) {
+  auto line = [k, for_peak](double a, double b) { return widened_figure(a, b, k, for_peak); };
+  return {line(narrow.fixed, twice.fixed),
+          line(narrow.fixed_linear, twice.fixed_linear),
+          line(narrow.fixed_quadratic, twice.fixed_quadratic),
+          line(narrow.linear, twice.linear),
+          line(narrow.quadratic, twice.quadratic),
+          line(narrow.item, twice.item)};
+}
+
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
   const int64_t seq = benchmark.seq_len;
   MemoryBreakdown m;

@@ -52,6 +52,10 @@ struct BatchSeqFit {
   // `for_peak`: c's coefficients count only where they exceed a's.
   static BatchSeqFit extended(const BatchSeqFit& a, const BatchSeqFit& b, double t,
                               const BatchSeqFit& c, double u, bool for_peak = false);
+  // Every coefficient widened_figure'd from the fits of the model narrowed in width by k and by
+  // k / 2.
+  static BatchSeqFit widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
+                             bool for_peak = false);
 };
 
 // base + t (blocks - base) + u (vocab - base): a figure of the probes by blocks (base: one block,
@@ -62,10 +66,22 @@ struct BatchSeqFit {
 double extended_figure(double base, double blocks, double t, double vocab, double u,
                        bool for_peak = false);
 
+// A figure of the probes narrowed in width (ModelOptions::width_divisor) at the model's width.
+// What the activations, the cache and backward's moments hold grows with the width as a line
+// (each is hidden-, head- or MLP-wide, and those keep their ratios; the head width, the rotary
+// tables and the logits do not change): the line through `narrow` (at 1/k of the width) and
+// `twice` (at 2/k), where for a peak the width's part counts only where it grows.
+double widened_figure(double narrow, double twice, int64_t k, bool for_peak = false);
+// What the weights' shapes give (weights, gradients, optimiser states: the products' matrices
+// grow with the square of the width; norms, embeddings, the head and adapters with the width):
+// the parabola through 0, `narrow` and `twice`.
+double widened_square(double narrow, double twice, int64_t k);
+
 // One forward and backward at a probe shape.
 struct ProbeReading {
-  int64_t blocks = 0;  // 0: the whole model
-  int64_t vocab = 0;   // 0: the model's own
+  int64_t blocks = 0;         // 0: the whole model
+  int64_t vocab = 0;          // 0: the model's own
+  int64_t width_divisor = 1;  // the probe model's width is the model's over this
   int64_t batch = 0;
   int64_t seq = 0;                // 0: a model without a sequence length
   int64_t inputs = 0;             // the synthetic batch's bytes

@@ -44,6 +44,54 @@ double ProbeModels::extra_vocabularies(const ModelInfo& info) const {
                   : 0.0;
 }
 
+ProbeModels ProbeModels::at_width(int64_t divisor) const {
+  ProbeModels models = *this;
+  models.width_divisor = divisor;
+  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+    options->width_divisor = divisor;
+  }
+  return models;
+}
+
+ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
+  if (!by_blocks) return whole;
+  ModelOptions options = two_blocks;
+  options.width_divisor = 1;
+  return options;
+}
+
+namespace {
+
+// Whether the model narrowed by `k` still splits as asked: every count a tensor-parallel rank
+// splits (the vocabulary aside: the probes narrow it) divides by k, and the quotient by the
+// ranks; LoRA's rank stays within every adapted width.
+bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k) {
+  const int64_t ranks = options.tensor_parallel ? options.tensor_parallel->size() : 1;
+  for (const auto& [what, count] : info.capabilities.tensor_parallel_splits) {
+    if (what == "vocabulary") continue;
+    if (count % k != 0 || (count / k) % ranks != 0) return false;
+  }
+  if (options.lora.targets.empty()) return true;
+  for (const auto& [role, limit] : info.capabilities.lora_rank_limits) {
+    if (options.lora.rank > limit / k) return false;
+  }
+  return true;
+}
+
+// The width divisor for probes by blocks: where the two-block model at the model's width would
+// hold more than kRealWidthProbeBytes, the model's largest that still splits as asked, if 4 or
+// more (at 2 the second width is the model's own); else 1.
+int64_t probe_width_divisor(const ModelInfo& info, const ProbeModels& models,
+                            const FitOptions& fit_options, const ProbeBytes& bytes) {
+  if (!models.by_blocks) return 1;
+  if (!fit_options.width_divisor && bytes(models.two_blocks) <= kRealWidthProbeBytes) return 1;
+  int64_t k = std::min(info.capabilities.max_width_divisor, fit_options.width_divisor.value_or(8));
+  while (k >= 4 && !splits_at_width(info, models.two_blocks, k)) k /= 2;
+  return k >= 4 ? k : 1;
+}
+
+}  // namespace
+
 ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, torch::Device device,
                          const FitOptions& fit_options, const ProbeBytes& bytes) {
   const int64_t whole_limit =
@@ -61,7 +109,7 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, tor
     models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
     models.wider.vocab = 2 * kProbeVocab;
   }
-  return models;
+  return models.at_width(probe_width_divisor(info, models, fit_options, bytes));
 }
 
 void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
@@ -155,14 +203,20 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
   const std::string blocks = std::to_string(info.capabilities.blocks);
   const int64_t group = info.capabilities.block_period;
   const bool narrowed = models.narrowed;
+  const int64_t k = models.width_divisor;
+  const std::string width =
+      k > 1 ? ", at 1/" + std::to_string(k) + " and 2/" + std::to_string(k) +
+                  " of its width (hidden size, MLP width and heads; the head width kept)"
+            : "";
   return what + " of the model with " + std::to_string(group) + " and with " +
-         std::to_string(2 * group) + " of its " + blocks + " blocks" +
+         std::to_string(2 * group) + " of its " + blocks + " blocks" + width +
          (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) + " tokens, and " +
                          std::to_string(group) + (group == 1 ? " block" : " blocks") + " at " +
                          std::to_string(2 * kProbeVocab) + ","
                    : "") +
          where + ", extended to " + blocks + " blocks" +
-         (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "");
+         (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "") +
+         (k > 1 ? " and widened to its width" : "");
 }
 
 }  // namespace gpubench

@@ -45,6 +45,9 @@ struct FitOptions {
   // layers::LinearCompute::bytes_in) while the probes hold them in the precision's dtype: fit's
   // stand-in where this build lacks the format's kernels (runner/prediction_subject.h).
   std::optional<layers::InferenceWeights> counted_weights;
+  // The divisor the probes by blocks narrow the width by (ModelOptions::width_divisor), where
+  // the model allows it; unset: fit's choice (kRealWidthProbeBytes), 1: never (tests).
+  std::optional<int64_t> width_divisor;
 };
 
 // Throws UsageError for a benchmark fit cannot predict as given: no batch, or --blocks (fit
@@ -54,6 +57,12 @@ void check_fit_shape(const ResolvedBenchmark& b);
 struct ProbeShape {
   int64_t batch, seq;  // seq 0: a model without a sequence length
 };
+
+// Probes by blocks whose two-block model would hold more than this (weights and gradients, as
+// planned) at the model's width are narrowed in width, where the model allows a divisor of 4 or
+// more: Llama 3.1 405B's two blocks hold 12.8 GB in bf16, and each pass of a probe at its width
+// streams them from memory (fit is to answer within 4 GB and seconds).
+inline constexpr int64_t kRealWidthProbeBytes = int64_t{4} << 30;
 
 // The probes by blocks narrow a large vocabulary to this many tokens, and to twice it for the
 // third probe: the token embedding, the output head, the logits and the loss's temporaries grow
@@ -66,6 +75,15 @@ inline constexpr int64_t kProbeVocab = 2048;
 struct ProbeModels {
   bool by_blocks = false, narrowed = false;
   ModelOptions one_block, two_blocks, wider;
+  // Narrowed in width too (ModelOptions::width_divisor): the models above at this divisor, and
+  // at_width(width_divisor / 2), every figure then widened to the model's width
+  // (fit_prediction.h's widened_figure and widened_square). 1: the model's width.
+  int64_t width_divisor = 1;
+  ProbeModels at_width(int64_t divisor) const;
+  // The largest probe model at the model's width (two blocks, or the whole model): what the
+  // CPU's probe length is chosen by (probe_length), so that narrowing the width changes the
+  // probes' cost, not their lengths.
+  ModelOptions largest(const ModelOptions& whole) const;
   // The factors that extend the probes to the whole model (fit_prediction.h's extended_figure):
   // groups of blocks beyond the first, and vocabularies beyond the narrowed one.
   double extra_blocks(const ModelInfo& info) const;

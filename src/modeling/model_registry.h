@@ -92,6 +92,9 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   // fit's probes: the rows of the token embedding and the output head, narrowed from the model's
   // own vocabulary (ModelCapabilities::vocab); 0: the model's.
   int64_t vocab = 0;
+  // fit's probes: the hidden size, the MLP width and the attention and key/value heads divided
+  // by this, the head width kept (ModelCapabilities::max_width_divisor); 1: the model's.
+  int64_t width_divisor = 1;
   // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
@@ -183,6 +186,10 @@ struct ModelCapabilities {
   int64_t block_period = 1;
   // Its token vocabulary, which ModelOptions::vocab can narrow for fit's probes; 0: none.
   int64_t vocab = 0;
+  // The largest ModelOptions::width_divisor its configuration divides by (a power of two; 1:
+  // fit's probes keep its width): every width its blocks split, heads and key/value heads
+  // included, divides by it, to multiples of 128 (int4's largest group).
+  int64_t max_width_divisor = 1;
   // A transformer's hidden size (the width of what its blocks pass on); 0: not a transformer.
   int64_t hidden_size = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"

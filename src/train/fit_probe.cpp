@@ -116,6 +116,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     ProbeReading reading;
     reading.blocks = options.blocks;
     reading.vocab = options.vocab;
+    reading.width_divisor = options.width_divisor;
     reading.batch = shape.batch;
     reading.seq = shape.seq;
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
@@ -187,11 +188,34 @@ int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
   return (shared_storage ? 0 : plan.weights) + plan.gradients;
 }
 
-// The probes by blocks, extended to the whole model; `method` says how.
-ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
-                          const ModelInfo& info, torch::Device device,
-                          const PrecisionPolicy& policy, const std::vector<ProbeShape>& shapes,
-                          bool shared, MemoryFit& fit) {
+// The fits at the model's width from those at 1/k and 2/k of it: the counted state on the
+// parabola through 0, what the step holds on the line (fit_prediction.h).
+ProbeFits widened_fits(const ProbeFits& narrow, const ProbeFits& twice, int64_t k) {
+  ProbeFits fits;
+  const auto square = [&](int64_t ProbeFits::*member) {
+    return std::llround(
+        widened_square(static_cast<double>(narrow.*member), static_cast<double>(twice.*member), k));
+  };
+  fits.weights = square(&ProbeFits::weights);
+  fits.gradients = square(&ProbeFits::gradients);
+  fits.optimizer_states = square(&ProbeFits::optimizer_states);
+  fits.optimizer_workspace = square(&ProbeFits::optimizer_workspace);
+  fits.gradient_peak_extra = std::llround(
+      widened_figure(static_cast<double>(narrow.gradient_peak_extra),
+                     static_cast<double>(twice.gradient_peak_extra), k, /*for_peak=*/true));
+  fits.inputs = narrow.inputs;  // token ids: the width does not change them
+  fits.activations = BatchSeqFit::widened(narrow.activations, twice.activations, k);
+  fits.backward_extra =
+      BatchSeqFit::widened(narrow.backward_extra, twice.backward_extra, k, /*for_peak=*/true);
+  return fits;
+}
+
+// The probes by blocks at one width, extended to the whole model's blocks and vocabulary.
+ProbeFits probe_blocks_at_width(const ProbeModels& models, const ResolvedBenchmark& b,
+                                const ModelInfo& info, torch::Device device,
+                                const PrecisionPolicy& policy,
+                                const std::vector<ProbeShape>& shapes, bool shared,
+                                MemoryFit& fit) {
   const ProbeFits one =
       probe_model(b, info, models.one_block, device, policy, shapes, shared, fit.readings);
   const ProbeFits two =
@@ -199,8 +223,20 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
   const ProbeFits vocab = models.narrowed ? probe_model(b, info, models.wider, device, policy,
                                                         shapes, shared, fit.readings)
                                           : one;
-  ProbeFits fits =
-      extended_fits(one, two, models.extra_blocks(info), vocab, models.extra_vocabularies(info));
+  return extended_fits(one, two, models.extra_blocks(info), vocab, models.extra_vocabularies(info));
+}
+
+// The probes by blocks (and by width), extended to the whole model.
+ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
+                          const ModelInfo& info, torch::Device device,
+                          const PrecisionPolicy& policy, const std::vector<ProbeShape>& shapes,
+                          bool shared, MemoryFit& fit) {
+  const auto at_width = [&](const ProbeModels& probed) {
+    return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, fit);
+  };
+  const int64_t k = models.width_divisor;
+  ProbeFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.at_width(k / 2)), k)
+                         : at_width(models);
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the
   // model's own they can be the peak: the larger of the two moments, per token. (Added to the
@@ -253,9 +289,9 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const ProbeModels models = probe_models(
       info, options, device, fit_options,
       [&](const ModelOptions& probe) { return planned_probe_bytes(info, probe, b, false); });
-  const int64_t seq = probe_length(
-      b.seq_len, b, train_flops_per_token(info, models.by_blocks ? models.two_blocks : options, b),
-      fit_options, ProbePass::kForwardAndBackward);
+  const int64_t seq =
+      probe_length(b.seq_len, b, train_flops_per_token(info, models.largest(options), b),
+                   fit_options, ProbePass::kForwardAndBackward);
   const std::vector<ProbeShape> shapes = probe_shapes(seq, info.min_training_batch);
   check_host_memory(
       models, options, b, fit_options,

@@ -1,6 +1,8 @@
 // fit --task infer (docs/memory.md, "Inference"): the fit's arithmetic from fixed probe figures,
 // and its prediction against the peak an infer run measures on the tiny models, whole and by
 // blocks at a narrowed vocabulary.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
@@ -248,6 +250,30 @@ TEST(InferenceFitPrediction, ProbesOverSharedStorageReadWhatOwnStorageDoes) {
     }
     EXPECT_EQ(x.weights, y.weights);
     EXPECT_EQ(x.peak_at(4, 40), y.peak_at(4, 40));
+  }
+}
+
+// Probed at 1/8 and 2/8 of its width and widened, as Llama 3.1 405B is (its two blocks at its
+// width hold 12.8 GB): Llama 3.2 1B against its probes by blocks at its own width, the weights and
+// the cache to the byte, the peak within 2 %.
+TEST(InferenceFitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes) {
+  const ResolvedBenchmark b = infer_benchmark("llama-3.2-1b", 4, 64, 16, Precision::kBf16);
+  FitOptions wide, narrow;
+  wide.force_blocks = narrow.force_blocks = true;
+  wide.width_divisor = 1;
+  narrow.width_divisor = 8;
+  const InferenceMemoryFit at_width = fit_inference_memory(b, wide),
+                           widened = fit_inference_memory(b, narrow);
+  ASSERT_NE(widened.method.find("at 1/8 and 2/8 of its width"), std::string::npos)
+      << widened.method;
+  EXPECT_EQ(widened.weights, at_width.weights);
+  EXPECT_EQ(widened.kv_cache_bytes_per_token, at_width.kv_cache_bytes_per_token);
+  for (const int64_t batch : {4, 32}) {
+    const auto predicted = static_cast<double>(widened.peak_at(batch, 80)),
+               wide_peak = static_cast<double>(at_width.peak_at(batch, 80));
+    std::printf("[   info   ] batch %lld: widened / at width %.4f\n", static_cast<long long>(batch),
+                predicted / wide_peak);
+    EXPECT_NEAR(predicted / wide_peak, 1.0, 0.02) << batch;
   }
 }
 
