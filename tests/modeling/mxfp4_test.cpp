@@ -2,6 +2,7 @@
 // checkpoints use, and the experts' products on the dequantised weights.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <cmath>
 
 #include "modeling/mixture_of_experts.h"
 #include "modeling/mxfp4_weights.h"
@@ -41,6 +42,24 @@ TEST(Mxfp4, EveryWeightComesBackWithinHalfTheGapAroundItsScaledValue) {
   EXPECT_GT(scaled.amax(-1).min().item<double>(), 3.0);
   // bf16 holds every dequantised value exactly.
   EXPECT_TRUE(torch::equal(mxfp4::dequantize(held, torch::kBFloat16).to(torch::kFloat), back));
+}
+
+// Every byte under every scale, the extremes included: bf16's product (bf16 multiplies there) is
+// float32's cast, bit for bit, and fp16's is too (it multiplies in float32); each value is the
+// code's value times 2^(scale - 127), the low nibble first (group 5's byte 6 is 0x56).
+TEST(Mxfp4, EveryByteUnderEveryScaleDequantisesAsFloat32Does) {
+  const torch::Tensor bytes = torch::arange(256, torch::kInt).to(torch::kUInt8);
+  const torch::Tensor blocks =
+      bytes.reshape({1, 16, 16}).repeat({255, 1, 1}).reshape({255, 16, 16});
+  const torch::Tensor scales =
+      torch::arange(255, torch::kInt).to(torch::kUInt8).unsqueeze(-1).repeat({1, 16});
+  const mxfp4::Mxfp4Weight held{blocks.contiguous(), scales.contiguous()};
+  const torch::Tensor exact = mxfp4::dequantize(held, torch::kFloat);
+  EXPECT_TRUE(torch::equal(mxfp4::dequantize(held, torch::kBFloat16), exact.to(torch::kBFloat16)));
+  EXPECT_TRUE(torch::equal(mxfp4::dequantize(held, torch::kHalf), exact.to(torch::kHalf)));
+  const float* values = mxfp4::code_values();
+  EXPECT_EQ(exact[130][5 * 32 + 12].item<float>(), values[0x56 & 15] * std::exp2f(130 - 127));
+  EXPECT_EQ(exact[130][5 * 32 + 13].item<float>(), values[0x56 >> 4] * std::exp2f(130 - 127));
 }
 
 TEST(Mxfp4, CodesPackTwoAByteTheFirstInTheLowNibbleWithABiasedExponent) {
