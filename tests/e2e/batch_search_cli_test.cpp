@@ -178,11 +178,12 @@ TEST(BatchSearchCli, ALimitUnderOneMebibyteIsRefusedUpFront) {
     testing::expect_refused(
         std::string("train --model test-tiny-llama --device cpu --batch-size max --memory-limit ") +
             limit,
-        "is under 1 MiB, the least a batch search (batch_size max) takes");
+        "is under 1 MiB, the least a batch search (--batch-size max) takes");
   }
   const auto run = testing::run_gpubench(
       "train --model test-tiny-llama --device cpu --batch-size max --memory-limit 1K");
-  EXPECT_EQ(run.output.find("--memory"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("--memory-limit 1024 bytes"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("--memory "), std::string::npos) << run.output;  // fit's option
 }
 
 // A model whose steady state needs warm-up steps (Transformer-XL's memory: mem_len / tgt_len +

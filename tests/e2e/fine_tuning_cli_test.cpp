@@ -110,9 +110,8 @@ TEST(FineTuningCli, BadFineTuningSettingsAreOneClearLine) {
     expect_refused("train --model llama-3-8b --tuning qlora --precision fp8" + out,
                    "--tuning 'qlora' holds the frozen weights in NF4");
   }
-  expect_refused(
-      "infer --model llama-3-8b --tuning qlora" + out,
-      "tuning 'lora' and 'qlora' and --activation-checkpointing are training settings");
+  expect_refused("infer --model llama-3-8b --tuning qlora" + out,
+                 "tuning 'lora' and 'qlora' and --activation-checkpointing are training settings");
   expect_refused("train --model vgg16 --activation-checkpointing" + out,
                  "--activation-checkpointing applies to the transformer models");
 }

@@ -152,7 +152,8 @@ TEST(FitCli, BadInputIsOneLineAndExitTwo) {
   expect_refused("fit --model test-tiny-cnn --task infer",
                  "fit --task infer predicts the models that generate text");
   expect_refused("fit --model test-tiny-llama --prompt-len 8", "--prompt-len and --gen-len apply");
-  expect_refused("fit --model test-tiny-llama --task infer --tuning lora", "tuning 'lora' and 'qlora'");
+  expect_refused("fit --model test-tiny-llama --task infer --tuning lora",
+                 "tuning 'lora' and 'qlora'");
   expect_refused("fit --model test-tiny-llama --memory 48XB", "--memory '48XB' is not");
   expect_refused("fit --model test-tiny-llama --format html", "--format 'html'");
   expect_refused("fit --model nope", "nope");

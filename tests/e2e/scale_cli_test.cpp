@@ -106,6 +106,32 @@ TEST(ScaleCli, BadInputIsOneClearLine) {
   expect_refused("scale " + dir.file("off.json") + " --fabric nvlink4", "no backward timeline");
 }
 
+// The run's rule on the model's split, from the splits the result records (8 query heads, 4
+// key/value heads, 128 intermediate): what train refuses is not predicted (hostile input, round
+// 4, cause 7).
+TEST(ScaleCli, TensorParallelSplitsTheRunRefusesAreNotPredicted) {
+  ScratchDirectory dir("scale-tp-rule");
+  const auto run = run_gpubench(
+      "train --model test-tp-llama --device cpu --batch-size 2 --seq-len 16 --warmup-steps 1 "
+      "--steps 2 --repeat 1 --output " +
+      dir.file("llama.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(read_json(dir.file("llama.json"))["benchmark"]["model_tensor_parallel_splits"][0],
+            (nlohmann::json{{"of", "key/value heads"}, {"count", 4}}));
+  expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 3",
+                 "tensor_parallel 3 does not divide test-tp-llama's 4 key/value heads");
+  expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 2,8",
+                 "tensor_parallel 8 is more than test-tp-llama's 4 key/value heads");
+  expect_refused("train --model test-tp-llama --device cpu --gpus 8 --tensor-parallel 8",
+                 "--tensor-parallel 8 is more than test-tp-llama's 4 key/value heads");
+  // A result of a model that does not shard, though it records a transformer's shape.
+  nlohmann::json unsharded = read_json(dir.file("llama.json"));
+  unsharded["benchmark"]["model_tensor_parallel_splits"] = nlohmann::json::array();
+  std::ofstream(dir.file("unsharded.json")) << unsharded.dump();
+  expect_refused("scale " + dir.file("unsharded.json") + " --fabric nvlink4 --tensor-parallel 2",
+                 "does not shard");
+}
+
 // --tensor-parallel: one replica over T ranks of a node, from a Llama's single-device result;
 // a result without a transformer's shape, and a format without a table for it, are refused; and
 // --shard from the same result.
@@ -156,24 +182,6 @@ TEST(ScaleCli, TensorParallelAndShardedPredictionsOfALlamasStep) {
       "with --tensor-parallel is not one of markdown, csv, json");
   expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 0",
                  "--tensor-parallel");
-  // The run's rule on the model's split, from the splits the result records (8 query heads, 4
-  // key/value heads, 128 intermediate): what train refuses is not predicted (hostile input,
-  // round 4, cause 7).
-  EXPECT_EQ(read_json(dir.file("llama.json"))["benchmark"]["model_tensor_parallel_splits"][0],
-            (nlohmann::json{{"of", "key/value heads"}, {"count", 4}}));
-  expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 3",
-                 "tensor_parallel 3 does not divide test-tp-llama's 4 key/value heads");
-  expect_refused("scale " + dir.file("llama.json") + " --fabric nvlink4 --tensor-parallel 2,8",
-                 "tensor_parallel 8 is more than test-tp-llama's 4 key/value heads");
-  expect_refused("train --model test-tp-llama --device cpu --gpus 8 --tensor-parallel 8",
-                 "--tensor-parallel 8 is more than test-tp-llama's 4 key/value heads");
-  // A result of a model that does not shard, though it records a transformer's shape.
-  nlohmann::json unsharded = read_json(dir.file("llama.json"));
-  unsharded["benchmark"]["model_tensor_parallel_splits"] = nlohmann::json::array();
-  std::ofstream(dir.file("unsharded.json")) << unsharded.dump();
-  expect_refused("scale " + dir.file("unsharded.json") + " --fabric nvlink4 --tensor-parallel 2",
-                 "does not shard");
-
   // --shard full from the same result: its 2 blocks and the rest, float32 (4 bytes an element).
   // On 2 GPUs a rank sends half of each gathered unit (the root once, each block twice) and of
   // each reduce-scattered one; DDP's ring all-reduce sends all of the gradients once.
