@@ -44,11 +44,15 @@ int64_t MultiTensorAdamW::step_workspace_bytes() const {
 }
 
 int64_t MultiTensorAdamW::planned_state_bytes() const {
-  // Two moments like the parameters; the fused kernel's float32 step count per parameter.
-  const auto steps = implementation_ == OptimizerImplementation::kFused
-                         ? 4 * static_cast<int64_t>(parameters_.size())
-                         : 0;
-  return 2 * parameter_bytes(parameters_) + steps;
+  // Two moments like the parameters, and the step counts.
+  return 2 * parameter_bytes(parameters_) + planned_per_tensor_state_bytes();
+}
+
+int64_t MultiTensorAdamW::planned_per_tensor_state_bytes() const {
+  // The fused kernel's float32 step count per parameter.
+  return implementation_ == OptimizerImplementation::kFused
+             ? 4 * static_cast<int64_t>(parameters_.size())
+             : 0;
 }
 
 std::string MultiTensorAdamW::description() const {

@@ -33,6 +33,7 @@ class MultiTensorAdamW : public MultiTensorOptimizer {
   std::vector<torch::Tensor> state_tensors() const override;
   int64_t step_workspace_bytes() const override;
   int64_t planned_state_bytes() const override;
+  int64_t planned_per_tensor_state_bytes() const override;
 
  private:
   void update(const std::optional<torch::Tensor>& found_inf);

@@ -44,6 +44,9 @@ class MultiTensorOptimizer : public torch::optim::Optimizer {
   // The bytes of state_tensors() once every parameter has been updated, from the parameters
   // alone (what `fit` counts without running a step).
   virtual int64_t planned_state_bytes() const = 0;
+  // The part of planned_state_bytes() held once per parameter tensor, whatever its size (the
+  // fused AdamW's float32 step count): what does not grow with a model's width.
+  virtual int64_t planned_per_tensor_state_bytes() const { return 0; }
 };
 
 }  // namespace gpubench

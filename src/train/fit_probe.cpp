@@ -25,6 +25,7 @@ namespace {
 // What the probes of one model (whole, or with some blocks) give.
 struct ProbeFits {
   int64_t weights = 0, gradients = 0, optimizer_states = 0, optimizer_workspace = 0;
+  int64_t per_tensor_states = 0;  // of optimizer_states: held once a tensor (fused AdamW's steps)
   BatchSeqFit inputs, activations, backward_extra;
   int64_t gradient_peak_extra = 0;
 };
@@ -95,6 +96,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   ProbeFits fits;
   fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();
+  fits.per_tensor_states = step.optimizer().planned_per_tensor_state_bytes();
   fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
   shared_storage = shared_storage && options.defer_initialization;
   if (shared_storage) {
@@ -168,6 +170,7 @@ ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t
   fits.weights = line(&ProbeFits::weights);
   fits.gradients = line(&ProbeFits::gradients);
   fits.optimizer_states = line(&ProbeFits::optimizer_states);
+  fits.per_tensor_states = line(&ProbeFits::per_tensor_states);
   fits.optimizer_workspace = line(&ProbeFits::optimizer_workspace);
   fits.gradient_peak_extra = line(&ProbeFits::gradient_peak_extra, /*for_peak=*/true);
   fits.inputs = base.inputs;
@@ -198,7 +201,13 @@ ProbeFits widened_fits(const ProbeFits& narrow, const ProbeFits& twice, int64_t 
   };
   fits.weights = square(&ProbeFits::weights);
   fits.gradients = square(&ProbeFits::gradients);
-  fits.optimizer_states = square(&ProbeFits::optimizer_states);
+  // The tensors' count does not change with the width: what each holds once stays.
+  fits.per_tensor_states = narrow.per_tensor_states;
+  fits.optimizer_states =
+      std::llround(widened_square(
+          static_cast<double>(narrow.optimizer_states - narrow.per_tensor_states),
+          static_cast<double>(twice.optimizer_states - twice.per_tensor_states), k)) +
+      narrow.per_tensor_states;
   fits.optimizer_workspace = square(&ProbeFits::optimizer_workspace);
   fits.gradient_peak_extra = std::llround(
       widened_figure(static_cast<double>(narrow.gradient_peak_extra),
