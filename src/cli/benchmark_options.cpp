@@ -56,30 +56,27 @@ std::string with_option_names(const std::string& message) {
     size_t end = i;
     while (end < message.size() && is_word_char(message[end])) ++end;
     const std::string word = message.substr(i, end - i);
+    // A word holds no '-', so find_benchmark_field matches its key exactly.
     const BenchmarkField* field =
         word.find('_') != std::string::npos || i == 0 ? find_benchmark_field(word) : nullptr;
     const bool after_dash = i > 0 && message[i - 1] == '-';
-    named += field != nullptr && field->command_line && field->key == word && !after_dash
-                 ? field->long_flag()
-                 : word;
+    named += field != nullptr && field->command_line && !after_dash ? field->long_flag() : word;
     i = end;
   }
   return named;
 }
 
 BenchmarkRequest requested(const BenchmarkOptions& options) {
-  return naming_options([&options] {
-    BenchmarkRequest request;
-    for (const BenchmarkField& field : benchmark_fields()) {
-      if (!field.command_line) continue;
-      if (field.type == FieldType::kFlag) {
-        if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
-      } else if (options.options.at(field.key)->count() > 0) {
-        field.request(request, field_value_from_text(field, options.texts.at(field.key)));
-      }
+  BenchmarkRequest request;
+  for (const BenchmarkField& field : benchmark_fields()) {
+    if (!field.command_line) continue;
+    if (field.type == FieldType::kFlag) {
+      if (const auto flag = options.flags.at(field.key)) field.request(request, *flag);
+    } else if (options.options.at(field.key)->count() > 0) {
+      field.request(request, field_value_from_text(field, options.texts.at(field.key)));
     }
-    return request;
-  });
+  }
+  return request;
 }
 
 bool any_setting_given(const BenchmarkOptions& options) {

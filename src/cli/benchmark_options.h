@@ -35,7 +35,9 @@ bool any_setting_given(const BenchmarkOptions& options);
 // ("--gen-len must be at least 2"); keys of settings that are no option are kept.
 std::string with_option_names(const std::string& message);
 
-// Runs `work`; a UsageError (Unavailable keeps its requirement) leaves it naming options.
+// Runs `work`; a UsageError (Unavailable keeps its requirement) leaves it naming options. train,
+// infer and fit run their whole command in it, in gpubench (main.cpp's check of the values) and
+// in gpubench-train.
 template <typename Work>
 auto naming_options(Work work) -> decltype(work()) {
   try {

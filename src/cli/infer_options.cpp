@@ -30,8 +30,7 @@ std::vector<int64_t> batch_sizes(const BenchmarkOptions& options) {
   const BenchmarkField& field = *find_benchmark_field("batch_size");
   std::vector<int64_t> sizes;
   for (const std::string& entry : split_list(text, "--batch-size", "1,8,32")) {
-    sizes.push_back(
-        naming_options([&] { return field_value_from_text(field, entry).get<int64_t>(); }));
+    sizes.push_back(field_value_from_text(field, entry).get<int64_t>());
   }
   return sizes;
 }

@@ -69,19 +69,21 @@ using AddCheckedSubcommand = void (*)(CLI::App&, int&);
 const std::map<std::string, AddCheckedSubcommand> kCheckedSubcommands = {
     {"train",
      [](CLI::App& app, int& code) {
-       add_checked<TrainOptions>(app, code, add_train_subcommand,
-                                 [](TrainOptions& o) { requested(*o.settings); });
+       add_checked<TrainOptions>(app, code, add_train_subcommand, [](TrainOptions& o) {
+         naming_options([&] { requested(*o.settings); });
+       });
      }},
     {"infer",
      [](CLI::App& app, int& code) {
        add_checked<InferOptions>(app, code, add_infer_subcommand, [](InferOptions& o) {
-         infer_request(o, batch_sizes(*o.settings));
+         naming_options([&] { infer_request(o, batch_sizes(*o.settings)); });
        });
      }},
     {"fit",
      [](CLI::App& app, int& code) {
-       add_checked<FitCommandOptions>(app, code, add_fit_subcommand,
-                                      [](FitCommandOptions& o) { checked_fit_settings(o); });
+       add_checked<FitCommandOptions>(app, code, add_fit_subcommand, [](FitCommandOptions& o) {
+         naming_options([&] { checked_fit_settings(o); });
+       });
      }},
     {"allreduce",
      [](CLI::App& app, int& code) {

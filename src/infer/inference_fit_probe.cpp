@@ -68,7 +68,8 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
 }
 
 // The bytes of the model's parameters and buffers, each tensor once: what inference_weight_bytes
-// counts of a model whose tensors have storages of their own, where the probe's weights share one.
+// counts of a model whose tensors have storages of their own, where the probe's weights share one
+// (tested equal: InferenceFitPrediction.ProbesOverSharedStorageReadWhatOwnStorageDoes).
 int64_t distinct_tensor_bytes(torch::nn::Module& module) {
   std::set<const c10::TensorImpl*> counted;
   int64_t bytes = 0;
@@ -168,11 +169,13 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
                                 const std::vector<ProbeShape>& prefill_shapes,
                                 const FitOptions& fit_options,
                                 std::vector<InferenceProbeReading>& readings) {
+  const bool shared = fit_options.shared_storage && static_cast<bool>(info.count);
   const std::unique_ptr<TrainableModel> model =
-      inference_probe_model(b, info, options, device, policy, fit_options.shared_storage);
+      inference_probe_model(b, info, options, device, policy, shared);
   TextGenerator& generator = *model->text_generator();
   GenerationFits fits;
-  fits.weights = distinct_tensor_bytes(model->module());
+  fits.weights =
+      shared ? distinct_tensor_bytes(model->module()) : inference_weight_bytes(model->module());
   if (fit_options.counted_weights) {
     fits.weights += layers::counted_bytes_change(model->module(), *fit_options.counted_weights);
   }
