@@ -6,23 +6,19 @@
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
+#include "modeling/layers.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
 namespace {
 
 using layers::AdaptedLinear;
+using layers::normed;
 using torch::Tensor;
 namespace F = torch::nn::functional;
 
 torch::nn::LayerNorm layer_norm(const BertConfig& c) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
-}
-
-// In the norm's own dtype: float32 when the model trains in full (as CUDA autocast runs layer
-// norm), the compute dtype for LoRA's frozen base held in bf16/fp16.
-Tensor normed(torch::nn::LayerNorm& norm, const Tensor& x) {
-  return norm(x.to(norm->weight.scalar_type()));
 }
 
 // BERT's exact (erf) GELU.

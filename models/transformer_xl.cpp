@@ -69,7 +69,7 @@ class RelPartialLearnableAttentionImpl : public torch::nn::Module {
     // The three attention products: query x key, query x relative position, weights x value.
     count(3 * bsz * n_head_ * qlen * klen * d_head_);
     const Tensor out = torch::dropout(o_net(vec), dropout_, is_training());
-    return layer_norm(w + out);
+    return layers::normed(layer_norm, w + out);
   }
 
   int64_t n_head_, d_head_;
@@ -102,7 +102,7 @@ class PositionwiseFFImpl : public torch::nn::Module {
     CoreNet->push_back(linear(c.d_inner, c.d_model, true));
     CoreNet->push_back(torch::nn::Dropout(c.dropout));
   }
-  Tensor forward(const Tensor& x) { return layer_norm(x + CoreNet->forward(x)); }
+  Tensor forward(const Tensor& x) { return layers::normed(layer_norm, x + CoreNet->forward(x)); }
 
   double dropout_;
   torch::nn::Sequential CoreNet;

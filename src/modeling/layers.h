@@ -42,4 +42,11 @@ class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
 };
 TORCH_MODULE(Linear);
 
+// A layer norm in its weight's dtype: float32 when the model trains in full, as CUDA autocast
+// runs layer norm (the CPU's autocast passes a 16-bit input through, which LibTorch 1.13's CPU
+// kernel refuses beside a float32 weight); the compute dtype for LoRA's frozen base in bf16/fp16.
+inline torch::Tensor normed(torch::nn::LayerNorm& norm, const torch::Tensor& x) {
+  return norm(x.to(norm->weight.scalar_type()));
+}
+
 }  // namespace gpubench::layers
