@@ -500,17 +500,20 @@ LlamaConfig probed(LlamaConfig c, const ModelOptions& options) {
     c.hidden_size /= k;
     c.intermediate_size /= k;
     c.num_heads /= k;
-    c.num_kv_heads /= k;
+    if (!options.width_keeps_key_value_heads) c.num_kv_heads /= k;
   }
   return c;
 }
 
-// The largest power of two up to 8 that every width divides by, to multiples of 128.
-int64_t max_width_divisor(const LlamaConfig& c) {
+// The largest power of two up to 8 that every width divides by, to multiples of 128; with the
+// key/value heads kept, the attention heads divided still a multiple of them.
+int64_t max_width_divisor(const LlamaConfig& c, bool keeping_key_value_heads) {
   int64_t k = 8;
-  const auto divides = [&c](int64_t by) {
-    return c.num_kv_heads % by == 0 && c.num_heads % by == 0 && c.hidden_size % (128 * by) == 0 &&
-           c.intermediate_size % (128 * by) == 0;
+  const auto divides = [&c, keeping_key_value_heads](int64_t by) {
+    const bool heads = keeping_key_value_heads
+                           ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0
+                           : c.num_kv_heads % by == 0 && c.num_heads % by == 0;
+    return heads && c.hidden_size % (128 * by) == 0 && c.intermediate_size % (128 * by) == 0;
   };
   while (k > 1 && !divides(k)) k /= 2;
   return k;
@@ -536,7 +539,8 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
   info.capabilities.generates = true;
-  info.capabilities.max_width_divisor = max_width_divisor(config);
+  info.capabilities.max_width_divisor = max_width_divisor(config, false);
+  info.capabilities.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true);
   const int64_t h = config.hidden_size, kv = std::min(h, config.num_kv_heads * config.head_dim()),
                 mlp = std::min(h, config.intermediate_size);
   info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},

@@ -293,8 +293,10 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
     return probe_blocks_at_width(probed, b, info, device, policy, prefill, fit_options, fit);
   };
   const int64_t k = models.width_divisor;
-  GenerationFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.at_width(k / 2)), k)
-                              : at_width(models);
+  GenerationFits fits =
+      k > 1 ? widened_fits(at_width(models),
+                           at_width(models.at_width(k / 2, models.keeps_key_value_heads)), k)
+            : at_width(models);
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
   // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a
   // decode step's peak (test-vocab-llama at batch 32: 8.4 MB, where the narrowed probes saw

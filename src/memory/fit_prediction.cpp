@@ -160,7 +160,11 @@ double widened_square(double narrow, double twice, int64_t k) {
 BatchSeqFit BatchSeqFit::widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
                                  bool for_peak) {
   auto line = [k, for_peak](double a, double b) { return widened_figure(a, b, k, for_peak); };
-  return {line(narrow.fixed, twice.fixed),
+  // What a step holds once whatever its batch and length: under autocast the 16-bit copies of
+  // float32 weights that backward keeps, and their gradients, which grow with the weights.
+  const double fixed =
+      for_peak ? line(narrow.fixed, twice.fixed) : widened_square(narrow.fixed, twice.fixed, k);
+  return {fixed,
           line(narrow.fixed_linear, twice.fixed_linear),
           line(narrow.fixed_quadratic, twice.fixed_quadratic),
           line(narrow.linear, twice.linear),

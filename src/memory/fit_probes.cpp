@@ -44,11 +44,13 @@ double ProbeModels::extra_vocabularies(const ModelInfo& info) const {
                   : 0.0;
 }
 
-ProbeModels ProbeModels::at_width(int64_t divisor) const {
+ProbeModels ProbeModels::at_width(int64_t divisor, bool keeping_key_value_heads) const {
   ProbeModels models = *this;
   models.width_divisor = divisor;
+  models.keeps_key_value_heads = divisor > 1 && keeping_key_value_heads;
   for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
     options->width_divisor = divisor;
+    options->width_keeps_key_value_heads = models.keeps_key_value_heads;
   }
   return models;
 }
@@ -57,19 +59,23 @@ ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
   if (!by_blocks) return whole;
   ModelOptions options = two_blocks;
   options.width_divisor = 1;
+  options.width_keeps_key_value_heads = false;
   return options;
 }
 
 namespace {
 
 // Whether the model narrowed by `k` still splits as asked: every count a tensor-parallel rank
-// splits (the vocabulary aside: the probes narrow it) divides by k, and the quotient by the
-// ranks; LoRA's rank stays within every adapted width.
-bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k) {
+// splits (the vocabulary aside: the probes narrow it; the key/value heads where kept) divides by
+// k, and the quotient by the ranks; LoRA's rank stays within every adapted width.
+bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k,
+                     bool keeping_key_value_heads) {
   const int64_t ranks = options.tensor_parallel ? options.tensor_parallel->size() : 1;
   for (const auto& [what, count] : info.capabilities.tensor_parallel_splits) {
     if (what == "vocabulary") continue;
-    if (count % k != 0 || (count / k) % ranks != 0) return false;
+    const int64_t narrowed =
+        keeping_key_value_heads && what == "key/value heads" ? count : count / k;
+    if (count % k != 0 || narrowed % ranks != 0) return false;
   }
   if (options.lora.targets.empty()) return true;
   for (const auto& [role, limit] : info.capabilities.lora_rank_limits) {
@@ -80,14 +86,25 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
 
 // The width divisor for probes by blocks: where the two-block model at the model's width would
 // hold more than kRealWidthProbeBytes, the model's largest that still splits as asked, if 4 or
-// more (at 2 the second width is the model's own); else 1.
-int64_t probe_width_divisor(const ModelInfo& info, const ProbeModels& models,
-                            const FitOptions& fit_options, const ProbeBytes& bytes) {
-  if (!models.by_blocks) return 1;
-  if (!fit_options.width_divisor && bytes(models.two_blocks) <= kRealWidthProbeBytes) return 1;
-  int64_t k = std::min(info.capabilities.max_width_divisor, fit_options.width_divisor.value_or(8));
-  while (k >= 4 && !splits_at_width(info, models.two_blocks, k)) k /= 2;
-  return k >= 4 ? k : 1;
+// more (at 2 the second width is the model's own); else 1. Where tensor parallelism splits the
+// key/value heads too finely to divide them, they are kept whole, though not under LoRA: a key or
+// value adapter's B (their width by the rank) would then not change with the width, a constant
+// that the parabola through 0 and two widths leaves out.
+ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
+                              const FitOptions& fit_options, const ProbeBytes& bytes) {
+  if (!models.by_blocks) return models;
+  if (!fit_options.width_divisor && bytes(models.two_blocks) <= kRealWidthProbeBytes) {
+    return models;
+  }
+  const auto largest = [&](int64_t most, bool keeping) {
+    int64_t k = std::min(most, fit_options.width_divisor.value_or(8));
+    while (k >= 4 && !splits_at_width(info, models.two_blocks, k, keeping)) k /= 2;
+    return k >= 4 ? k : 1;
+  };
+  const int64_t k = largest(info.capabilities.max_width_divisor, false);
+  if (k > 1 || !models.two_blocks.lora.targets.empty()) return models.at_width(k);
+  return models.at_width(largest(info.capabilities.max_width_divisor_keeping_key_value_heads, true),
+                         /*keeping_key_value_heads=*/true);
 }
 
 }  // namespace
@@ -109,7 +126,7 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, tor
     models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
     models.wider.vocab = 2 * kProbeVocab;
   }
-  return models.at_width(probe_width_divisor(info, models, fit_options, bytes));
+  return narrowed_in_width(info, models, fit_options, bytes);
 }
 
 void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
@@ -206,7 +223,10 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
   const int64_t k = models.width_divisor;
   const std::string width =
       k > 1 ? ", at 1/" + std::to_string(k) + " and 2/" + std::to_string(k) +
-                  " of its width (hidden size, MLP width and heads; the head width kept)"
+                  " of its width (hidden size, MLP width and " +
+                  (models.keeps_key_value_heads ? "attention heads; the key/value heads and "
+                                                : "heads; ") +
+                  "the head width kept)"
             : "";
   return what + " of the model with " + std::to_string(group) + " and with " +
          std::to_string(2 * group) + " of its " + blocks + " blocks" + width +

@@ -79,7 +79,8 @@ struct ProbeModels {
   // at_width(width_divisor / 2), every figure then widened to the model's width
   // (fit_prediction.h's widened_figure and widened_square). 1: the model's width.
   int64_t width_divisor = 1;
-  ProbeModels at_width(int64_t divisor) const;
+  bool keeps_key_value_heads = false;  // ModelOptions::width_keeps_key_value_heads
+  ProbeModels at_width(int64_t divisor, bool keeping_key_value_heads = false) const;
   // The largest probe model at the model's width (two blocks, or the whole model): what the
   // CPU's probe length is chosen by (probe_length), so that narrowing the width changes the
   // probes' cost, not their lengths.

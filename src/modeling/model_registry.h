@@ -95,6 +95,9 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   // fit's probes: the hidden size, the MLP width and the attention and key/value heads divided
   // by this, the head width kept (ModelCapabilities::max_width_divisor); 1: the model's.
   int64_t width_divisor = 1;
+  // With width_divisor: the key/value heads kept whole, where tensor parallelism splits too few of
+  // them to divide (ModelCapabilities::max_width_divisor_keeping_key_value_heads).
+  bool width_keeps_key_value_heads = false;
   // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
@@ -190,6 +193,10 @@ struct ModelCapabilities {
   // fit's probes keep its width): every width its blocks split, heads and key/value heads
   // included, divides by it, to multiples of 128 (int4's largest group).
   int64_t max_width_divisor = 1;
+  // The same with the key/value heads kept whole (ModelOptions::width_keeps_key_value_heads):
+  // every other width divides by it, and the attention heads then still group over the key/value
+  // heads.
+  int64_t max_width_divisor_keeping_key_value_heads = 1;
   // A transformer's hidden size (the width of what its blocks pass on); 0: not a transformer.
   int64_t hidden_size = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"

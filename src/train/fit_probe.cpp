@@ -65,19 +65,25 @@ class NativeCpuMatmuls {
 
 constexpr int64_t kOneDnnMinMultiplyAdds = 16 * 16 * 16;
 
-// Whether the probes' matmuls, up to `longest` tokens long, can lie on both sides of that size.
-// Not where every weight matrix has more elements than it (a linear layer at one token is above
-// it) and the probes are at most 4 tokens long (attention's products, at most 16 x the head
-// dimension, are below it for heads up to 256 wide): the probes of a model too large to build
-// here, where LibTorch's own bf16 kernels took two thirds of fit's time (Llama 3 8B: 41 s, 15 s
-// with oneDNN, the prediction the same to the byte).
+// Whether the probes' matmuls, up to `longest` tokens long, can lie on both sides of that size
+// in a way that shows in their peak. Not where the probes are at most 4 tokens long (attention's
+// products, at most 16 x the head dimension, are below it for heads up to 256 wide) and the
+// weight matrices at or under it (a linear layer at one token is above it otherwise) hold at most
+// a thousandth of the model's matrices' elements: their temporaries are as small beside the
+// rest (Llama 3.1 405B LoRA, narrowed: its key and value adapters' B, 128 x 16, 1/12,000 of the
+// probe's matrices; the prediction with oneDNN 1.2 MB, 0.0001 %, above LibTorch's own kernels',
+// 3 s against 29 s). A tiny model's matrices are all of them under it.
 bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest) {
   constexpr int64_t kLongestBelow = 4;
+  constexpr int64_t kSmallShare = 1000;  // the small matrices' share of elements: at most 1/1000
   if (longest > kLongestBelow) return true;
+  int64_t small = 0, all = 0;
   for (const torch::Tensor& parameter : model.parameters()) {
-    if (parameter.dim() >= 2 && parameter.numel() <= kOneDnnMinMultiplyAdds) return true;
+    if (parameter.dim() < 2) continue;
+    all += parameter.numel();
+    if (parameter.numel() <= kOneDnnMinMultiplyAdds) small += parameter.numel();
   }
-  return false;
+  return small * kSmallShare > all;
 }
 
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
@@ -244,8 +250,10 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
     return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, fit);
   };
   const int64_t k = models.width_divisor;
-  ProbeFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.at_width(k / 2)), k)
-                         : at_width(models);
+  ProbeFits fits =
+      k > 1 ? widened_fits(at_width(models),
+                           at_width(models.at_width(k / 2, models.keeps_key_value_heads)), k)
+            : at_width(models);
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the
   // model's own they can be the peak: the larger of the two moments, per token. (Added to the

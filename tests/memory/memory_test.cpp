@@ -539,12 +539,49 @@ TEST(FitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes) {
     for (const int64_t batch : {2, 8}) {
       const auto predicted = static_cast<double>(widened.peak_at(batch)),
                  wide_peak = static_cast<double>(at_width.peak_at(batch));
-      std::printf("[   info   ] %s batch %lld: widened / at width %.4f\n",
-                  to_string(b.tuning).c_str(), static_cast<long long>(batch),
-                  predicted / wide_peak);
+      std::printf("[   info   ] %s %s batch %lld: widened / at width %.4f (activations %.4f)\n",
+                  to_string(b.tuning).c_str(), to_string(b.precision).c_str(),
+                  static_cast<long long>(batch), predicted / wide_peak,
+                  widened.activations.at(batch, 64) / at_width.activations.at(batch, 64));
       EXPECT_GE(predicted / wide_peak, 0.98) << batch;
       EXPECT_LE(predicted / wide_peak, 1.10) << batch;
+      EXPECT_NEAR(widened.activations.at(batch, 64) / at_width.activations.at(batch, 64), 1.0, 0.01)
+          << batch;
     }
+  }
+}
+
+// Where tensor parallelism splits the key/value heads too finely to divide them (Llama 3.1 405B
+// over 8 ranks: one each), the narrowed probes keep them whole: Llama 3.2 1B over 8 ranks (one
+// key/value head each; probed at 1/4 and 2/4 of the rest of its width) against its probes at its
+// width, the state to the byte and the peak as above.
+TEST(FitPrediction, ProbesNarrowedKeepingTheKeyValueHeadsPredictWhatTheModelsWidthDoes) {
+  ResolvedBenchmark b = cpu_benchmark("llama-3.2-1b", 2, Tuning::kFull, Precision::kBf16);
+  b.seq_len = 64;
+  b.tensor_parallel = 8;
+  b.gpus = 8;
+  FitOptions wide, narrow;
+  wide.force_blocks = narrow.force_blocks = true;
+  wide.width_divisor = 1;
+  narrow.width_divisor = 8;
+  const MemoryFit at_width = fit_memory(b, wide), widened = fit_memory(b, narrow);
+  ASSERT_NE(widened.method.find("at 1/4 and 2/4 of its width (hidden size, MLP width and "
+                                "attention heads; the key/value heads and the head width kept)"),
+            std::string::npos)
+      << widened.method;
+  EXPECT_EQ(widened.weights, at_width.weights);
+  EXPECT_EQ(widened.gradients, at_width.gradients);
+  EXPECT_EQ(widened.optimizer_states, at_width.optimizer_states);
+  for (const int64_t batch : {2, 8}) {
+    const auto predicted = static_cast<double>(widened.peak_at(batch)),
+               wide_peak = static_cast<double>(at_width.peak_at(batch));
+    const double activations =
+        widened.activations.at(batch, 64) / at_width.activations.at(batch, 64);
+    std::printf("[   info   ] batch %lld: widened / at width %.4f (activations %.4f)\n",
+                static_cast<long long>(batch), predicted / wide_peak, activations);
+    EXPECT_GE(predicted / wide_peak, 0.98) << batch;
+    EXPECT_LE(predicted / wide_peak, 1.10) << batch;
+    EXPECT_NEAR(activations, 1.0, 0.01) << batch;
   }
 }
 
