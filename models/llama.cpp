@@ -508,7 +508,7 @@ LlamaConfig probed(LlamaConfig c, const ModelOptions& options) {
 // The largest power of two up to 8 that every width divides by, to multiples of 128; with the
 // key/value heads kept, the attention heads divided still a multiple of them.
 int64_t max_width_divisor(const LlamaConfig& c, bool keeping_key_value_heads) {
-  int64_t k = 8;
+  int64_t k = kMaxWidthDivisor;
   const auto divides = [&c, keeping_key_value_heads](int64_t by) {
     const bool heads = keeping_key_value_heads
                            ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0

@@ -340,6 +340,8 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
   InferenceMemoryFit fit;
   fit.benchmark = b;
   fit.context_limit = info.max_seq_len;
+  std::optional<tensor_memory::ReusedFreedBlocks> reused;
+  if (models.by_blocks) reused.emplace();
   const GenerationFits fits =
       models.by_blocks ? probe_generation_by_blocks(models, b, info, device, setup.policy(),
                                                     prefill, fit_options, fit)

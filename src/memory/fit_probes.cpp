@@ -73,9 +73,8 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
   const int64_t ranks = options.tensor_parallel ? options.tensor_parallel->size() : 1;
   for (const auto& [what, count] : info.capabilities.tensor_parallel_splits) {
     if (what == "vocabulary") continue;
-    const int64_t narrowed =
-        keeping_key_value_heads && what == "key/value heads" ? count : count / k;
-    if (count % k != 0 || narrowed % ranks != 0) return false;
+    const bool kept = keeping_key_value_heads && what == "key/value heads";
+    if ((!kept && count % k != 0) || (kept ? count : count / k) % ranks != 0) return false;
   }
   if (options.lora.targets.empty()) return true;
   for (const auto& [role, limit] : info.capabilities.lora_rank_limits) {
@@ -97,14 +96,17 @@ ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
     return models;
   }
   const auto largest = [&](int64_t most, bool keeping) {
-    int64_t k = std::min(most, fit_options.width_divisor.value_or(8));
+    int64_t k = std::min(most, fit_options.width_divisor.value_or(kMaxWidthDivisor));
     while (k >= 4 && !splits_at_width(info, models.two_blocks, k, keeping)) k /= 2;
     return k >= 4 ? k : 1;
   };
-  const int64_t k = largest(info.capabilities.max_width_divisor, false);
-  if (k > 1 || !models.two_blocks.lora.targets.empty()) return models.at_width(k);
-  return models.at_width(largest(info.capabilities.max_width_divisor_keeping_key_value_heads, true),
-                         /*keeping_key_value_heads=*/true);
+  const int64_t divided = largest(info.capabilities.max_width_divisor, false);
+  const int64_t kept =
+      models.two_blocks.lora.targets.empty()
+          ? largest(info.capabilities.max_width_divisor_keeping_key_value_heads, true)
+          : 1;
+  return kept > divided ? models.at_width(kept, /*keeping_key_value_heads=*/true)
+                        : models.at_width(divided);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -48,9 +49,9 @@ class CountingCpuAllocator final : public c10::Allocator {
     int64_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
     }
-    void* block = nullptr;
+    void* block = reused_block(bytes + kHeader);
     try {
-      block = c10::alloc_cpu(bytes + kHeader);
+      if (block == nullptr) block = c10::alloc_cpu(bytes + kHeader);
     } catch (...) {
       current_.fetch_sub(size);
       throw;
@@ -70,8 +71,20 @@ class CountingCpuAllocator final : public c10::Allocator {
   static void release(void* data) {
     if (data == nullptr) return;
     void* block = static_cast<char*>(data) - kHeader;
-    instance().current_.fetch_sub(*static_cast<int64_t*>(block));
-    c10::free_cpu(block);
+    const int64_t size = *static_cast<int64_t*>(block);
+    instance().current_.fetch_sub(size);
+    if (!instance().keep_freed(block, static_cast<size_t>(size) + kHeader)) c10::free_cpu(block);
+  }
+
+  // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to
+  // kReusedBytesMax in all.
+  void set_reuse(bool on) {
+    const std::lock_guard<std::mutex> lock(reused_mutex_);
+    reuse_ = on;
+    if (on) return;
+    for (const auto& [size, block] : reused_) c10::free_cpu(block);
+    reused_.clear();
+    reused_bytes_ = 0;
   }
 
   static CountingCpuAllocator& instance() {
@@ -82,6 +95,35 @@ class CountingCpuAllocator final : public c10::Allocator {
   mutable std::atomic<int64_t> current_{0};
   mutable std::atomic<int64_t> peak_{0};
   std::atomic<int64_t> limit_{0};
+
+ private:
+  static constexpr size_t kReusedBlockMin = size_t{32} << 20;
+  static constexpr size_t kReusedBytesMax = size_t{512} << 20;
+
+  void* reused_block(size_t size) const {
+    if (size < kReusedBlockMin) return nullptr;
+    const std::lock_guard<std::mutex> lock(reused_mutex_);
+    const auto found = reused_.find(size);
+    if (found == reused_.end()) return nullptr;
+    void* block = found->second;
+    reused_.erase(found);
+    reused_bytes_ -= size;
+    return block;
+  }
+
+  bool keep_freed(void* block, size_t size) {
+    if (size < kReusedBlockMin) return false;
+    const std::lock_guard<std::mutex> lock(reused_mutex_);
+    if (!reuse_ || reused_bytes_ + size > kReusedBytesMax) return false;
+    reused_.emplace(size, block);
+    reused_bytes_ += size;
+    return true;
+  }
+
+  mutable std::mutex reused_mutex_;
+  mutable std::multimap<size_t, void*> reused_;
+  mutable size_t reused_bytes_ = 0;
+  bool reuse_ = false;
 };
 
 #if GPUBENCH_WITH_CUDA
@@ -96,6 +138,14 @@ void track_cpu_tensors() {
   static std::once_flag installed;
   std::call_once(installed,
                  [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100); });
+}
+
+ReusedFreedBlocks::ReusedFreedBlocks() {
+  CountingCpuAllocator::instance().set_reuse(true);
+}
+
+ReusedFreedBlocks::~ReusedFreedBlocks() {
+  CountingCpuAllocator::instance().set_reuse(false);
 }
 
 void keep_freed_host_memory() {

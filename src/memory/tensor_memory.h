@@ -25,6 +25,19 @@ void track_cpu_tensors();
 // same (scripts/trial_timing.py).
 void keep_freed_host_memory();
 
+// fit's probes, while one lives: the counting allocator keeps freed blocks of 1 MiB or more (up to
+// 1 GiB of them) for the next allocation of the same size, where glibc would hand them back to
+// the kernel (above its 32 MiB mmap threshold) and the next would fault every page in again,
+// zeroed. The probes allocate the same weight-sized tensors (16-bit copies, gradients) at every
+// shape. What the allocator counts is unchanged: the bytes of live tensors.
+class ReusedFreedBlocks {
+ public:
+  ReusedFreedBlocks();
+  ~ReusedFreedBlocks();
+  ReusedFreedBlocks(const ReusedFreedBlocks&) = delete;
+  ReusedFreedBlocks& operator=(const ReusedFreedBlocks&) = delete;
+};
+
 int64_t allocated_bytes(torch::Device device);
 int64_t peak_allocated_bytes(torch::Device device);
 int64_t peak_reserved_bytes(torch::Device device);  // CUDA; 0 on the CPU

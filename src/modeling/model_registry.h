@@ -117,6 +117,9 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
 // tests run, from their configuration by a rule tested against built ones), not estimated.
+// The most fit's probes narrow a model's width by (ModelOptions::width_divisor).
+inline constexpr int64_t kMaxWidthDivisor = 16;
+
 struct ModelStats {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA)

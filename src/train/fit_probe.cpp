@@ -193,8 +193,11 @@ ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t
 int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
                             const ResolvedBenchmark& b, bool shared_storage) {
   if (!info.count) return 0;
-  const MemoryPlan plan = plan_memory(info.count(options), b, info, options);
-  return (shared_storage ? 0 : plan.weights) + plan.gradients;
+  const ModelStats stats = info.count(options);
+  const MemoryPlan plan = plan_memory(stats, b, info, options);
+  // QLoRA's NF4 weights are quantised from float32 ones as the model is built: 4 bytes each then.
+  const int64_t as_built = plan.weights + 4 * stats.nf4_params - stats.nf4_params / 2;
+  return (shared_storage ? 0 : as_built) + plan.gradients;
 }
 
 // The fits at the model's width from those at 1/k and 2/k of it: the counted state on the
@@ -319,6 +322,9 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   fit.benchmark = b;
   ProbeFits fits;
   if (models.by_blocks) {
+    // The weight-sized tensors of a model probed by blocks come again at every shape (a whole
+    // model's probes gain no time from it, and would hold the blocks beside their own peak).
+    const tensor_memory::ReusedFreedBlocks reused;
     fits = probe_by_blocks(models, b, info, device, policy, shapes, shared, fit);
   } else {
     fits = probe_model(b, info, options, device, policy, shapes, shared, fit.readings);

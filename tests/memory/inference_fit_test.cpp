@@ -277,6 +277,33 @@ TEST(InferenceFitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes)
   }
 }
 
+// The same with the key/value heads kept whole (as for Llama 3.1 405B, whose 8 do not divide by
+// 16): Llama 3.2 1B over 8 tensor-parallel ranks, one key/value head each, probed at 1/4 and 2/4.
+TEST(InferenceFitPrediction, ProbesNarrowedKeepingTheKeyValueHeadsPredictWhatTheModelsWidthDoes) {
+  ResolvedBenchmark b = infer_benchmark("llama-3.2-1b", 4, 64, 16, Precision::kBf16);
+  b.tensor_parallel = 8;
+  b.gpus = 8;
+  FitOptions wide, narrow;
+  wide.force_blocks = narrow.force_blocks = true;
+  wide.width_divisor = 1;
+  narrow.width_divisor = 8;
+  const InferenceMemoryFit at_width = fit_inference_memory(b, wide),
+                           widened = fit_inference_memory(b, narrow);
+  ASSERT_NE(widened.method.find("at 1/4 and 2/4 of its width (hidden size, MLP width and "
+                                "attention heads; the key/value heads and the head width kept)"),
+            std::string::npos)
+      << widened.method;
+  EXPECT_EQ(widened.weights, at_width.weights);
+  EXPECT_EQ(widened.kv_cache_bytes_per_token, at_width.kv_cache_bytes_per_token);
+  for (const int64_t batch : {4, 32}) {
+    const auto predicted = static_cast<double>(widened.peak_at(batch, 80)),
+               wide_peak = static_cast<double>(at_width.peak_at(batch, 80));
+    std::printf("[   info   ] batch %lld: widened / at width %.4f\n", static_cast<long long>(batch),
+                predicted / wide_peak);
+    EXPECT_NEAR(predicted / wide_peak, 1.0, 0.02) << batch;
+  }
+}
+
 // gpt-oss's attention holds float32 scores for a block of query rows over every key and its sink
 // (models/gpt_oss.cpp): they grow with the square of the prompt, capped by the block. The model
 // declares them; fit adds them to what its probes measured beside them, and scales the pass's

@@ -71,6 +71,31 @@ TEST(TensorMemory, CountsEveryCpuTensorAndItsRelease) {
   EXPECT_NEAR(tensor_memory::peak_allocated_bytes(kCpu), before + 8000000, 64);
 }
 
+// fit's probes keep freed blocks of 32 MiB or more for the next tensor of the same size, where
+// glibc would hand them back to the kernel; the bytes counted are still those of live tensors,
+// and the blocks go back once the probes end.
+TEST(TensorMemory, ReusedFreedBlocksLeaveTheCountsToLiveTensors) {
+  tensor_memory::track_cpu_tensors();
+  const int64_t before = tensor_memory::allocated_bytes(kCpu);
+  constexpr int64_t kBytes = int64_t{40} << 20;
+  const void* first = nullptr;
+  {
+    const tensor_memory::ReusedFreedBlocks reused;
+    {
+      const torch::Tensor a = torch::empty({kBytes}, torch::kUInt8);
+      first = a.data_ptr();
+      EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before + kBytes);
+    }
+    EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before);
+    const torch::Tensor again = torch::empty({kBytes}, torch::kUInt8);
+    EXPECT_EQ(again.data_ptr(), first) << "the freed block, kept";
+    EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before + kBytes);
+    const torch::Tensor other = torch::empty({kBytes + 4096}, torch::kUInt8);
+    EXPECT_NE(other.data_ptr(), first);
+  }
+  EXPECT_EQ(tensor_memory::allocated_bytes(kCpu), before);
+}
+
 TEST(TensorMemory, ALimitMakesAnAllocationAnOutOfMemory) {
   tensor_memory::track_cpu_tensors();
   tensor_memory::set_limit(kCpu, tensor_memory::allocated_bytes(kCpu) + (8 << 20));
