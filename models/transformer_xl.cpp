@@ -416,7 +416,8 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
   // Its memory is a new tensor every step, which a replayed graph would never read.
   info.capabilities.input = SyntheticInput::kTokenSegments;
   info.capabilities.fp8_linear_layers = true;
-  info.capabilities.weight_formats.clear();  // no inference path
+  info.capabilities.memory_independent_of_weights = true;  // its clusters go by the tokens
+  info.capabilities.weight_formats.clear();                // no inference path
   info.capabilities.graph_refusal =
       "its recurrent memory is a new tensor every step, which a replayed graph would never read";
   info.default_tgt_len = config.tgt_len;

@@ -180,6 +180,10 @@ struct ModelCapabilities {
   // Its products run through gpubench's linear layers (modeling/linear_compute.h), which
   // precision fp8 runs in FP8; convolutions have no FP8 path in PyTorch.
   bool fp8_linear_layers = false;
+  // What a step allocates depends on its shapes alone, not on its weights' values (no routing or
+  // selection by score): fit's probes may build it undrawn, its weights zeroed over one shared
+  // buffer (memory/shared_storage.h), as they do every counted model (ModelInfo::count).
+  bool memory_independent_of_weights = false;
   // Projection roles LoRA may adapt, in order; empty: the model trains in full only.
   std::vector<std::string> lora_roles;
   // Per role, the smaller side of its projection (min of in and out features): the largest rank

@@ -92,7 +92,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
                       std::vector<ProbeReading>& readings) {
   // Counted models are built undrawn and their weights zeroed on the device: memory does not
   // depend on the values, and drawing billions of them on the CPU would take the minute.
-  options.defer_initialization = static_cast<bool>(info.count);
+  options.defer_initialization = info.count || info.capabilities.memory_independent_of_weights;
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
   placed.defer_initialization = false;
