@@ -551,7 +551,7 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
                                       int64_t /*element_bytes*/) {
     return prefill_score_bytes(configured(config, options), options, batch, tokens);
   };
-  can.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
+  can.tensor_parallel_splits = {{kKeyValueHeadsSplit, config.num_kv_heads},
                                 {"attention heads", config.num_heads},
                                 {"expert width", config.intermediate_size},
                                 {"vocabulary", config.vocab_size}};

@@ -565,7 +565,7 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
                                                               config.head_dim(), element_bytes);
     };
   }
-  info.capabilities.tensor_parallel_splits = {{"key/value heads", config.num_kv_heads},
+  info.capabilities.tensor_parallel_splits = {{kKeyValueHeadsSplit, config.num_kv_heads},
                                               {"attention heads", config.num_heads},
                                               {"MLP width", config.intermediate_size},
                                               {"vocabulary", config.vocab_size}};

@@ -73,7 +73,7 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
   const int64_t ranks = options.tensor_parallel ? options.tensor_parallel->size() : 1;
   for (const auto& [what, count] : info.capabilities.tensor_parallel_splits) {
     if (what == "vocabulary") continue;
-    const bool kept = keeping_key_value_heads && what == "key/value heads";
+    const bool kept = keeping_key_value_heads && what == kKeyValueHeadsSplit;
     if ((!kept && count % k != 0) || (kept ? count : count / k) % ranks != 0) return false;
   }
   if (options.lora.targets.empty()) return true;
@@ -85,10 +85,11 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
 
 // The width divisor for probes by blocks: where the two-block model at the model's width would
 // hold more than kRealWidthProbeBytes, the model's largest that still splits as asked, if 4 or
-// more (at 2 the second width is the model's own); else 1. Where tensor parallelism splits the
-// key/value heads too finely to divide them, they are kept whole, though not under LoRA: a key or
-// value adapter's B (their width by the rank) would then not change with the width, a constant
-// that the parabola through 0 and two widths leaves out.
+// more (at 2 the second width is the model's own); else 1. Where keeping the key/value heads whole
+// allows a larger divisor (405B's 8 heads do not divide by 16, nor 8 tensor-parallel ranks' one
+// head each by 4), they are kept, though not under LoRA: a key or value adapter's B (their width
+// by the rank) would then not change with the width, a constant that the parabola through 0 and
+// two widths leaves out.
 ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
                               const FitOptions& fit_options, const ProbeBytes& bytes) {
   if (!models.by_blocks) return models;

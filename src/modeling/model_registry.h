@@ -117,6 +117,10 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
 // tests run, from their configuration by a rule tested against built ones), not estimated.
+// What a tensor-parallel rank splits of a transformer's attention, as its
+// ModelCapabilities::tensor_parallel_splits names it: fit's narrowed probes may keep it whole.
+inline constexpr const char* kKeyValueHeadsSplit = "key/value heads";
+
 // The most fit's probes narrow a model's width by (ModelOptions::width_divisor).
 inline constexpr int64_t kMaxWidthDivisor = 16;
 
