@@ -37,7 +37,7 @@ struct GenerationFits {
   BatchSeqFit prefill_extra, prefill_at_scores, decode_extra;
 };
 
-// The model as infer holds it, with its weights undrawn where it is counted (memory does not
+// The model as infer holds it, with its weights undrawn where probed_undrawn (memory does not
 // depend on the values: zeros, quantised, take the bytes random ones do).
 // With `shared`, every weight lies over one zeroed buffer per dtype, in the dtype infer casts it
 // to (memory/shared_storage.h): a probe holds its largest weight's bytes, not every weight's
@@ -46,7 +46,7 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
                                                       const ModelInfo& info, ModelOptions options,
                                                       torch::Device device,
                                                       const PrecisionPolicy& policy, bool shared) {
-  options.defer_initialization = static_cast<bool>(info.count);
+  options.defer_initialization = probed_undrawn(info);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
   placed.defer_initialization = false;
@@ -169,7 +169,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
                                 const std::vector<ProbeShape>& prefill_shapes,
                                 const FitOptions& fit_options,
                                 std::vector<InferenceProbeReading>& readings) {
-  const bool shared = fit_options.shared_storage && static_cast<bool>(info.count);
+  const bool shared = fit_options.shared_storage && probed_undrawn(info);
   const std::unique_ptr<TrainableModel> model =
       inference_probe_model(b, info, options, device, policy, shared);
   TextGenerator& generator = *model->text_generator();
@@ -293,10 +293,8 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
     return probe_blocks_at_width(probed, b, info, device, policy, prefill, fit_options, fit);
   };
   const int64_t k = models.width_divisor;
-  GenerationFits fits =
-      k > 1 ? widened_fits(at_width(models),
-                           at_width(models.at_width(k / 2, models.keeps_key_value_heads)), k)
-            : at_width(models);
+  GenerationFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.twice_as_wide()), k)
+                              : at_width(models);
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
   // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a
   // decode step's peak (test-vocab-llama at batch 32: 8.4 MB, where the narrowed probes saw

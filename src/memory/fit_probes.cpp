@@ -55,6 +55,10 @@ ProbeModels ProbeModels::at_width(int64_t divisor, bool keeping_key_value_heads)
   return models;
 }
 
+bool probed_undrawn(const ModelInfo& info) {
+  return info.count || info.capabilities.memory_independent_of_weights;
+}
+
 ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
   if (!by_blocks) return whole;
   ModelOptions options = two_blocks;

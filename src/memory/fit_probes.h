@@ -81,6 +81,8 @@ struct ProbeModels {
   int64_t width_divisor = 1;
   bool keeps_key_value_heads = false;  // ModelOptions::width_keeps_key_value_heads
   ProbeModels at_width(int64_t divisor, bool keeping_key_value_heads = false) const;
+  // The second width the figures are widened from: these models at twice the width.
+  ProbeModels twice_as_wide() const { return at_width(width_divisor / 2, keeps_key_value_heads); }
   // The largest probe model at the model's width (two blocks, or the whole model): what the
   // CPU's probe length is chosen by (probe_length), so that narrowing the width changes the
   // probes' cost, not their lengths.
@@ -97,6 +99,11 @@ using ProbeBytes = std::function<int64_t(const ModelOptions&)>;
 
 // By blocks where the model's planned bytes exceed what may be built whole (on the CPU 2 GiB; on
 // a GPU half its memory) or the options force it.
+// Whether the probes build the model undrawn, its weights zeroed (over one shared buffer where
+// FitOptions::shared_storage): a model counted by rule (ModelInfo::count), or one whose memory does
+// not depend on its weights' values (ModelCapabilities::memory_independent_of_weights).
+bool probed_undrawn(const ModelInfo& info);
+
 ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, torch::Device device,
                          const FitOptions& fit_options, const ProbeBytes& bytes);
 

@@ -70,8 +70,8 @@ constexpr int64_t kOneDnnMinMultiplyAdds = 16 * 16 * 16;
 // products, at most 16 x the head dimension, are below it for heads up to 256 wide) and the
 // weight matrices at or under it (a linear layer at one token is above it otherwise) hold at most
 // a thousandth of the model's matrices' elements: their temporaries are as small beside the
-// rest (Llama 3.1 405B LoRA, narrowed: its key and value adapters' B, 128 x 16, 1/12,000 of the
-// probe's matrices; the prediction with oneDNN 1.2 MB, 0.0001 %, above LibTorch's own kernels',
+// rest (Llama 3.1 405B LoRA, narrowed: its key and value adapters' B, 128 x 16, about 1/13,000 of
+// the probe's matrices; the prediction with oneDNN 1.2 MB, 0.0001 %, above LibTorch's own kernels',
 // 3 s against 29 s). A tiny model's matrices are all of them under it.
 bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest) {
   constexpr int64_t kLongestBelow = 4;
@@ -92,7 +92,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
                       std::vector<ProbeReading>& readings) {
   // Counted models are built undrawn and their weights zeroed on the device: memory does not
   // depend on the values, and drawing billions of them on the CPU would take the minute.
-  options.defer_initialization = info.count || info.capabilities.memory_independent_of_weights;
+  options.defer_initialization = probed_undrawn(info);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
   placed.defer_initialization = false;
@@ -253,10 +253,8 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
     return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, fit);
   };
   const int64_t k = models.width_divisor;
-  ProbeFits fits =
-      k > 1 ? widened_fits(at_width(models),
-                           at_width(models.at_width(k / 2, models.keeps_key_value_heads)), k)
-            : at_width(models);
+  ProbeFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.twice_as_wide()), k)
+                         : at_width(models);
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the
   // model's own they can be the peak: the larger of the two moments, per token. (Added to the

@@ -253,28 +253,33 @@ TEST(InferenceFitPrediction, ProbesOverSharedStorageReadWhatOwnStorageDoes) {
   }
 }
 
-// Probed at 1/8 and 2/8 of its width and widened, as Llama 3.1 405B is (its two blocks at its
-// width hold 12.8 GB): Llama 3.2 1B against its probes by blocks at its own width, the weights and
-// the cache to the byte, the peak within 2 %.
-TEST(InferenceFitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes) {
-  const ResolvedBenchmark b = infer_benchmark("llama-3.2-1b", 4, 64, 16, Precision::kBf16);
+// `b` probed by blocks narrowed by 8 where it can be, against its probes by blocks at its width:
+// `method` names the widths; the weights and the cache to the byte, the peak at batch 4 and 32
+// (prompt 80) within 2 %.
+void expect_narrowed_predicts_the_width(const ResolvedBenchmark& b, const std::string& method) {
   FitOptions wide, narrow;
   wide.force_blocks = narrow.force_blocks = true;
   wide.width_divisor = 1;
   narrow.width_divisor = 8;
   const InferenceMemoryFit at_width = fit_inference_memory(b, wide),
                            widened = fit_inference_memory(b, narrow);
-  ASSERT_NE(widened.method.find("at 1/8 and 2/8 of its width"), std::string::npos)
-      << widened.method;
+  ASSERT_NE(widened.method.find(method), std::string::npos) << widened.method;
   EXPECT_EQ(widened.weights, at_width.weights);
   EXPECT_EQ(widened.kv_cache_bytes_per_token, at_width.kv_cache_bytes_per_token);
   for (const int64_t batch : {4, 32}) {
     const auto predicted = static_cast<double>(widened.peak_at(batch, 80)),
                wide_peak = static_cast<double>(at_width.peak_at(batch, 80));
-    std::printf("[   info   ] batch %lld: widened / at width %.4f\n", static_cast<long long>(batch),
-                predicted / wide_peak);
+    std::printf("[   info   ] x%d batch %lld: widened / at width %.4f\n", b.tensor_parallel,
+                static_cast<long long>(batch), predicted / wide_peak);
     EXPECT_NEAR(predicted / wide_peak, 1.0, 0.02) << batch;
   }
+}
+
+// Probed at 1/8 and 2/8 of its width and widened, as Llama 3.1 405B is (its two blocks at its
+// width hold 12.8 GB): Llama 3.2 1B against its probes by blocks at its own width.
+TEST(InferenceFitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes) {
+  expect_narrowed_predicts_the_width(infer_benchmark("llama-3.2-1b", 4, 64, 16, Precision::kBf16),
+                                     "at 1/8 and 2/8 of its width");
 }
 
 // The same with the key/value heads kept whole (as for Llama 3.1 405B, whose 8 do not divide by
@@ -283,25 +288,10 @@ TEST(InferenceFitPrediction, ProbesNarrowedKeepingTheKeyValueHeadsPredictWhatThe
   ResolvedBenchmark b = infer_benchmark("llama-3.2-1b", 4, 64, 16, Precision::kBf16);
   b.tensor_parallel = 8;
   b.gpus = 8;
-  FitOptions wide, narrow;
-  wide.force_blocks = narrow.force_blocks = true;
-  wide.width_divisor = 1;
-  narrow.width_divisor = 8;
-  const InferenceMemoryFit at_width = fit_inference_memory(b, wide),
-                           widened = fit_inference_memory(b, narrow);
-  ASSERT_NE(widened.method.find("at 1/4 and 2/4 of its width (hidden size, MLP width and "
-                                "attention heads; the key/value heads and the head width kept)"),
-            std::string::npos)
-      << widened.method;
-  EXPECT_EQ(widened.weights, at_width.weights);
-  EXPECT_EQ(widened.kv_cache_bytes_per_token, at_width.kv_cache_bytes_per_token);
-  for (const int64_t batch : {4, 32}) {
-    const auto predicted = static_cast<double>(widened.peak_at(batch, 80)),
-               wide_peak = static_cast<double>(at_width.peak_at(batch, 80));
-    std::printf("[   info   ] batch %lld: widened / at width %.4f\n", static_cast<long long>(batch),
-                predicted / wide_peak);
-    EXPECT_NEAR(predicted / wide_peak, 1.0, 0.02) << batch;
-  }
+  expect_narrowed_predicts_the_width(
+      b,
+      "at 1/4 and 2/4 of its width (hidden size, MLP width and attention heads; the key/value "
+      "heads and the head width kept)");
 }
 
 // gpt-oss's attention holds float32 scores for a block of query rows over every key and its sink
