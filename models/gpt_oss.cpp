@@ -131,7 +131,8 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     post_attention_layernorm = register_module("post_attention_layernorm",
                                                RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
-    router = mlp->register_module("router", moe::TopKRouter(h, c.num_experts, c.experts_per_token));
+    router = mlp->register_module(
+        "router", moe::TopKRouter(h, c.num_experts, c.experts_per_token, options.balanced_routes));
     moe::ExpertsOptions experts_options{c.num_experts, h, c.intermediate_size,
                                         clamped_swiglu(c.swiglu_alpha, c.swiglu_limit),
                                         options.experts_in_mxfp4};
@@ -370,6 +371,13 @@ class GptOssNetImpl : public torch::nn::Module {
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
     if (bias && name.find("router") == std::string::npos) {
       parameter.zero_();
+    } else if (parameter.is_cpu() && parameter.scalar_type() != torch::kFloat) {
+      // LibTorch's CPU draws float32 normals in vectorised runs and 16-bit ones one at a time
+      // (most of gpt-oss-120b's inference fit went there): float32 in chunks of 16 MB, then cast.
+      for (Tensor chunk : parameter.view({-1}).split(int64_t{1} << 22)) {
+        chunk.copy_(torch::empty({chunk.numel()}, chunk.options().dtype(torch::kFloat))
+                        .normal_(0.0, kInitialStd));
+      }
     } else {
       parameter.normal_(0.0, kInitialStd);
     }
@@ -506,11 +514,35 @@ GptOssConfig gpt_oss_20b() {
 
 namespace {
 
-// The configuration as the options ask: fewer blocks, a narrower vocabulary, another top-k.
+// The configuration as the options ask: fewer blocks, a narrower vocabulary, another top-k, and
+// for fit's probes fewer experts and a narrower width (the head width kept).
 GptOssConfig configured(GptOssConfig config, const ModelOptions& options) {
   config = reduced(config, options);
   if (options.experts_per_token > 0) config.experts_per_token = options.experts_per_token;
+  if (options.experts > 0) config.num_experts = options.experts;
+  const int64_t k = options.width_divisor;
+  if (k > 1) {
+    config.hidden_size /= k;
+    config.intermediate_size /= k;
+    config.num_heads /= k;
+    if (!options.width_keeps_key_value_heads) config.num_kv_heads /= k;
+  }
   return config;
+}
+
+// The largest power of two up to kMaxWidthDivisor that the hidden size, the expert width and the
+// heads divide by; with the key/value heads kept, the attention heads divided still a multiple
+// of them.
+int64_t max_width_divisor(const GptOssConfig& c, bool keeping_key_value_heads) {
+  int64_t k = kMaxWidthDivisor;
+  const auto divides = [&c, keeping_key_value_heads](int64_t by) {
+    const bool heads = keeping_key_value_heads
+                           ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0
+                           : c.num_kv_heads % by == 0 && c.num_heads % by == 0;
+    return heads && c.hidden_size % by == 0 && c.intermediate_size % by == 0;
+  };
+  while (k > 1 && !divides(k)) k /= 2;
+  return k;
 }
 
 ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string reference,
@@ -545,6 +577,8 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts = config.num_experts;
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
+  can.max_width_divisor = max_width_divisor(config, false);
+  can.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true);
   can.block_period = 2;  // a sliding-window layer and a full one
   // Its scores are float32 whatever the compute dtype.
   info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,

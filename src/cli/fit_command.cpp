@@ -27,16 +27,18 @@ std::string recipe_text(const ResolvedBenchmark& b) {
   return text;
 }
 
-// Probes narrowed in width: a column after the vocabulary with each one's divisor.
+// Probes narrowed (in width, in experts): a column after the vocabulary with each one's `member`,
+// where any differs from the model's own.
 template <typename Reading>
-void with_width_column(FitReport& report, const std::vector<Reading>& readings) {
-  if (std::none_of(readings.begin(), readings.end(),
-                   [](const Reading& r) { return r.width_divisor > 1; })) {
+void with_narrowing_column(FitReport& report, const std::vector<Reading>& readings,
+                           const char* name, int64_t Reading::*member, int64_t unnarrowed) {
+  if (std::all_of(readings.begin(), readings.end(),
+                  [&](const Reading& r) { return r.*member == unnarrowed; })) {
     return;
   }
-  report.probe_columns.insert(report.probe_columns.begin() + 2, "width divisor");
+  report.probe_columns.insert(report.probe_columns.begin() + 2, name);
   for (size_t i = 0; i < readings.size(); ++i) {
-    report.probes[i].insert(report.probes[i].begin() + 2, readings[i].width_divisor);
+    report.probes[i].insert(report.probes[i].begin() + 2, readings[i].*member);
   }
 }
 
@@ -56,7 +58,8 @@ FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& 
     report.probes.push_back({p.blocks, p.vocab, p.batch, p.seq, p.inputs, p.activations,
                              p.peak_above_start, p.peak_above_start_kept, p.gradients});
   }
-  with_width_column(report, fit.readings);
+  with_narrowing_column(report, fit.readings, "experts", &ProbeReading::experts, 0);
+  with_narrowing_column(report, fit.readings, "width divisor", &ProbeReading::width_divisor, 1);
   report.cards = card_verdicts(settings.cards, report.predicted_peak_bytes, settings.reserve,
                                [&fit](int64_t capacity) { return fit.max_batch(capacity); });
   return report;
@@ -98,7 +101,9 @@ FitReport inference_report(const PredictionSubject& subject, const FitSettings& 
     row.insert(row.end(), {p.decode_context, p.decode_peak_above});
     report.probes.push_back(row);
   }
-  with_width_column(report, fit.readings);
+  with_narrowing_column(report, fit.readings, "experts", &InferenceProbeReading::experts, 0);
+  with_narrowing_column(report, fit.readings, "width divisor",
+                        &InferenceProbeReading::width_divisor, 1);
   report.cards = card_verdicts(
       settings.cards, report.predicted_peak_bytes, settings.reserve,
       [&fit](int64_t capacity) { return fit.max_batch(capacity); },

@@ -41,11 +41,13 @@ struct GenerationFits {
 // depend on the values: zeros, quantised, take the bytes random ones do).
 // With `shared`, every weight lies over one zeroed buffer per dtype, in the dtype infer casts it
 // to (memory/shared_storage.h): a probe holds its largest weight's bytes, not every weight's
-// (Llama 3.1 405B's two blocks: 12.8 GB in bf16).
+// (Llama 3.1 405B's two blocks: 12.8 GB in bf16). `routed`: the weights that decide a pass's
+// routes drawn (TrainableModel::initialize_routing); false for a model built for its weights alone.
 std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b,
                                                       const ModelInfo& info, ModelOptions options,
                                                       torch::Device device,
-                                                      const PrecisionPolicy& policy, bool shared) {
+                                                      const PrecisionPolicy& policy, bool shared,
+                                                      bool routed) {
   options.defer_initialization = probed_undrawn(info);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
@@ -61,7 +63,7 @@ std::unique_ptr<TrainableModel> inference_probe_model(const ResolvedBenchmark& b
     // Weights held as codes and scales (MXFP4 experts) are buffers, left undrawn otherwise:
     // garbage there made NaN hidden states, whose routes all went to the same experts.
     for (auto& buffer : model->module().buffers()) buffer.zero_();
-    model->initialize_routing();
+    if (routed) model->initialize_routing();
   }
   prepare_for_inference(*model, b, policy);
   return model;
@@ -171,7 +173,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
                                 std::vector<InferenceProbeReading>& readings) {
   const bool shared = fit_options.shared_storage && probed_undrawn(info);
   const std::unique_ptr<TrainableModel> model =
-      inference_probe_model(b, info, options, device, policy, shared);
+      inference_probe_model(b, info, options, device, policy, shared, !prefill_shapes.empty());
   TextGenerator& generator = *model->text_generator();
   GenerationFits fits;
   fits.weights =
@@ -179,6 +181,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   if (fit_options.counted_weights) {
     fits.weights += layers::counted_bytes_change(model->module(), *fit_options.counted_weights);
   }
+  if (prefill_shapes.empty()) return fits;  // the weights alone
   const c10::InferenceMode inference_mode;
   const torch::ScalarType cache_dtype = kv_cache_dtype(b);
   const auto tokens = torch::TensorOptions().device(device).dtype(torch::kLong);
@@ -198,6 +201,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
     reading.blocks = options.blocks;
     reading.vocab = options.vocab;
     reading.width_divisor = options.width_divisor;
+    reading.experts = options.experts;
     reading.batch = shape.batch;
     reading.seq = shape.seq;
     reading.decode_context = decode_shape.seq;
@@ -289,12 +293,27 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
                                           const PrecisionPolicy& policy,
                                           const std::vector<ProbeShape>& prefill,
                                           const FitOptions& fit_options, InferenceMemoryFit& fit) {
-  const auto at_width = [&](const ProbeModels& probed) {
-    return probe_blocks_at_width(probed, b, info, device, policy, prefill, fit_options, fit);
+  const auto at_experts = [&](const ProbeModels& probed, const std::vector<ProbeShape>& shapes) {
+    const auto at_width = [&](const ProbeModels& at) {
+      return probe_blocks_at_width(at, b, info, device, policy, shapes, fit_options, fit);
+    };
+    const int64_t k = probed.width_divisor;
+    return k > 1 ? widened_fits(at_width(probed), at_width(probed.twice_as_wide()), k)
+                 : at_width(probed);
   };
-  const int64_t k = models.width_divisor;
-  GenerationFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.twice_as_wide()), k)
-                              : at_width(models);
+  GenerationFits fits = at_experts(models, prefill);
+  // Fewer experts (fit_probes.h's ProbeModels::experts): their weights on the line through the
+  // probes and the same models built with twice the experts. The cache and the passes' moments
+  // are the probes' own: they hold the tokens' tensors and one expert's weights dequantised at a
+  // time, whatever the count (on the line, the routes' differences between two sets of probes,
+  // a few hundred KB, grew to 13.6 GiB of activations for gpt-oss-20b at prompt 8192, where
+  // probes with all 32 experts give 2.2).
+  if (models.experts > 0) {
+    const GenerationFits twice = at_experts(models.with_twice_the_experts(), {});
+    fits.weights = std::llround(widened_figure(static_cast<double>(fits.weights),
+                                               static_cast<double>(twice.weights),
+                                               models.experts_factor(info)));
+  }
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
   // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a
   // decode step's peak (test-vocab-llama at batch 32: 8.4 MB, where the narrowed probes saw
@@ -358,6 +377,11 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
     };
   }
   fit.method = probe_method("a prompt's pass and a decode step", models, info, prefill, b);
+  if (models.experts > 0) {
+    fit.method += " (the passes with " + std::to_string(models.experts) +
+                  " experts; the models with " + std::to_string(2 * models.experts) +
+                  " built for their weights alone)";
+  }
   if (prefill.back().seq != b.prompt_len) {
     fit.method += ", scaled to prompt " + std::to_string(b.prompt_len);
   }

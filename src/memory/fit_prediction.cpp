@@ -157,19 +157,24 @@ double widened_square(double narrow, double twice, int64_t k) {
   return kk * line + kk * kk * square;
 }
 
-BatchSeqFit BatchSeqFit::widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
+BatchSeqFit BatchSeqFit::on_line(const BatchSeqFit& at_n, const BatchSeqFit& at_twice, int64_t k,
                                  bool for_peak) {
   auto line = [k, for_peak](double a, double b) { return widened_figure(a, b, k, for_peak); };
+  return {line(at_n.fixed, at_twice.fixed),
+          line(at_n.fixed_linear, at_twice.fixed_linear),
+          line(at_n.fixed_quadratic, at_twice.fixed_quadratic),
+          line(at_n.linear, at_twice.linear),
+          line(at_n.quadratic, at_twice.quadratic),
+          line(at_n.item, at_twice.item)};
+}
+
+BatchSeqFit BatchSeqFit::widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
+                                 bool for_peak) {
+  BatchSeqFit fit = on_line(narrow, twice, k, for_peak);
   // What a step holds once whatever its batch and length: under autocast the 16-bit copies of
   // float32 weights that backward keeps, and their gradients, which grow with the weights.
-  const double fixed =
-      for_peak ? line(narrow.fixed, twice.fixed) : widened_square(narrow.fixed, twice.fixed, k);
-  return {fixed,
-          line(narrow.fixed_linear, twice.fixed_linear),
-          line(narrow.fixed_quadratic, twice.fixed_quadratic),
-          line(narrow.linear, twice.linear),
-          line(narrow.quadratic, twice.quadratic),
-          line(narrow.item, twice.item)};
+  if (!for_peak) fit.fixed = widened_square(narrow.fixed, twice.fixed, k);
+  return fit;
 }
 
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {

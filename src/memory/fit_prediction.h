@@ -56,6 +56,9 @@ struct BatchSeqFit {
   // k / 2.
   static BatchSeqFit widened(const BatchSeqFit& narrow, const BatchSeqFit& twice, int64_t k,
                              bool for_peak = false);
+  // Every coefficient on the line (widened_figure) from the fits at n and 2n to k n.
+  static BatchSeqFit on_line(const BatchSeqFit& at_n, const BatchSeqFit& at_twice, int64_t k,
+                             bool for_peak = false);
 };
 
 // base + t (blocks - base) + u (vocab - base): a figure of the probes by blocks (base: one block,
@@ -82,6 +85,7 @@ struct ProbeReading {
   int64_t blocks = 0;         // 0: the whole model
   int64_t vocab = 0;          // 0: the model's own
   int64_t width_divisor = 1;  // the probe model's width is the model's over this
+  int64_t experts = 0;        // a mixture of experts' in each MoE layer; 0: the model's own
   int64_t batch = 0;
   int64_t seq = 0;                // 0: a model without a sequence length
   int64_t inputs = 0;             // the synthetic batch's bytes

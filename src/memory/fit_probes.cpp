@@ -55,6 +55,24 @@ ProbeModels ProbeModels::at_width(int64_t divisor, bool keeping_key_value_heads)
   return models;
 }
 
+ProbeModels ProbeModels::with_experts(int64_t count) const {
+  ProbeModels models = *this;
+  models.experts = count;
+  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+    options->experts = count;
+  }
+  return models;
+}
+
+int64_t ProbeModels::experts_factor(const ModelInfo& info) const {
+  return experts > 0 ? info.capabilities.experts / experts : 1;
+}
+
+ProbeModels ProbeModels::largest_set() const {
+  const ProbeModels wide = width_divisor > 1 ? twice_as_wide() : *this;
+  return experts > 0 ? wide.with_twice_the_experts() : wide;
+}
+
 bool probed_undrawn(const ModelInfo& info) {
   return info.count || info.capabilities.memory_independent_of_weights;
 }
@@ -64,6 +82,7 @@ ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
   ModelOptions options = two_blocks;
   options.width_divisor = 1;
   options.width_keeps_key_value_heads = false;
+  options.experts = 0;
   return options;
 }
 
@@ -94,10 +113,17 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
 // head each by 4), they are kept, though not under LoRA: a key or value adapter's B (their width
 // by the rank) would then not change with the width, a constant that the parabola through 0 and
 // two widths leaves out.
+// MXFP4's blocks of 32 run along the hidden size and the expert width (gpt-oss's 2880: 90
+// blocks), which no power of two from 4 divides into whole blocks: experts held in MXFP4 keep
+// their width.
 ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
                               const FitOptions& fit_options, const ProbeBytes& bytes) {
-  if (!models.by_blocks) return models;
-  if (!fit_options.width_divisor && bytes(models.two_blocks) <= kRealWidthProbeBytes) {
+  if (!models.by_blocks || models.two_blocks.experts_in_mxfp4) return models;
+  // A mixture of experts' probes with fewer experts are narrowed whatever their bytes: their
+  // tokens are 8 or more (train/fit_probe.cpp), and at its width their experts' products took
+  // two minutes of gpt-oss-20b's LoRA fit.
+  if (!fit_options.width_divisor && models.experts == 0 &&
+      bytes(models.largest_set().two_blocks) <= kRealWidthProbeBytes) {
     return models;
   }
   const auto largest = [&](int64_t most, bool keeping) {
@@ -112,6 +138,21 @@ ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
           : 1;
   return kept > divided ? models.at_width(kept, /*keeping_key_value_heads=*/true)
                         : models.at_width(divided);
+}
+
+// Top-k experts and twice that, where the model has four times its top-k or more in a whole
+// number of them: gpt-oss-120b's probes then hold 4 and 8 of its 128.
+ProbeModels with_fewer_experts(const ModelInfo& info, const ProbeModels& models,
+                               const FitOptions& fit_options) {
+  const int64_t experts = info.capabilities.experts;
+  const int64_t top_k = models.one_block.experts_per_token > 0
+                            ? models.one_block.experts_per_token
+                            : info.capabilities.experts_per_token;
+  if (!models.by_blocks || !fit_options.narrow_experts || top_k <= 0 || experts < 4 * top_k ||
+      experts % top_k != 0) {
+    return models;
+  }
+  return models.with_experts(top_k);
 }
 
 }  // namespace
@@ -133,7 +174,7 @@ ProbeModels probe_models(const ModelInfo& info, const ModelOptions& options, tor
     models.one_block.vocab = models.two_blocks.vocab = kProbeVocab;
     models.wider.vocab = 2 * kProbeVocab;
   }
-  return narrowed_in_width(info, models, fit_options, bytes);
+  return narrowed_in_width(info, with_fewer_experts(info, models, fit_options), fit_options, bytes);
 }
 
 void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
@@ -142,8 +183,9 @@ void check_host_memory(const ProbeModels& models, const ModelOptions& whole,
   const std::optional<int64_t> host =
       fit_options.host_available ? fit_options.host_available : host_available_memory();
   if (!host || b.device == DeviceKind::kCuda) return;
-  const int64_t needed = models.by_blocks ? std::max(bytes(models.two_blocks),
-                                                     models.narrowed ? bytes(models.wider) : 0)
+  const ProbeModels largest = models.largest_set();
+  const int64_t needed = models.by_blocks ? std::max(bytes(largest.two_blocks),
+                                                     models.narrowed ? bytes(largest.wider) : 0)
                                           : bytes(whole);
   if (needed > *host) {
     throw UsageError("the host cannot run fit's probes of " + b.model + ": the largest needs " +
@@ -235,14 +277,21 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
                                                 : "heads; ") +
                   "the head width kept)"
             : "";
+  const std::string experts =
+      models.experts > 0
+          ? ", " + std::to_string(models.experts) + " and " + std::to_string(2 * models.experts) +
+                " of its " + std::to_string(info.capabilities.experts) + " experts a layer"
+          : "";
   return what + " of the model with " + std::to_string(group) + " and with " +
-         std::to_string(2 * group) + " of its " + blocks + " blocks" + width +
+         std::to_string(2 * group) + " of its " + blocks + " blocks" + width + experts +
          (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) + " tokens, and " +
                          std::to_string(group) + (group == 1 ? " block" : " blocks") + " at " +
                          std::to_string(2 * kProbeVocab) + ","
                    : "") +
          where + ", extended to " + blocks + " blocks" +
          (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "") +
+         (models.experts > 0 ? " and " + std::to_string(info.capabilities.experts) + " experts"
+                             : "") +
          (k > 1 ? " and widened to its width" : "");
 }
 

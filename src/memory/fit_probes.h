@@ -48,6 +48,10 @@ struct FitOptions {
   // The divisor the probes by blocks narrow the width by (ModelOptions::width_divisor), where
   // the model allows it; unset: fit's choice (kRealWidthProbeBytes), 1: never (tests).
   std::optional<int64_t> width_divisor;
+  // A mixture of experts' probes by blocks hold its top-k experts and twice that
+  // (ModelOptions::experts) where the model has four times as many or more; false: every probe
+  // all of them (tests).
+  bool narrow_experts = true;
 };
 
 // Throws UsageError for a benchmark fit cannot predict as given: no batch, or --blocks (fit
@@ -83,6 +87,20 @@ struct ProbeModels {
   ProbeModels at_width(int64_t divisor, bool keeping_key_value_heads = false) const;
   // The second width the figures are widened from: these models at twice the width.
   ProbeModels twice_as_wide() const { return at_width(width_divisor / 2, keeps_key_value_heads); }
+  // A mixture of experts' probes with fewer experts (ModelOptions::experts): the models above
+  // with this many in each MoE layer (its top-k: every token visits all of them) and
+  // with_twice_the_experts(), the figures extended on the line through the two to the model's
+  // count: a training step's all of them (train/fit_probe.cpp, its tokens routed in turn), a
+  // generation's weights (infer/inference_fit_probe.cpp: its passes' moments are the first's,
+  // the second's models built for their weights alone). 0: the model's.
+  int64_t experts = 0;
+  ProbeModels with_experts(int64_t count) const;
+  ProbeModels with_twice_the_experts() const { return with_experts(2 * experts); }
+  // The model's experts over `experts`: how far the line extends.
+  int64_t experts_factor(const ModelInfo& info) const;
+  // Every probe model of the set at its largest: at the wider width and with more experts where
+  // those are probed too (what the host must hold).
+  ProbeModels largest_set() const;
   // The largest probe model at the model's width (two blocks, or the whole model): what the
   // CPU's probe length is chosen by (probe_length), so that narrowing the width changes the
   // probes' cost, not their lengths.

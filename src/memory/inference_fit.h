@@ -24,6 +24,7 @@ struct InferenceProbeReading {
   int64_t blocks = 0;         // 0: the whole model
   int64_t vocab = 0;          // 0: the model's own
   int64_t width_divisor = 1;  // the probe model's width is the model's over this
+  int64_t experts = 0;        // a mixture of experts' in each MoE layer; 0: the model's own
   int64_t batch = 0;
   int64_t seq = 0;
   int64_t weights = 0;  // the probe model's, in their format

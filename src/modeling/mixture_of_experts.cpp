@@ -7,7 +7,8 @@
 
 namespace gpubench::moe {
 
-TopKRouterImpl::TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k) : top_k_(top_k) {
+TopKRouterImpl::TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k, bool balanced)
+    : top_k_(top_k), balanced_(balanced) {
   weight = register_parameter("weight", torch::empty({experts, hidden}));
   bias = register_parameter("bias", torch::zeros({experts}));
 }
@@ -15,6 +16,14 @@ TopKRouterImpl::TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k) :
 Routes TopKRouterImpl::forward(const torch::Tensor& tokens) {
   const torch::Tensor logits = torch::linear(tokens, weight, bias);
   FlopCounter::record_multiply_adds(tokens.size(0) * weight.numel(), !weight.requires_grad());
+  if (balanced_) {
+    const auto longs = torch::TensorOptions().device(tokens.device()).dtype(torch::kLong);
+    const torch::Tensor experts =
+        (torch::arange(tokens.size(0), longs).unsqueeze(1) * top_k_ + torch::arange(top_k_, longs))
+            .remainder(weight.size(0));
+    const torch::Tensor chosen = logits.gather(1, experts);
+    return {experts, torch::softmax(chosen, 1, chosen.scalar_type())};
+  }
   auto [top, experts] = logits.topk(top_k_, -1);
   return {experts, torch::softmax(top, 1, top.scalar_type())};
 }

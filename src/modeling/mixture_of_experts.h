@@ -31,7 +31,11 @@ struct Routes {
 // over those k.
 class TopKRouterImpl : public torch::nn::Module {
  public:
-  TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k);
+  // `balanced` (fit's training probes: ModelOptions::balanced_routes): token t's k routes go to
+  // experts t k to t k + k - 1 modulo their count, weighted by the softmax of its logits there, so
+  // that a probe's tokens visit every expert once they have as many routes, and the same ones at
+  // every width (a run's thousands of tokens visit them all).
+  TopKRouterImpl(int64_t hidden, int64_t experts, int64_t top_k, bool balanced = false);
   Routes forward(const torch::Tensor& tokens);  // tokens [n, hidden]
   int64_t top_k() const { return top_k_; }
 
@@ -39,6 +43,7 @@ class TopKRouterImpl : public torch::nn::Module {
 
  private:
   int64_t top_k_;
+  bool balanced_;
 };
 TORCH_MODULE(TopKRouter);
 

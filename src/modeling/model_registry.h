@@ -113,6 +113,12 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   bool experts_in_mxfp4 = false;
   // A mixture of experts' top-k (--experts-per-token); 0: the model's own.
   int64_t experts_per_token = 0;
+  // fit's probes: a mixture of experts' experts in each MoE layer, fewer than the model's
+  // (ModelCapabilities::experts); 0: the model's.
+  int64_t experts = 0;
+  // fit's training probes: a mixture of experts routes each token to the next k experts in turn
+  // (moe::TopKRouterImpl), not to its k largest logits.
+  bool balanced_routes = false;
 };
 
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
@@ -202,7 +208,7 @@ struct ModelCapabilities {
   int64_t vocab = 0;
   // The largest ModelOptions::width_divisor its configuration divides by (a power of two; 1:
   // fit's probes keep its width): every width its blocks split, heads and key/value heads
-  // included, divides by it, to multiples of 128 (int4's largest group).
+  // included, divides by it (a Llama's to multiples of 128, int4's largest group).
   int64_t max_width_divisor = 1;
   // The same with the key/value heads kept whole (ModelOptions::width_keeps_key_value_heads):
   // every other width divides by it, and the attention heads then still group over the key/value

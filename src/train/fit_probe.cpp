@@ -125,6 +125,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     reading.blocks = options.blocks;
     reading.vocab = options.vocab;
     reading.width_divisor = options.width_divisor;
+    reading.experts = options.experts;
     reading.batch = shape.batch;
     reading.seq = shape.seq;
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
@@ -228,6 +229,44 @@ ProbeFits widened_fits(const ProbeFits& narrow, const ProbeFits& twice, int64_t 
   return fits;
 }
 
+// A mixture of experts' probes by blocks route their tokens in turn (ModelOptions::
+// balanced_routes): a step keeps what each expert its tokens visited needs (under autocast a
+// 16-bit copy of its weights; backward, its slice's gradient in a bank-sized tensor), and a probe
+// of a few tokens routed by its logits visits some of its experts, which ones changing with the
+// width (the line through two widths then ran to petabytes), where a run's thousands of tokens
+// visit them all.
+ProbeModels with_balanced_routes(const ModelInfo& info, ProbeModels models) {
+  if (!models.by_blocks || info.capabilities.experts == 0) return models;
+  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+    options->balanced_routes = true;
+  }
+  return models;
+}
+
+// The fits with the model's experts from those with n and 2n of them (fit_probes.h's
+// ProbeModels::experts), every token routed to all n, and to every expert of 2n from 2 tokens on:
+// everything on the line (the weights, gradients and states grow with the count; what a step
+// holds for each expert, its 16-bit copies and its bank's gradients, too; what the tokens hold
+// does not), the peaks' parts where they grow.
+ProbeFits with_all_experts(const ProbeFits& at_n, const ProbeFits& at_twice, int64_t k) {
+  const auto line = [&](int64_t ProbeFits::*member, bool for_peak = false) {
+    return std::llround(widened_figure(static_cast<double>(at_n.*member),
+                                       static_cast<double>(at_twice.*member), k, for_peak));
+  };
+  ProbeFits fits;
+  fits.weights = line(&ProbeFits::weights);
+  fits.gradients = line(&ProbeFits::gradients);
+  fits.optimizer_states = line(&ProbeFits::optimizer_states);
+  fits.per_tensor_states = line(&ProbeFits::per_tensor_states);
+  fits.optimizer_workspace = line(&ProbeFits::optimizer_workspace);
+  fits.gradient_peak_extra = line(&ProbeFits::gradient_peak_extra, /*for_peak=*/true);
+  fits.inputs = at_n.inputs;
+  fits.activations = BatchSeqFit::on_line(at_n.activations, at_twice.activations, k);
+  fits.backward_extra =
+      BatchSeqFit::on_line(at_n.backward_extra, at_twice.backward_extra, k, /*for_peak=*/true);
+  return fits;
+}
+
 // The probes by blocks at one width, extended to the whole model's blocks and vocabulary.
 ProbeFits probe_blocks_at_width(const ProbeModels& models, const ResolvedBenchmark& b,
                                 const ModelInfo& info, torch::Device device,
@@ -252,9 +291,16 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
   const auto at_width = [&](const ProbeModels& probed) {
     return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, fit);
   };
-  const int64_t k = models.width_divisor;
-  ProbeFits fits = k > 1 ? widened_fits(at_width(models), at_width(models.twice_as_wide()), k)
-                         : at_width(models);
+  const auto at_experts = [&](const ProbeModels& probed) {
+    const int64_t k = probed.width_divisor;
+    return k > 1 ? widened_fits(at_width(probed), at_width(probed.twice_as_wide()), k)
+                 : at_width(probed);
+  };
+  ProbeFits fits =
+      models.experts > 0
+          ? with_all_experts(at_experts(models), at_experts(models.with_twice_the_experts()),
+                             models.experts_factor(info))
+          : at_experts(models);
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the
   // model's own they can be the peak: the larger of the two moments, per token. (Added to the
@@ -304,12 +350,17 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const PrecisionPolicy& policy = setup.policy();
   const ModelOptions options = probed_options(b);
   const bool shared = fit_options.shared_storage;
-  const ProbeModels models = probe_models(
-      info, options, device, fit_options,
-      [&](const ModelOptions& probe) { return planned_probe_bytes(info, probe, b, false); });
+  const ProbeModels models = with_balanced_routes(
+      info, probe_models(info, options, device, fit_options, [&](const ModelOptions& probe) {
+        return planned_probe_bytes(info, probe, b, false);
+      }));
+  // Probes with 2k experts (fewer than the model's) visit all of them from 2 tokens on: the
+  // shortest probe, a quarter of the longest, at 2 or more.
+  FitOptions lengths = fit_options;
+  if (models.experts > 0) lengths.shortest_probe = std::max<int64_t>(lengths.shortest_probe, 8);
   const int64_t seq =
-      probe_length(b.seq_len, b, train_flops_per_token(info, models.largest(options), b),
-                   fit_options, ProbePass::kForwardAndBackward);
+      probe_length(b.seq_len, b, train_flops_per_token(info, models.largest(options), b), lengths,
+                   ProbePass::kForwardAndBackward);
   const std::vector<ProbeShape> shapes = probe_shapes(seq, info.min_training_batch);
   check_host_memory(
       models, options, b, fit_options,

@@ -72,6 +72,15 @@ TEST(GptOss, TheCountingRuleIsWhatABuiltModelCounts) {
       EXPECT_EQ(rule.expert_weight_params, expert_weights);
     }
   }
+  // fit's probe models: 4 of the 8 experts, and half the width.
+  for (const auto& [experts, divisor] : {std::pair<int64_t, int64_t>{4, 1}, {0, 2}, {4, 2}}) {
+    ModelOptions options = options_at(12);
+    options.experts = experts;
+    options.width_divisor = divisor;
+    auto model = info.instantiate(options);
+    EXPECT_EQ(measure_instance(*model).params, info.count(options).params);
+    EXPECT_LT(info.count(options).params, info.count(options_at(12)).params);
+  }
   ModelOptions top_1 = options_at(12);
   top_1.experts_per_token = 1;
   EXPECT_LT(info.count(top_1).active_params, info.count(options_at(12)).active_params);
@@ -134,6 +143,21 @@ void load_reference_weights(GptOssModel& model, const nlohmann::json& fixture) {
 
 // Inference's attention whole (its scores within the default block) and by blocks of one query
 // row (models/gpt_oss.cpp): each gives Hugging Face's logits.
+// fit's training probes route each token to the next k experts in turn, weighted by the softmax
+// of its logits there: 3 tokens of 2 routes each visit all of 6 experts, and 5 of 4 all 4.
+TEST(GptOss, BalancedRoutesVisitTheExpertsInTurn) {
+  torch::manual_seed(2);
+  moe::TopKRouter router(8, 6, 2, /*balanced=*/true);
+  torch::nn::init::normal_(router->weight);
+  const torch::Tensor tokens = torch::randn({3, 8});
+  const moe::Routes routes = router(tokens);
+  EXPECT_TRUE(torch::equal(routes.experts, torch::tensor({0, 1, 2, 3, 4, 5}).view({3, 2})));
+  const torch::Tensor logits = torch::linear(tokens, router->weight, router->bias);
+  EXPECT_TRUE(torch::allclose(routes.weights, torch::softmax(logits.gather(1, routes.experts), 1)));
+  moe::TopKRouter four(8, 4, 2, /*balanced=*/true);
+  EXPECT_EQ(std::get<0>(torch::_unique(four(torch::randn({5, 8})).experts)).numel(), 4);
+}
+
 TEST(GptOss, LogitsAreHuggingFacesAtATinyConfiguration) {
   const nlohmann::json fixture = reference_fixture();
   const auto tokens = fixture["tokens"].get<std::vector<std::vector<int64_t>>>();
