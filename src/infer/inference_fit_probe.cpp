@@ -310,9 +310,9 @@ GenerationFits probe_generation_by_blocks(const ProbeModels& models, const Resol
   // probes with all 32 experts give 2.2).
   if (models.experts > 0) {
     const GenerationFits twice = at_experts(models.with_twice_the_experts(), {});
-    fits.weights = std::llround(widened_figure(static_cast<double>(fits.weights),
-                                               static_cast<double>(twice.weights),
-                                               models.experts_factor(info)));
+    fits.weights =
+        std::llround(widened_figure(static_cast<double>(fits.weights),
+                                    static_cast<double>(twice.weights), models.experts_factor()));
   }
   // The last position's logits, [batch, vocabulary] in the activations' dtype: at a narrowed
   // vocabulary a moment of fixed size (one block's) can hide them, at the model's own they are a

@@ -24,12 +24,6 @@ void check_fit_shape(const ResolvedBenchmark& b) {
                      ": fit predicts the whole model, probing one and two blocks itself; "
                      "--blocks applies to train and infer");
   }
-  if (b.expert_parallel > 1) {
-    throw UsageError("expert_parallel " + std::to_string(b.expert_parallel) +
-                     ": fit probes one rank alone, and an expert-parallel rank's share of the "
-                     "tokens depends on its peers' routing; fit takes tensor_parallel, not "
-                     "expert_parallel");
-  }
 }
 
 double ProbeModels::extra_blocks(const ModelInfo& info) const {
@@ -64,8 +58,8 @@ ProbeModels ProbeModels::with_experts(int64_t count) const {
   return models;
 }
 
-int64_t ProbeModels::experts_factor(const ModelInfo& info) const {
-  return experts > 0 ? info.capabilities.experts / experts : 1;
+int64_t ProbeModels::experts_factor() const {
+  return experts > 0 ? held_experts / experts : 1;
 }
 
 ProbeModels ProbeModels::largest_set() const {
@@ -82,7 +76,7 @@ ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
   ModelOptions options = two_blocks;
   options.width_divisor = 1;
   options.width_keeps_key_value_heads = false;
-  options.experts = 0;
+  options.experts = whole.experts;
   return options;
 }
 
@@ -144,7 +138,7 @@ ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
 // number of them: gpt-oss-120b's probes then hold 4 and 8 of its 128.
 ProbeModels with_fewer_experts(const ModelInfo& info, const ProbeModels& models,
                                const FitOptions& fit_options) {
-  const int64_t experts = info.capabilities.experts;
+  const int64_t experts = held_experts(info, models.one_block);
   const int64_t top_k = models.one_block.experts_per_token > 0
                             ? models.one_block.experts_per_token
                             : info.capabilities.experts_per_token;
@@ -152,7 +146,9 @@ ProbeModels with_fewer_experts(const ModelInfo& info, const ProbeModels& models,
       experts % top_k != 0) {
     return models;
   }
-  return models.with_experts(top_k);
+  ProbeModels fewer = models.with_experts(top_k);
+  fewer.held_experts = experts;
+  return fewer;
 }
 
 }  // namespace
@@ -252,19 +248,34 @@ std::string shapes_text(const std::vector<ProbeShape>& shapes) {
   return text;
 }
 
+int64_t held_experts(const ModelInfo& info, const ModelOptions& options) {
+  return options.experts > 0 ? options.experts : info.capabilities.experts;
+}
+
 ModelOptions probed_options(const ResolvedBenchmark& b) {
   ModelOptions options(b);
   options.tensor_parallel = tensor_parallel::one_rank_alone(b.tensor_parallel);
+  if (b.expert_parallel > 1) {
+    options.experts =
+        ModelRegistry::instance().get(b.model).capabilities.experts / b.expert_parallel;
+  }
   return options;
 }
 
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
                          const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b) {
-  const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
-                            (b.tensor_parallel > 1 ? ", one tensor-parallel rank's slice of " +
-                                                         std::to_string(b.tensor_parallel) +
-                                                         " (its collectives' buffers left out)"
-                                                   : "");
+  const std::string where =
+      " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
+      (b.tensor_parallel > 1
+           ? ", one tensor-parallel rank's slice of " + std::to_string(b.tensor_parallel) +
+                 " (its collectives' buffers left out)"
+           : "") +
+      (b.expert_parallel > 1 ? ", one expert-parallel rank's " +
+                                   std::to_string(info.capabilities.experts / b.expert_parallel) +
+                                   " of " + std::to_string(info.capabilities.experts) +
+                                   " experts a layer, routed as many tokens as its own (the "
+                                   "exchanges' buffers left out)"
+                             : "");
   if (!models.by_blocks) return what + " of the whole model" + where;
   const std::string blocks = std::to_string(info.capabilities.blocks);
   const int64_t group = info.capabilities.block_period;
@@ -277,11 +288,11 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
                                                 : "heads; ") +
                   "the head width kept)"
             : "";
-  const std::string experts =
-      models.experts > 0
-          ? ", " + std::to_string(models.experts) + " and " + std::to_string(2 * models.experts) +
-                " of its " + std::to_string(info.capabilities.experts) + " experts a layer"
-          : "";
+  const std::string experts = models.experts > 0
+                                  ? ", " + std::to_string(models.experts) + " and " +
+                                        std::to_string(2 * models.experts) + " of its " +
+                                        std::to_string(models.held_experts) + " experts a layer"
+                                  : "";
   return what + " of the model with " + std::to_string(group) + " and with " +
          std::to_string(2 * group) + " of its " + blocks + " blocks" + width + experts +
          (narrowed ? " at a vocabulary of " + std::to_string(kProbeVocab) + " tokens, and " +
@@ -290,8 +301,7 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
                    : "") +
          where + ", extended to " + blocks + " blocks" +
          (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "") +
-         (models.experts > 0 ? " and " + std::to_string(info.capabilities.experts) + " experts"
-                             : "") +
+         (models.experts > 0 ? " and " + std::to_string(models.held_experts) + " experts" : "") +
          (k > 1 ? " and widened to its width" : "");
 }
 

@@ -94,10 +94,12 @@ struct ProbeModels {
   // generation's weights (infer/inference_fit_probe.cpp: its passes' moments are the first's,
   // the second's models built for their weights alone). 0: the model's.
   int64_t experts = 0;
+  // The count the line extends to: the model's, or one expert-parallel rank's (held_experts).
+  int64_t held_experts = 0;
   ProbeModels with_experts(int64_t count) const;
   ProbeModels with_twice_the_experts() const { return with_experts(2 * experts); }
-  // The model's experts over `experts`: how far the line extends.
-  int64_t experts_factor(const ModelInfo& info) const;
+  // held_experts over `experts`: how far the line extends.
+  int64_t experts_factor() const;
   // Every probe model of the set at its largest: at the wider width and with more experts where
   // those are probed too (what the host must hold).
   ProbeModels largest_set() const;
@@ -155,7 +157,14 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
 
 // The benchmark's model options as probed: with --tensor-parallel N, rank 0's slice of the model
 // alone (tensor_parallel::one_rank_alone), whose memory is a rank's without its collectives'
-// buffers.
+// buffers; with --expert-parallel N, a model with one rank's share of the experts
+// (ModelOptions::experts) that its own tokens' routes all go to: evenly routed, a rank of N
+// receives as many routes from its peers as its tokens make, and holds those rows while its
+// experts compute (the exchanges' send and receive buffers left out).
 ModelOptions probed_options(const ResolvedBenchmark& b);
+
+// A mixture of experts' experts in each layer of the model `options` build: one expert-parallel
+// rank's share where probed_options set it, else the model's.
+int64_t held_experts(const ModelInfo& info, const ModelOptions& options);
 
 }  // namespace gpubench

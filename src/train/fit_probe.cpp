@@ -299,7 +299,7 @@ ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
   ProbeFits fits =
       models.experts > 0
           ? with_all_experts(at_experts(models), at_experts(models.with_twice_the_experts()),
-                             models.experts_factor(info))
+                             models.experts_factor())
           : at_experts(models);
   // The loss's backward holds the logits' gradient and the softmax's in float32, [tokens,
   // vocabulary] each. At a narrowed vocabulary a wide block's moment can hide them, at the

@@ -63,6 +63,25 @@ TEST(FitCli, ATensorParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
   EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
 }
 
+// fit --expert-parallel probes one rank's share of the experts with its tokens' routes all
+// going to them (memory/fit_probes.h's probed_options); 2 Gloo ranks then train the recipe.
+TEST(FitCli, AnExpertParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
+  const std::string recipe =
+      " --model test-tiny-gpt-oss --gpus 2 --expert-parallel 2 --device cpu --batch-size 4 "
+      "--seq-len 32";
+  const auto predicted = run_gpubench("fit" + recipe + " --format json");
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
+  ScratchDirectory dir("fit-ep");
+  const auto measured = run_gpubench(
+      "train" + recipe + " --warmup-steps 1 --steps 2 --repeat 1 --output " + dir.file("r.json"));
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  const auto peak = read_json(dir.file("r.json"))["metrics"]["memory"]["peak_bytes"].get<double>();
+  const auto prediction =
+      nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
+  std::printf("[   info   ] expert-parallel rank: predicted / measured %.4f\n", prediction / peak);
+  EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+}
+
 // fit --shard probes the unsharded step and takes one rank's share (memory/sharded_memory.h);
 // 2 and 4 Gloo ranks then train the recipe sharded. Rank 0's tensors' peak is within 10 % of the
 // prediction (on a Zen 4: 2 full bf16 -3 %, 4 grads fp32 +5 %).

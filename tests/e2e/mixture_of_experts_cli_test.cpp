@@ -71,6 +71,20 @@ TEST(MixtureOfExpertsCli, GeneratesWithItsExpertsInMxfp4ByDefault) {
   EXPECT_GT(r["metrics"]["inference"]["weight_bytes_per_decoded_token"].get<int64_t>(), 0);
 }
 
+// fit --expert-parallel predicts one rank's memory (memory/fit_probes.h's probed_options): its
+// share of the experts, the tokens routed to them as many as its own make.
+TEST(MixtureOfExpertsCli, FitPredictsAnExpertParallelRank) {
+  const auto run = run_gpubench(
+      "fit --model test-tiny-gpt-oss --task infer --gpus 2 "
+      "--expert-parallel 2 --batch-size 2 --prompt-len 6 --gen-len 4 "
+      "--memory 1GB");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("one expert-parallel rank's 4 of 8 experts a layer, routed as many "
+                            "tokens as its own (the exchanges' buffers left out)"),
+            std::string::npos)
+      << run.output;
+}
+
 // Two Gloo ranks hold 4 experts each (docs/parallelism.md#expert-parallelism): every rank has its
 // own tokens, and the exchanges are counted and timed in the distributed block. (That the ranks
 // compute what one rank does is the TensorParallel test's.)
@@ -145,8 +159,6 @@ TEST(MixtureOfExpertsCli, BadInputIsAUsageError) {
   expect_refused("infer --model gpt-oss-20b --device cpu --gpus 4 --tensor-parallel 4",
                  "--weights mxfp4 with --tensor-parallel 4: gpt-oss-20b's expert width 2880 splits "
                  "into 720 per rank, not whole MXFP4 blocks of 32");
-  expect_refused("fit --model gpt-oss-20b --task infer --gpus 2 --expert-parallel 2",
-                 "--expert-parallel 2: fit probes one rank alone");
 }
 
 }  // namespace
