@@ -517,32 +517,10 @@ namespace {
 // The configuration as the options ask: fewer blocks, a narrower vocabulary, another top-k, and
 // for fit's probes fewer experts and a narrower width (the head width kept).
 GptOssConfig configured(GptOssConfig config, const ModelOptions& options) {
-  config = reduced(config, options);
+  config = narrowed_in_width(reduced(config, options), options);
   if (options.experts_per_token > 0) config.experts_per_token = options.experts_per_token;
   if (options.experts > 0) config.num_experts = options.experts;
-  const int64_t k = options.width_divisor;
-  if (k > 1) {
-    config.hidden_size /= k;
-    config.intermediate_size /= k;
-    config.num_heads /= k;
-    if (!options.width_keeps_key_value_heads) config.num_kv_heads /= k;
-  }
   return config;
-}
-
-// The largest power of two up to kMaxWidthDivisor that the hidden size, the expert width and the
-// heads divide by; with the key/value heads kept, the attention heads divided still a multiple
-// of them.
-int64_t max_width_divisor(const GptOssConfig& c, bool keeping_key_value_heads) {
-  int64_t k = kMaxWidthDivisor;
-  const auto divides = [&c, keeping_key_value_heads](int64_t by) {
-    const bool heads = keeping_key_value_heads
-                           ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0
-                           : c.num_kv_heads % by == 0 && c.num_heads % by == 0;
-    return heads && c.hidden_size % by == 0 && c.intermediate_size % by == 0;
-  };
-  while (k > 1 && !divides(k)) k /= 2;
-  return k;
 }
 
 ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string reference,
@@ -577,8 +555,9 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts = config.num_experts;
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
-  can.max_width_divisor = max_width_divisor(config, false);
-  can.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true);
+  // Its experts in float (training); in MXFP4 they keep their width (memory/fit_probes.cpp).
+  can.max_width_divisor = max_width_divisor(config, false, 1);
+  can.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true, 1);
   can.block_period = 2;  // a sliding-window layer and a full one
   // Its scores are float32 whatever the compute dtype.
   info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,

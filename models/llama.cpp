@@ -493,30 +493,8 @@ LlamaConfig llama_3_1_405b() {
 namespace {
 
 // The configuration a probe or a reduced run builds: ModelOptions' blocks, vocabulary and width.
-LlamaConfig probed(LlamaConfig c, const ModelOptions& options) {
-  c = reduced(c, options);
-  const int64_t k = options.width_divisor;
-  if (k > 1) {
-    c.hidden_size /= k;
-    c.intermediate_size /= k;
-    c.num_heads /= k;
-    if (!options.width_keeps_key_value_heads) c.num_kv_heads /= k;
-  }
-  return c;
-}
-
-// The largest power of two up to 8 that every width divides by, to multiples of 128; with the
-// key/value heads kept, the attention heads divided still a multiple of them.
-int64_t max_width_divisor(const LlamaConfig& c, bool keeping_key_value_heads) {
-  int64_t k = kMaxWidthDivisor;
-  const auto divides = [&c, keeping_key_value_heads](int64_t by) {
-    const bool heads = keeping_key_value_heads
-                           ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0
-                           : c.num_kv_heads % by == 0 && c.num_heads % by == 0;
-    return heads && c.hidden_size % (128 * by) == 0 && c.intermediate_size % (128 * by) == 0;
-  };
-  while (k > 1 && !divides(k)) k /= 2;
-  return k;
+LlamaConfig probed(const LlamaConfig& c, const ModelOptions& options) {
+  return narrowed_in_width(reduced(c, options), options);
 }
 
 ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference,
@@ -539,8 +517,10 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
   info.capabilities.generates = true;
-  info.capabilities.max_width_divisor = max_width_divisor(config, false);
-  info.capabilities.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true);
+  // Every width to multiples of 128, int4's largest group.
+  info.capabilities.max_width_divisor = max_width_divisor(config, false, 128);
+  info.capabilities.max_width_divisor_keeping_key_value_heads =
+      max_width_divisor(config, true, 128);
   const int64_t h = config.hidden_size, kv = std::min(h, config.num_kv_heads * config.head_dim()),
                 mlp = std::min(h, config.intermediate_size);
   info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},

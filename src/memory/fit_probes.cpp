@@ -42,7 +42,7 @@ ProbeModels ProbeModels::at_width(int64_t divisor, bool keeping_key_value_heads)
   ProbeModels models = *this;
   models.width_divisor = divisor;
   models.keeps_key_value_heads = divisor > 1 && keeping_key_value_heads;
-  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+  for (ModelOptions* options : models.each_model()) {
     options->width_divisor = divisor;
     options->width_keeps_key_value_heads = models.keeps_key_value_heads;
   }
@@ -52,7 +52,7 @@ ProbeModels ProbeModels::at_width(int64_t divisor, bool keeping_key_value_heads)
 ProbeModels ProbeModels::with_experts(int64_t count) const {
   ProbeModels models = *this;
   models.experts = count;
-  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+  for (ModelOptions* options : models.each_model()) {
     options->experts = count;
   }
   return models;

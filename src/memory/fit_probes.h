@@ -4,6 +4,7 @@
 // which batches and lengths they run.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -79,6 +80,8 @@ inline constexpr int64_t kProbeVocab = 2048;
 struct ProbeModels {
   bool by_blocks = false, narrowed = false;
   ModelOptions one_block, two_blocks, wider;
+  // The three models' options, to set one thing on all of them.
+  std::array<ModelOptions*, 3> each_model() { return {&one_block, &two_blocks, &wider}; }
   // Narrowed in width too (ModelOptions::width_divisor): the models above at this divisor, and
   // at_width(width_divisor / 2), every figure then widened to the model's width
   // (fit_prediction.h's widened_figure and widened_square). 1: the model's width.

@@ -79,6 +79,38 @@ Config reduced(Config config, const ModelOptions& options) {
   return config;
 }
 
+// The configuration at ModelOptions::width_divisor: the hidden size, the MLP (or expert) width and
+// the attention and key/value heads divided, the head width kept; the key/value heads kept whole
+// where ModelOptions::width_keeps_key_value_heads.
+template <typename Config>
+Config narrowed_in_width(Config config, const ModelOptions& options) {
+  const int64_t k = options.width_divisor;
+  if (k > 1) {
+    config.hidden_size /= k;
+    config.intermediate_size /= k;
+    config.num_heads /= k;
+    if (!options.width_keeps_key_value_heads) config.num_kv_heads /= k;
+  }
+  return config;
+}
+
+// The largest power of two up to kMaxWidthDivisor (ModelCapabilities::max_width_divisor) that the
+// heads divide by and the hidden size and the MLP width divide by to multiples of `granule`; with
+// the key/value heads kept, the attention heads divided still a multiple of them.
+template <typename Config>
+int64_t max_width_divisor(const Config& c, bool keeping_key_value_heads, int64_t granule) {
+  int64_t k = kMaxWidthDivisor;
+  const auto divides = [&](int64_t by) {
+    const bool heads = keeping_key_value_heads
+                           ? c.num_heads % by == 0 && (c.num_heads / by) % c.num_kv_heads == 0
+                           : c.num_kv_heads % by == 0 && c.num_heads % by == 0;
+    return heads && c.hidden_size % (granule * by) == 0 &&
+           c.intermediate_size % (granule * by) == 0;
+  };
+  while (k > 1 && !divides(k)) k /= 2;
+  return k;
+}
+
 struct FineTuningEntry {
   std::string name;
   std::string task;

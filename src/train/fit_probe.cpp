@@ -164,29 +164,37 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   return fits;
 }
 
+// A fit from others part by part: each counted figure `figure(member, for_peak)`, each curve
+// `curve(member, for_peak)` (the peaks' parts for a peak), the inputs `inputs`.
+template <typename Figure, typename Curve>
+ProbeFits part_by_part(const Figure& figure, const Curve& curve, const BatchSeqFit& inputs) {
+  ProbeFits fits;
+  for (int64_t ProbeFits::*member :
+       {&ProbeFits::weights, &ProbeFits::gradients, &ProbeFits::optimizer_states,
+        &ProbeFits::per_tensor_states, &ProbeFits::optimizer_workspace}) {
+    fits.*member = std::llround(figure(member, false));
+  }
+  fits.gradient_peak_extra = std::llround(figure(&ProbeFits::gradient_peak_extra, true));
+  fits.inputs = inputs;
+  fits.activations = curve(&ProbeFits::activations, false);
+  fits.backward_extra = curve(&ProbeFits::backward_extra, true);
+  return fits;
+}
+
 // One and two blocks at the narrowed vocabulary, and one block at twice it, as one fit of the
 // whole model: linear in the blocks and in the vocabulary, which do not meet.
 ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t,
                         const ProbeFits& vocab, double u) {
-  ProbeFits fits;
-  const auto line = [&](int64_t ProbeFits::*member, bool for_peak = false) {
-    return std::llround(extended_figure(static_cast<double>(base.*member),
-                                        static_cast<double>(blocks.*member), t,
-                                        static_cast<double>(vocab.*member), u, for_peak));
-  };
-  fits.weights = line(&ProbeFits::weights);
-  fits.gradients = line(&ProbeFits::gradients);
-  fits.optimizer_states = line(&ProbeFits::optimizer_states);
-  fits.per_tensor_states = line(&ProbeFits::per_tensor_states);
-  fits.optimizer_workspace = line(&ProbeFits::optimizer_workspace);
-  fits.gradient_peak_extra = line(&ProbeFits::gradient_peak_extra, /*for_peak=*/true);
-  fits.inputs = base.inputs;
-  fits.activations =
-      BatchSeqFit::extended(base.activations, blocks.activations, t, vocab.activations, u);
-  fits.backward_extra =
-      BatchSeqFit::extended(base.backward_extra, blocks.backward_extra, t, vocab.backward_extra, u,
-                            /*for_peak=*/true);
-  return fits;
+  return part_by_part(
+      [&](int64_t ProbeFits::*member, bool for_peak) {
+        return extended_figure(static_cast<double>(base.*member),
+                               static_cast<double>(blocks.*member), t,
+                               static_cast<double>(vocab.*member), u, for_peak);
+      },
+      [&](BatchSeqFit ProbeFits::*member, bool for_peak) {
+        return BatchSeqFit::extended(base.*member, blocks.*member, t, vocab.*member, u, for_peak);
+      },
+      base.inputs);
 }
 
 // What the probe model's tensors hold while it runs: its weights and gradients (planned), or with
@@ -237,7 +245,7 @@ ProbeFits widened_fits(const ProbeFits& narrow, const ProbeFits& twice, int64_t 
 // visit them all.
 ProbeModels with_balanced_routes(const ModelInfo& info, ProbeModels models) {
   if (!models.by_blocks || info.capabilities.experts == 0) return models;
-  for (ModelOptions* options : {&models.one_block, &models.two_blocks, &models.wider}) {
+  for (ModelOptions* options : models.each_model()) {
     options->balanced_routes = true;
   }
   return models;
@@ -249,22 +257,15 @@ ProbeModels with_balanced_routes(const ModelInfo& info, ProbeModels models) {
 // holds for each expert, its 16-bit copies and its bank's gradients, too; what the tokens hold
 // does not), the peaks' parts where they grow.
 ProbeFits with_all_experts(const ProbeFits& at_n, const ProbeFits& at_twice, int64_t k) {
-  const auto line = [&](int64_t ProbeFits::*member, bool for_peak = false) {
-    return std::llround(widened_figure(static_cast<double>(at_n.*member),
-                                       static_cast<double>(at_twice.*member), k, for_peak));
-  };
-  ProbeFits fits;
-  fits.weights = line(&ProbeFits::weights);
-  fits.gradients = line(&ProbeFits::gradients);
-  fits.optimizer_states = line(&ProbeFits::optimizer_states);
-  fits.per_tensor_states = line(&ProbeFits::per_tensor_states);
-  fits.optimizer_workspace = line(&ProbeFits::optimizer_workspace);
-  fits.gradient_peak_extra = line(&ProbeFits::gradient_peak_extra, /*for_peak=*/true);
-  fits.inputs = at_n.inputs;
-  fits.activations = BatchSeqFit::on_line(at_n.activations, at_twice.activations, k);
-  fits.backward_extra =
-      BatchSeqFit::on_line(at_n.backward_extra, at_twice.backward_extra, k, /*for_peak=*/true);
-  return fits;
+  return part_by_part(
+      [&](int64_t ProbeFits::*member, bool for_peak) {
+        return widened_figure(static_cast<double>(at_n.*member),
+                              static_cast<double>(at_twice.*member), k, for_peak);
+      },
+      [&](BatchSeqFit ProbeFits::*member, bool for_peak) {
+        return BatchSeqFit::on_line(at_n.*member, at_twice.*member, k, for_peak);
+      },
+      at_n.inputs);
 }
 
 // The probes by blocks at one width, extended to the whole model's blocks and vocabulary.

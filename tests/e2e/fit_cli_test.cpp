@@ -43,43 +43,40 @@ TEST(FitCli, JsonHasThePredictionTheBreakdownAndAVerdictPerCard) {
   EXPECT_GT(large["max_batch"].get<int64_t>(), small["max_batch"].get<int64_t>());
 }
 
+// `fit RECIPE`'s predicted peak within 10 % of rank 0's as `train RECIPE STEPS` measures it (the
+// ratio printed as `what`'s).
+void expect_within_ten_percent_of_the_run(const std::string& recipe, const std::string& steps,
+                                          const std::string& what) {
+  const auto predicted = run_gpubench("fit" + recipe + " --format json");
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
+  ScratchDirectory dir("fit-run");
+  const auto measured =
+      run_gpubench("train" + recipe + " " + steps + " --output " + dir.file("r.json"));
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  const auto peak = read_json(dir.file("r.json"))["metrics"]["memory"]["peak_bytes"].get<double>();
+  const auto prediction =
+      nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
+  std::printf("[   info   ] %s: predicted / measured %.4f\n", what.c_str(), prediction / peak);
+  EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+}
+
 // fit --tensor-parallel probes rank 0's slice alone; two Gloo ranks then train the same recipe.
 // Rank 0's tensors' peak (its slice is the size of rank 1's) is within 10 % of the prediction (1 %
 // here: the difference is Gloo's float32 copies, which fit leaves out).
 TEST(FitCli, ATensorParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
-  const std::string recipe =
+  expect_within_ten_percent_of_the_run(
       " --model test-tp-llama --gpus 2 --tensor-parallel 2 --device cpu --batch-size 4 "
-      "--seq-len 32";
-  const auto predicted = run_gpubench("fit" + recipe + " --format json");
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
-  ScratchDirectory dir("fit-tp");
-  const auto measured = run_gpubench(
-      "train" + recipe + " --warmup-steps 1 --steps 2 --repeat 1 --output " + dir.file("r.json"));
-  ASSERT_EQ(measured.exit_code, 0) << measured.output;
-  const auto result = read_json(dir.file("r.json"));
-  const auto peak = result["metrics"]["memory"]["peak_bytes"].get<double>();
-  const auto prediction =
-      nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
-  EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+      "--seq-len 32",
+      "--warmup-steps 1 --steps 2 --repeat 1", "tensor-parallel rank");
 }
 
 // fit --expert-parallel probes one rank's share of the experts with its tokens' routes all
 // going to them (memory/fit_probes.h's probed_options); 2 Gloo ranks then train the recipe.
 TEST(FitCli, AnExpertParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
-  const std::string recipe =
+  expect_within_ten_percent_of_the_run(
       " --model test-tiny-gpt-oss --gpus 2 --expert-parallel 2 --device cpu --batch-size 4 "
-      "--seq-len 32";
-  const auto predicted = run_gpubench("fit" + recipe + " --format json");
-  ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
-  ScratchDirectory dir("fit-ep");
-  const auto measured = run_gpubench(
-      "train" + recipe + " --warmup-steps 1 --steps 2 --repeat 1 --output " + dir.file("r.json"));
-  ASSERT_EQ(measured.exit_code, 0) << measured.output;
-  const auto peak = read_json(dir.file("r.json"))["metrics"]["memory"]["peak_bytes"].get<double>();
-  const auto prediction =
-      nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
-  std::printf("[   info   ] expert-parallel rank: predicted / measured %.4f\n", prediction / peak);
-  EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+      "--seq-len 32",
+      "--warmup-steps 1 --steps 2 --repeat 1", "expert-parallel rank");
 }
 
 // fit --shard probes the unsharded step and takes one rank's share (memory/sharded_memory.h);
@@ -89,20 +86,10 @@ TEST(FitCli, ShardedRanksArePredictedWithinTenPercentOfTheirMeasuredPeak) {
   for (const std::string recipe :
        {" --gpus 2 --shard full --precision bf16", " --gpus 4 --shard grads --precision fp32"}) {
     SCOPED_TRACE(recipe);
-    const std::string run =
-        recipe + " --model test-deep-llama --device cpu --batch-size 2 --seq-len 32";
-    const auto predicted = run_gpubench("fit" + run + " --format json");
-    ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
-    ScratchDirectory dir("fit-shard");
     // One step holds the peak: the sharded optimiser states are made in it.
-    const auto measured = run_gpubench("train" + run + " --warmup-steps 0 --steps 1 --repeat 1 " +
-                                       "--threads 1 --output " + dir.file("r.json"));
-    ASSERT_EQ(measured.exit_code, 0) << measured.output;
-    const auto peak =
-        read_json(dir.file("r.json"))["metrics"]["memory"]["peak_bytes"].get<double>();
-    const auto prediction =
-        nlohmann::json::parse(predicted.output)["predicted_peak_bytes"].get<double>();
-    EXPECT_NEAR(prediction / peak, 1.0, 0.1) << prediction << " predicted, " << peak << " measured";
+    expect_within_ten_percent_of_the_run(
+        recipe + " --model test-deep-llama --device cpu --batch-size 2 --seq-len 32",
+        "--warmup-steps 0 --steps 1 --repeat 1 --threads 1", "sharded rank" + recipe);
   }
 }
 
