@@ -112,6 +112,9 @@ Nf4Weight quantize(const torch::Tensor& weight) {
   out.absmax = absmax.reshape({-1});
   out.out_features = weight.size(0);
   out.in_features = weight.size(1);
+  // The weights are quantised where they will run: the table made now is not allocated inside
+  // the first step, whose memory fit measures (fit_probe.cpp).
+  pairs_on(weight.device());
   return out;
 }
 
