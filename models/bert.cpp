@@ -263,7 +263,10 @@ ModelStats bert_stats(const BertConfig& c, const ModelOptions& options) {
   stats.params = embeddings + c.num_layers * (block_params + adapters) + heads;
   const bool lora = uses_lora(options.tuning);
   stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * block_weights;
+  if (options.tuning == Tuning::kQlora) {
+    stats.nf4_params = c.num_layers * block_weights;
+    stats.largest_nf4_weight = h * i;
+  }
   // Per sequence: every token through the blocks, the attention products over s positions and
   // the MLM head; the pooler and NSP head once.
   const int64_t weight_macs = s * (c.num_layers * block_weights + h * h + h * v) + h * h + 2 * h;

@@ -489,7 +489,10 @@ ModelStats gpt_oss_stats(const GptOssConfig& c, const ModelOptions& options) {
   stats.active_params = table + c.num_layers * (block - (e - k) * expert + adapters) + h;
   const bool lora = uses_lora(options.tuning);
   stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * attention_weights;
+  if (options.tuning == Tuning::kQlora) {
+    stats.nf4_params = c.num_layers * attention_weights;
+    stats.largest_nf4_weight = std::max(h * q_out, h * kv_out);
+  }
   stats.expert_weight_params = c.num_layers * e * 3 * h * i;
   // Per token: the attention projections, the router, k experts' two products, the head, and
   // the attention products over s positions.

@@ -1,5 +1,6 @@
 #include "models/llama.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -421,7 +422,10 @@ ModelStats llama_stats(const LlamaConfig& c, const ModelOptions& options) {
   stats.params = base + c.num_layers * adapters;
   const bool lora = uses_lora(options.tuning);
   stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) stats.nf4_params = c.num_layers * block_weights;
+  if (options.tuning == Tuning::kQlora) {
+    stats.nf4_params = c.num_layers * block_weights;
+    stats.largest_nf4_weight = std::max({h * q_out, h * kv_out, h * i});
+  }
   // Per token: every projection, the attention products over s positions, the LM head.
   const int64_t weight_macs = c.num_layers * block_weights + h * c.vocab_size;
   const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim();

@@ -50,6 +50,7 @@ FitReport training_report(const ResolvedBenchmark& resolved, const FitSettings& 
   report.breakdown = fit.breakdown_at(resolved.batch_size);
   report.predicted_peak_bytes = report.breakdown.total();
   report.method = fit.method;
+  report.counted = fit.counted;
   report.probe_seconds = fit.probe_seconds;
   report.probe_columns = {
       "blocks",           "vocabulary",           "batch",    "seq", "inputs", "activations",
@@ -127,7 +128,7 @@ int run_fit(const FitCommandOptions& o) {
   FitReport report = subject.probed.task == Task::kInfer
                          ? inference_report(subject, settings, by_blocks)
                          : training_report(subject.probed, settings, by_blocks);
-  report.counted = subject.stand_ins;
+  report.counted.insert(report.counted.begin(), subject.stand_ins.begin(), subject.stand_ins.end());
   report.recipe = recipe_text(subject.asked);
   report.reserve_bytes = settings.reserve;
   write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"

@@ -116,7 +116,8 @@ struct MemoryFit {
   // backward, where the master shards' gradients have not arrived, and beside those gradients at
   // its end, where the activations are gone; 0: not sharded.
   int64_t sharded_unit_gradients = 0;
-  std::string method;  // how it was probed, in words
+  std::string method;                // how it was probed, in words
+  std::vector<std::string> counted;  // what was counted rather than probed, a line each
   std::vector<ProbeReading> readings;
   double probe_seconds = 0;
 

@@ -53,6 +53,9 @@ struct FitOptions {
   // (ModelOptions::experts) where the model has four times as many or more; false: every probe
   // all of them (tests).
   bool narrow_experts = true;
+  // QLoRA probed as LoRA, its NF4 weights and their dequantising counted (fit_probe.cpp); false:
+  // probed as it runs (tests).
+  bool qlora_as_lora = true;
 };
 
 // Throws UsageError for a benchmark fit cannot predict as given: no batch, or --blocks (fit

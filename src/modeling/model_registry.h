@@ -134,6 +134,7 @@ struct ModelStats {
   int64_t params = 0;
   int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
   int64_t nf4_params = 0;        // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
+  int64_t largest_nf4_weight = 0;  // of those, the largest matrix's elements
   // A mixture of experts: its experts' weight matrices, which infer --weights mxfp4 holds in
   // 4.25 bits (modeling/mxfp4_weights.h).
   int64_t expert_weight_params = 0;

@@ -34,6 +34,9 @@ std::string why_not(int64_t numel);
 
 Nf4Weight quantize(const torch::Tensor& weight);  // [out, in], any floating dtype
 torch::Tensor dequantize(const Nf4Weight& weight, torch::ScalarType dtype);  // [out, in]
+// What dequantising holds at its most, a weight: the codes' index (4 bytes a pair) beside the
+// float32 values, then the values beside the result in a 16-bit dtype.
+inline constexpr int64_t kDequantisingBytesPerWeight = 6;
 
 // y = x W^T in x's dtype (autocast's where it is on); the input's gradient through W dequantised
 // again; the weight itself takes no gradient.

@@ -150,7 +150,9 @@ std::string render_fit_markdown(const FitReport& r) {
   }
   out += "\nMeasured by " + r.method + " in " + format_fixed(r.probe_seconds, 1) + " s:\n\n";
   if (!r.counted.empty()) {
-    out += "Counted, not probed (what this build or machine cannot run):\n\n";
+    out +=
+        "Counted, not probed (what this build or machine cannot run, or the CPU runs too "
+        "slowly):\n\n";
     for (const std::string& line : r.counted) out += "- " + line + "\n";
     out += "\n";
   }
