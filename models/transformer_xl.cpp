@@ -1,6 +1,7 @@
 #include "models/transformer_xl.h"
 
 #include <cmath>
+#include <numeric>
 
 #include "modeling/flop_counter.h"
 #include "modeling/layers.h"
@@ -361,17 +362,30 @@ torch::nn::Module& TransformerXLModel::module() {
   return *net_;
 }
 
-// Tokens drawn from a Zipf(1) law over the vocabulary, whose ids are in frequency order as
+// Tokens from a Zipf(1) law over the vocabulary, whose ids are in frequency order as
 // WikiText-103's are: about 80 % of tokens fall in the head cluster, as in real text, so the
-// adaptive softmax does the work it does on real data. Eight segments, then the stream repeats.
+// adaptive softmax does the work it does on real data. Each segment's tokens are the law's
+// quantiles at evenly spaced levels, in an order that strides through them: every step's tokens
+// fall in the clusters in the law's proportions whatever the batch, where a draw of a few put
+// them as chance had it (what the adaptive softmax holds goes by how many fall in each: fit's
+// probes of the test Transformer-XL, 8 and 16 tokens, read 13 % apart). Eight segments and a
+// row, then the stream repeats.
 SyntheticBatch TransformerXLModel::synthetic_batch(int64_t batch_size, torch::Device device, bool) {
   constexpr int64_t kSegments = 8;
-  const auto options = torch::TensorOptions().device(device);
-  const Tensor u = torch::rand({kSegments * config_.tgt_len + 1, batch_size}, options);
-  const Tensor tokens = (torch::exp(u * std::log(static_cast<double>(config_.n_token) + 1.0)) - 1.0)
-                            .floor()
-                            .clamp(0, static_cast<double>(config_.n_token - 1))
-                            .to(torch::kLong);
+  const int64_t per_segment = config_.tgt_len * batch_size;
+  auto stride =
+      std::max<int64_t>(1, static_cast<int64_t>(0.618 * static_cast<double>(per_segment)));
+  while (std::gcd(stride, per_segment) != 1) ++stride;
+  const double log_range = std::log(static_cast<double>(config_.n_token) + 1.0);
+  std::vector<int64_t> ids((kSegments * config_.tgt_len + 1) * batch_size);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t place = static_cast<int64_t>(i) % per_segment;
+    const double level = (static_cast<double>(place * stride % per_segment) + 0.5) /
+                         static_cast<double>(per_segment);
+    ids[i] = std::min(config_.n_token - 1, static_cast<int64_t>(std::exp(level * log_range) - 1.0));
+  }
+  const Tensor tokens =
+      torch::tensor(ids).view({kSegments * config_.tgt_len + 1, batch_size}).to(device);
   memory_.clear();
   position_ = 0;
   return {tokens, tokens, {}};
@@ -417,7 +431,8 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
   info.capabilities.input = SyntheticInput::kTokenSegments;
   info.capabilities.fp8_linear_layers = true;
   info.capabilities.memory_independent_of_weights = true;  // its clusters go by the tokens
-  info.capabilities.weight_formats.clear();                // no inference path
+  info.capabilities.blocks = config.n_layer;
+  info.capabilities.weight_formats.clear();  // no inference path
   info.capabilities.graph_refusal =
       "its recurrent memory is a new tensor every step, which a replayed graph would never read";
   info.default_tgt_len = config.tgt_len;
@@ -431,6 +446,7 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
     TransformerXLConfig c = config;
     if (options.tgt_len > 0) c.tgt_len = options.tgt_len;
     if (options.tgt_len > 0) c.mem_len = options.mem_len;  // given together, once resolved
+    if (options.blocks > 0) c.n_layer = options.blocks;
     return std::make_unique<TransformerXLModel>(c, options.defer_initialization);
   };
   return info;

@@ -61,6 +61,7 @@ class TransformerXLModel : public TrainableModel {
   const std::vector<torch::Tensor>& memory() const { return memory_; }
   void set_memory(std::vector<torch::Tensor> memory) { memory_ = std::move(memory); }
   void rewind() { position_ = 0; }  // the next step reads the stream's first segment again
+  void clear_recurrent_memory() override { memory_.clear(); }
   const TransformerXLConfig& config() const { return config_; }
 
  private:

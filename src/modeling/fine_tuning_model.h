@@ -147,6 +147,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.fp8_linear_layers = true;
   can.lora_roles = std::move(entry.lora_roles);
   can.blocks = entry.shape.layers;
+  can.observed_blocks = true;
   can.vocab = entry.shape.vocab;
   can.hidden_size = entry.shape.hidden;
   can.weight_formats.push_back("fp8");

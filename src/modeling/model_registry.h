@@ -51,6 +51,9 @@ class TrainableModel {
   // zero embedding every token's hidden state is the same and every token goes to the same
   // experts (test-tiny-gpt-oss at batch 4, prompt 56: a prompt's pass 60 % above the run's).
   virtual void initialize_routing() {}
+  // A model that reads its segments with a recurrent memory (SyntheticInput::kTokenSegments)
+  // lets it go, as a new synthetic batch does: fit's probes read each shape's from nothing.
+  virtual void clear_recurrent_memory() {}
   // Models whose batches are token sequences: the next synthetic batches have `tokens` per
   // item (what `fit` probes at). false where the model has no sequence length to change.
   virtual bool set_sequence_length(int64_t tokens) {
@@ -132,8 +135,8 @@ inline constexpr int64_t kMaxWidthDivisor = 16;
 
 struct ModelStats {
   int64_t params = 0;
-  int64_t trainable_params = 0;  // params less the frozen ones (LoRA)
-  int64_t nf4_params = 0;        // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
+  int64_t trainable_params = 0;    // params less the frozen ones (LoRA)
+  int64_t nf4_params = 0;          // frozen weights QLoRA holds in NF4 (0.5625 bytes each)
   int64_t largest_nf4_weight = 0;  // of those, the largest matrix's elements
   // A mixture of experts: its experts' weight matrices, which infer --weights mxfp4 holds in
   // 4.25 bits (modeling/mxfp4_weights.h).
@@ -202,6 +205,9 @@ struct ModelCapabilities {
   std::map<std::string, int64_t> lora_rank_limits;
   // The repeated blocks ModelOptions::blocks (--blocks) can reduce; 0: none to reduce.
   int64_t blocks = 0;
+  // Its blocks run through run_observed_block (modeling/block_observer.h), where --shard gathers
+  // each one's parameters.
+  bool observed_blocks = false;
   // The blocks repeat in groups of this many, alike within a group's place (gpt-oss: a sliding-
   // window layer, then a full one): fit's probes by blocks build one group and two.
   int64_t block_period = 1;

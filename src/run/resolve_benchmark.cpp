@@ -501,11 +501,12 @@ void resolve_shard(const ModelInfo& info, const ResolvedBenchmark& out) {
   if (!out.sharded()) return;
   const std::string given = "shard " + out.shard;
   if (out.task != Task::kTrain) throw UsageError(given + " is a training setting, not infer's");
-  if (info.capabilities.blocks == 0) {
-    throw UsageError(given + ": " + info.name +
-                     " declares no repeated blocks to shard by (a unit per block); sharding "
-                     "applies to " +
-                     models_where([](const ModelCapabilities& can) { return can.blocks > 0; }));
+  if (!info.capabilities.observed_blocks) {
+    throw UsageError(
+        given + ": " + info.name +
+        " declares no repeated blocks to shard by (a unit per block); sharding "
+        "applies to " +
+        models_where([](const ModelCapabilities& can) { return can.observed_blocks; }));
   }
   if (out.tuning != Tuning::kFull) {
     throw UsageError(given + " with tuning " + to_string(out.tuning) +
