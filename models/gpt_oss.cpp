@@ -543,7 +543,8 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
        [config](const ModelOptions& options) {
          return gpt_oss_stats(configured(config, options), options);
        },
-       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
+       {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size,
+        config.head_dim},
        hidden});
   info.family = "mixture-of-experts";
   ModelCapabilities& can = info.capabilities;

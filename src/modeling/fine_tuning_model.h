@@ -46,6 +46,7 @@ inline int64_t lora_params_per_block(
 // The shape that the activation estimate reads.
 struct TransformerShape {
   int64_t layers, hidden, heads, vocab;
+  int64_t head_dim = 0;  // 0: hidden / heads
 };
 
 // Activations a transformer keeps for backward (Korthikanti et al. 2022, arXiv 2205.05198):
@@ -150,6 +151,8 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.observed_blocks = true;
   can.vocab = entry.shape.vocab;
   can.hidden_size = entry.shape.hidden;
+  can.attention_head_dim =
+      entry.shape.head_dim > 0 ? entry.shape.head_dim : entry.shape.hidden / entry.shape.heads;
   can.weight_formats.push_back("fp8");
   info.hidden = entry.hidden;
   const int64_t default_seq_len = entry.default_seq_len;

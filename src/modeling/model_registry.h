@@ -223,6 +223,8 @@ struct ModelCapabilities {
   int64_t max_width_divisor_keeping_key_value_heads = 1;
   // A transformer's hidden size (the width of what its blocks pass on); 0: not a transformer.
   int64_t hidden_size = 0;
+  // A transformer's attention head width, which fit's probes keep; 0: not declared.
+  int64_t attention_head_dim = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"
   // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
   // modeling/integer_weights.h); empty for a model that does not infer.

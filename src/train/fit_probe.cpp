@@ -67,17 +67,20 @@ class NativeCpuMatmuls {
 constexpr int64_t kOneDnnMinMultiplyAdds = 16 * 16 * 16;
 
 // Whether the probes' matmuls, up to `longest` tokens long, can lie on both sides of that size
-// in a way that shows in their peak. Not where the probes are at most 4 tokens long (attention's
-// products, at most 16 x the head dimension, are below it for heads up to 256 wide) and the
-// weight matrices at or under it (a linear layer at one token is above it otherwise) hold at most
-// a thousandth of the model's matrices' elements: their temporaries are as small beside the
-// rest (Llama 3.1 405B LoRA, narrowed: its key and value adapters' B, 128 x 16, about 1/13,000 of
-// the probe's matrices; the prediction with oneDNN 1.2 MB, 0.0001 %, above LibTorch's own kernels',
-// 3 s against 29 s). A tiny model's matrices are all of them under it.
-bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest) {
-  constexpr int64_t kLongestBelow = 4;
+// in a way that shows in their peak. Not where attention's products, longest^2 x the head width
+// at most (the head width `head_dim` where the model declares it; else 4 tokens and heads up to
+// 256 wide), are below it at every probe, and the weight matrices at or under it (a linear layer
+// at one token is above it otherwise) hold at most a thousandth of the model's matrices'
+// elements: their temporaries are as small beside the rest (Llama 3.1 405B LoRA, narrowed: its
+// key and value adapters' B, 128 x 16, about 1/13,000 of the probe's matrices; the prediction with
+// oneDNN 1.2 MB, 0.0001 %, above LibTorch's own kernels', 3 s against 29 s). A tiny model's
+// matrices are all of them under it. gpt-oss's heads, 64 wide, are below it up to 8 tokens: its
+// probes' predictions the same to the byte with oneDNN, gpt-oss-120b's fit 18.5 s against 8.9 s.
+bool matmuls_can_straddle(torch::nn::Module& model, int64_t longest, int64_t head_dim) {
+  constexpr int64_t kLongestBelow = 4, kWidestHeadBelow = 256;
   constexpr int64_t kSmallShare = 1000;  // the small matrices' share of elements: at most 1/1000
-  if (longest > kLongestBelow) return true;
+  const int64_t attention = longest * longest * (head_dim > 0 ? head_dim : kWidestHeadBelow);
+  if (attention > kOneDnnMinMultiplyAdds || (head_dim <= 0 && longest > kLongestBelow)) return true;
   int64_t small = 0, all = 0;
   for (const torch::Tensor& parameter : model.parameters()) {
     if (parameter.dim() < 2) continue;
@@ -129,8 +132,9 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   }
   if (options.defer_initialization) model->initialize_routing();
   const int64_t longest = shapes.back().seq;
-  const NativeCpuMatmuls native_matmuls(!device.is_cuda() && longest > 0 &&
-                                        matmuls_can_straddle(model->module(), longest));
+  const NativeCpuMatmuls native_matmuls(
+      !device.is_cuda() && longest > 0 &&
+      matmuls_can_straddle(model->module(), longest, info.capabilities.attention_head_dim));
   std::vector<double> inputs, activations;
   std::vector<BatchSeqFit::Point> backward_extra;
   for (const ProbeShape& shape : shapes) {
