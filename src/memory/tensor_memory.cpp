@@ -76,11 +76,12 @@ class CountingCpuAllocator final : public c10::Allocator {
     if (!instance().keep_freed(block, static_cast<size_t>(size) + kHeader)) c10::free_cpu(block);
   }
 
-  // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to
-  // kReusedBytesMax in all.
-  void set_reuse(bool on) {
+  // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to `most`
+  // bytes in all.
+  void set_reuse(bool on, size_t most = 0) {
     const std::lock_guard<std::mutex> lock(reused_mutex_);
     reuse_ = on;
+    reused_most_ = most;
     if (on) return;
     for (const auto& [size, block] : reused_) c10::free_cpu(block);
     reused_.clear();
@@ -98,7 +99,6 @@ class CountingCpuAllocator final : public c10::Allocator {
 
  private:
   static constexpr size_t kReusedBlockMin = size_t{32} << 20;
-  static constexpr size_t kReusedBytesMax = size_t{512} << 20;
 
   void* reused_block(size_t size) const {
     if (size < kReusedBlockMin) return nullptr;
@@ -114,7 +114,7 @@ class CountingCpuAllocator final : public c10::Allocator {
   bool keep_freed(void* block, size_t size) {
     if (size < kReusedBlockMin) return false;
     const std::lock_guard<std::mutex> lock(reused_mutex_);
-    if (!reuse_ || reused_bytes_ + size > kReusedBytesMax) return false;
+    if (!reuse_ || reused_bytes_ + size > reused_most_) return false;
     reused_.emplace(size, block);
     reused_bytes_ += size;
     return true;
@@ -123,6 +123,7 @@ class CountingCpuAllocator final : public c10::Allocator {
   mutable std::mutex reused_mutex_;
   mutable std::multimap<size_t, void*> reused_;
   mutable size_t reused_bytes_ = 0;
+  size_t reused_most_ = 0;
   bool reuse_ = false;
 };
 
@@ -140,8 +141,8 @@ void track_cpu_tensors() {
                  [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100); });
 }
 
-ReusedFreedBlocks::ReusedFreedBlocks() {
-  CountingCpuAllocator::instance().set_reuse(true);
+ReusedFreedBlocks::ReusedFreedBlocks(int64_t most_bytes) {
+  CountingCpuAllocator::instance().set_reuse(true, static_cast<size_t>(most_bytes));
 }
 
 ReusedFreedBlocks::~ReusedFreedBlocks() {
@@ -158,6 +159,12 @@ void keep_freed_host_memory() {
       log::warn("glibc refused the malloc settings that keep freed tensor memory for reuse");
     }
   });
+#endif
+}
+
+void trim_host_heap() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
 #endif
 }
 
