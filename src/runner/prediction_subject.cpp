@@ -1,10 +1,13 @@
 #include "runner/prediction_subject.h"
 
+#include <algorithm>
+
 #include "common/errors.h"
 #include "infer/inference_model.h"
 #include "run/resolve_benchmark.h"
 #include "runner/runner.h"
 #include "spec/benchmark_fields.h"
+#include "system/machine.h"
 
 namespace gpubench {
 namespace {
@@ -92,6 +95,10 @@ PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
       throw;
     }
   }
+  // The probes stand for one rank in one process: they run on every core here, where CPU ranks
+  // would share them (threads change no tensor's bytes; gpt-oss-120b's --expert-parallel 8 fit
+  // over 8 ranks' one thread each took half as long again).
+  if (!request.threads) subject.probed.threads = std::max(1, read_machine_facts().cpu_cores);
   // What was asked: the probed benchmark with the asked precision and counted weights.
   subject.asked = subject.probed;
   subject.asked.precision = request.precision.value_or(subject.probed.precision);

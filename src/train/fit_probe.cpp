@@ -126,6 +126,29 @@ void drop_unreached(std::vector<std::pair<torch::Tensor, uint32_t>>& versions) {
   }
 }
 
+// An undrawn model's weights zeroed, over one shared buffer where `shared`
+// (memory/shared_storage.h), and the weights that decide its routes drawn.
+void zero_undrawn_weights(TrainableModel& model, bool shared) {
+  if (shared) {
+    share_zeroed_parameters(model.module().parameters());
+  } else {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : model.module().parameters()) parameter.zero_();
+  }
+  model.initialize_routing();
+}
+
+ProbeReading reading_of(const ModelOptions& options, const ProbeShape& shape) {
+  ProbeReading reading;
+  reading.blocks = options.blocks;
+  reading.vocab = options.vocab;
+  reading.width_divisor = options.width_divisor;
+  reading.experts = options.experts;
+  reading.batch = shape.batch;
+  reading.seq = shape.seq;
+  return reading;
+}
+
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
                       const std::vector<ProbeShape>& shapes, bool shared_storage,
@@ -145,13 +168,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   fits.per_tensor_states = step.optimizer().planned_per_tensor_state_bytes();
   fits.optimizer_workspace = step.optimizer().step_workspace_bytes();
   shared_storage = shared_storage && options.defer_initialization;
-  if (shared_storage) {
-    share_zeroed_parameters(model->module().parameters());
-  } else if (options.defer_initialization) {
-    torch::NoGradGuard no_grad;
-    for (auto& parameter : model->module().parameters()) parameter.zero_();
-  }
-  if (options.defer_initialization) model->initialize_routing();
+  if (options.defer_initialization) zero_undrawn_weights(*model, shared_storage);
   const int64_t longest = shapes.back().seq;
   const NativeCpuMatmuls native_matmuls(
       !device.is_cuda() && longest > 0 &&
@@ -165,13 +182,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     const int64_t before = tensor_memory::allocated_bytes(device);
     const SyntheticBatch batch = model->synthetic_batch(shape.batch, device, b.channels_last);
     fill_recurrent_memory(*model, batch, info, b, policy);
-    ProbeReading reading;
-    reading.blocks = options.blocks;
-    reading.vocab = options.vocab;
-    reading.width_divisor = options.width_divisor;
-    reading.experts = options.experts;
-    reading.batch = shape.batch;
-    reading.seq = shape.seq;
+    ProbeReading reading = reading_of(options, shape);
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
     if (device.is_cuda()) step.run_forward_backward(batch);  // cuDNN's autotuning, workspaces
     // The smallest shape, the first, runs as a run does (gradients cleared first): backward's

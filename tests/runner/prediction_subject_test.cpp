@@ -2,8 +2,11 @@
 // a setting it can and counted, each stand-in said; what it can run is probed as asked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/errors.h"
 #include "runner/prediction_subject.h"
+#include "system/machine.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -39,6 +42,17 @@ TEST(PredictionSubject, Fp16AndTf32AreProbedAsTheirElementSizesOnTheCpu) {
   const PredictionSubject bf16 = resolve_for_prediction(cpu_request(Precision::kBf16));
   EXPECT_TRUE(bf16.stand_ins.empty());
   EXPECT_EQ(bf16.probed.precision, Precision::kBf16);
+}
+
+// The probes stand for one rank in one process: every core here, not a CPU rank's share of them;
+// threads as given where given.
+TEST(PredictionSubject, TheProbesTakeEveryCoreWhateverTheRanks) {
+  BenchmarkRequest request = cpu_request(Precision::kFp32);
+  request.gpus = 8;
+  const int cores = std::max(1, read_machine_facts().cpu_cores);
+  EXPECT_EQ(resolve_for_prediction(request).probed.threads, cores);
+  request.threads = 1;
+  EXPECT_EQ(resolve_for_prediction(request).probed.threads, 1);
 }
 
 TEST(PredictionSubject, IntegerWeightsAreCountedWhereTheKernelsAreMissing) {
