@@ -113,10 +113,10 @@ bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t
 ProbeModels narrowed_in_width(const ModelInfo& info, const ProbeModels& models,
                               const FitOptions& fit_options, const ProbeBytes& bytes) {
   if (!models.by_blocks || models.two_blocks.experts_in_mxfp4) return models;
-  // A mixture of experts' probes with fewer experts are narrowed whatever their bytes: their
-  // tokens are 8 or more (train/fit_probe.cpp), and at its width their experts' products took
-  // two minutes of gpt-oss-20b's LoRA fit.
-  if (!fit_options.width_divisor && models.experts == 0 &&
+  // A mixture of experts' probes are narrowed whatever their bytes: with fewer experts their
+  // tokens are 8 or more (train/fit_probe.cpp), and at its width their experts' products took two
+  // minutes of gpt-oss-20b's LoRA fit; one expert-parallel rank's 4 of its 32, 36 s.
+  if (!fit_options.width_divisor && info.capabilities.experts == 0 &&
       bytes(models.largest_set().two_blocks) <= kRealWidthProbeBytes) {
     return models;
   }

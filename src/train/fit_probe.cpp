@@ -267,12 +267,15 @@ ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t
 
 // What the probe model's tensors hold while it runs: its weights and gradients (planned), or with
 // shared storage its gradients alone (the first probe keeps each; the weights take one buffer).
-int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options,
-                            const ResolvedBenchmark& b, bool shared_storage) {
+// Unsharded, as the probes build it: planned as one rank's of --shard's (an eighth), Llama 3.1
+// 70B's two blocks were probed at their width, 77 s and 9.3 GB, and Llama 3.2 1B whole.
+int64_t planned_probe_bytes(const ModelInfo& info, const ModelOptions& options, ResolvedBenchmark b,
+                            bool shared_storage) {
   // A model counted at its defaults alone (Transformer-XL): the whole model's, all its blocks.
   const bool whole = options.blocks == 0 && options.width_divisor == 1;
   if (!info.count && !(whole && info.default_counts)) return 0;
   const ModelStats stats = info.count ? info.count(options) : *info.default_counts;
+  b.shard = "none";
   const MemoryPlan plan = plan_memory(stats, b, info, options);
   // QLoRA's NF4 weights are quantised from float32 ones as the model is built: 4 bytes each then.
   const int64_t as_built = plan.weights + 4 * stats.nf4_params - stats.nf4_params / 2;

@@ -448,6 +448,31 @@ TEST(FitPrediction, ARecurrentMemoryIsProbedFullAsARunHoldsIt) {
   }
 }
 
+// The probes are built unsharded, and their bytes are planned so: Llama 3.1 70B --shard full over
+// 8 was planned at an eighth of its probe bytes and probed at its width (77 s, 9.3 GB), 1B whole
+// (31 s, 8.6 GB). A mixture of experts is narrowed in width whatever its probes' bytes:
+// gpt-oss-20b's expert-parallel rank of 8 holds 4 of its 32 experts, no fewer to probe with, and at
+// their width took 36 s.
+TEST(FitPrediction, ShardedAndExpertParallelFitsProbeAsTheWholeModelsDo) {
+  BenchmarkRequest request = testing::cpu_request("llama-3.2-1b", 1, Precision::kBf16);
+  request.seq_len = 2048;
+  const MemoryFit unsharded = fit_memory(testing::resolved_on_two_cores(request));
+  request.gpus = 8;
+  request.shard = "full";
+  const MemoryFit sharded = fit_memory(testing::resolved_on_two_cores(request));
+  ASSERT_FALSE(sharded.readings.empty());
+  EXPECT_EQ(sharded.readings.front().blocks, unsharded.readings.front().blocks);
+  EXPECT_GT(sharded.readings.front().blocks, 0);
+  BenchmarkRequest experts = testing::cpu_request("gpt-oss-20b", 1, Precision::kBf16);
+  experts.seq_len = 2048;
+  experts.gpus = 8;
+  experts.expert_parallel = 8;
+  const MemoryFit rank = fit_memory(testing::resolved_on_two_cores(experts));
+  ASSERT_FALSE(rank.readings.empty());
+  EXPECT_EQ(rank.readings.front().experts, 4);  // the rank's own, no fewer
+  EXPECT_GT(rank.readings.front().width_divisor, 1);
+}
+
 // A sharded recipe's fit (one rank's of 4, memory/sharded_memory.h) from probes of one and two
 // blocks is the whole model's within 2 %, and a rank holds a quarter of the state.
 TEST(FitPrediction, ShardedByBlocksPredictsWhatTheWholeModelDoes) {
