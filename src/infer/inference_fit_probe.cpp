@@ -197,13 +197,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   for (size_t i = 0; i < prefill_shapes.size(); ++i) {
     const ProbeShape& shape = prefill_shapes[i];
     const ProbeShape& decode_shape = decode_shapes[i];
-    InferenceProbeReading reading;
-    reading.blocks = options.blocks;
-    reading.vocab = options.vocab;
-    reading.width_divisor = options.width_divisor;
-    reading.experts = options.experts;
-    reading.batch = shape.batch;
-    reading.seq = shape.seq;
+    auto reading = probe_reading<InferenceProbeReading>(options, shape);
     reading.decode_context = decode_shape.seq;
     reading.weights = fits.weights;
     probe_prefill(generator, shape, device, cache_dtype, reading);

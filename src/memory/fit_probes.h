@@ -66,6 +66,20 @@ struct ProbeShape {
   int64_t batch, seq;  // seq 0: a model without a sequence length
 };
 
+// A training or generation probe's reading (ProbeReading, InferenceProbeReading) with what
+// names it: its model's narrowing and its shape.
+template <typename Reading>
+Reading probe_reading(const ModelOptions& options, const ProbeShape& shape) {
+  Reading reading;
+  reading.blocks = options.blocks;
+  reading.vocab = options.vocab;
+  reading.width_divisor = options.width_divisor;
+  reading.experts = options.experts;
+  reading.batch = shape.batch;
+  reading.seq = shape.seq;
+  return reading;
+}
+
 // Probes by blocks whose two-block model would hold more than this (weights and gradients, as
 // planned) at the model's width are narrowed in width, where the model allows a divisor of 4 or
 // more: Llama 3.1 405B's two blocks hold 12.8 GB in bf16, and each pass of a probe at its width

@@ -138,17 +138,6 @@ void zero_undrawn_weights(TrainableModel& model, bool shared) {
   model.initialize_routing();
 }
 
-ProbeReading reading_of(const ModelOptions& options, const ProbeShape& shape) {
-  ProbeReading reading;
-  reading.blocks = options.blocks;
-  reading.vocab = options.vocab;
-  reading.width_divisor = options.width_divisor;
-  reading.experts = options.experts;
-  reading.batch = shape.batch;
-  reading.seq = shape.seq;
-  return reading;
-}
-
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
                       const std::vector<ProbeShape>& shapes, bool shared_storage,
@@ -182,7 +171,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     const int64_t before = tensor_memory::allocated_bytes(device);
     const SyntheticBatch batch = model->synthetic_batch(shape.batch, device, b.channels_last);
     fill_recurrent_memory(*model, batch, info, b, policy);
-    ProbeReading reading = reading_of(options, shape);
+    auto reading = probe_reading<ProbeReading>(options, shape);
     reading.inputs = tensor_memory::allocated_bytes(device) - before;
     if (device.is_cuda()) step.run_forward_backward(batch);  // cuDNN's autotuning, workspaces
     // The smallest shape, the first, runs as a run does (gradients cleared first): backward's
@@ -442,12 +431,11 @@ MemoryFit with_nf4_counted(MemoryFit fit, const ResolvedBenchmark& asked, const 
 }  // namespace
 
 MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) {
-  if (b.tuning == Tuning::kQlora && fit_options.qlora_as_lora &&
-      ModelRegistry::instance().get(b.model).count) {
+  const ModelInfo& registered = ModelRegistry::instance().get(b.model);
+  if (b.tuning == Tuning::kQlora && fit_options.qlora_as_lora && registered.count) {
     ResolvedBenchmark as_lora = b;
     as_lora.tuning = Tuning::kLora;
-    return with_nf4_counted(fit_memory(as_lora, fit_options), b,
-                            ModelRegistry::instance().get(b.model));
+    return with_nf4_counted(fit_memory(as_lora, fit_options), b, registered);
   }
   check_fit_shape(b);
   const auto started = std::chrono::steady_clock::now();
