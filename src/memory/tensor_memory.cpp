@@ -49,7 +49,7 @@ class CountingCpuAllocator final : public c10::Allocator {
     int64_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
     }
-    void* block = reused_block(bytes + kHeader);
+    void* block = reused_block(bytes + kHeader, now);
     try {
       if (block == nullptr) block = c10::alloc_cpu(bytes + kHeader);
     } catch (...) {
@@ -77,15 +77,22 @@ class CountingCpuAllocator final : public c10::Allocator {
   }
 
   // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to `most`
-  // bytes in all.
+  // bytes in all, and never more than the live tensors' bytes have fallen below their highest
+  // since reuse began: the blocks kept take the process no higher than its tensors took it.
   void set_reuse(bool on, size_t most = 0) {
     const std::lock_guard<std::mutex> lock(reused_mutex_);
     reuse_ = on;
     reused_most_ = most;
+    live_high_ = current_.load();
     if (on) return;
     for (const auto& [size, block] : reused_) c10::free_cpu(block);
     reused_.clear();
     reused_bytes_ = 0;
+  }
+
+  int64_t kept_bytes() const {
+    const std::lock_guard<std::mutex> lock(reused_mutex_);
+    return kept_tensor_bytes();
   }
 
   static CountingCpuAllocator& instance() {
@@ -100,31 +107,51 @@ class CountingCpuAllocator final : public c10::Allocator {
  private:
   static constexpr size_t kReusedBlockMin = size_t{32} << 20;
 
-  void* reused_block(size_t size) const {
-    if (size < kReusedBlockMin) return nullptr;
+  // A kept block of `size` bytes, or none; blocks kept beyond the live tensors' highest,
+  // `live` now, let go.
+  void* reused_block(size_t size, int64_t live) const {
+    if (!reuse_.load()) return nullptr;
     const std::lock_guard<std::mutex> lock(reused_mutex_);
-    const auto found = reused_.find(size);
-    if (found == reused_.end()) return nullptr;
-    void* block = found->second;
-    reused_.erase(found);
-    reused_bytes_ -= size;
-    return block;
+    live_high_ = std::max(live_high_, live);
+    auto found = size >= kReusedBlockMin ? reused_.find(size) : reused_.end();
+    if (found != reused_.end()) {
+      void* block = found->second;
+      reused_.erase(found);
+      reused_bytes_ -= size;
+      return block;
+    }
+    while (!reused_.empty() && live + kept_tensor_bytes() > live_high_) {
+      const auto largest = std::prev(reused_.end());
+      c10::free_cpu(largest->second);
+      reused_bytes_ -= largest->first;
+      reused_.erase(largest);
+    }
+    return nullptr;
   }
 
   bool keep_freed(void* block, size_t size) {
     if (size < kReusedBlockMin) return false;
     const std::lock_guard<std::mutex> lock(reused_mutex_);
-    if (!reuse_ || reused_bytes_ + size > reused_most_) return false;
+    if (!reuse_ || reused_bytes_ + size > reused_most_ ||
+        current_.load() + kept_tensor_bytes() + static_cast<int64_t>(size - kHeader) > live_high_) {
+      return false;
+    }
     reused_.emplace(size, block);
     reused_bytes_ += size;
     return true;
+  }
+
+  // What the kept blocks held as tensors, headers aside: the live count's unit.
+  int64_t kept_tensor_bytes() const {
+    return static_cast<int64_t>(reused_bytes_ - kHeader * reused_.size());
   }
 
   mutable std::mutex reused_mutex_;
   mutable std::multimap<size_t, void*> reused_;
   mutable size_t reused_bytes_ = 0;
   size_t reused_most_ = 0;
-  bool reuse_ = false;
+  mutable int64_t live_high_ = 0;
+  std::atomic<bool> reuse_{false};
 };
 
 #if GPUBENCH_WITH_CUDA
@@ -147,6 +174,10 @@ ReusedFreedBlocks::ReusedFreedBlocks(int64_t most_bytes) {
 
 ReusedFreedBlocks::~ReusedFreedBlocks() {
   CountingCpuAllocator::instance().set_reuse(false);
+}
+
+int64_t ReusedFreedBlocks::kept_bytes() {
+  return CountingCpuAllocator::instance().kept_bytes();
 }
 
 void keep_freed_host_memory() {
