@@ -193,8 +193,11 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
   // early in backward (every activation, no gradient yet) or at its end (every gradient, no
   // activation), each with the unsharded gradients of the units in hand.
   const double unit = static_cast<double>(sharded_unit_gradients);
-  const double backward_start = activations.at(batch, seq) + backward_extra.at(batch, seq) +
-                                (unit > 0 ? unit - static_cast<double>(gradients) : 0.0);
+  const double extra =
+      backward_steepest ? std::max(backward_extra.at(batch, seq), backward_steepest->at(batch, seq))
+                        : backward_extra.at(batch, seq);
+  const double backward_start =
+      activations.at(batch, seq) + extra + (unit > 0 ? unit - static_cast<double>(gradients) : 0.0);
   const double step = inputs.at(batch, seq) + static_cast<double>(gradients) +
                       std::max({backward_start, unit, static_cast<double>(gradient_peak_extra),
                                 static_cast<double>(optimizer_workspace)});

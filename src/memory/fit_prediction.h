@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,10 @@ struct MemoryFit {
   // them cleared as a run does, the smallest probe's peak less the gradients (what backward
   // holds beside them at its end).
   BatchSeqFit backward_extra;
+  // A model without a length: the same for backward's moment that grows fastest with the batch
+  // (train/fit_probe.cpp), where the probes could align their moments; backward's extra is the
+  // larger of the two.
+  std::optional<BatchSeqFit> backward_steepest;
   int64_t gradient_peak_extra = 0;
   // --shard (memory/sharded_memory.h): the unsharded gradients a sharded backward holds at a
   // time (the root's, one block's and its float32 buffer), beside the activations early in

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "memory/backward_moments.h"
 #include "optim/multi_tensor_optimizer.h"
 #include "results/memory_info.h"
 
@@ -19,6 +20,9 @@ struct StepMemory {
   int64_t start = 0;
   int64_t after_forward = 0;
   int64_t peak = 0;
+  // Where asked (TrainingStep::measure_memory_of_next_step): backward's moments, each peak in
+  // the same count as `start`.
+  std::vector<BackwardMoments::Moment> backward_moments;
   // What the forward pass left for backward: the activations. The count is the process's, and
   // Gloo's worker threads allocate and free their own temporaries while a sharded step's
   // prefetches run beside its forward: on CPU ranks of a tiny model the difference has read a

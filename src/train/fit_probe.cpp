@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <torch/torch.h>
 
+#include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
 #include "memory/sharded_memory.h"
 #include "memory/shared_storage.h"
@@ -28,6 +30,7 @@ struct ProbeFits {
   int64_t weights = 0, gradients = 0, optimizer_states = 0, optimizer_workspace = 0;
   int64_t per_tensor_states = 0;  // of optimizer_states: held once a tensor (fused AdamW's steps)
   BatchSeqFit inputs, activations, backward_extra;
+  std::optional<BatchSeqFit> backward_steepest;  // MemoryFit's
   int64_t gradient_peak_extra = 0;
 };
 
@@ -138,6 +141,39 @@ void zero_undrawn_weights(TrainableModel& model, bool shared) {
   model.initialize_routing();
 }
 
+// A model without a length probed at two batches: the line of backward's moment that grows
+// fastest with the batch, above the activations, where the two ran the same nodes. The line
+// through the two probes' peaks follows the moment that peaks at those batches, and a moment
+// that grows faster peaks at larger ones: Transformer-XL's backward peaks at its adaptive
+// softmax at batches 1 and 2 and inside its attention at 32 (the test model predicted 20 % under
+// its run there from the peaks alone).
+std::optional<BatchSeqFit> steepest_moment_fit(
+    const std::vector<ProbeShape>& shapes,
+    const std::vector<std::vector<BackwardMoments::Moment>>& moments) {
+  if (shapes.size() != 2 || moments.size() != 2 || shapes.front().seq != 0) return std::nullopt;
+  const auto steepest = steepest_moment(moments[0], moments[1]);
+  if (!steepest) return std::nullopt;
+  const std::vector<BatchSeqFit::Point> points = {
+      {shapes[0].batch, 0, static_cast<double>(moments[0][steepest->first].peak)},
+      {shapes[1].batch, 0, static_cast<double>(moments[1][steepest->second].peak)}};
+  return BatchSeqFit::from(points, /*for_peak=*/true);
+}
+
+// A step with the gradients kept from the one before: its activations and peak into `reading`,
+// and with `moments` backward's moments, each peak above the activations.
+std::vector<BackwardMoments::Moment> run_kept_probe(TrainingStep& step, const SyntheticBatch& batch,
+                                                    torch::Device device, bool moments,
+                                                    ProbeReading& reading) {
+  step.measure_memory_of_next_step(device, moments);
+  step.run_forward_backward(batch, /*clear_gradients=*/false);
+  const StepMemory& measured = step.last_step_memory();
+  reading.activations = measured.activations();
+  reading.peak_above_start_kept = measured.peak_above_start();
+  std::vector<BackwardMoments::Moment> above = measured.backward_moments;
+  for (BackwardMoments::Moment& moment : above) moment.peak -= measured.start + reading.activations;
+  return above;
+}
+
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
                       const std::vector<ProbeShape>& shapes, bool shared_storage,
@@ -164,6 +200,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
       matmuls_can_straddle(model->module(), longest, info.capabilities.attention_head_dim));
   std::vector<double> inputs, activations;
   std::vector<BatchSeqFit::Point> backward_extra;
+  std::vector<std::vector<BackwardMoments::Moment>> moments;  // above the step's start
   for (const ProbeShape& shape : shapes) {
     if (shape.seq > 0) model->set_sequence_length(shape.seq);
     model->clear_recurrent_memory();  // the shape before's, which its batch would let go
@@ -195,10 +232,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
       if (shared_storage) share_zeroed_gradients(model->module().parameters());
     }
     if (!first || shape.seq == 0) {
-      step.measure_memory_of_next_step(device);
-      step.run_forward_backward(batch, /*clear_gradients=*/false);
-      reading.activations = step.last_step_memory().activations();
-      reading.peak_above_start_kept = step.last_step_memory().peak_above_start();
+      moments.push_back(run_kept_probe(step, batch, device, shape.seq == 0, reading));
       backward_extra.push_back(
           {shape.batch, shape.seq,
            static_cast<double>(reading.peak_above_start_kept - reading.activations)});
@@ -216,6 +250,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   fits.inputs = BatchSeqFit::from(points_of(inputs, shapes));
   fits.activations = BatchSeqFit::from(points_of(activations, shapes));
   fits.backward_extra = BatchSeqFit::from(backward_extra, /*for_peak=*/true);
+  fits.backward_steepest = steepest_moment_fit(shapes, moments);
   return fits;
 }
 
@@ -242,7 +277,7 @@ ProbeFits part_by_part(const Figure& figure, const Curve& curve, const BatchSeqF
 // the same at every probe.
 ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t,
                         const ProbeFits& vocab, double u) {
-  return part_by_part(
+  ProbeFits fits = part_by_part(
       [&](int64_t ProbeFits::*member, bool for_peak) {
         return extended_figure(static_cast<double>(base.*member),
                                static_cast<double>(blocks.*member), t,
@@ -252,6 +287,12 @@ ProbeFits extended_fits(const ProbeFits& base, const ProbeFits& blocks, double t
         return BatchSeqFit::extended(base.*member, blocks.*member, t, vocab.*member, u, for_peak);
       },
       BatchSeqFit::extended(base.inputs, blocks.inputs, t, vocab.inputs, u, false));
+  if (base.backward_steepest && blocks.backward_steepest && vocab.backward_steepest) {
+    fits.backward_steepest =
+        BatchSeqFit::extended(*base.backward_steepest, *blocks.backward_steepest, t,
+                              *vocab.backward_steepest, u, /*for_peak=*/true);
+  }
+  return fits;
 }
 
 // What the probe model's tensors hold while it runs: its weights and gradients (planned), or with
@@ -480,6 +521,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   fit.inputs = fits.inputs;
   fit.activations = fits.activations;
   fit.backward_extra = fits.backward_extra;
+  fit.backward_steepest = fits.backward_steepest;
   fit.gradient_peak_extra = fits.gradient_peak_extra;
   if (seq > 0 && seq != b.seq_len) {
     fit.method += ", scaled to seq " + std::to_string(b.seq_len);

@@ -50,6 +50,8 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
   if (measured) {
     tensor_memory::reset_peak(*measured);
     step_memory_.start = tensor_memory::allocated_bytes(*measured);
+    step_memory_.peak = 0;
+    step_memory_.backward_moments.clear();
   }
   mark(timeline, StepPoint::kBegin);
   if (synchronizer_) synchronizer_->begin_step();
@@ -63,7 +65,15 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
   }
   if (measured) step_memory_.after_forward = tensor_memory::allocated_bytes(*measured);
   mark(timeline, StepPoint::kForwardEnd);
-  (scaler_ ? scaler_->scale(loss) : loss).backward();
+  {
+    std::optional<BackwardMoments> moments;
+    if (measured && backward_moments_) moments.emplace(*measured);
+    (scaler_ ? scaler_->scale(loss) : loss).backward();
+    if (moments) {
+      step_memory_.backward_moments = moments->take();
+      step_memory_.peak = moments->highest();
+    }
+  }
   mark(timeline, StepPoint::kBackwardEnd);
   if (synchronizer_) {
     synchronizer_->finish_step();
@@ -72,11 +82,16 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
   return loss;
 }
 
+int64_t TrainingStep::measured_peak() const {
+  return std::max(step_memory_.peak, tensor_memory::peak_allocated_bytes(*measured_device_));
+}
+
 torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch,
                                                  bool clear_gradients) {
   const torch::Tensor loss = forward_backward(batch, clear_gradients, nullptr);
-  if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
+  if (measured_device_) step_memory_.peak = measured_peak();
   measured_device_.reset();
+  backward_moments_ = false;
   return loss.detach();
 }
 
@@ -90,8 +105,9 @@ torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
   }
   if (synchronizer_) synchronizer_->after_update();
   mark(timeline_, StepPoint::kEnd);
-  if (measured_device_) step_memory_.peak = tensor_memory::peak_allocated_bytes(*measured_device_);
+  if (measured_device_) step_memory_.peak = measured_peak();
   measured_device_.reset();
+  backward_moments_ = false;
   return loss.detach();
 }
 

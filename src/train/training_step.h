@@ -37,9 +37,12 @@ class TrainingStep {
   // The step without the optimiser's update: what `fit` measures activations on; with
   // `clear_gradients` false, backward accumulates into the gradients already there.
   torch::Tensor run_forward_backward(const SyntheticBatch& batch, bool clear_gradients = true);
-  // The next step records its tensor bytes on `device` (last_step_memory); it resets the
-  // device's peak count.
-  void measure_memory_of_next_step(torch::Device device) { measured_device_ = device; }
+  // The next step records its tensor bytes on `device` (last_step_memory), and with
+  // `backward_moments` the peak of each of backward's moments; it resets the device's peak count.
+  void measure_memory_of_next_step(torch::Device device, bool backward_moments = false) {
+    measured_device_ = device;
+    backward_moments_ = backward_moments;
+  }
   const StepMemory& last_step_memory() const { return step_memory_; }
   // The products of every forward pass run so far (not those a graph replays), for the share
   // that ran in FP8.
@@ -53,7 +56,10 @@ class TrainingStep {
  private:
   torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients,
                                  StepTimeline* timeline);
+  // The step's peak read on the device at its end, with what BackwardMoments reset away.
+  int64_t measured_peak() const;
   std::optional<torch::Device> measured_device_;
+  bool backward_moments_ = false;
   StepMemory step_memory_;
   FlopCounts forward_counts_;
   TrainableModel& model_;
