@@ -80,6 +80,7 @@ std::optional<std::pair<size_t, size_t>> steepest_moment(
     return larger[pair.second].peak - smaller[pair.first].peak;
   };
   const auto consider = [&](size_t i, size_t j) {
+    if (smaller[i].peak < 0 || larger[j].peak < 0) return;
     const std::pair<size_t, size_t> pair{i, j};
     if (!steepest || growth(pair) > growth(*steepest) ||
         (growth(pair) == growth(*steepest) && larger[j].peak > larger[steepest->second].peak)) {

@@ -43,8 +43,12 @@ class BackwardMoments {
 // The moment whose peak grows fastest from a backward pass at a smaller batch to one at a larger:
 // its index in each, the two matched by their nodes, from the start and from the end as long as
 // those are the same (a batch can run nodes the other does not, such as an adaptive softmax's
-// cluster that none of its tokens fall in: the moments between are left out); none where nothing
-// matched.
+// cluster that none of its tokens fall in: the moments between are left out). Of the moments'
+// peaks, above the activations, only those at or above them in both count: a moment after some
+// activations were freed gains from the batch only what its temporaries outgrow them by, and at
+// batches 1 and 2 such moments bend with the kernels' choices (VGG16 bf16's moment 99 of 111 grew
+// 17 MB from batch 1 to 2 and fell 21 MB from 2 to 4: at batch 64, 18.6 % over its run). None
+// where no pair counts.
 std::optional<std::pair<size_t, size_t>> steepest_moment(
     const std::vector<BackwardMoments::Moment>& smaller,
     const std::vector<BackwardMoments::Moment>& larger);
