@@ -32,11 +32,16 @@ CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunOptions>& o
       "--rehearsal", options->rehearsal,
       "Run the suite as its 'rehearsal' section rewrites it (another device, tiny sizes); "
       "implies --skip-unavailable");
+  cmd->add_option("--set", options->overrides,
+                  "KEY=VALUE: a suite setting over every entry, after the file's own (repeatable; "
+                  "--set device=cpu, --set batch_size=[1,4])")
+      ->type_name("KEY=VALUE");
   return cmd;
 }
 
 std::vector<SuiteEntry> suite_entries(const RunOptions& options) {
-  return load_suite_file(options.suite, options.max_benchmarks, options.rehearsal);
+  return load_suite_file(options.suite, options.max_benchmarks, options.rehearsal,
+                         options.overrides);
 }
 
 bool suite_can_be_read_twice(const RunOptions& options) {

@@ -21,11 +21,12 @@ struct RunOptions {
   int64_t max_benchmarks = kDefaultMaxBenchmarks;
   bool skip_unavailable = false;
   bool rehearsal = false;
+  std::vector<std::string> overrides;  // --set KEY=VALUE
 };
 
 CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunOptions>& options);
 
-// The suite's entries, as --max-benchmarks and --rehearsal take them; throws UsageError.
+// The suite's entries, as --max-benchmarks, --rehearsal and --set take them; throws UsageError.
 std::vector<SuiteEntry> suite_entries(const RunOptions& options);
 
 // Whether gpubench may read the suite before gpubench-train does: not a pipe or a socket, which

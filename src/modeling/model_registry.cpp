@@ -45,6 +45,13 @@ const ModelInfo* ModelRegistry::find(const std::string& name_or_alias) const {
 
 const ModelInfo& ModelRegistry::get(const std::string& name_or_alias) const {
   if (const ModelInfo* info = find(name_or_alias)) return *info;
+  for (const auto& model : models_) {
+    if (model->hidden && model->name == name_or_alias) {
+      throw UsageError("model '" + model->name +
+                       "' is one of gpubench's test models, found only where "
+                       "GPUBENCH_TEST_HOOKS=1 is set");
+    }
+  }
   throw UsageError("unknown model '" + echoed(name_or_alias) + "'; known: " + join(names()));
 }
 

@@ -74,6 +74,8 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
 
 std::string render_markdown(const Report& report);
 std::string render_csv(const Report& report);
+// {"schema": kReportSchema, "title", "tables"}: a folder's reader passes over it.
+inline constexpr const char* kReportSchema = "gpubench.report/1";
 std::string render_json(const Report& report);
 // One self-contained file: inline CSS and SVG, no scripts, fonts or network.
 std::string render_html(const Report& report);

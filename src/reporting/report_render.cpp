@@ -165,7 +165,9 @@ std::string render_json(const Report& report) {
                       {"rows", rows},
                       {"notes", table.notes}});
   }
-  return json_text(nlohmann::json{{"title", report.title}, {"tables", tables}}) + "\n";
+  return json_text(nlohmann::json{
+             {"schema", kReportSchema}, {"title", report.title}, {"tables", tables}}) +
+         "\n";
 }
 
 std::string render_html(const Report& report) {

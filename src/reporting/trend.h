@@ -71,6 +71,8 @@ Trend build_trend(const std::vector<LoadedResult>& results,
 // The benchmarks with at least `min_points` runs.
 Trend with_history(Trend trend, size_t min_points);
 
+// JSON's schema: a folder's reader passes over the trend.json the nightly job writes.
+inline constexpr const char* kTrendSchema = "gpubench.trend/1";
 std::string render_trend(const Trend& trend, const std::string& format);  // UsageError
 // One line chart per benchmark, inline SVG: the series, its trial spread, the baseline band,
 // change points marked. The HTML of `trend` and report's history section.

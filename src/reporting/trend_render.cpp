@@ -136,6 +136,7 @@ std::string render_trend_json(const Trend& trend) {
   }
   const TrendOptions& o = trend.options;
   return json_text(nlohmann::json{
+             {"schema", kTrendSchema},
              {"benchmarks", benchmarks},
              {"rule",
               {{"method",

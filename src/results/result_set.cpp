@@ -65,22 +65,35 @@ std::vector<std::string> result_files_under(const std::string& directory) {
 
 // What a folder's reader passes over, by kind: a profiler's Chrome trace (`--profile` into a
 // results folder; JSON with traceEvents and no schema) and gpubench's own documents that are no
-// result (a fit's prediction, a scale prediction, an all-reduce sweep, a child's benchmark). A
-// file named on the command line is still read as a result, and refused as one.
+// result, each with a schema "gpubench.<kind>/<version>" (a fit's prediction, a scale prediction,
+// an all-reduce sweep, a child's benchmark, the trend and report JSON the nightly job writes
+// beside its results). A file named on the command line is still read as a result, and refused
+// as one.
 std::string kind_of_non_result(const nlohmann::json& document) {
   if (!document.is_object()) return "";
   if (!document.contains("schema")) return document.contains("traceEvents") ? "profiler trace" : "";
   const nlohmann::json& schema = document["schema"];
   if (!schema.is_string()) return "";
-  static const std::pair<const char*, const char*> kOtherDocuments[] = {
+  const std::string& name = schema.get_ref<const std::string&>();
+  static const std::pair<const char*, const char*> kNamedDocuments[] = {
       {"gpubench.fit/", "fit prediction"},
       {"gpubench.scale/", "scale prediction"},
       {"gpubench.allreduce/", "all-reduce sweep"},
-      {"gpubench.benchmark/", "benchmark description"}};
-  for (const auto& [prefix, kind] : kOtherDocuments) {
-    if (schema.get_ref<const std::string&>().rfind(prefix, 0) == 0) return kind;
+      {"gpubench.benchmark/", "benchmark description"},
+      {"gpubench.trend/", "trend"},
+      {"gpubench.report/", "report"}};
+  for (const auto& [prefix, kind] : kNamedDocuments) {
+    if (name.rfind(prefix, 0) == 0) return kind;
   }
-  return "";
+  // Any other of gpubench's own (gpubench.scale-tp/1, ...), but never a result of another version,
+  // which reading refuses with what it is.
+  const std::string ours = "gpubench.";
+  const size_t slash = name.find('/');
+  if (name.rfind(ours, 0) != 0 || slash == std::string::npos || slash == ours.size() ||
+      name.rfind("gpubench.result/", 0) == 0) {
+    return "";
+  }
+  return name.substr(0, slash) + " document";
 }
 
 struct ResultFile {

@@ -281,10 +281,41 @@ class SuiteParser {
     return suite;
   }
 
+  // `assignment`, KEY=VALUE (run --set), as a field over every entry: the key a suite setting, the
+  // value read as a plain value in a suite file is (a number, true or false, text, or a [list]
+  // that expands), and checked as the setting's values are.
+  RawField override_from_text(const std::string& assignment) const {
+    const size_t equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      fail(0, "give KEY=VALUE, KEY one of: " + join(suite_keys()));
+    }
+    const std::string key = assignment.substr(0, equals);
+    const BenchmarkField* field = find_benchmark_field(key);
+    if (field == nullptr || !field->suite) {
+      fail(0, "unknown key '" + echoed(key) + "'; known: " + join(suite_keys()));
+    }
+    YAML::Node node;
+    try {
+      node = YAML::Load(assignment.substr(equals + 1));
+    } catch (const YAML::Exception& error) {
+      fail(0, "the value is no YAML value: " + error.msg);
+    }
+    const RawField raw{field->key, scalar_from_yaml(node), 0};
+    for (const nlohmann::json& value : values_of(raw)) {
+      BenchmarkRequest checked;
+      try {
+        set_requested_field(checked, field->key, value);
+      } catch (const UsageError& error) {
+        fail(0, error.what());
+      }
+    }
+    return raw;
+  }
+
   // defaults, then the entry's own fields; a list value expands to one request per element.
   // The count is known and checked against `max_benchmarks` before anything is expanded.
-  std::vector<SuiteEntry> expand(const RawSuite& suite, int64_t max_benchmarks,
-                                 bool rehearse) const {
+  std::vector<SuiteEntry> expand(const RawSuite& suite, int64_t max_benchmarks, bool rehearse,
+                                 const RawEntry& overrides) const {
     if (suite.benchmarks.empty()) fail(0, "the suite has no benchmarks");
     if (rehearse && !suite.rehearsal.present) {
       fail(0, "--rehearsal needs a 'rehearsal' section (set, replace) in the suite");
@@ -295,6 +326,7 @@ class SuiteParser {
     for (const auto& [entry, entry_line] : suite.benchmarks) {
       RawEntry merged = merged_fields(suite.defaults, entry);
       if (rehearse) merged = rehearsed(suite.rehearsal, std::move(merged));
+      merged = merged_fields(merged, overrides);
       int64_t count = 1;
       for (const RawField& field : merged) {
         if (field.value.is_array()) {
@@ -433,16 +465,25 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 }  // namespace
 
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
-                                    int64_t max_benchmarks, bool rehearse) {
+                                    int64_t max_benchmarks, bool rehearse,
+                                    const std::vector<std::string>& overrides) {
+  RawEntry fields;
+  for (const std::string& assignment : overrides) {
+    const SuiteParser named("--set '" + assignment + "'");
+    fields.push_back(named.override_from_text(assignment));
+    for (size_t i = 0; i + 1 < fields.size(); ++i) {
+      if (fields[i].key == fields.back().key) named.fail(0, "'" + fields[i].key + "' is set twice");
+    }
+  }
   SuiteParser parser(name);
   return parser.expand(is_json ? parser.from_json(text) : parser.from_yaml(text), max_benchmarks,
-                       rehearse);
+                       rehearse, fields);
 }
 
 std::vector<SuiteEntry> load_suite_file(const std::string& path, int64_t max_benchmarks,
-                                        bool rehearse) {
+                                        bool rehearse, const std::vector<std::string>& overrides) {
   return parse_suite(read_input_file(path, "suite file"), path, ends_with(path, ".json"),
-                     max_benchmarks, rehearse);
+                     max_benchmarks, rehearse, overrides);
 }
 
 }  // namespace gpubench

@@ -27,13 +27,17 @@ inline constexpr double kDefaultSuiteTimeoutSeconds = 3600;
 // a suite whose lists multiply to more than `max_benchmarks` (counted before expanding).
 // `rehearse`: the entries as the file's `rehearsal:` section rewrites them (`set` over every
 // entry, `replace` of the values it maps), for a run on another device at other sizes; a file
-// without that section is refused.
+// without that section is refused. `overrides`: KEY=VALUE each (run --set), a suite setting over
+// every entry after the file's own fields and its rehearsal, its value read as a plain value in
+// the file is ([1, 4] a list that expands); a bad one is refused naming it ("--set 'k=v': ...").
 std::vector<SuiteEntry> load_suite_file(const std::string& path,
                                         int64_t max_benchmarks = kDefaultMaxBenchmarks,
-                                        bool rehearse = false);
+                                        bool rehearse = false,
+                                        const std::vector<std::string>& overrides = {});
 // The same from text; `name` is used in error messages, `is_json` picks the parser.
 std::vector<SuiteEntry> parse_suite(const std::string& text, const std::string& name, bool is_json,
                                     int64_t max_benchmarks = kDefaultMaxBenchmarks,
-                                    bool rehearse = false);
+                                    bool rehearse = false,
+                                    const std::vector<std::string>& overrides = {});
 
 }  // namespace gpubench

@@ -211,6 +211,58 @@ TEST(SuiteFile, ARehearsalReplacesTheValuesItMapsAndSetsItsOwn) {
   }
 }
 
+// run --set KEY=VALUE: a setting over every entry, after the file's own and its rehearsal's, read
+// as a plain value in the file is (a [list] expands).
+TEST(SuiteFile, SetOverridesEveryEntryAfterTheFileAndItsRehearsal) {
+  const auto set = parse_suite(kRehearsedSuite, "suite.yaml", false, 1000, false,
+                               {"device=cpu", "batch_size=[1, 4]", "steps=3"});
+  ASSERT_EQ(set.size(), 4u) << "two entries, each at batches 1 and 4";
+  for (const SuiteEntry& entry : set) {
+    EXPECT_EQ(entry.request.device, DeviceKind::kCpu);
+    EXPECT_EQ(entry.request.steps, 3);
+  }
+  EXPECT_EQ(set[0].request.batch_size, 1);
+  EXPECT_EQ(set[1].request.batch_size, 4);
+  EXPECT_EQ(set[3].request.model, "bert-large");
+  const auto rehearsed = parse_suite(kRehearsedSuite, "suite.yaml", false, 1000, true,
+                                     {"threads=1", "memory_limit=8M"});
+  EXPECT_EQ(rehearsed[0].request.model, "test-tiny-cnn");
+  EXPECT_EQ(rehearsed[0].request.threads, 1) << "over the rehearsal's own set";
+  EXPECT_EQ(rehearsed[2].request.memory_limit, int64_t{8} << 20);
+}
+
+TEST(SuiteFile, ABadSetIsRefusedNamingIt) {
+  const std::string plain = "benchmarks:\n  - {model: resnet50}\n";
+  const auto refusal = [&](const std::string& assignment) {
+    try {
+      parse_suite(plain, "suite.yaml", false, 1000, false, {assignment});
+    } catch (const UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal("devise=cpu").find("--set 'devise=cpu': unknown key 'devise'; known: "),
+            std::string::npos)
+      << refusal("devise=cpu");
+  EXPECT_NE(refusal("device").find("--set 'device': give KEY=VALUE"), std::string::npos);
+  EXPECT_NE(refusal("=cpu").find("give KEY=VALUE"), std::string::npos);
+  EXPECT_NE(refusal("batch_size=0").find("--set 'batch_size=0': "), std::string::npos)
+      << refusal("batch_size=0");
+  EXPECT_NE(refusal("device=tpu").find("--set 'device=tpu': "), std::string::npos)
+      << refusal("device=tpu");
+  EXPECT_NE(refusal("steps={a: 1}").find("a benchmark field must be a value or a list"),
+            std::string::npos)
+      << refusal("steps={a: 1}");
+  try {
+    parse_suite(plain, "suite.yaml", false, 1000, false, {"steps=1", "steps=2"});
+    ADD_FAILURE() << "a setting set twice";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("--set 'steps=2': 'steps' is set twice"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(SuiteFile, ARehearsalIsRefusedWhereTheSuiteHasNoneOrItsKeysAreUnknown) {
   const std::string plain = "benchmarks:\n  - {model: resnet50}\n";
   try {

@@ -10,9 +10,12 @@
 #include <fstream>
 #include <random>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/errors.h"
 #include "reporting/change_points.h"
 #include "reporting/report.h"
 #include "results/statistics.h"
@@ -253,9 +256,34 @@ TEST(Trend, FixtureHistoryHasItsStepItsFailureAndItsBaselineBand) {
   EXPECT_EQ(resnet.noise.detectable.trials_needed, 2u);
 }
 
+// A history folder holding the trend and report JSON written beside it, and another of gpubench's
+// own documents, reads its results as before; a result of a major version this gpubench does not
+// read is still refused (the nightly's published folder once could not be read back).
+TEST(Trend, AFolderReaderPassesOverGpubenchsOwnDocuments) {
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("gpubench-trend-own-docs-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(copy);
+  std::filesystem::copy(kHistory, copy, std::filesystem::copy_options::recursive);
+  const std::vector<LoadedResult> results = load_results({kHistory});
+  std::ofstream(copy / "trend.json") << render_trend(build_trend(results, {}, {}), "json");
+  std::ofstream(copy / "report.json") << render_report(build_report(results, {}), "json");
+  std::ofstream(copy / "tp.json") << R"({"schema": "gpubench.scale-tp/1", "basis": "predicted"})";
+  EXPECT_EQ(load_results({copy.string()}).size(), results.size());
+  std::ofstream(copy / "newer.json") << R"({"schema": "gpubench.result/2"})";
+  try {
+    load_results({copy.string()});
+    ADD_FAILURE() << "a result of another major version was passed over";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("newer than this gpubench reads"), std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove_all(copy);
+}
+
 TEST(Trend, JsonHasTheDocumentedShape) {
   const auto doc =
       nlohmann::json::parse(render_trend(build_trend(load_results({kHistory}), {}, {}), "json"));
+  EXPECT_EQ(doc["schema"], "gpubench.trend/1");
   ASSERT_EQ(doc["benchmarks"].size(), 2u);
   const auto& resnet = doc["benchmarks"][0];
   EXPECT_EQ(resnet["identity"]["model"], "resnet50");

@@ -215,6 +215,13 @@ TEST_F(NightOnTheCpu, EveryTemplateRunsANightAndFailsOnARegression) {
   ASSERT_EQ(trend["benchmarks"].size(), 2u);
   for (const auto& b : trend["benchmarks"]) EXPECT_EQ(b["points"].size(), 3u) << b["benchmark"];
   EXPECT_NE(text_of(out() + "/report.html").find("<h2>History</h2>"), std::string::npos);
+  // What the job publishes, read whole: tonight's results, and the trend JSON passed over.
+  for (const char* command : {"report ", "trend "}) {
+    const auto published = testing::run_gpubench(command + quoted(out()));
+    EXPECT_EQ(published.exit_code, 0) << command << published.output;
+    EXPECT_NE(published.output.find("skipped 1 trend(s) in the folders given"), std::string::npos)
+        << command << published.output;
+  }
 
   // A night is run once.
   const auto again = run_job(github_job(), "2026-12-02", dir_.file("baseline-slower"));
