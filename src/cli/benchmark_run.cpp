@@ -1,11 +1,15 @@
 #include "benchmark_run.h"
 
 #include <functional>
+#include <mutex>
+#include <thread>
 
 #include "common/errors.h"
+#include "common/log.h"
 #include "modeling/model_registry.h"
 #include "reporters.h"
 #include "results/result_path.h"
+#include "system/timing_conditions.h"
 
 namespace gpubench::cli {
 
@@ -22,9 +26,19 @@ RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progr
   return options;
 }
 
+void warn_of_timing_hazards() {
+  static std::once_flag warned;  // an infer sweep runs here once a batch
+  std::call_once(warned, [] {
+    for (const std::string& hazard : timing_hazards(std::thread::hardware_concurrency())) {
+      log::warn("{}", hazard);
+    }
+  });
+}
+
 int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
                    const GlobalOptions& global, Result* kept) {
   const std::string path = prepare_result_path(output, benchmark);
+  warn_of_timing_hazards();
   ProgressPrinter progress = progress_for(benchmark);
   const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
   if (kept != nullptr) *kept = result;

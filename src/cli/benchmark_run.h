@@ -15,6 +15,10 @@ ProgressPrinter progress_for(const ResolvedBenchmark& benchmark);
 // The runner's options for this command line; `progress` (may be null) receives rank 0's.
 RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
 
+// What on this host can make timings noisy (system/timing_conditions.h), warned of once a
+// process: before the first benchmark it runs.
+void warn_of_timing_hazards();
+
 // `benchmark` run from here (runner/runner.h) and reported: its result file at `output` (a .json
 // file or a directory) and its table; a copy of the result in `kept` where given. Returns the
 // exit code.

@@ -24,6 +24,7 @@ void print_result(const Result& result) {
   std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
   std::fputs(render_results_table({result}).c_str(), stdout);
   if (result.status != RunStatus::kOk) return;
+  std::fputs(render_noise_line(result).c_str(), stdout);
   std::fputs(render_inference_lines(result).c_str(), stdout);
   std::fputs(render_fp8_line(result).c_str(), stdout);
   std::fputs(render_efficiency_lines(result).c_str(), stdout);

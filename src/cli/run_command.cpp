@@ -4,6 +4,7 @@
 #include "common/input_limits.h"
 #include "common/log.h"
 
+#include "benchmark_run.h"
 #include "commands.h"
 #include "common/environment.h"
 #include "common/errors.h"
@@ -30,8 +31,15 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     run.output_directory = options->output_directory;
     run.timeout_seconds = options->timeout_seconds;
     run.log_level = global.log_level;
+    warn_of_timing_hazards();
     const std::vector<Result> results = run_suite(benchmarks, run);
     write_standard_output(render_results_table(results));
+    for (const Result& r : results) {
+      const std::string noise = render_noise_line(r);
+      if (!noise.empty())
+        write_standard_output(r.benchmark.model + " batch " +
+                              std::to_string(r.benchmark.batch_size) + ": " + noise);
+    }
     size_t failed = 0, skipped = 0;
     for (const Result& r : results) {
       skipped += r.status == RunStatus::kSkipped ? 1 : 0;

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "common/text_table.h"
+#include "reporting/regression.h"
+#include "results/statistics.h"
 #include "spec/benchmark_fields.h"
 
 namespace gpubench {
@@ -63,6 +65,17 @@ std::string render_fp8_line(const Result& r) {
   if (r.metrics.fp8_matmul_flop_share <= 0) return "";
   return "fp8: " + format_fixed(100 * r.metrics.fp8_matmul_flop_share, 1) +
          "% of the products ran in FP8 (" + r.benchmark.fp8_recipe + " scaling)\n";
+}
+
+std::string render_noise_line(const Result& r) {
+  const std::vector<double>& trials = r.metrics.trials;
+  if (r.status != RunStatus::kOk || trials.size() < 2) return "";
+  const RegressOptions gate;
+  const DetectableSlowdown seen = detectable_slowdown(trials, trials, gate);
+  if (!seen.known() || !seen.too_noisy(gate.threshold)) return "";
+  return "warning: the trials spread " + format_fixed(100 * coefficient_of_variation(trials), 1) +
+         "% (CV): regress against a run like this one has " + seen.note(gate.threshold) +
+         " (--repeat)\n";
 }
 
 std::string render_results_table(const std::vector<Result>& results) {

@@ -26,4 +26,9 @@ std::string render_inference_lines(const Result& result);
 // precision fp8: the share of the products that ran in FP8, and the recipe; empty otherwise.
 std::string render_fp8_line(const Result& r);
 
+// A run whose trials spread more than `regress` can gate on at its default threshold, compared
+// with another run like it: "warning: noise ..." with what it could see and the trials that would
+// do; empty for a quiet run, a failed one, or one of a single trial.
+std::string render_noise_line(const Result& r);
+
 }  // namespace gpubench

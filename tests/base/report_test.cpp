@@ -556,6 +556,30 @@ TEST(Regress, TheDetectableSlowdownLiesBetweenNoneAndAHalt) {
   EXPECT_NE(row.note.find("sees not even a halt"), std::string::npos) << row.note;
 }
 
+// A run whose trials spread more than regress could gate on at its 5 % threshold says so under its
+// table, with the trials that would do; a quiet run, a single trial or a failed run says nothing.
+TEST(Regress, ARunTooNoisyForTheGateWarnsUnderItsTable) {
+  Result noisy;
+  noisy.status = RunStatus::kOk;
+  noisy.metrics.trials = {100, 60, 140};
+  const std::string line = render_noise_line(noisy);
+  EXPECT_EQ(line.rfind("warning: the trials spread 40.0% (CV): regress against a run like this one "
+                       "has noise too high for the 5.0% threshold: sees ",
+                       0),
+            0u)
+      << line;
+  EXPECT_NE(line.find("trials a side would see 5.0% (--repeat)\n"), std::string::npos) << line;
+  Result quiet = noisy;
+  quiet.metrics.trials = {100, 100.5, 99.5};
+  EXPECT_EQ(render_noise_line(quiet), "");
+  Result one = noisy;
+  one.metrics.trials = {100};
+  EXPECT_EQ(render_noise_line(one), "");
+  Result failed = noisy;
+  failed.status = RunStatus::kFailed;
+  EXPECT_EQ(render_noise_line(failed), "");
+}
+
 // The verdict is the same whatever the throughputs' magnitude: at 1e80 and beyond the squares
 // in the statistics overflowed, p came out NaN and real slowdowns of 50-100 % read "unchanged".
 TEST(Regress, AVerdictDoesNotDependOnTheMagnitudeOfTheThroughputs) {
