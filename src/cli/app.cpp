@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "common/atomic_file.h"
+#include "common/closest_name.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/log.h"
@@ -30,7 +31,33 @@ std::string unknown_subcommand(const CLI::App& app, const std::string& name) {
     if (sub->get_name() == name) return "";
     if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden: no group
   }
-  return "unknown subcommand '" + echoed(name) + "'; known: " + join(names);
+  return "unknown subcommand '" + echoed(name) + "';" + did_you_mean(name, names) +
+         " known: " + join(names);
+}
+
+// CLI11 reports an option a command does not take as an argument "not expected", the value
+// beside it too; name the option, and the nearest one the command takes. "" where the extras are
+// no option.
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+  std::vector<const CLI::App*> commands = {&app};
+  for (const CLI::App* sub : app.get_subcommands()) commands.push_back(sub);
+  std::vector<std::string> known;
+  for (const CLI::App* command : commands) {
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& name : option->get_lnames()) known.push_back("--" + name);
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string command = commands.size() > 1 ? " " + commands.back()->get_name() : "";
+    return "unknown option '" + echoed(name) + "' for gpubench" + command + ";" +
+           did_you_mean(name, known) + " see gpubench" + command + " --help";
+  }
+  return "";
 }
 
 }  // namespace
@@ -216,6 +243,10 @@ int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
     return with_output_checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
     return with_output_checked(app.exit(e));
+  } catch (const CLI::ExtrasError& e) {
+    const std::string named = unknown_option(app, argc, argv);
+    return usage_error(!named.empty() ? named
+                                      : echoed(e.what(), kMaxParserMessageChars) + " (see --help)");
   } catch (const CLI::ParseError& e) {
     return usage_error(echoed(e.what(), kMaxParserMessageChars) + " (see --help)");
   } catch (const UsageError& e) {

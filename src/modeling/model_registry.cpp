@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/closest_name.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "modeling/adapted_linear.h"
@@ -52,7 +53,13 @@ const ModelInfo& ModelRegistry::get(const std::string& name_or_alias) const {
                        "GPUBENCH_TEST_HOOKS=1 is set");
     }
   }
-  throw UsageError("unknown model '" + echoed(name_or_alias) + "'; known: " + join(names()));
+  std::vector<std::string> known;
+  for (const ModelInfo* model : all()) {
+    known.push_back(model->name);
+    known.insert(known.end(), model->aliases.begin(), model->aliases.end());
+  }
+  throw UsageError("unknown model '" + echoed(name_or_alias) + "';" +
+                   did_you_mean(name_or_alias, known) + " known: " + join(names()));
 }
 
 std::vector<const ModelInfo*> ModelRegistry::all() const {

@@ -59,8 +59,9 @@ TEST(Cli, RefusalsNameTheOptionNotTheSuiteKey) {
 TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   ScratchDirectory dir("cli-bad");
   const std::string out = " --output " + dir.path();
-  expect_usage_error("train --model resnet5" + out, "unknown model 'resnet5'; known: " +
-                                                        ModelRegistry::instance().names().front());
+  expect_usage_error("train --model resnet5" + out,
+                     "unknown model 'resnet5'; did you mean 'resnet50'? known: " +
+                         ModelRegistry::instance().names().front());
   expect_usage_error("train --precision fp64" + out,
                      "--precision must be one of fp32, tf32, fp16, bf16, fp8, got 'fp64'");
   expect_usage_error("train --device tpu" + out,
@@ -90,7 +91,16 @@ TEST(Cli, BadInputExitsWithCodeTwoAndOneClearLine) {
   std::ofstream(dir.file("b.json")) << R"({"schema": "gpubench.benchmark/1", "benchmark": {}})";
   expect_refused("train --benchmark-file " + dir.file("b.json") + " --steps 3" + out,
                  "--benchmark-file holds every setting; give no other benchmark options");
-  expect_usage_error("train --no-such-flag", "--no-such-flag");
+  expect_usage_error("train --no-such-flag",
+                     "unknown option '--no-such-flag' for gpubench train; see gpubench train "
+                     "--help");
+  // Did you mean: an option, a model, a subcommand.
+  expect_usage_error("train --batch 16",
+                     "unknown option '--batch' for gpubench train; did you "
+                     "mean '--batch-size'? see gpubench train --help");
+  expect_usage_error("train --model resnet-50" + out,
+                     "unknown model 'resnet-50'; did you mean 'resnet50'? known: ");
+  expect_usage_error("trian", "unknown subcommand 'trian'; did you mean 'train'? known: ");
   expect_usage_error("frobnicate", "unknown subcommand 'frobnicate'; known: train, infer, run");
   expect_usage_error("run " + dir.file("missing.yaml"), "cannot read suite file");
   std::ofstream(dir.file("s.yaml")) << "benchmarks:\n  - {model: resnet50}\n";

@@ -171,7 +171,8 @@ TEST(ModelRegistry, UnknownNameListsTheKnownOnes) {
     FAIL();
   } catch (const UsageError& error) {
     EXPECT_EQ(std::string(error.what()),
-              "unknown model 'resnet5'; known: " + join(ModelRegistry::instance().names()));
+              "unknown model 'resnet5'; did you mean 'resnet50'? known: " +
+                  join(ModelRegistry::instance().names()));
   }
 }
 
