@@ -320,7 +320,10 @@ class GenerateWorkload : public InferenceWorkload {
         prefill_rates.push_back(prompt_tokens / (last_.time_to_first_token_ms / 1e3));
         steps.insert(steps.end(), last_.decode_step_ms.begin(), last_.decode_step_ms.end());
         decode_ms += std::accumulate(last_.decode_step_ms.begin(), last_.decode_step_ms.end(), 0.0);
-        if (hooks.progress) hooks.progress({false, trial, plan.repeat, i, plan.steps, 0});
+        if (hooks.progress && i < plan.steps) {
+          hooks.progress({false, trial, plan.repeat, i, plan.steps,
+                          decode_ms > 0 ? plan.samples_per_step * i / (decode_ms / 1e3) : 0});
+        }
       }
       if (hooks.window_closed) hooks.window_closed();
       // Replicas generate on their own: the run's rate is the sum of theirs (the mean of a
@@ -330,6 +333,7 @@ class GenerateWorkload : public InferenceWorkload {
         rate = ranks->sum_over_ranks(rate) / session.benchmark().tensor_parallel;
       }
       measured.trials.push_back(rate);
+      if (hooks.progress) hooks.progress({false, trial, plan.repeat, plan.steps, plan.steps, rate});
     }
     measured.throughput = median(measured.trials);
     measured.step_time_ms = summarize(steps);

@@ -21,7 +21,7 @@ Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
       throw_if_interrupted();
       step();
       timer.mark_step();
-      if (hooks.progress) {
+      if (hooks.progress && i < plan.steps) {
         const double elapsed = timer.elapsed_seconds();
         hooks.progress({false, trial, plan.repeat, i, plan.steps,
                         elapsed > 0 ? plan.samples_per_step * i / elapsed : 0});
@@ -30,6 +30,11 @@ Measurement measure_trials(const TrialPlan& plan, StepTimer& timer,
     const WindowTiming timing = timer.stop_window();
     if (hooks.window_closed) hooks.window_closed();
     measurement.trials.push_back(plan.samples_per_step * plan.steps / timing.seconds);
+    // A trial's last step reports the trial as the result records it (its synchronised window).
+    if (hooks.progress) {
+      hooks.progress(
+          {false, trial, plan.repeat, plan.steps, plan.steps, measurement.trials.back()});
+    }
     step_times.insert(step_times.end(), timing.step_times_ms.begin(), timing.step_times_ms.end());
   }
   measurement.step_time_ms = summarize(step_times);

@@ -18,7 +18,9 @@ struct ProgressEvent {
   int trials = 0;
   int step = 0;  // 1-based within the phase
   int steps = 0;
-  double samples_per_second = 0;  // so far in this trial (host clock; 0 during warm-up)
+  // So far in this trial (host clock; 0 during warm-up); at a trial's last step, the trial's
+  // throughput as the result records it.
+  double samples_per_second = 0;
 };
 using ProgressCallback = std::function<void(const ProgressEvent&)>;
 

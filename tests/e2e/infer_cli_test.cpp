@@ -76,6 +76,26 @@ TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
       << run.output;
 }
 
+// Off a terminal, each trial's line gives the trial's rate as the result records it (generation's
+// lines once read 0.0 tokens/sec beside the table's figures).
+TEST(InferCli, EachTrialsProgressLineIsTheTrialTheResultRecords) {
+  ScratchDirectory dir("infer-progress");
+  const auto run = run_gpubench(
+      "--log-level info infer --model test-tiny-llama --batch-size 1 "
+      "--prompt-len 8 --gen-len 4" +
+      std::string(kShort) + " --output " + dir.file("r.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto trials = read_json(dir.file("r.json"))["metrics"]["trials"];
+  ASSERT_EQ(trials.size(), 2u);
+  for (size_t i = 0; i < trials.size(); ++i) {
+    char expected[96];
+    std::snprintf(expected, sizeof(expected), "trial %zu/2 done (2 steps)  %.1f tokens/sec", i + 1,
+                  trials[i].get<double>());
+    EXPECT_NE(run.output.find(expected), std::string::npos) << expected << "\n" << run.output;
+  }
+  EXPECT_NE(run.output.find("warm-up done (1 step)\n"), std::string::npos) << run.output;
+}
+
 TEST(InferCli, ASuiteEntryWithTaskInferRunsInference) {
   ScratchDirectory dir("infer-suite");
   std::ofstream(dir.file("suite.yaml"))

@@ -70,7 +70,12 @@ TEST(Measurement, WarmupIsUntimedEachTrialIsItsWindowAndTheMedianTrialIsReported
   EXPECT_EQ(events[3].step, 4);
   EXPECT_FALSE(events[4].warmup);
   EXPECT_EQ(events[5].trial, 1);
-  EXPECT_DOUBLE_EQ(events[5].samples_per_second, 24 / 1.0);  // 2 steps in 1 s of host time
+  EXPECT_DOUBLE_EQ(events[4].samples_per_second, 12 / 0.5);  // 1 step in 0.5 s of host time
+  // A trial's last step: the trial as recorded (its window with the synchronisation), 24 / 1.5.
+  EXPECT_EQ(events[5].trial, 1);
+  EXPECT_EQ(events[5].step, 2);
+  EXPECT_DOUBLE_EQ(events[5].samples_per_second, m.trials[0]);
+  EXPECT_DOUBLE_EQ(events[9].samples_per_second, m.trials[2]);
 }
 
 TEST(Measurement, TheFaultHookRunsOnceBeforeTheFirstTimedStep) {
