@@ -29,6 +29,15 @@ std::string latency_text(const LatencySummary& s) {
 
 }  // namespace
 
+namespace {
+
+// Bytes human-sized: "256 bytes" below a KiB, else bytes_text's KiB, MiB or GiB.
+std::string sized(int64_t bytes) {
+  return bytes < 1024 ? std::to_string(bytes) + " bytes" : bytes_text(bytes);
+}
+
+}  // namespace
+
 std::string render_inference_lines(const Result& r) {
   const InferenceMetrics& m = r.metrics.inference;
   if (!m.present || r.status != RunStatus::kOk) return "";
@@ -38,21 +47,19 @@ std::string render_inference_lines(const Result& r) {
              format_fixed(m.decode_tokens_per_second, 1) + " tokens/sec\n";
     lines += "time to first token: " + latency_text(m.time_to_first_token_ms) + "\n";
     lines += "time per output token: " + latency_text(m.time_per_output_token_ms) + "\n";
-    lines += "key/value cache: " + std::to_string(m.kv_cache_bytes) + " bytes (" +
-             std::to_string(m.kv_cache_bytes_per_token) + " per token of a sequence)" +
+    lines += "key/value cache: " + sized(m.kv_cache_bytes) + " (" +
+             sized(m.kv_cache_bytes_per_token) + " per token of a sequence)" +
              (m.kv_cache_reallocated ? ", REALLOCATED during decode" : ", never reallocated") +
              (m.kv_cache_converted_per_step
                   ? ", converted for attention at every decode step (capacity for time)"
                   : "") +
              "\n";
     if (m.weight_bytes_per_decoded_token > 0) {
-      lines +=
-          "weights read per decoded token: " + std::to_string(m.weight_bytes_per_decoded_token) +
-          " bytes\n";
+      lines += "weights read per decoded token: " + sized(m.weight_bytes_per_decoded_token) + "\n";
     }
     if (m.decode_ceiling_tokens_per_second > 0) {
       lines += "decode ceiling: " + format_fixed(m.decode_ceiling_tokens_per_second, 1) +
-               " tokens/sec (" + std::to_string(m.bytes_per_decoded_token) + " bytes a token at " +
+               " tokens/sec (" + sized(m.bytes_per_decoded_token) + " a token at " +
                format_fixed(m.ceiling_bandwidth_gbs, 1) + " GB/s, " + m.ceiling_bandwidth_source +
                "); reached " + format_fixed(100 * m.decode_ceiling_fraction, 1) + "%\n";
     }

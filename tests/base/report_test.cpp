@@ -580,6 +580,22 @@ TEST(Regress, ARunTooNoisyForTheGateWarnsUnderItsTable) {
   EXPECT_EQ(render_noise_line(failed), "");
 }
 
+// A generation's bytes under its table are human-sized: bytes below a KiB, else KiB, MiB or GiB.
+TEST(Regress, AGenerationsBytesUnderItsTableAreHumanSized) {
+  Result r;
+  r.status = RunStatus::kOk;
+  InferenceMetrics& m = r.metrics.inference;
+  m.present = true;
+  m.kv_cache_bytes = 3072;
+  m.kv_cache_bytes_per_token = 256;
+  m.weight_bytes_per_decoded_token = int64_t{15} << 30;
+  const std::string lines = render_inference_lines(r);
+  EXPECT_NE(lines.find("key/value cache: 3.0 KiB (256 bytes per token of a sequence)"),
+            std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("weights read per decoded token: 15.0 GiB\n"), std::string::npos) << lines;
+}
+
 // The verdict is the same whatever the throughputs' magnitude: at 1e80 and beyond the squares
 // in the statistics overflowed, p came out NaN and real slowdowns of 50-100 % read "unchanged".
 TEST(Regress, AVerdictDoesNotDependOnTheMagnitudeOfTheThroughputs) {
