@@ -714,7 +714,7 @@ ReportTable throughput_comparison(const std::vector<ComparedRow>& rows, const Ac
                                   std::map<std::string, std::vector<double>>& ratios) {
   ReportTable table;
   table.id = "comparison";
-  table.title = b_name + " vs " + a_name;
+  table.title = a_name + " vs " + b_name;  // as the report's title has them: A, then B
   table.label_columns = {"model", "precision", "gpus", "setup"};
   table.columns = {a_name, b_name, "B/A", "peak B/A", "bandwidth B/A", "TDP B/A"};
   SourceLegend legend;
@@ -783,7 +783,7 @@ ReportTable latency_comparison(const std::vector<ComparedRow>& rows, const std::
   ReportTable latency;
   latency.id = "latency";
   latency.title =
-      "Inference latency, " + b_name + " vs " + a_name + " (ms; B/A below 1: B answers sooner)";
+      "Inference latency, " + a_name + " vs " + b_name + " (ms; B/A below 1: B answers sooner)";
   latency.label_columns = {"model", "precision", "gpus", "setup"};
   latency.columns = {a_name + " p50",          b_name + " p50",         "B/A p50",
                      a_name + " p99",          b_name + " p99",         a_name + " TTFT p50",

@@ -204,6 +204,9 @@ TEST(Compare, RatiosPerRowAndGeometricMeanPerFamily) {
   for (auto& l : fixtures()) (system_name(l.result) == "NVIDIA A40" ? a : b).push_back(l);
   const Report report = build_comparison(a, b, "A40", "L40S");
   const std::string md = render_markdown(report);
+  EXPECT_NE(md.find("# gpubench compare: A40 vs L40S\n\n## A40 vs L40S\n"), std::string::npos)
+      << "the section as the title: A, then B\n"
+      << md;
   EXPECT_NE(md.find("| resnet50 | fp16 | 1 | batch 64 | 1262.0 ±1.0% | 2524.0 ±0.0% | 2.000 |"),
             std::string::npos)
       << md;
