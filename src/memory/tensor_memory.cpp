@@ -76,13 +76,12 @@ class CountingCpuAllocator final : public c10::Allocator {
     if (!instance().keep_freed(block, static_cast<size_t>(size) + kHeader)) c10::free_cpu(block);
   }
 
-  // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to `most`
-  // bytes in all, and never more than the live tensors' bytes have fallen below their highest
-  // since reuse began: the blocks kept take the process no higher than its tensors took it.
-  void set_reuse(bool on, size_t most = 0) {
+  // ReusedFreedBlocks: freed blocks of at least kReusedBlockMin bytes, by size, up to
+  // kReusedBytesMax in all, and never more than the live tensors' bytes have fallen below their
+  // highest since reuse began: the blocks kept take the process no higher than its tensors took it.
+  void set_reuse(bool on) {
     const std::lock_guard<std::mutex> lock(reused_mutex_);
     reuse_ = on;
-    reused_most_ = most;
     live_high_ = current_.load();
     if (on) return;
     for (const auto& [size, block] : reused_) c10::free_cpu(block);
@@ -106,6 +105,7 @@ class CountingCpuAllocator final : public c10::Allocator {
 
  private:
   static constexpr size_t kReusedBlockMin = size_t{32} << 20;
+  static constexpr size_t kReusedBytesMax = size_t{1} << 30;
 
   // A kept block of `size` bytes, or none; blocks kept beyond the live tensors' highest,
   // `live` now, let go.
@@ -132,7 +132,7 @@ class CountingCpuAllocator final : public c10::Allocator {
   bool keep_freed(void* block, size_t size) {
     if (size < kReusedBlockMin) return false;
     const std::lock_guard<std::mutex> lock(reused_mutex_);
-    if (!reuse_ || reused_bytes_ + size > reused_most_ ||
+    if (!reuse_ || reused_bytes_ + size > kReusedBytesMax ||
         current_.load() + kept_tensor_bytes() + static_cast<int64_t>(size - kHeader) > live_high_) {
       return false;
     }
@@ -149,7 +149,6 @@ class CountingCpuAllocator final : public c10::Allocator {
   mutable std::mutex reused_mutex_;
   mutable std::multimap<size_t, void*> reused_;
   mutable size_t reused_bytes_ = 0;
-  size_t reused_most_ = 0;
   mutable int64_t live_high_ = 0;
   std::atomic<bool> reuse_{false};
 };
@@ -168,8 +167,8 @@ void track_cpu_tensors() {
                  [] { c10::SetCPUAllocator(&CountingCpuAllocator::instance(), /*priority=*/100); });
 }
 
-ReusedFreedBlocks::ReusedFreedBlocks(int64_t most_bytes) {
-  CountingCpuAllocator::instance().set_reuse(true, static_cast<size_t>(most_bytes));
+ReusedFreedBlocks::ReusedFreedBlocks() {
+  CountingCpuAllocator::instance().set_reuse(true);
 }
 
 ReusedFreedBlocks::~ReusedFreedBlocks() {

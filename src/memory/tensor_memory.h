@@ -32,7 +32,7 @@ void keep_freed_host_memory();
 void trim_host_heap();
 
 // fit's probes, while one lives: the counting allocator keeps freed blocks of 32 MiB or more (up to
-// `most_bytes` of them) for the next allocation of the same size, where glibc would hand them
+// 1 GiB of them) for the next allocation of the same size, where glibc would hand them
 // back to the kernel (above its 32 MiB mmap threshold) and the next would fault every page in
 // again, zeroed. The probes allocate the same weight-sized tensors (16-bit copies, gradients) at
 // every shape. What the allocator counts is unchanged: the bytes of live tensors.
@@ -42,7 +42,7 @@ void trim_host_heap();
 // unbounded, 19.4 s and 3.4 GB; 1 GiB unbounded took Transformer-XL base to 4.3 GB).
 class ReusedFreedBlocks {
  public:
-  explicit ReusedFreedBlocks(int64_t most_bytes = int64_t{1} << 30);
+  ReusedFreedBlocks();
   ~ReusedFreedBlocks();
   ReusedFreedBlocks(const ReusedFreedBlocks&) = delete;
   ReusedFreedBlocks& operator=(const ReusedFreedBlocks&) = delete;

@@ -27,10 +27,6 @@ std::string latency_text(const LatencySummary& s) {
          std::to_string(s.count) + ")";
 }
 
-}  // namespace
-
-namespace {
-
 // Bytes human-sized: "256 bytes" below a KiB, else bytes_text's KiB, MiB or GiB.
 std::string sized(int64_t bytes) {
   return bytes < 1024 ? std::to_string(bytes) + " bytes" : bytes_text(bytes);

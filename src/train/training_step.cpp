@@ -82,16 +82,19 @@ torch::Tensor TrainingStep::forward_backward(const SyntheticBatch& batch, bool c
   return loss;
 }
 
-int64_t TrainingStep::measured_peak() const {
-  return std::max(step_memory_.peak, tensor_memory::peak_allocated_bytes(*measured_device_));
+void TrainingStep::finish_measurement() {
+  if (measured_device_) {
+    step_memory_.peak =
+        std::max(step_memory_.peak, tensor_memory::peak_allocated_bytes(*measured_device_));
+  }
+  measured_device_.reset();
+  backward_moments_ = false;
 }
 
 torch::Tensor TrainingStep::run_forward_backward(const SyntheticBatch& batch,
                                                  bool clear_gradients) {
   const torch::Tensor loss = forward_backward(batch, clear_gradients, nullptr);
-  if (measured_device_) step_memory_.peak = measured_peak();
-  measured_device_.reset();
-  backward_moments_ = false;
+  finish_measurement();
   return loss.detach();
 }
 
@@ -105,9 +108,7 @@ torch::Tensor TrainingStep::run(const SyntheticBatch& batch) {
   }
   if (synchronizer_) synchronizer_->after_update();
   mark(timeline_, StepPoint::kEnd);
-  if (measured_device_) step_memory_.peak = measured_peak();
-  measured_device_.reset();
-  backward_moments_ = false;
+  finish_measurement();
   return loss.detach();
 }
 

@@ -56,8 +56,9 @@ class TrainingStep {
  private:
   torch::Tensor forward_backward(const SyntheticBatch& batch, bool clear_gradients,
                                  StepTimeline* timeline);
-  // The step's peak read on the device at its end, with what BackwardMoments reset away.
-  int64_t measured_peak() const;
+  // A measured step's end: its peak read on the device, with what BackwardMoments reset away;
+  // the next step is not measured unless asked again.
+  void finish_measurement();
   std::optional<torch::Device> measured_device_;
   bool backward_moments_ = false;
   StepMemory step_memory_;
