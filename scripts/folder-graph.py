@@ -26,7 +26,10 @@ LAYERS = [
      ("infer", "the inference workloads: forward passes, text generation; fit --task infer's "
                "probes")],
     [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
-             "the workload registry, resolving a request, the trials' timing")],
+             "the workload registry, resolving a request (a loop over the rules), the trials' "
+             "timing")],
+    [("features", "what is applied to a model from outside, a folder each (precision, weight "
+                  "formats, tuning, parallelism, graph mode): its resolve rules and refusals")],
     [("models", "the model zoo (models/), one file per family, each registering itself"),
      ("memory", "memory plans, tensor accounting, the fit model"),
      ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],
@@ -50,6 +53,7 @@ LAYERS = [
 # headers named (a path) or the files named (a cli/ file that may include the whole folder).
 CLI_CLOSED = {
     "train": [], "optim": [], "testing": [], "process": [], "infer": [], "torch_support": [],
+    "features": [],
     "modeling": ["modeling/model_registry.h"],  # models, help-reference: the model registry
     "distributed": ["src/cli/allreduce_command.cpp"],  # allreduce: its collectives
     "run": ["src/cli/allreduce_command.cpp"],  # allreduce: the device its ranks resolve to

@@ -28,7 +28,7 @@ page_from() {
     status=1
   fi
 }
-for topic in options models exit-codes; do
+for topic in options models exit-codes resolve-rules; do
   page_from "docs/reference/$topic.md" "$build/gpubench" help-reference "$topic"
 done
 # The folders' layers, from the #include lines (scripts/folder-graph.py).

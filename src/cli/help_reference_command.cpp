@@ -191,15 +191,35 @@ std::string exit_codes_reference() {
   return out;
 }
 
+std::string resolve_rules_reference() {
+  std::string out =
+      "# Resolve's rules\n\n" + generated_note("resolve-rules") +
+      "What `train`, `infer`, `fit` and a suite's entries go through before anything runs "
+      "(src/run/resolve_benchmark.cpp): each default decided and each refusal made by its "
+      "owner, in this order. A feature applied to the model from outside owns its rules in its "
+      "folder, src/features/<owner>/; the model's own rules (what it is fed and serves) are in "
+      "src/run/model_input_rules.cpp, the run's (device, threads, files) in "
+      "src/run/run_rules.cpp. Where a request breaks several rules, the first one here is the one "
+      "named. A "
+      "child process (a rank, a probe, a suite entry) receives the resolved benchmark and does "
+      "not resolve again.\n\n" +
+      header({"#", "owner", "decides or refuses"});
+  int number = 0;
+  for (const auto& [owner, decides] : resolve_rule_list()) {
+    out += markdown_row({std::to_string(++number), owner, decides});
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_help_reference_command(CLI::App& app, const CommandRegistration& add_every_command,
                                 int& exit_code) {
   auto topic = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("help-reference", torch_command_description("help-reference"));
-  cmd->add_option("topic", *topic, "options, models or exit-codes")
+  cmd->add_option("topic", *topic, "options, models, exit-codes or resolve-rules")
       ->required()
-      ->check(CLI::IsMember({"options", "models", "exit-codes"}));
+      ->check(CLI::IsMember({"options", "models", "exit-codes", "resolve-rules"}));
   cmd->callback([topic, add_every_command, &exit_code] {
     std::string page;
     if (*topic == "options") {
@@ -208,6 +228,8 @@ void add_help_reference_command(CLI::App& app, const CommandRegistration& add_ev
       page = options_reference(*new_app(global, add_every_command, unused_exit_code));
     } else if (*topic == "models") {
       page = models_reference();
+    } else if (*topic == "resolve-rules") {
+      page = resolve_rules_reference();
     } else {
       page = exit_codes_reference();
     }

@@ -5,8 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "features/precision/precision_policy.h"
 #include "modeling/model_registry.h"
-#include "run/precision_policy.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "features/weights/weight_rules.h"
 #include "infer/inference_model.h"
 #include "run/resolve_benchmark.h"
 #include "runner/runner.h"
@@ -109,7 +110,7 @@ PredictionSubject resolve_for_prediction(const BenchmarkRequest& request) {
     subject.counted_weights = linear_weights_format(counted->weights, subject.asked.precision,
                                                     counted->group, counted->fp8_recipe);
     if (counted->weights == "int4") {
-      check_int4_shapes(ModelRegistry::instance().get(subject.asked.model), subject.asked);
+      weights::check_int4_shapes(ModelRegistry::instance().get(subject.asked.model), subject.asked);
     }
   }
   return subject;

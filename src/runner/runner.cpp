@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/log.h"
+#include "features/graph_mode/graph_mode.h"
 #include "infer/inference_fit_probe.h"
 #include "memory/memory_plan.h"
 #include "optim/optimizer_registry.h"
@@ -15,7 +16,6 @@
 #include "process/child_process.h"
 #include "process/data_parallel_run.h"
 #include "run/benchmark_runner.h"
-#include "run/graph_mode.h"
 #include "run/resolve_benchmark.h"
 #include "spec/benchmark_fields.h"
 #include "system/machine.h"
@@ -89,6 +89,12 @@ std::vector<ResolvedBenchmark> resolve_here(const std::vector<BenchmarkRequest>&
   }
   if (fell_back && warn_on_cpu_fallback) log::warn("no CUDA device found: running on the CPU");
   return benchmarks;
+}
+
+std::vector<std::pair<std::string, std::string>> resolve_rule_list() {
+  std::vector<std::pair<std::string, std::string>> rules;
+  for (const ResolveStep& step : resolve_steps()) rules.emplace_back(step.owner, step.decides);
+  return rules;
 }
 
 ResolvedBenchmark resolve_here(const BenchmarkRequest& request, bool warn_on_cpu_fallback) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/launch_environment.h"
@@ -35,6 +36,9 @@ std::optional<LaunchEnvironment> launched_by();
 // What the command line asked for, resolved on this machine, warning once when `auto` fell back
 // to the CPU (what runs there; fit, which predicts for cards, does not warn). Throws UsageError.
 ResolvedBenchmark resolve_here(const BenchmarkRequest& request, bool warn_on_cpu_fallback = true);
+// resolve's rules in the order it runs them, each as (who owns it, what it decides): the
+// generated reference's table.
+std::vector<std::pair<std::string, std::string>> resolve_rule_list();
 std::vector<ResolvedBenchmark> resolve_here(const std::vector<BenchmarkRequest>& requests,
                                             bool warn_on_cpu_fallback = true);
 

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "features/precision/precision_policy.h"
 #include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
 #include "memory/sharded_memory.h"
@@ -18,7 +19,6 @@
 #include "modeling/nf4_weights.h"
 #include "run/device_setup.h"
 #include "run/model_setup.h"
-#include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
 #include "train/training_step.h"
 

@@ -12,8 +12,8 @@
 
 #include <torch/torch.h>
 
+#include "features/graph_mode/graph_mode.h"
 #include "modeling/model_registry.h"
-#include "run/graph_mode.h"
 #include "spec/benchmark.h"
 #include "torch_support/captured_graph.h"
 #include "train/training_step.h"

@@ -9,13 +9,13 @@
 #include <torch/torch.h>
 
 #include "distributed/gradient_sync.h"
+#include "features/precision/precision_policy.h"
 #include "memory/training_memory.h"
 #include "modeling/flop_counter.h"
 #include "modeling/model_registry.h"
 #include "optim/grad_scaler.h"
 #include "optim/multi_tensor_optimizer.h"
 #include "optim/optimizer_registry.h"
-#include "run/precision_policy.h"
 #include "train/step_timeline.h"
 
 namespace gpubench {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "features/precision/precision_policy.h"
 #include "infer/greedy_generation.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
@@ -15,7 +16,6 @@
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
-#include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"

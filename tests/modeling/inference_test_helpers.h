@@ -7,9 +7,9 @@
 
 #include <torch/torch.h>
 
+#include "features/precision/precision_policy.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
-#include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
 #include "system/machine.h"
 #include "test_helpers.h"

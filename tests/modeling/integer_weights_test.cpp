@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "features/precision/precision_policy.h"
 #include "infer/greedy_generation.h"
 #include "infer/inference_model.h"
 #include "modeling/inference_test_helpers.h"
@@ -12,7 +13,6 @@
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
-#include "run/precision_policy.h"
 #include "run/resolve_benchmark.h"
 #include "runner/prediction_subject.h"
 #include "test_helpers.h"

@@ -5,13 +5,13 @@
 #include <torch/torch.h>
 
 #include "cpu_benchmark.h"
+#include "features/precision/precision_policy.h"
 #include "memory/memory_plan.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "modeling/nf4_weights.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
-#include "run/precision_policy.h"
 #include "train/training_step.h"
 
 namespace gpubench {

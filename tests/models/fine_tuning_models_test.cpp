@@ -6,11 +6,11 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
+#include "features/precision/precision_policy.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "models/bert.h"
 #include "models/llama.h"
-#include "run/precision_policy.h"
 #include "test_helpers.h"
 #include "train/training_step.h"
 

@@ -8,10 +8,10 @@
 
 #include "common/errors.h"
 #include "cpu_benchmark.h"
+#include "features/graph_mode/graph_mode.h"
 #include "modeling/image_classifier.h"
 #include "modeling/layers.h"
 #include "run/benchmark_runner.h"
-#include "run/graph_mode.h"
 
 namespace gpubench {
 namespace {

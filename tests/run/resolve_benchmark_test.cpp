@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "run/graph_mode.h"
+#include "features/graph_mode/graph_mode.h"
+#include "features/weights/weight_rules.h"
 #include "spec/benchmark_fields.h"
 #include "torch_support/compat.h"
 
@@ -332,7 +333,7 @@ TEST(Resolve, TensorParallelSplitsWhatTheModelDeclaresOverNeighbouringRanks) {
     on_cpu.device = DeviceKind::kCpu;
     ResolvedBenchmark asked = as_requested(on_cpu);
     asked.weight_group = 32;
-    EXPECT_THROW(check_int4_shapes(ModelRegistry::instance().get("test-tp-llama"), asked),
+    EXPECT_THROW(weights::check_int4_shapes(ModelRegistry::instance().get("test-tp-llama"), asked),
                  UsageError);
   } else {
     EXPECT_EQ(error_of(infer, cpu_machine()),

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "features/resolve_rule.h"
 #include "spec/benchmark.h"
 
 namespace gpubench {
@@ -20,6 +21,8 @@ int graph_capture_warmup_steps(Task task);
 // Why this benchmark cannot run in graph mode with this gpubench (and what the machine or build
 // lacks, where that is why), or no refusal when it can.
 Refusal graph_mode_unsupported_reason(const ResolvedBenchmark& benchmark);
+// The rule of resolve: that reason, raised.
+void check_graph_mode(const ResolveInputs& inputs, ResolvedBenchmark& benchmark);
 // Why graph mode cannot run as one of `world_size` ranks that `launcher` started: decided from
 // the process group, since a launcher's world of one still joins one and all-reduces.
 std::string graph_mode_unsupported_in_process_group(const std::string& launcher, int world_size);

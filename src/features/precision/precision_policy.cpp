@@ -1,4 +1,4 @@
-#include "run/precision_policy.h"
+#include "features/precision/precision_policy.h"
 
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>

@@ -1,4 +1,4 @@
-#include "run/graph_mode.h"
+#include "features/graph_mode/graph_mode.h"
 
 #include "modeling/model_registry.h"
 #include "torch_support/compat.h"
@@ -65,6 +65,11 @@ std::string graph_mode_unsupported_in_process_group(const std::string& launcher,
          " rank(s): capturing the gradient all-reduce "
          "(NCCL inside a CUDA graph, started from autograd hooks) is not implemented; run it "
          "without the launcher, or with --mode eager";
+}
+
+void check_graph_mode(const ResolveInputs& inputs, ResolvedBenchmark& benchmark) {
+  (void)inputs;
+  graph_mode_unsupported_reason(benchmark).raise_if_refused();
 }
 
 }  // namespace gpubench
