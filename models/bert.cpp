@@ -178,9 +178,7 @@ BertModel::BertModel(const BertConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<BertNetImpl>(config, options.activation_checkpointing,
-                                         options.defer_initialization)) {
-  apply_tuning(*net_, options);
-}
+                                         options.defer_initialization)) {}
 
 BertModel::~BertModel() = default;
 
@@ -242,37 +240,28 @@ int64_t BertModel::count_forward() {
   return 1;
 }
 
-const std::vector<std::string>& bert_lora_roles() {
-  static const std::vector<std::string> roles = {"q", "k", "v", "o", "up", "down"};
-  return roles;
+BlockProjections bert_projections(const BertConfig& c, const ModelOptions& options) {
+  const int64_t h = c.hidden_size, i = c.intermediate_size;
+  return {c.num_layers,
+          {{"q", h, h}, {"k", h, h}, {"v", h, h}, {"o", h, h}, {"up", h, i}, {"down", i, h}},
+          options.seq_len};
 }
 
 ModelStats bert_stats(const BertConfig& c, const ModelOptions& options) {
   const int64_t h = c.hidden_size, i = c.intermediate_size, s = options.seq_len, v = c.vocab_size;
   const int64_t block_weights = 4 * h * h + 2 * h * i;
   const int64_t block_params = block_weights + 4 * h + i + h + 4 * h;  // + biases + 2 LayerNorms
-  const int64_t adapters = lora_params_per_block(options, {{"q", {h, h}},
-                                                           {"k", {h, h}},
-                                                           {"v", {h, h}},
-                                                           {"o", {h, h}},
-                                                           {"up", {h, i}},
-                                                           {"down", {i, h}}});
   const int64_t embeddings = (v + c.max_positions + c.type_vocab_size) * h + 2 * h;
   const int64_t heads = (h * h + h) + (h * h + h + 2 * h) + v + (2 * h + 2);  // pooler, MLM, NSP
   ModelStats stats;
-  stats.params = embeddings + c.num_layers * (block_params + adapters) + heads;
-  const bool lora = uses_lora(options.tuning);
-  stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) {
-    stats.nf4_params = c.num_layers * block_weights;
-    stats.largest_nf4_weight = h * i;
-  }
+  stats.params = embeddings + c.num_layers * block_params + heads;
+  stats.trainable_params = stats.params;
   // Per sequence: every token through the blocks, the attention products over s positions and
   // the MLM head; the pooler and NSP head once.
   const int64_t weight_macs = s * (c.num_layers * block_weights + h * h + h * v) + h * h + 2 * h;
   const int64_t attention_macs = s * c.num_layers * 2 * s * h;
-  stats.forward_flops = 2 * (weight_macs + attention_macs + s * c.num_layers * adapters);
-  stats.frozen_weight_flops = lora ? 2 * weight_macs : 0;
+  stats.forward_flops = 2 * (weight_macs + attention_macs);
+  stats.weight_flops = 2 * weight_macs;
   return stats;
 }
 
@@ -284,7 +273,6 @@ namespace {
 
 ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len,
                     std::string reference, bool hidden = false) {
-  const int64_t h = config.hidden_size, mlp = std::min(h, config.intermediate_size);
   ModelInfo info = fine_tuning_info(
       {std::move(name),
        "masked-language-modeling",
@@ -293,7 +281,9 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        default_seq_len,
        config.max_positions,
        std::move(reference),
-       bert_lora_roles(),
+       [config](const ModelOptions& options) {
+         return bert_projections(reduced(config, options), options);
+       },
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<BertModel>(reduced(config, options), options);
        },
@@ -302,8 +292,6 @@ ModelInfo bert_info(std::string name, BertConfig config, int64_t default_seq_len
        },
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
-  info.capabilities.lora_rank_limits = {{"q", h}, {"k", h},    {"v", h},
-                                        {"o", h}, {"up", mlp}, {"down", mlp}};
   return info;
 }
 

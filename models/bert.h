@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/fine_tuning_model.h"
 #include "modeling/model_registry.h"
 
 namespace gpubench::models {
@@ -25,8 +26,11 @@ struct BertConfig {
 };
 
 BertConfig bert_large();
+// Counts from the configuration, trained in full (tuning's part: with_tuning,
+// modeling/fine_tuning_model.h).
 ModelStats bert_stats(const BertConfig& config, const ModelOptions& options);
-const std::vector<std::string>& bert_lora_roles();
+// Its blocks and each block's projections by role; a sequence of seq_len tokens a sample.
+BlockProjections bert_projections(const BertConfig& config, const ModelOptions& options);
 
 class BertNetImpl;
 

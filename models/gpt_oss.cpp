@@ -392,9 +392,7 @@ class GptOssNetImpl : public torch::nn::Module {
 GptOssModel::GptOssModel(const GptOssConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<GptOssNetImpl>(config, options)) {
-  apply_tuning(*net_, options);
-}
+      net_(std::make_shared<GptOssNetImpl>(config, options)) {}
 
 GptOssModel::~GptOssModel() = default;
 
@@ -481,26 +479,25 @@ ModelStats gpt_oss_stats(const GptOssConfig& c, const ModelOptions& options) {
   const int64_t router = e * h + e;
   const int64_t expert = h * 2 * i + 2 * i + i * h + h;
   const int64_t block = attention + 2 * h + router + e * expert;
-  const int64_t adapters = lora_params_per_block(
-      options, {{"q", {h, q_out}}, {"k", {h, kv_out}}, {"v", {h, kv_out}}, {"o", {q_out, h}}});
   const int64_t table = c.vocab_size * h;
   ModelStats stats;
-  stats.params = 2 * table + c.num_layers * (block + adapters) + h;
-  stats.active_params = table + c.num_layers * (block - (e - k) * expert + adapters) + h;
-  const bool lora = uses_lora(options.tuning);
-  stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) {
-    stats.nf4_params = c.num_layers * attention_weights;
-    stats.largest_nf4_weight = std::max(h * q_out, h * kv_out);
-  }
+  stats.params = 2 * table + c.num_layers * block + h;
+  stats.active_params = table + c.num_layers * (block - (e - k) * expert) + h;
+  stats.trainable_params = stats.params;
   stats.expert_weight_params = c.num_layers * e * 3 * h * i;
   // Per token: the attention projections, the router, k experts' two products, the head, and
   // the attention products over s positions.
   const int64_t weight_macs = c.num_layers * (attention_weights + e * h + k * 3 * h * i) + table;
   const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim;
-  stats.forward_flops = 2 * (weight_macs + attention_macs + c.num_layers * adapters);
-  stats.frozen_weight_flops = lora ? 2 * weight_macs : 0;
+  stats.forward_flops = 2 * (weight_macs + attention_macs);
+  stats.weight_flops = 2 * weight_macs;
   return stats;
+}
+
+BlockProjections gpt_oss_projections(const GptOssConfig& c) {
+  const int64_t h = c.hidden_size, q_out = c.num_heads * c.head_dim,
+                kv_out = c.num_kv_heads * c.head_dim;
+  return {c.num_layers, {{"q", h, q_out}, {"k", h, kv_out}, {"v", h, kv_out}, {"o", q_out, h}}};
 }
 
 // Published configurations (Hugging Face config.json of openai/gpt-oss-20b and -120b).
@@ -536,7 +533,9 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
        std::min<int64_t>(2048, config.max_positions),
        config.max_positions,
        std::move(reference),
-       {"q", "k", "v", "o"},
+       [config](const ModelOptions& options) {
+         return gpt_oss_projections(configured(config, options));
+       },
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<GptOssModel>(configured(config, options), options);
        },
@@ -572,8 +571,6 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
                                 {"attention heads", config.num_heads},
                                 {"expert width", config.intermediate_size},
                                 {"vocabulary", config.vocab_size}};
-  const int64_t h = config.hidden_size, kv = config.num_kv_heads * config.head_dim;
-  can.lora_rank_limits = {{"q", h}, {"k", kv}, {"v", kv}, {"o", h}};
   return info;
 }
 

@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/fine_tuning_model.h"
 #include "modeling/model_registry.h"
 
 namespace gpubench::models {
@@ -51,7 +52,11 @@ GptOssConfig gpt_oss_120b();
 
 // Counts from the configuration alone (ModelStats::active_params: per token, all but the
 // embedding table and the experts not chosen, as OpenAI's model card counts them).
+// Trained in full; tuning's part is with_tuning's (modeling/fine_tuning_model.h).
 ModelStats gpt_oss_stats(const GptOssConfig& config, const ModelOptions& options);
+// Its blocks and each block's attention projections by role (the experts are not projections
+// LoRA adapts).
+BlockProjections gpt_oss_projections(const GptOssConfig& config);
 
 // The attention's largest transient on the prompt's pass at `batch` x `tokens` (inference): the
 // float32 scores of one block of query rows, twice (the softmax's input and output), and its mask.

@@ -333,9 +333,7 @@ LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing,
-                                          options.defer_initialization, options.tensor_parallel)) {
-  apply_tuning(*net_, options);
-}
+                                          options.defer_initialization, options.tensor_parallel)) {}
 
 LlamaModel::~LlamaModel() = default;
 
@@ -400,37 +398,32 @@ int64_t LlamaModel::count_forward() {
   return seq_len_;
 }
 
-const std::vector<std::string>& llama_lora_roles() {
-  static const std::vector<std::string> roles = {"q", "k", "v", "o", "gate", "up", "down"};
-  return roles;
+BlockProjections llama_projections(const LlamaConfig& c) {
+  const int64_t h = c.hidden_size, i = c.intermediate_size, q_out = c.num_heads * c.head_dim(),
+                kv_out = c.num_kv_heads * c.head_dim();
+  return {c.num_layers,
+          {{"q", h, q_out},
+           {"k", h, kv_out},
+           {"v", h, kv_out},
+           {"o", q_out, h},
+           {"gate", h, i},
+           {"up", h, i},
+           {"down", i, h}}};
 }
 
 ModelStats llama_stats(const LlamaConfig& c, const ModelOptions& options) {
   const int64_t h = c.hidden_size, i = c.intermediate_size, q_out = c.num_heads * c.head_dim(),
                 kv_out = c.num_kv_heads * c.head_dim(), s = options.seq_len;
   const int64_t block_weights = h * q_out + 2 * h * kv_out + q_out * h + 3 * h * i;
-  const int64_t adapters = lora_params_per_block(options, {{"q", {h, q_out}},
-                                                           {"k", {h, kv_out}},
-                                                           {"v", {h, kv_out}},
-                                                           {"o", {q_out, h}},
-                                                           {"gate", {h, i}},
-                                                           {"up", {h, i}},
-                                                           {"down", {i, h}}});
   const int64_t head = c.tie_embeddings ? 0 : h * c.vocab_size;
   ModelStats stats;
-  const int64_t base = c.vocab_size * h + head + c.num_layers * (block_weights + 2 * h) + h;
-  stats.params = base + c.num_layers * adapters;
-  const bool lora = uses_lora(options.tuning);
-  stats.trainable_params = lora ? c.num_layers * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) {
-    stats.nf4_params = c.num_layers * block_weights;
-    stats.largest_nf4_weight = std::max({h * q_out, h * kv_out, h * i});
-  }
+  stats.params = c.vocab_size * h + head + c.num_layers * (block_weights + 2 * h) + h;
+  stats.trainable_params = stats.params;
   // Per token: every projection, the attention products over s positions, the LM head.
   const int64_t weight_macs = c.num_layers * block_weights + h * c.vocab_size;
   const int64_t attention_macs = c.num_layers * 2 * c.num_heads * s * c.head_dim();
-  stats.forward_flops = 2 * (weight_macs + attention_macs + c.num_layers * adapters);
-  stats.frozen_weight_flops = lora ? 2 * weight_macs : 0;
+  stats.forward_flops = 2 * (weight_macs + attention_macs);
+  stats.weight_flops = 2 * weight_macs;
   return stats;
 }
 
@@ -511,7 +504,7 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        std::min<int64_t>(2048, config.max_positions),
        config.max_positions,
        std::move(reference),
-       llama_lora_roles(),
+       [config](const ModelOptions& options) { return llama_projections(probed(config, options)); },
        [config](const ModelOptions& options) -> std::unique_ptr<TrainableModel> {
          return std::make_unique<LlamaModel>(probed(config, options), options);
        },
@@ -525,13 +518,9 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
   info.capabilities.max_width_divisor = max_width_divisor(config, false, 128);
   info.capabilities.max_width_divisor_keeping_key_value_heads =
       max_width_divisor(config, true, 128);
-  const int64_t h = config.hidden_size, kv = std::min(h, config.num_kv_heads * config.head_dim()),
-                mlp = std::min(h, config.intermediate_size);
-  info.capabilities.lora_rank_limits = {{"q", h},      {"k", kv},   {"v", kv},    {"o", h},
-                                        {"gate", mlp}, {"up", mlp}, {"down", mlp}};
+  const int64_t h = config.hidden_size;
   const int64_t q_out = config.num_heads * config.head_dim(),
                 kv_out = config.num_kv_heads * config.head_dim();
-  info.capabilities.weight_formats.insert(info.capabilities.weight_formats.end(), {"int8", "int4"});
   info.capabilities.linear_weight_shapes = {{q_out, h, Split::kColumns},
                                             {kv_out, h, Split::kColumns},
                                             {h, q_out, Split::kRows},

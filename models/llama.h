@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/fine_tuning_model.h"
 #include "modeling/model_registry.h"
 
 namespace gpubench::models {
@@ -41,12 +42,13 @@ LlamaConfig llama_3_1_8b();
 LlamaConfig llama_3_1_70b();
 LlamaConfig llama_3_1_405b();
 
-// What measure_instance would count for this configuration, from the configuration alone (the
-// 7B and 8B models do not fit in a test machine's memory in float32).
+// What measure_instance would count for this configuration trained in full, from the
+// configuration alone (the 7B and 8B models do not fit in a test machine's memory in float32);
+// tuning's part is with_tuning's (modeling/fine_tuning_model.h).
 ModelStats llama_stats(const LlamaConfig& config, const ModelOptions& options);
 
-// The roles of the projections in every block, in order.
-const std::vector<std::string>& llama_lora_roles();
+// Its blocks and each block's projections by role.
+BlockProjections llama_projections(const LlamaConfig& config);
 
 class LlamaNetImpl;
 

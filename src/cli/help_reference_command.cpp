@@ -176,7 +176,7 @@ std::string models_reference() {
          can.experts > 0
              ? std::to_string(can.experts) + " (" + std::to_string(can.experts_per_token) + ")"
              : "dense",
-         join(can.weight_formats) +
+         join(can.held_weight_formats()) +
              (can.default_weights.empty() ? "" : " (" + can.default_weights + " by default)")});
   }
   return out;

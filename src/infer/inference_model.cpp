@@ -10,38 +10,31 @@ namespace {
 
 // The linear layers' weights quantised once (fp8 by the precision's recipe, or an integer
 // format); none where they stay in the precision's dtype.
-std::optional<layers::InferenceWeights> quantized_weights(const ResolvedBenchmark& spec,
-                                                          const PrecisionPolicy& policy) {
-  const auto named =
+std::shared_ptr<const layers::WeightFormat> quantized_weights(const ResolvedBenchmark& spec,
+                                                              const PrecisionPolicy& policy) {
+  auto named =
       linear_weights_format(spec.weights, spec.precision, spec.weight_group, spec.fp8_recipe);
-  if (named && named->format != layers::InferenceWeights::Format::kFp8) return named;
+  if (named && named->name() != "fp8") return named;
   const auto recipe = policy.fp8_recipe();
-  if (!recipe) return std::nullopt;
-  layers::InferenceWeights format;
-  format.recipe = *recipe;
-  return format;
+  if (!recipe) return nullptr;
+  layers::WeightFormatOptions options;
+  options.recipe = *recipe;
+  return layers::make_weight_format("fp8", options);
 }
 
 }  // namespace
 
-std::optional<layers::InferenceWeights> linear_weights_format(const std::string& weights,
-                                                              Precision precision, int64_t group,
-                                                              const std::string& fp8_recipe) {
-  layers::InferenceWeights format;
-  if (integer_weights::is_integer_format(weights)) {
-    format.format = weights == "int8" ? layers::InferenceWeights::Format::kInt8
-                                      : layers::InferenceWeights::Format::kInt4;
-    format.group = group;
-    format.activations = inference_weight_dtype(precision).value_or(torch::kBFloat16);
-    return format;
+std::shared_ptr<const layers::WeightFormat> linear_weights_format(const std::string& weights,
+                                                                  Precision precision,
+                                                                  int64_t group,
+                                                                  const std::string& fp8_recipe) {
+  layers::WeightFormatOptions options;
+  options.group = group;
+  options.activations = inference_weight_dtype(precision).value_or(torch::kBFloat16);
+  if (weights == "fp8") {
+    options.recipe = fp8::parse_recipe(fp8_recipe.empty() ? "tensorwise" : fp8_recipe);
   }
-  if (weights == "mxfp4") {
-    format.format = layers::InferenceWeights::Format::kMxfp4;
-    return format;
-  }
-  if (weights != "fp8") return std::nullopt;
-  format.recipe = fp8::parse_recipe(fp8_recipe.empty() ? "tensorwise" : fp8_recipe);
-  return format;
+  return layers::make_weight_format(weights, options);
 }
 
 std::optional<torch::ScalarType> inference_weight_dtype(Precision precision) {

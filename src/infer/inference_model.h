@@ -21,9 +21,10 @@ std::optional<torch::ScalarType> inference_weight_dtype(Precision precision);
 // How infer holds the linear layers' weights for the `weights` setting ("int8", "int4" with
 // `group`, "fp8" with `fp8_recipe`, "mxfp4") at `precision`; none where they stay in the
 // precision's dtype.
-std::optional<layers::InferenceWeights> linear_weights_format(const std::string& weights,
-                                                              Precision precision, int64_t group,
-                                                              const std::string& fp8_recipe);
+std::shared_ptr<const layers::WeightFormat> linear_weights_format(const std::string& weights,
+                                                                  Precision precision,
+                                                                  int64_t group,
+                                                                  const std::string& fp8_recipe);
 
 // Cast, quantised and in eval mode.
 void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& benchmark,

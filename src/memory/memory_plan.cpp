@@ -17,7 +17,7 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   const bool half_frozen = uses_lora(b.tuning) && half;
   const int64_t frozen = stats.params - stats.trainable_params - stats.nf4_params;
   MemoryPlan plan;
-  // NF4: half a byte a weight and a float32 absmax a block of 64 (modeling/nf4_weights.h).
+  // NF4: half a byte a weight and a float32 absmax a block of 64 (features/weights/nf4_weights.h).
   plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen +
                  stats.nf4_params / 2 + stats.nf4_params / 64 * 4;
   plan.gradients = 4 * stats.trainable_params;

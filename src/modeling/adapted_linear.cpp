@@ -28,16 +28,7 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
   const torch::Tensor own_bias = split_ == tensor_parallel::Split::kRows ? torch::Tensor() : bias;
-  torch::Tensor output;
-  if (nf4()) {
-    output = nf4::linear(input, nf4_);
-    if (own_bias.defined()) output = output + own_bias;
-    FlopCounter::record_multiply_adds(input.numel() / in_features_ * in_features_ * out_features_,
-                                      /*frozen_weight=*/true);
-    FlopCounter::record_weight_read(nf4_.bytes());
-  } else {
-    output = compute_.forward(input, weight, own_bias);
-  }
+  const torch::Tensor output = compute_.forward(input, weight, own_bias);
   if (!adapted()) return output;
   const int64_t rows = input.numel() / in_features_;
   const int64_t rank = lora_a_.size(0);
@@ -51,16 +42,6 @@ torch::Tensor AdaptedLinearImpl::summed_over_group(const torch::Tensor& partial)
   if (split_ != tensor_parallel::Split::kRows) return partial;
   const torch::Tensor sum = tensor_parallel::reduce_from_group(partial, group_);
   return bias.defined() ? sum + bias : sum;
-}
-
-void AdaptedLinearImpl::quantize_base_nf4() {
-  if (const std::string why = nf4::why_not(weight.numel()); !why.empty()) {
-    throw std::invalid_argument("the " + role_ + " projection cannot be held in NF4: " + why);
-  }
-  nf4_ = nf4::quantize(weight);
-  register_buffer("weight_nf4", nf4_.packed);
-  register_buffer("weight_absmax", nf4_.absmax);
-  weight.set_data(torch::empty({0}, weight.options()));
 }
 
 void AdaptedLinearImpl::add_adapter(int64_t rank, double alpha) {
@@ -121,18 +102,6 @@ int apply_lora(torch::nn::Module& module, const std::vector<std::string>& target
     ++adapted;
   }
   return adapted;
-}
-
-int quantize_bases_nf4(torch::nn::Module& module) {
-  int quantized = 0;
-  for (const auto& child : module.modules(/*include_self=*/false)) {
-    auto* linear = dynamic_cast<AdaptedLinearImpl*>(child.get());
-    if (linear != nullptr && !linear->role().empty()) {  // a block's projection, not a head
-      linear->quantize_base_nf4();
-      ++quantized;
-    }
-  }
-  return quantized;
 }
 
 }  // namespace gpubench::layers

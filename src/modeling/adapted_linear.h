@@ -4,7 +4,8 @@
 // exactly what the base model does until B moves. Each projection has a role ("q", "k", "v",
 // "o", "gate", "up", "down"), which is what --lora-targets names. Multiply-adds are reported to an
 // active FlopCounter, the base weight's as frozen when it does not train. The base product runs
-// through LinearCompute (FP8 where the run says so); the adapters stay in autocast's dtype.
+// through LinearCompute (FP8 where the run says so, or from the weight held in a format: QLoRA's
+// NF4, features/tuning/qlora.h); the adapters stay in autocast's dtype.
 #pragma once
 
 #include <string>
@@ -13,7 +14,6 @@
 #include <torch/torch.h>
 
 #include "modeling/linear_compute.h"
-#include "modeling/nf4_weights.h"
 #include "modeling/tensor_parallel.h"
 
 namespace gpubench::layers {
@@ -40,16 +40,12 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   void add_adapter(int64_t rank, double alpha);
   bool adapted() const { return lora_a_.defined(); }
   const std::string& role() const { return role_; }
-  bool quantize_for_inference(const InferenceWeights& format) override {
+  bool hold_weight_in(const WeightFormat& format) override {
     return compute_.quantize(*this, weight, format);
   }
-  int64_t bytes_change_in(const InferenceWeights& format) const override {
+  int64_t bytes_change_in(const WeightFormat& format) const override {
     return weight_bytes_change(weight, format);
   }
-  // QLoRA: the frozen weight held in NF4 (buffers weight_nf4 and weight_absmax), its float
-  // storage freed; each product dequantises it (nf4_weights.h).
-  void quantize_base_nf4();
-  bool nf4() const { return nf4_.packed.defined(); }
 
   torch::Tensor weight, bias;
 
@@ -59,7 +55,6 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   tensor_parallel::Split split_;
   tensor_parallel::Group* group_;
   LinearCompute compute_;
-  nf4::Nf4Weight nf4_;
   torch::Tensor lora_a_, lora_b_;
   double scaling_ = 0;
 };
@@ -76,10 +71,5 @@ std::vector<std::string> parse_lora_targets(const std::string& text,
 // AdaptedLinear whose role is in `targets`. Returns how many projections got one.
 int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
                double alpha);
-
-// QLoRA's base: every block projection's weight (an AdaptedLinear with a role) in NF4; the
-// embeddings, norms and heads stay in their dtype, as Hugging Face's 4-bit loading leaves them
-// (it keeps lm_head). Returns how many were quantised.
-int quantize_bases_nf4(torch::nn::Module& module);
 
 }  // namespace gpubench::layers

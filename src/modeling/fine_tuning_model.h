@@ -1,8 +1,10 @@
-// What the fine-tuning models (BERT, the Llama family) share: their registry entry (sequence
-// length, AdamW, LoRA roles, activation checkpointing, counts from the configuration) and the
-// tuning recipe applied to a freshly built network.
+// What the fine-tuning models (BERT, the Llamas, gpt-oss) share: their registry entry (sequence
+// length, AdamW, activation checkpointing, counts from the configuration) and the tuning recipe,
+// applied from outside the model: a model declares its blocks' projections by role, and LoRA's
+// roles, rank limits, adapters and counts are derived from them here.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,26 +23,54 @@ inline torch::nn::Embedding uninitialised_embedding(int64_t rows, int64_t width)
 
 // Full tuning leaves every parameter trainable; LoRA (and QLoRA) freezes them all and adds
 // adapters on the target roles (already checked by resolve()). QLoRA's NF4 base is quantised once
-// the weights are drawn (run/model_setup.cpp).
+// the weights are drawn (features/tuning/qlora.h). The registry's models have it applied as they
+// are built (fine_tuning_info).
 inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {
   if (uses_lora(options.tuning)) {
     layers::apply_lora(net, options.lora.targets, options.lora.rank, options.lora.alpha);
   }
 }
 
-// The LoRA adapters' parameters for `targets` given each role's (in, out) features, per block.
-inline int64_t lora_params_per_block(
-    const ModelOptions& options,
-    const std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>>& roles) {
-  if (!uses_lora(options.tuning)) return 0;
-  int64_t total = 0;
-  for (const auto& [role, features] : roles) {
-    const auto& t = options.lora.targets;
-    if (std::find(t.begin(), t.end(), role) != t.end()) {
-      total += options.lora.rank * (features.first + features.second);
+// A projection of a repeated block, by the role LoRA's targets name it with.
+struct Projection {
+  std::string role;  // "q", "k", "v", "o", "gate", "up", "down"
+  int64_t in = 0, out = 0;
+};
+
+// What a fine-tuning model declares for a configuration: its repeated blocks and each block's
+// projections, in role order, and the tokens a sample runs through them (1 for a language
+// model's token; seq_len for a BERT sequence).
+struct BlockProjections {
+  int64_t blocks = 0;
+  std::vector<Projection> per_block;
+  int64_t tokens_per_sample = 1;
+};
+
+// `base` (the model's counts with every weight trained) with `options`' tuning: LoRA's adapters
+// on the target roles (their parameters, trainable alone, and their FLOPs), the frozen weights'
+// FLOPs (ModelStats::weight_flops), and QLoRA's NF4 base (every block projection).
+inline ModelStats with_tuning(ModelStats stats, const BlockProjections& projections,
+                              const ModelOptions& options) {
+  const bool lora = uses_lora(options.tuning);
+  int64_t adapters = 0, projection_weights = 0, largest = 0;
+  for (const Projection& projection : projections.per_block) {
+    const auto& targets = options.lora.targets;
+    if (lora && std::find(targets.begin(), targets.end(), projection.role) != targets.end()) {
+      adapters += options.lora.rank * (projection.in + projection.out);
     }
+    projection_weights += projection.in * projection.out;
+    largest = std::max(largest, projection.in * projection.out);
   }
-  return total;
+  stats.params += projections.blocks * adapters;
+  if (stats.active_params > 0) stats.active_params += projections.blocks * adapters;
+  stats.trainable_params = lora ? projections.blocks * adapters : stats.params;
+  if (options.tuning == Tuning::kQlora) {
+    stats.nf4_params = projections.blocks * projection_weights;
+    stats.largest_nf4_weight = largest;
+  }
+  stats.forward_flops += 2 * projections.tokens_per_sample * projections.blocks * adapters;
+  stats.frozen_weight_flops = lora ? stats.weight_flops : 0;
+  return stats;
 }
 
 // The shape that the activation estimate reads.
@@ -120,7 +150,8 @@ struct FineTuningEntry {
   int64_t default_seq_len;
   int64_t max_seq_len;
   std::string reference;
-  std::vector<std::string> lora_roles;
+  std::function<BlockProjections(const ModelOptions&)> projections;
+  // The model as built and counted with every weight trained: tuning is applied to it here.
   std::function<std::unique_ptr<TrainableModel>(const ModelOptions&)> create;
   std::function<ModelStats(const ModelOptions&)> count;
   TransformerShape shape;
@@ -146,7 +177,6 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.graph_inference = true;
   can.activation_checkpointing = true;
   can.fp8_linear_layers = true;
-  can.lora_roles = std::move(entry.lora_roles);
   can.blocks = entry.shape.layers;
   can.observed_blocks = true;
   can.vocab = entry.shape.vocab;
@@ -160,11 +190,19 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
     if (options.seq_len <= 0) options.seq_len = default_seq_len;
     return options;
   };
+  for (const Projection& projection : entry.projections(with_defaults(ModelOptions{})).per_block) {
+    can.lora_roles.push_back(projection.role);
+    can.lora_rank_limits[projection.role] = std::min(projection.in, projection.out);
+  }
   info.create = [create = std::move(entry.create), with_defaults](const ModelOptions& options) {
-    return create(with_defaults(options));
+    std::unique_ptr<TrainableModel> model = create(with_defaults(options));
+    apply_tuning(model->module(), options);
+    return model;
   };
-  info.count = [count = std::move(entry.count), with_defaults](const ModelOptions& options) {
-    return count(with_defaults(options));
+  info.count = [count = std::move(entry.count), projections = entry.projections,
+                with_defaults](const ModelOptions& given) {
+    const ModelOptions options = with_defaults(given);
+    return with_tuning(count(options), projections(options), options);
   };
   info.activation_bytes = [shape = entry.shape, with_defaults](const ModelOptions& given,
                                                                int64_t batch, int64_t bytes) {

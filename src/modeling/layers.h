@@ -30,10 +30,10 @@ class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
   torch::Tensor forward(const torch::Tensor& input) {
     return compute_.forward(input, weight, bias);
   }
-  bool quantize_for_inference(const InferenceWeights& format) override {
+  bool hold_weight_in(const WeightFormat& format) override {
     return compute_.quantize(*this, weight, format);
   }
-  int64_t bytes_change_in(const InferenceWeights& format) const override {
+  int64_t bytes_change_in(const WeightFormat& format) const override {
     return weight_bytes_change(weight, format);
   }
 

@@ -201,8 +201,8 @@ void ExpertsImpl::quantize_mxfp4() {
   }
 }
 
-bool ExpertsImpl::quantize_for_inference(const layers::InferenceWeights& format) {
-  if (format.format != layers::InferenceWeights::Format::kMxfp4) return false;
+bool ExpertsImpl::hold_weight_in(const layers::WeightFormat& format) {
+  if (!format.holds_experts_in_mxfp4()) return false;
   quantize_mxfp4();
   return true;
 }

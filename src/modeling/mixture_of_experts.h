@@ -98,9 +98,9 @@ class ExpertsImpl : public torch::nn::Module, public layers::QuantizableLinear {
   // near `std` (at memory speed: quantising drawn normal weights took minutes a model on a CPU).
   void initialize_mxfp4(double std);
   // MXFP4 where the format asks for it; the other formats leave the experts as they are.
-  bool quantize_for_inference(const layers::InferenceWeights& format) override;
+  bool hold_weight_in(const layers::WeightFormat& format) override;
   // MXFP4 runs on every build: quantised, never counted.
-  int64_t bytes_change_in(const layers::InferenceWeights&) const override { return 0; }
+  int64_t bytes_change_in(const layers::WeightFormat&) const override { return 0; }
   bool mxfp4() const { return gate_up_mxfp4_.has_value(); }
 
   ExpertLoad& load() { return load_; }

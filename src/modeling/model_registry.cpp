@@ -7,6 +7,7 @@
 #include "common/input_limits.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
+#include "modeling/weight_formats.h"
 #include "testing/test_hooks.h"
 
 namespace gpubench {
@@ -102,7 +103,18 @@ std::string to_string(SyntheticInput input) {
 }
 
 bool ModelCapabilities::holds_weights_in(const std::string& format) const {
+  if (layers::is_integer_format(format)) return holds_integer_weights();
   return std::find(weight_formats.begin(), weight_formats.end(), format) != weight_formats.end();
+}
+
+std::vector<std::string> ModelCapabilities::held_weight_formats() const {
+  std::vector<std::string> formats = weight_formats;
+  if (!holds_integer_weights()) return formats;
+  for (const std::string& name : layers::WeightFormatRegistry::instance().names_where(
+           [](const layers::WeightFormatInfo& format) { return format.integer_codes; })) {
+    formats.push_back(name);
+  }
+  return formats;
 }
 
 std::string ModelInfo::throughput_unit(Task run_task) const {

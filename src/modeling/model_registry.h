@@ -146,6 +146,10 @@ struct ModelStats {
   int64_t active_params = 0;
   // per sample: 2 x multiply-adds of convolutions, linear layers and attention products
   int64_t forward_flops = 0;
+  // per sample: the part of forward_flops that multiplies by a weight (the linear layers' and the
+  // convolutions', not attention's products); declared by the fine-tuning models, whose weights
+  // LoRA freezes
+  int64_t weight_flops = 0;
   // per sample: the part of forward_flops that multiplies by a frozen weight; training does not
   // compute those weights' gradients
   int64_t frozen_weight_flops = 0;
@@ -226,8 +230,9 @@ struct ModelCapabilities {
   // A transformer's attention head width, which fit's probes keep; 0: not declared.
   int64_t attention_head_dim = 0;
   // How infer can hold its weights: "fp32", "bf16", "fp16" (the precision's dtype), "fp8"
-  // (quantised once, the linear layers' products in FP8), "int8" and "int4" (weight-only,
-  // modeling/integer_weights.h); empty for a model that does not infer.
+  // (quantised once, the linear layers' products in FP8), "mxfp4" (a mixture's experts); empty
+  // for a model that does not infer. The integer-code formats (int8, int4) are not declared: a
+  // model that declares linear_weight_shapes holds each (holds_weights_in).
   std::vector<std::string> weight_formats = {"fp32", "bf16", "fp16"};
   // What infer holds the weights in when --weights is auto; empty: the precision's dtype.
   std::string default_weights;
@@ -238,8 +243,8 @@ struct ModelCapabilities {
   // Each expert's intermediate dimension, which tensor parallelism splits.
   int64_t expert_width = 0;
   // The shapes of its quantisable linear layers' weights, each once with its tensor-parallel
-  // split: what resolve holds the integer formats' rules (integer_weights::why_not_int4) to, on
-  // each rank's slice.
+  // split: declared, the model holds every integer-code format (modeling/weight_formats.h), and
+  // resolve holds each rank's slice to the format's rules (int4's kernel shapes).
   struct LinearWeightShape {
     int64_t out = 0, in = 0;
     tensor_parallel::Split split = tensor_parallel::Split::kNone;
@@ -257,10 +262,12 @@ struct ModelCapabilities {
 
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }
+  // Declared in weight_formats, or an integer-code format where the model declares its linear
+  // weights' shapes (and infers).
   bool holds_weights_in(const std::string& format) const;
-  bool holds_integer_weights() const {
-    return holds_weights_in("int8") || holds_weights_in("int4");
-  }
+  bool holds_integer_weights() const { return infers && !linear_weight_shapes.empty(); }
+  // weight_formats and the integer-code formats it holds, for the reference.
+  std::vector<std::string> held_weight_formats() const;
 };
 
 struct ModelInfo {

@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "modeling/adapted_linear.h"
+#include "features/tuning/qlora.h"
 
 namespace gpubench {
 namespace {
@@ -47,7 +47,7 @@ void place_model(TrainableModel& model, torch::Device device, const ModelOptions
                  bool channels_last) {
   model.module().to(device);
   if (options.defer_initialization) model.initialize_weights();
-  if (options.tuning == Tuning::kQlora) layers::quantize_bases_nf4(model.module());
+  if (options.tuning == Tuning::kQlora) tuning::quantize_bases_nf4(model.module());
   if (channels_last) to_channels_last(model.module());
   model.module().train();
 }

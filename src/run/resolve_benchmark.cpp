@@ -7,7 +7,7 @@
 #include "features/precision/precision_rules.h"
 #include "features/tuning/tuning_rules.h"
 #include "features/weights/weight_rules.h"
-#include "modeling/integer_weights.h"
+#include "modeling/weight_formats.h"
 #include "run/model_input_rules.h"
 #include "run/run_rules.h"
 #include "spec/benchmark_fields.h"
@@ -81,7 +81,7 @@ ResolvedBenchmark as_requested(const BenchmarkRequest& request) {
   }
   out.threads = std::max<int64_t>(1, out.threads);
   // A skipped int4 run reads as the bf16 run it would have been.
-  if (!request.precision && integer_weights::is_integer_format(out.weights)) {
+  if (!request.precision && layers::is_integer_format(out.weights)) {
     out.precision = Precision::kBf16;
   }
   return out;

@@ -47,7 +47,7 @@ bool stand_in(const Unavailable& refused, BenchmarkRequest& request, PredictionS
         "mode)");
     return true;
   }
-  const bool integer = weights == "int8" || weights == "int4";
+  const bool integer = layers::is_integer_format(weights);
   if ((lacks == requirement::kLibtorchIntWeights || lacks == requirement::kInt4Kernel) && integer) {
     counted = CountedWeights{weights, "", defaulted.weight_group};
     request.weights = "auto";

@@ -18,7 +18,7 @@ struct PredictionSubject {
   ResolvedBenchmark probed;  // what the probes run
   ResolvedBenchmark asked;   // the same with the asked precision and weights: what is predicted
   // The linear layers' weights counted in this format rather than probed (FitOptions).
-  std::optional<layers::InferenceWeights> counted_weights;
+  std::shared_ptr<const layers::WeightFormat> counted_weights;  // null: none
   // Each stand-in, said: "precision fp16 probed as bf16 (...)".
   std::vector<std::string> stand_ins;
 };

@@ -195,7 +195,7 @@ MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {
 
 InferenceMemoryFit predict_inference_memory(
     const ResolvedBenchmark& benchmark, bool by_blocks,
-    const std::optional<layers::InferenceWeights>& counted_weights) {
+    const std::shared_ptr<const layers::WeightFormat>& counted_weights) {
   FitOptions options;
   options.force_blocks = by_blocks;
   options.counted_weights = counted_weights;

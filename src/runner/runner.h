@@ -87,7 +87,7 @@ MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks);
 // `counted_weights`: the linear layers' weights counted in that format (FitOptions).
 InferenceMemoryFit predict_inference_memory(
     const ResolvedBenchmark& benchmark, bool by_blocks,
-    const std::optional<layers::InferenceWeights>& counted_weights = std::nullopt);
+    const std::shared_ptr<const layers::WeightFormat>& counted_weights = nullptr);
 
 // allreduce: `arguments` (this executable's command line) run again as `ranks` ranks of
 // gpubench's own launcher; the first rank that failed, or nothing.

@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "features/precision/precision_policy.h"
+#include "features/weights/nf4_weights.h"
 #include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
 #include "memory/sharded_memory.h"
@@ -16,7 +17,6 @@
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "modeling/model_registry.h"
-#include "modeling/nf4_weights.h"
 #include "run/device_setup.h"
 #include "run/model_setup.h"
 #include "run/resolve_benchmark.h"

@@ -34,8 +34,8 @@ models::LlamaConfig tiny_config(int64_t layers) {
 
 // One static decode step of a bf16 model with `layers` layers (its products in `format` where
 // given), after an 8-token prompt and the warm-up step that a capture makes.
-testing::RecordedOperators decode_step(int64_t layers,
-                                       std::optional<layers::InferenceWeights> format = {}) {
+testing::RecordedOperators decode_step(
+    int64_t layers, std::shared_ptr<const layers::WeightFormat> format = nullptr) {
   torch::manual_seed(0);
   ModelOptions options;
   options.seq_len = 8;
@@ -99,9 +99,9 @@ TEST(DecodeStep, Int4WeightsLaunchOneKernelPerProduct) {
   if (!compat::kHasIntWeights) {
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no int4 kernels";
   }
-  layers::InferenceWeights int4;
-  int4.format = layers::InferenceWeights::Format::kInt4;
-  int4.group = 32;
+  layers::WeightFormatOptions groups_of_32;
+  groups_of_32.group = 32;
+  const auto int4 = layers::make_weight_format("int4", groups_of_32);
   const LayerLaunches bf16 = layer_launches(decode_step(1), decode_step(2));
   const LayerLaunches quantized = layer_launches(decode_step(1, int4), decode_step(2, int4));
   int int4_products = 0;

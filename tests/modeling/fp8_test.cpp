@@ -342,7 +342,7 @@ TEST(Fp8Inference, GreedyTokensOfATaughtTinyLlamaMatchBf16) {
     model->cast_for_inference(torch::kBFloat16);
     if (fp8) {
       const layers::QuantizedLayers counts =
-          layers::quantize_linear_layers(model->module(), layers::InferenceWeights{});
+          layers::quantize_linear_layers(model->module(), *layers::make_weight_format("fp8"));
       EXPECT_EQ(counts.quantized, 2 * 7 + 1);  // every projection of both blocks, and the head
     }
     const c10::InferenceMode inference_mode;

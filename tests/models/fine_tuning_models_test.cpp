@@ -1,5 +1,6 @@
 // The fine-tuning models (BERT, the Llama family), LoRA and activation checkpointing on tiny
 // configurations; the published configurations' exact parameter counts.
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -66,6 +67,19 @@ void expect_same_stats(const ModelStats& counted, const ModelStats& rule, const 
 }
 
 const std::vector<std::string> kAttention = {"q", "k", "v", "o"};
+const std::vector<std::string> kLlamaRoles = {"q", "k", "v", "o", "gate", "up", "down"};
+const std::vector<std::string> kBertRoles = {"q", "k", "v", "o", "up", "down"};
+
+// The counting rules with the tuning applied from outside, as the registry applies it
+// (models::fine_tuning_info).
+ModelStats tuned_llama_stats(const LlamaConfig& config, const ModelOptions& options) {
+  return models::with_tuning(models::llama_stats(config, options),
+                             models::llama_projections(config), options);
+}
+ModelStats tuned_bert_stats(const BertConfig& config, const ModelOptions& options) {
+  return models::with_tuning(models::bert_stats(config, options),
+                             models::bert_projections(config, options), options);
+}
 
 TEST(FineTuningModels, PublishedConfigurationsCountTheirParametersExactly) {
   const auto params = [](const std::string& name) {
@@ -93,12 +107,13 @@ TEST(FineTuningModels, TheCountingRuleIsWhatABuiltLlamaCounts) {
       for (const auto& [tuning, targets] : std::vector<std::pair<Tuning, std::vector<std::string>>>{
                {Tuning::kFull, {}},
                {Tuning::kLora, kAttention},
-               {Tuning::kLora, models::llama_lora_roles()},
+               {Tuning::kLora, kLlamaRoles},
                {Tuning::kLora, {"v", "down"}}}) {
         const LlamaConfig config = tiny_llama(tied, kv_heads);
         const ModelOptions options = options_for(tuning, targets, 12);
         LlamaModel model(config, options);
-        expect_same_stats(measure_instance(model), models::llama_stats(config, options),
+        models::apply_tuning(model.module(), options);
+        expect_same_stats(measure_instance(model), tuned_llama_stats(config, options),
                           "tied " + std::to_string(tied) + ", kv heads " +
                               std::to_string(kv_heads) + ", targets " + join(targets));
       }
@@ -108,13 +123,12 @@ TEST(FineTuningModels, TheCountingRuleIsWhatABuiltLlamaCounts) {
 
 TEST(FineTuningModels, TheCountingRuleIsWhatABuiltBertCounts) {
   for (const auto& [tuning, targets] : std::vector<std::pair<Tuning, std::vector<std::string>>>{
-           {Tuning::kFull, {}},
-           {Tuning::kLora, kAttention},
-           {Tuning::kLora, models::bert_lora_roles()}}) {
+           {Tuning::kFull, {}}, {Tuning::kLora, kAttention}, {Tuning::kLora, kBertRoles}}) {
     for (const int64_t seq_len : {8, 20}) {
       const ModelOptions options = options_for(tuning, targets, seq_len);
       BertModel model(tiny_bert(), options);
-      expect_same_stats(measure_instance(model), models::bert_stats(tiny_bert(), options),
+      models::apply_tuning(model.module(), options);
+      expect_same_stats(measure_instance(model), tuned_bert_stats(tiny_bert(), options),
                         "seq " + std::to_string(seq_len) + ", targets " + join(targets));
     }
   }
@@ -131,14 +145,15 @@ TEST(FineTuningModels, TheCountingRuleIsWhatBertLargeAndLlama32CountBuiltAtTwoBl
     ModelOptions options = options_for(Tuning::kFull, {}, 128);
     options.defer_initialization = true;
     BertModel model(config, options);
-    expect_same_stats(measure_instance(model), models::bert_stats(config, options), "bert-large");
+    expect_same_stats(measure_instance(model), tuned_bert_stats(config, options), "bert-large");
   }
   models::LlamaConfig config = models::llama_3_2_1b();
   config.num_layers = 2;
   ModelOptions options = options_for(Tuning::kLora, kAttention, 8);
   options.defer_initialization = true;
   LlamaModel model(config, options);
-  expect_same_stats(measure_instance(model), models::llama_stats(config, options), "llama-3.2-1b");
+  models::apply_tuning(model.module(), options);
+  expect_same_stats(measure_instance(model), tuned_llama_stats(config, options), "llama-3.2-1b");
 }
 
 TEST(FineTuningModels, ForwardShapes) {
@@ -306,8 +321,28 @@ TEST(FineTuningModels, CheckpointedBlocksRecomputeInBackward) {
   }
 }
 
+// LoRA's roles and rank limits are derived from the projections a model declares (the smaller
+// side of each), in the model's order.
+TEST(FineTuningModels, LoraRolesAndRankLimitsComeFromTheDeclaredProjections) {
+  const ModelCapabilities& llama = ModelRegistry::instance().get("llama-3-8b").capabilities;
+  EXPECT_EQ(llama.lora_roles, kLlamaRoles);
+  EXPECT_EQ(llama.lora_rank_limits, (std::map<std::string, int64_t>{{"q", 4096},
+                                                                    {"k", 1024},
+                                                                    {"v", 1024},
+                                                                    {"o", 4096},
+                                                                    {"gate", 4096},
+                                                                    {"up", 4096},
+                                                                    {"down", 4096}}));
+  EXPECT_EQ(ModelRegistry::instance().get("bert-large").capabilities.lora_roles, kBertRoles);
+  const ModelCapabilities& gpt_oss = ModelRegistry::instance().get("gpt-oss-20b").capabilities;
+  EXPECT_EQ(gpt_oss.lora_roles, kAttention);
+  // q [2880 -> 4096], k and v [2880 -> 512], o [4096 -> 2880].
+  EXPECT_EQ(gpt_oss.lora_rank_limits,
+            (std::map<std::string, int64_t>{{"q", 2880}, {"k", 512}, {"v", 512}, {"o", 2880}}));
+}
+
 TEST(FineTuningModels, LoraTargetsAreTheModelsProjections) {
-  const auto& roles = models::llama_lora_roles();
+  const auto& roles = kLlamaRoles;
   EXPECT_EQ(layers::parse_lora_targets("all-linear", roles, "llama-3-8b"), roles);
   EXPECT_EQ(layers::parse_lora_targets("q,v", roles, "llama-3-8b"),
             (std::vector<std::string>{"q", "v"}));

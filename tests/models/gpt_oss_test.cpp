@@ -268,9 +268,8 @@ TEST(GptOss, ExpertsInMxfp4AreTheirDequantisedWeightsAndKeepTheLogitsCloseToBf16
   const torch::Tensor rounded = bf16_model->inference_output({tokens, {}, {}}).to(torch::kFloat);
 
   auto model = build();
-  layers::InferenceWeights format;
-  format.format = layers::InferenceWeights::Format::kMxfp4;
-  const layers::QuantizedLayers quantized = layers::quantize_linear_layers(model->module(), format);
+  const layers::QuantizedLayers quantized =
+      layers::quantize_linear_layers(model->module(), *layers::make_weight_format("mxfp4"));
   EXPECT_EQ(quantized.quantized, 4);  // the four layers' experts; the linear layers stay
   const torch::Tensor mxfp4 = model->inference_output({tokens, {}, {}}).to(torch::kFloat);
   EXPECT_TRUE(torch::equal(mxfp4, rounded));

@@ -69,11 +69,9 @@ TEST(PredictionSubject, IntegerWeightsAreCountedWhereTheKernelsAreMissing) {
       continue;
     }
     ASSERT_TRUE(subject.counted_weights) << weights;
-    EXPECT_EQ(subject.counted_weights->format, weights == "int8"
-                                                   ? layers::InferenceWeights::Format::kInt8
-                                                   : layers::InferenceWeights::Format::kInt4);
-    if (weights == "int4") {
-      EXPECT_EQ(subject.counted_weights->group, 32);
+    EXPECT_EQ(subject.counted_weights->name(), weights);
+    if (weights == "int4") {  // 32 inputs a group: a bf16 scale and zero per 32 codes
+      EXPECT_EQ(subject.counted_weights->bytes_in(64, 128), 64 * 128 / 2 + 4 * 64 * 2 * 2);
     }
     EXPECT_NE(subject.probed.weights, weights);
     ASSERT_EQ(subject.stand_ins.size(), 1u);
@@ -89,7 +87,7 @@ TEST(PredictionSubject, Fp8InferenceIsCountedAndFp8TrainingRefusedWithoutItsKern
   if (!runs) {
     EXPECT_EQ(infer.probed.precision, Precision::kBf16);
     EXPECT_EQ(infer.asked.weights, "fp8");
-    EXPECT_EQ(infer.counted_weights->format, layers::InferenceWeights::Format::kFp8);
+    EXPECT_EQ(infer.counted_weights->name(), "fp8");
     try {
       resolve_for_prediction(cpu_request(Precision::kFp8));
       FAIL() << "FP8 training without its kernels is measured, not stood in for";

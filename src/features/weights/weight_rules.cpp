@@ -1,8 +1,9 @@
 #include "features/weights/weight_rules.h"
 
 #include "common/errors.h"
-#include "modeling/integer_weights.h"
+#include "features/weights/int4_weights.h"
 #include "modeling/mxfp4_weights.h"
+#include "modeling/weight_formats.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::weights {
@@ -60,7 +61,7 @@ void resolve_format(const ResolveInputs& inputs, ResolvedBenchmark& out) {
                      models_where([](const ModelCapabilities& can) { return can.experts > 0; }) +
                      "); " + info.name + " is a dense model");
   }
-  const bool quantized = integer_weights::is_integer_format(weights) || weights == "mxfp4";
+  const bool quantized = layers::is_integer_format(weights) || weights == "mxfp4";
   if (request.weight_group && weights != "int4") {
     throw UsageError("weight_group applies to weights int4 only");
   }
@@ -73,7 +74,7 @@ void resolve_format(const ResolveInputs& inputs, ResolvedBenchmark& out) {
                      "dtype (--precision)");
   }
   const ModelCapabilities& can = info.capabilities;
-  const bool declared = integer_weights::is_integer_format(weights)
+  const bool declared = layers::is_integer_format(weights)
                             ? can.holds_weights_in(weights)
                             : weights == "mxfp4" || can.holds_integer_weights() || can.experts > 0;
   if (!declared && !quantized) {
@@ -135,7 +136,7 @@ void check_int4_kernel(const ResolveInputs& inputs, ResolvedBenchmark& out) {
 void check_declared_format(const ResolveInputs& inputs, ResolvedBenchmark& out) {
   const ModelInfo& info = inputs.model;
   if (out.task != Task::kInfer) return;
-  const bool integer = integer_weights::is_integer_format(out.weights) || out.weights == "mxfp4";
+  const bool integer = layers::is_integer_format(out.weights) || out.weights == "mxfp4";
   const std::string format = integer                             ? out.weights
                              : out.precision == Precision::kTf32 ? "fp32"
                                                                  : to_string(out.precision);
@@ -144,7 +145,7 @@ void check_declared_format(const ResolveInputs& inputs, ResolvedBenchmark& out) 
                      "'s weights in " + format +
                      ", which it does not declare; it "
                      "holds " +
-                     join(info.capabilities.weight_formats));
+                     join(info.capabilities.held_weight_formats()));
   }
 }
 

@@ -6,10 +6,11 @@
 
 #include "common/errors.h"
 #include "features/precision/precision_policy.h"
+#include "features/weights/int4_weights.h"
+#include "features/weights/int8_weights.h"
 #include "infer/greedy_generation.h"
 #include "infer/inference_model.h"
 #include "modeling/inference_test_helpers.h"
-#include "modeling/integer_weights.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
@@ -125,7 +126,7 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     Tensor logits, tokens, taught;
     layers::QuantizedLayers counts;
   };
-  auto generate = [&](std::optional<layers::InferenceWeights> format) {
+  auto generate = [&](std::shared_ptr<const layers::WeightFormat> format) {
     auto [model, sequence] = testing::taught_tiny_llama(kPrompt + kGenerate);
     model->cast_for_inference(torch::kBFloat16);
     Generated out;
@@ -139,13 +140,12 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     out.taught = sequence.narrow(1, kPrompt, kGenerate - 1);
     return out;
   };
-  const Generated bf16 = generate(std::nullopt);
+  const Generated bf16 = generate(nullptr);
   ASSERT_TRUE(torch::equal(bf16.tokens.narrow(1, 0, kGenerate - 1), bf16.taught));
-  layers::InferenceWeights int8;
-  int8.format = layers::InferenceWeights::Format::kInt8;
-  layers::InferenceWeights int4;
-  int4.format = layers::InferenceWeights::Format::kInt4;
-  int4.group = 32;
+  const auto int8 = layers::make_weight_format("int8");
+  layers::WeightFormatOptions groups_of_32;
+  groups_of_32.group = 32;
+  const auto int4 = layers::make_weight_format("int4", groups_of_32);
   // The stated tolerances: int8 keeps 8 bits a weight (about 1% of the logits); int4 with groups
   // of 32 about 4 bits (about 10%).
   for (const auto& [format, tolerance] : {std::pair{int8, 0.03}, std::pair{int4, 0.15}}) {
@@ -153,11 +153,11 @@ TEST(IntegerWeights, ATaughtTinyLlamaGeneratesAsInBf16) {
     EXPECT_EQ(quantized.counts.quantized, 2 * 7 + 1);  // both blocks' projections, the head
     EXPECT_EQ(quantized.counts.kept, 0);
     const double error = relative_error(quantized.logits, bf16.logits);
-    EXPECT_LT(error, tolerance) << "format " << static_cast<int>(format.format);
+    EXPECT_LT(error, tolerance) << "format " << format->name();
     const double mismatches =
         quantized.tokens.ne(bf16.tokens).to(torch::kFloat).mean().item<double>();
-    EXPECT_EQ(mismatches, 0.0) << "format " << static_cast<int>(format.format) << ": "
-                               << mismatches * 100 << "% of the greedy tokens differ; logits' "
+    EXPECT_EQ(mismatches, 0.0) << "format " << format->name() << ": " << mismatches * 100
+                               << "% of the greedy tokens differ; logits' "
                                << "relative error " << error;
   }
 }
@@ -281,42 +281,38 @@ TEST(IntegerWeights, FloatFormatsAreThePrecisions) {
 // fit counts the formats it cannot run here (runner/prediction_subject.h) by their layouts: by
 // hand on every build, and against what quantising a tiny Llama holds where the kernels run.
 TEST(IntegerWeights, CountedBytesAreWhatQuantisingHolds) {
-  using Format = layers::InferenceWeights::Format;
-  const auto format = [](Format kind, int64_t group = 128,
+  const auto format = [](const std::string& name, int64_t group = 128,
                          fp8::Recipe recipe = fp8::Recipe::kTensorwise) {
-    layers::InferenceWeights f;
-    f.format = kind;
-    f.group = group;
-    f.recipe = recipe;
-    f.activations = torch::kBFloat16;
-    return f;
+    layers::WeightFormatOptions options;
+    options.group = group;
+    options.recipe = recipe;
+    options.activations = torch::kBFloat16;
+    return layers::make_weight_format(name, options);
   };
-  using layers::LinearCompute;
-  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kInt8)), 64 * 128 + 64 * 2);
-  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kInt4, 32)), 64 * 64 + 4 * 64 * 2 * 2);
-  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kFp8)), 64 * 128 + 4);
-  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kFp8, 0, fp8::Recipe::kRowwise)),
-            64 * 128 + 64 * 4);
-  EXPECT_EQ(LinearCompute::bytes_in(10, 128, format(Format::kFp8)), std::nullopt);  // misaligned
-  EXPECT_EQ(LinearCompute::bytes_in(64, 128, format(Format::kMxfp4)), std::nullopt);
-  std::vector<layers::InferenceWeights> runnable;
+  EXPECT_EQ(format("int8")->bytes_in(64, 128), 64 * 128 + 64 * 2);
+  EXPECT_EQ(format("int4", 32)->bytes_in(64, 128), 64 * 64 + 4 * 64 * 2 * 2);
+  EXPECT_EQ(format("fp8")->bytes_in(64, 128), 64 * 128 + 4);
+  EXPECT_EQ(format("fp8", 0, fp8::Recipe::kRowwise)->bytes_in(64, 128), 64 * 128 + 64 * 4);
+  EXPECT_EQ(format("fp8")->bytes_in(10, 128), std::nullopt);  // misaligned
+  EXPECT_EQ(format("mxfp4")->bytes_in(64, 128), std::nullopt);
+  EXPECT_EQ(format("bf16"), nullptr);  // a precision's, not a format of its own
+  std::vector<std::shared_ptr<const layers::WeightFormat>> runnable;
   if (compat::kHasIntWeights) {
-    runnable.push_back(format(Format::kInt8));
-    runnable.push_back(format(Format::kInt4, 32));
+    runnable.push_back(format("int8"));
+    runnable.push_back(format("int4", 32));
   }
   if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) {
-    runnable.push_back(format(Format::kFp8));
-    runnable.push_back(format(Format::kFp8, 0, fp8::Recipe::kRowwise));
+    runnable.push_back(format("fp8"));
+    runnable.push_back(format("fp8", 0, fp8::Recipe::kRowwise));
   }
-  for (const layers::InferenceWeights& f : runnable) {
+  for (const auto& f : runnable) {
     const auto model = ModelRegistry::instance().get("test-tiny-llama").instantiate();
     model->cast_for_inference(torch::kBFloat16);
     const int64_t before = inference_weight_bytes(model->module());
-    const int64_t counted = layers::counted_bytes_change(model->module(), f);
+    const int64_t counted = layers::counted_bytes_change(model->module(), *f);
     EXPECT_LT(counted, 0);
-    layers::quantize_linear_layers(model->module(), f);
-    EXPECT_EQ(inference_weight_bytes(model->module()), before + counted)
-        << static_cast<int>(f.format);
+    layers::quantize_linear_layers(model->module(), *f);
+    EXPECT_EQ(inference_weight_bytes(model->module()), before + counted) << f->name();
   }
 }
 

@@ -1,5 +1,7 @@
-#include "modeling/integer_weights.h"
+#include "features/weights/int4_weights.h"
 
+#include "features/weights/matmul_rows.h"
+#include "modeling/weight_formats.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::integer_weights {
@@ -14,15 +16,47 @@ int64_t inner_k_tiles(int64_t in_features) {
                          " inputs are not a multiple of 32 (why_not_int4 refuses it first)");
 }
 
-torch::Tensor rows_of(const torch::Tensor& input) {
-  return input.reshape({-1, input.size(-1)}).contiguous();
-}
+class HeldInt4Weight : public layers::HeldWeight {
+ public:
+  explicit HeldInt4Weight(Int4Weight weight) : weight_(std::move(weight)) {}
+  torch::Tensor linear(const torch::Tensor& input) const override {
+    return integer_weights::linear(input, weight_);
+  }
+  int64_t bytes() const override {
+    return weight_.packed.nbytes() + weight_.scales_and_zeros.nbytes();
+  }
 
-std::vector<int64_t> shape_with_last(const torch::Tensor& input, int64_t last) {
-  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
-  shape.back() = last;
-  return shape;
-}
+ private:
+  Int4Weight weight_;
+};
+
+class Int4Format : public layers::WeightFormat {
+ public:
+  Int4Format(int64_t group, torch::ScalarType activations)
+      : group_(group), activations_(activations) {}
+  std::string name() const override { return "int4"; }
+  std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
+                                           const torch::Tensor& weight) const override {
+    Int4Weight quantized = quantize_int4(weight, group_, activations_);
+    quantized.packed = layer.register_buffer("weight_int4", quantized.packed);
+    quantized.scales_and_zeros = layer.register_buffer("weight_scales", quantized.scales_and_zeros);
+    return std::make_unique<HeldInt4Weight>(std::move(quantized));
+  }
+  // Two codes a byte in either kernel's packing; a scale and a zero per group and output.
+  std::optional<int64_t> bytes_in(int64_t out_features, int64_t in_features) const override {
+    return out_features * in_features / 2 +
+           in_features / group_ * out_features * 2 * c10::elementSize(activations_);
+  }
+
+ private:
+  int64_t group_;
+  torch::ScalarType activations_;
+};
+
+const layers::WeightFormatRegistration kInt4Format{
+    {"int4", /*integer_codes=*/true, [](const layers::WeightFormatOptions& options) {
+       return std::make_shared<const Int4Format>(options.group, options.activations);
+     }}};
 
 }  // namespace
 
@@ -73,24 +107,11 @@ Int4Weight quantize_int4(const torch::Tensor& weight, int64_t group, torch::Scal
   return quantized;
 }
 
-Int8Weight quantize_int8(const torch::Tensor& weight, torch::ScalarType dtype) {
-  torch::NoGradGuard no_grad;
-  const torch::Tensor values = weight.to(torch::kFloat);
-  const torch::Tensor scales = values.abs().amax(1).clamp_min(1e-12) / 127;
-  const torch::Tensor codes = (values / scales.unsqueeze(1)).round_().clamp_(-128, 127);
-  return {codes.to(torch::kChar), scales.to(dtype)};
-}
-
 torch::Tensor linear(const torch::Tensor& input, const Int4Weight& weight) {
   const int64_t out = weight.scales_and_zeros.size(1);
   return compat::int4_weight_mm(rows_of(input), weight.packed, weight.group,
                                 weight.scales_and_zeros)
       .reshape(shape_with_last(input, out));
-}
-
-torch::Tensor linear(const torch::Tensor& input, const Int8Weight& weight) {
-  return compat::int8_weight_mm(rows_of(input), weight.codes, weight.scales)
-      .reshape(shape_with_last(input, weight.codes.size(0)));
 }
 
 }  // namespace gpubench::integer_weights

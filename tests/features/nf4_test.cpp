@@ -1,15 +1,16 @@
-// QLoRA's NF4 base (modeling/nf4_weights.h, docs/fine-tuning.md#qlora): the round trip within its
-// bound, the packing, the product's input gradient, a tiny Llama that learns its batch over an NF4
-// base, and the base's bytes as counted, planned and measured.
+// QLoRA's NF4 base (features/weights/nf4_weights.h, docs/fine-tuning.md#qlora): the round trip
+// within its bound, the packing, the product's input gradient, a tiny Llama that learns its batch
+// over an NF4 base, and the base's bytes as counted, planned and measured.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include "cpu_benchmark.h"
 #include "features/precision/precision_policy.h"
+#include "features/tuning/qlora.h"
+#include "features/weights/nf4_weights.h"
 #include "memory/memory_plan.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
-#include "modeling/nf4_weights.h"
 #include "results/result.h"
 #include "run/benchmark_runner.h"
 #include "train/training_step.h"
@@ -84,7 +85,7 @@ TEST(Nf4, ATinyLlamaLearnsItsBatchOverAnNf4Base) {
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-llama");
   const ModelOptions options = qlora_options();
   auto model = info.instantiate(options);
-  EXPECT_EQ(layers::quantize_bases_nf4(model->module()), 2 * 7);  // 7 projections, 2 blocks
+  EXPECT_EQ(tuning::quantize_bases_nf4(model->module()), 2 * 7);  // 7 projections, 2 blocks
   int64_t nf4_bytes = 0;
   for (const auto& buffer : model->module().named_buffers()) {
     if (buffer.key().find("weight_nf4") != std::string::npos ||

@@ -1,4 +1,4 @@
-#include "modeling/nf4_weights.h"
+#include "features/weights/nf4_weights.h"
 
 #include <algorithm>
 #include <map>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "modeling/weight_formats.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::nf4 {
@@ -78,6 +79,45 @@ class Nf4Product : public torch::autograd::Function<Nf4Product> {
     return {input_grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
+
+class HeldNf4Weight : public layers::HeldWeight {
+ public:
+  explicit HeldNf4Weight(Nf4Weight weight) : weight_(std::move(weight)) {}
+  torch::Tensor linear(const torch::Tensor& input) const override {
+    return nf4::linear(input, weight_);
+  }
+  int64_t bytes() const override { return weight_.bytes(); }
+  // The bias as it is: a float32 bias promotes autocast's product to float32, as QLoRA's layers
+  // have added it since they were built (bitsandbytes' Linear4bit casts it to the input's dtype).
+  torch::Tensor add_bias(const torch::Tensor& output, const torch::Tensor& bias) const override {
+    return output + bias;
+  }
+
+ private:
+  Nf4Weight weight_;
+};
+
+class Nf4Format : public layers::WeightFormat {
+ public:
+  std::string name() const override { return "nf4"; }
+  std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
+                                           const torch::Tensor& weight) const override {
+    Nf4Weight quantized = quantize(weight);
+    quantized.packed = layer.register_buffer("weight_nf4", quantized.packed);
+    quantized.absmax = layer.register_buffer("weight_absmax", quantized.absmax);
+    return std::make_unique<HeldNf4Weight>(std::move(quantized));
+  }
+  std::optional<int64_t> bytes_in(int64_t out_features, int64_t in_features) const override {
+    const int64_t weights = out_features * in_features;
+    if (!why_not(weights).empty()) return std::nullopt;
+    return weights / 2 + weights / kBlock * 4;
+  }
+};
+
+// Not a value of `weights` (infer's): QLoRA holds its frozen base so (features/tuning/qlora.h).
+const layers::WeightFormatRegistration kNf4Format{
+    {"nf4", /*integer_codes=*/false,
+     [](const layers::WeightFormatOptions&) { return std::make_shared<const Nf4Format>(); }}};
 
 }  // namespace
 

@@ -1,10 +1,9 @@
-// Weight-only integer formats for inference (docs/inference.md#integer-weights), quantised as
-// torchao and gpt-fast quantise for LibTorch's kernels (torch_support/compat.h):
-// - int4 (w4a16): per group of `group` inputs of each output, asymmetric: scale = (max - min) / 15
-//   and zero = min + 8 * scale, code = round((w - min) / scale) in 0..15, so that w is about
-//   (code - 8) * scale + zero;
-// - int8 (w8a16): per output channel, symmetric: scale = amax / 127, code = round(w / scale).
-// The activations stay in bf16; each product reads the codes and scales, never a bf16 copy.
+// int4 (w4a16), a weight-only integer format for inference (docs/inference.md#integer-weights),
+// quantised as torchao and gpt-fast quantise for LibTorch's kernels (torch_support/compat.h): per
+// group of `group` inputs of each output, asymmetric: scale = (max - min) / 15 and
+// zero = min + 8 * scale, code = round((w - min) / scale) in 0..15, so that w is about
+// (code - 8) * scale + zero. The activations stay in bf16; each product reads the codes, scales
+// and zeros, never a bf16 copy. Registered as the weight format "int4" (modeling/weight_formats.h).
 #pragma once
 
 #include <algorithm>
@@ -20,10 +19,6 @@ namespace gpubench::integer_weights {
 
 inline constexpr int64_t kInt4Groups[] = {32, 64, 128};
 
-// Whether the `weights` setting names a weight-only integer format ("int8", "int4").
-inline bool is_integer_format(const std::string& weights) {
-  return weights == "int8" || weights == "int4";
-}
 inline bool is_int4_group(int64_t group) {
   return std::find(std::begin(kInt4Groups), std::end(kInt4Groups), group) != std::end(kInt4Groups);
 }
@@ -32,11 +27,6 @@ struct Int4Weight {
   torch::Tensor packed;            // the kernel's layout for the weight's device
   torch::Tensor scales_and_zeros;  // [in / group, out, 2], the activations' dtype
   int64_t group = 0;
-};
-
-struct Int8Weight {
-  torch::Tensor codes;   // int8 [out, in]
-  torch::Tensor scales;  // [out], the activations' dtype
 };
 
 // Why a weight [out, in] cannot be held in int4 with `group` on `device` (the kernels' rules: the
@@ -55,12 +45,10 @@ struct Int4Codes {
 Int4Codes int4_codes(const torch::Tensor& weight, int64_t group);
 torch::Tensor dequantize(const Int4Codes& codes, int64_t group);  // float32 [out, in]
 
-// `weight` [out, in] in the formats; `dtype` is the activations' (the scales are held in it).
+// `weight` [out, in] in the format; `dtype` is the activations' (the scales are held in it).
 Int4Weight quantize_int4(const torch::Tensor& weight, int64_t group, torch::ScalarType dtype);
-Int8Weight quantize_int8(const torch::Tensor& weight, torch::ScalarType dtype);
 
 // y = x W^T for x [..., in]: [..., out] in x's dtype.
 torch::Tensor linear(const torch::Tensor& input, const Int4Weight& weight);
-torch::Tensor linear(const torch::Tensor& input, const Int8Weight& weight);
 
 }  // namespace gpubench::integer_weights
