@@ -18,7 +18,7 @@ std::shared_ptr<const layers::WeightFormat> quantized_weights(const ResolvedBenc
   const auto recipe = policy.fp8_recipe();
   if (!recipe) return nullptr;
   layers::WeightFormatOptions options;
-  options.recipe = *recipe;
+  options.fp8_recipe = fp8::recipe_name(*recipe);
   return layers::make_weight_format("fp8", options);
 }
 
@@ -32,7 +32,7 @@ std::shared_ptr<const layers::WeightFormat> linear_weights_format(const std::str
   options.group = group;
   options.activations = inference_weight_dtype(precision).value_or(torch::kBFloat16);
   if (weights == "fp8") {
-    options.recipe = fp8::parse_recipe(fp8_recipe.empty() ? "tensorwise" : fp8_recipe);
+    options.fp8_recipe = fp8_recipe.empty() ? "tensorwise" : fp8_recipe;
   }
   return layers::make_weight_format(weights, options);
 }

@@ -7,7 +7,7 @@
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #endif
 
-#include "modeling/fp8_linear.h"
+#include "modeling/linear_products.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -85,8 +85,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
     ctx->saved_data["rng"] = states_of(generators);
     ctx->saved_data["autocast"] = compat::autocast_enabled(device);
     ctx->saved_data["autocast_dtype"] = static_cast<int64_t>(compat::autocast_dtype(device));
-    const std::optional<fp8::Recipe> fp8 = fp8::TrainingScope::active();
-    ctx->saved_data["fp8_recipe"] = fp8 ? static_cast<int64_t>(*fp8) : int64_t{-1};
+    // The product rule (precision fp8's) the block runs under, to run under again in backward.
+    ctx->saved_data["products"] = reinterpret_cast<int64_t>(layers::LinearProducts::active());
     ctx->save_for_backward({hidden});
     torch::NoGradGuard no_grad;
     return {reinterpret_cast<CheckpointableBlock*>(block)->run_block(hidden, extras.vec())};
@@ -106,9 +106,8 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
       AutocastAsRecorded autocast(
           hidden.device().type(), ctx->saved_data["autocast"].toBool(),
           static_cast<at::ScalarType>(ctx->saved_data["autocast_dtype"].toInt()));
-      const int64_t fp8_recipe = ctx->saved_data["fp8_recipe"].toInt();
-      fp8::TrainingScope fp8(fp8_recipe < 0 ? std::nullopt
-                                            : std::optional(static_cast<fp8::Recipe>(fp8_recipe)));
+      layers::LinearProductsScope products(
+          reinterpret_cast<const layers::LinearProducts*>(ctx->saved_data["products"].toInt()));
       output = block->run_block(hidden, extras);
     }
     restore(generators, now);

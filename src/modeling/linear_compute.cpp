@@ -13,13 +13,15 @@ torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Te
   }
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
   const int64_t rows = input.numel() / in_features;
-  const std::optional<fp8::Recipe> recipe = fp8::TrainingScope::active();
+  const LinearProducts* products = LinearProducts::active();
   const bool weight_gradient = torch::GradMode::is_enabled() && !frozen;
-  const bool fp8 = recipe && fp8::aligned(rows, in_features, out_features, weight_gradient);
-  FlopCounter::record_multiply_adds(rows * in_features * out_features, frozen, fp8);
+  const bool rewritten =
+      products != nullptr && products->runs(rows, in_features, out_features, weight_gradient);
+  FlopCounter::record_multiply_adds(rows * in_features * out_features, frozen,
+                                    rewritten && products->fp8_products());
   FlopCounter::record_weight_read(weight.nbytes());
-  if (!fp8) return torch::nn::functional::linear(input, weight, bias);
-  const torch::Tensor output = fp8::scaled_linear(input, weight, *recipe, &frozen_);
+  if (!rewritten) return torch::nn::functional::linear(input, weight, bias);
+  const torch::Tensor output = products->linear(input, weight, product_state_);
   return bias.defined() ? output + bias.to(output.scalar_type()) : output;
 }
 

@@ -1,16 +1,16 @@
 // How the counted linear layers (layers.h's Linear, adapted_linear.h's AdaptedLinear) compute
-// y = x W^T + b, and what they report to an active FlopCounter: in FP8 where an
-// fp8::TrainingScope is active and the shapes align (fp8::aligned), or from the weight held
-// once for inference in a format applied from outside (modeling/weight_formats.h; FP8,
-// int8, int4); else torch's linear, in autocast's dtype (docs/fp8.md,
-// docs/inference.md#integer-weights).
+// y = x W^T + b, and what they report to an active FlopCounter: by the product rule active on
+// the thread where it runs the shape (modeling/linear_products.h: precision fp8's training
+// products), or from the weight held in a format (modeling/weight_formats.h: FP8, int8, int4,
+// NF4); else torch's linear, in autocast's dtype. Both are applied from outside (src/features/;
+// docs/fp8.md, docs/inference.md#integer-weights).
 #pragma once
 
 #include <memory>
 
 #include <torch/torch.h>
 
-#include "modeling/fp8_linear.h"
+#include "modeling/linear_products.h"
 #include "modeling/weight_formats.h"
 
 namespace gpubench::layers {
@@ -29,7 +29,7 @@ class LinearCompute {
   torch::Tensor quantized_forward(const torch::Tensor& input, bool frozen);
 
   std::shared_ptr<const HeldWeight> held_;
-  fp8::FrozenWeightOperands frozen_;  // training in FP8 with a frozen weight
+  std::shared_ptr<ProductState> product_state_;  // the active product rule's, for this layer
   int64_t in_features_ = 0, out_features_ = 0;
 };
 

@@ -13,8 +13,6 @@
 
 #include <torch/torch.h>
 
-#include "modeling/fp8_linear.h"
-
 namespace gpubench::layers {
 
 // A linear weight held for inference in a format of its own: the product from it and what
@@ -58,7 +56,7 @@ class WeightFormat {
 struct WeightFormatOptions {
   torch::ScalarType activations = torch::kBFloat16;  // the integer formats' scales
   int64_t group = 128;                               // int4's inputs per scale
-  fp8::Recipe recipe = fp8::Recipe::kTensorwise;     // FP8's scaling
+  std::string fp8_recipe = "tensorwise";             // FP8's scaling: tensorwise or rowwise
 };
 
 struct WeightFormatInfo {

@@ -285,7 +285,7 @@ TEST(IntegerWeights, CountedBytesAreWhatQuantisingHolds) {
                          fp8::Recipe recipe = fp8::Recipe::kTensorwise) {
     layers::WeightFormatOptions options;
     options.group = group;
-    options.recipe = recipe;
+    options.fp8_recipe = fp8::recipe_name(recipe);
     options.activations = torch::kBFloat16;
     return layers::make_weight_format(name, options);
   };

@@ -1,7 +1,7 @@
 // The weight format "fp8" (docs/fp8.md): infer at precision fp8 holds each aligned linear
 // weight quantised once, as e4m3 codes with a scale for the tensor or per row (the recipe), and
-// runs its products in FP8 (modeling/fp8_linear.h).
-#include "modeling/fp8_linear.h"
+// runs its products in FP8 (features/precision/fp8_linear.h).
+#include "features/precision/fp8_linear.h"
 #include "modeling/weight_formats.h"
 
 namespace gpubench::fp8 {
@@ -46,7 +46,7 @@ class Fp8Format : public layers::WeightFormat {
 
 const layers::WeightFormatRegistration kFp8Format{
     {"fp8", /*integer_codes=*/false, [](const layers::WeightFormatOptions& options) {
-       return std::make_shared<const Fp8Format>(options.recipe);
+       return std::make_shared<const Fp8Format>(parse_recipe(options.fp8_recipe));
      }}};
 
 }  // namespace

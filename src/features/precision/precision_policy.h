@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
-#include "modeling/fp8_linear.h"
+#include "features/precision/fp8_linear.h"
 #include "spec/benchmark.h"
 #include "system/machine.h"
 

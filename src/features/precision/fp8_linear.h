@@ -9,10 +9,13 @@
 
 #include <torch/torch.h>
 
+#include "modeling/linear_products.h"
+
 namespace gpubench::fp8 {
 
 enum class Recipe { kTensorwise, kRowwise };
 Recipe parse_recipe(const std::string& name);  // "tensorwise" or "rowwise"
+std::string recipe_name(Recipe recipe);
 
 // An FP8 tensor and the float32 scale that gives its values back: value ~ data * scale.
 struct ScaledTensor {
@@ -75,18 +78,19 @@ ScaledTensor quantize_operand(const torch::Tensor& x, Recipe recipe);
 torch::Tensor quantized_linear(const torch::Tensor& input, const ScaledTensor& weight,
                                Recipe recipe);
 
+// The counted linear layers' products in FP8 with a recipe (layers::LinearProducts): the aligned
+// ones, through scaled_linear; a frozen weight's operands kept per layer.
+const layers::LinearProducts& training_products(Recipe recipe);
+
 // While alive on this thread, the counted linear layers (modeling/linear_compute.h) train their
-// aligned products in FP8 with `recipe`, as autocast switches dtypes for the rest.
+// aligned products in FP8 with `recipe` (none: as they are), as autocast switches dtypes for the
+// rest.
 class TrainingScope {
  public:
   explicit TrainingScope(std::optional<Recipe> recipe);
-  ~TrainingScope();
-  TrainingScope(const TrainingScope&) = delete;
-  TrainingScope& operator=(const TrainingScope&) = delete;
-  static std::optional<Recipe> active();
 
  private:
-  std::optional<Recipe> previous_;
+  layers::LinearProductsScope scope_;
 };
 
 }  // namespace gpubench::fp8

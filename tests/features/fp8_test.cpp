@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "features/precision/fp8_linear.h"
 #include "features/precision/precision_policy.h"
 #include "infer/greedy_generation.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
-#include "modeling/fp8_linear.h"
 #include "modeling/inference_test_helpers.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"

@@ -1,4 +1,4 @@
-#include "modeling/fp8_linear.h"
+#include "features/precision/fp8_linear.h"
 
 #include <atomic>
 #include <cmath>
@@ -14,7 +14,6 @@ using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-thread_local std::optional<Recipe> active_recipe;
 // Atomic: CUDA's autograd runs backward on a thread of its own.
 std::atomic<int64_t> frozen_quantizations{0}, trainable_quantizations{0};
 
@@ -106,6 +105,10 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
 
 }  // namespace
 
+std::string recipe_name(Recipe recipe) {
+  return recipe == Recipe::kRowwise ? "rowwise" : "tensorwise";
+}
+
 Recipe parse_recipe(const std::string& name) {
   if (name == "tensorwise") return Recipe::kTensorwise;
   if (name == "rowwise") return Recipe::kRowwise;
@@ -190,16 +193,44 @@ WeightQuantizations weight_quantizations() {
   return {frozen_quantizations.load(), trainable_quantizations.load()};
 }
 
-TrainingScope::TrainingScope(std::optional<Recipe> recipe) : previous_(active_recipe) {
-  active_recipe = recipe;
+namespace {
+
+struct FrozenOperandsState : layers::ProductState {
+  FrozenWeightOperands operands;
+};
+
+class TrainingProducts : public layers::LinearProducts {
+ public:
+  explicit TrainingProducts(Recipe recipe) : recipe_(recipe) {}
+  bool runs(int64_t rows, int64_t in_features, int64_t out_features,
+            bool weight_gradient) const override {
+    return aligned(rows, in_features, out_features, weight_gradient);
+  }
+  torch::Tensor linear(const torch::Tensor& input, const torch::Tensor& weight,
+                       std::shared_ptr<layers::ProductState>& state) const override {
+    auto* frozen = dynamic_cast<FrozenOperandsState*>(state.get());
+    if (frozen == nullptr) {
+      auto made = std::make_shared<FrozenOperandsState>();
+      frozen = made.get();
+      state = std::move(made);
+    }
+    return scaled_linear(input, weight, recipe_, &frozen->operands);
+  }
+  bool fp8_products() const override { return true; }
+
+ private:
+  Recipe recipe_;
+};
+
+}  // namespace
+
+const layers::LinearProducts& training_products(Recipe recipe) {
+  static const TrainingProducts tensorwise(Recipe::kTensorwise), rowwise(Recipe::kRowwise);
+  return recipe == Recipe::kRowwise ? static_cast<const layers::LinearProducts&>(rowwise)
+                                    : tensorwise;
 }
 
-TrainingScope::~TrainingScope() {
-  active_recipe = previous_;
-}
-
-std::optional<Recipe> TrainingScope::active() {
-  return active_recipe;
-}
+TrainingScope::TrainingScope(std::optional<Recipe> recipe)
+    : scope_(recipe ? &training_products(*recipe) : nullptr) {}
 
 }  // namespace gpubench::fp8
