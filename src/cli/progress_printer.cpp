@@ -31,7 +31,7 @@ void ProgressPrinter::operator()(const ProgressEvent& e) {
   }
   // Off a terminal: the end of warm-up and of each trial only.
   if (e.step == e.steps) {
-    log::info("{} {} done ({} step{}){}", label_, phase, e.steps, e.steps == 1 ? "" : "s", rate);
+    log::info("{} {} done ({}){}", label_, phase, counted(e.steps, "step"), rate);
   }
 }
 

@@ -143,4 +143,8 @@ std::string format_fixed(double value, int decimals) {
   return text;
 }
 
+std::string counted(int64_t count, const std::string& noun, const std::string& plural) {
+  return std::to_string(count) + " " + (count == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
+
 }  // namespace gpubench

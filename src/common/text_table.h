@@ -44,4 +44,8 @@ std::string csv_field(const std::string& text);
 // "%.*f" without locale surprises.
 std::string format_fixed(double value, int decimals);
 
+// "1 thread", "2 threads": `count` and the noun, plural where the count is not 1 (`plural`, or
+// the noun and an s).
+std::string counted(int64_t count, const std::string& noun, const std::string& plural = "");
+
 }  // namespace gpubench

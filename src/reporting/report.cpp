@@ -305,7 +305,7 @@ void add_scaling_table(const Layout& layout, Report& report) {
   chart.y_label = "efficiency";
   std::set<int> counts{1};
   for (const ColumnKey& c : multi) counts.insert(c.gpus);
-  for (int n : counts) chart.groups.push_back(std::to_string(n) + " GPU" + (n > 1 ? "s" : ""));
+  for (int n : counts) chart.groups.push_back(counted(n, "GPU"));
   for (const RowKey& row : layout.rows) {
     ReportRow out{row.labels(), {}};
     std::map<std::string, std::vector<std::optional<double>>> lines;  // system -> per count
@@ -849,7 +849,8 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   report.charts.back().values.resize(2);
   report.tables.push_back(std::move(table));
   if (!latency.rows.empty()) report.tables.push_back(std::move(latency));
-  report.tables.push_back(family_comparison(ratios));
+  // No row measured on both sides: no ratio, so no table of their means.
+  if (!ratios.empty()) report.tables.push_back(family_comparison(ratios));
   return report;
 }
 

@@ -26,7 +26,7 @@ RunTelemetry::RunTelemetry(const ResolvedBenchmark& spec, const RankPlacement& r
           : open_rapl_source();
   if (!opened.source) {
     reason_ = opened.reason;
-    log::info("telemetry unavailable: {}", reason_);
+    log::debug("telemetry unavailable: {}", reason_);  // the table's telemetry line says why
     return;
   }
   recorder_ = std::make_unique<TelemetryRecorder>(std::move(opened.source),

@@ -8,6 +8,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/log.h"
+#include "common/text_table.h"
 #include "features/graph_mode/graph_mode.h"
 #include "infer/inference_fit_probe.h"
 #include "memory/memory_plan.h"
@@ -33,12 +34,13 @@ void log_plan(const ResolvedBenchmark& b) {
   const std::string lengths = b.gen_len > 0 ? ", prompt " + std::to_string(b.prompt_len) + " + " +
                                                   std::to_string(b.gen_len) + " generated"
                                             : "";
-  const std::string step = b.task == Task::kTrain ? "steps"
-                           : b.gen_len > 0        ? "generations"
-                                                  : "forward passes";
-  log::info("{} {} {} on {} x{}, batch {} per device{}, {} warm-up + {} x {} {}, {} threads",
+  const std::string steps =
+      b.task == Task::kTrain ? counted(b.steps, "step")
+                             : (b.gen_len > 0 ? counted(b.steps, "generation")
+                                              : counted(b.steps, "forward pass", "forward passes"));
+  log::info("{} {} {} on {} x{}, batch {} per device{}, {} warm-up + {} x {}, {}",
             to_string(b.task), b.model, to_string(b.precision), to_string(b.device), b.gpus,
-            b.batch_size, lengths, b.warmup_steps, b.repeat, b.steps, step, b.threads);
+            b.batch_size, lengths, b.warmup_steps, b.repeat, steps, counted(b.threads, "thread"));
 }
 
 // The host memory one of `ranks_here` processes may take: GPUBENCH_HOST_MEMORY, else its share of

@@ -9,6 +9,7 @@
 #include "common/input_limits.h"
 #include "common/json_fields.h"
 #include "common/json_text.h"
+#include "common/text_table.h"
 
 namespace gpubench {
 namespace {

@@ -262,6 +262,8 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7");
   b.device = DeviceKind::kCpu;  // threads matter on the CPU only
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");
+  b.threads = 1;
+  EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 1 thread");
 }
 
 // Every setting sits in one section of the table, every section holds one at least, and a

@@ -86,6 +86,14 @@ TEST(InputLimits, NonFiniteNumbersAreNeverPrinted) {
   EXPECT_EQ(format_fixed(2.5, 1), "2.5");
 }
 
+TEST(TextTable, CountsReadInTheRightNumber) {
+  EXPECT_EQ(counted(1, "thread"), "1 thread");
+  EXPECT_EQ(counted(2, "thread"), "2 threads");
+  EXPECT_EQ(counted(0, "step"), "0 steps");
+  EXPECT_EQ(counted(1, "forward pass", "forward passes"), "1 forward pass");
+  EXPECT_EQ(counted(3, "forward pass", "forward passes"), "3 forward passes");
+}
+
 TEST(JsonFields, EveryFieldIsCheckedForTypeFinitenessAndBounds) {
   const auto document = nlohmann::json::parse(R"({
     "n": 2.5, "neg": -1, "big": 1e300, "i": 7, "huge": 18446744073709551615, "real": 1.5,

@@ -219,6 +219,11 @@ TEST(Compare, RatiosPerRowAndGeometricMeanPerFamily) {
   // A row on one side only is listed, not dropped.
   const Report one_sided = build_comparison(a, {b.front()}, "A40", "L40S");
   EXPECT_NE(render_markdown(one_sided).find("only in A"), std::string::npos);
+  // No row on both sides: no ratio, and no table of their geometric means.
+  const std::string disjoint = render_markdown(build_comparison(a, {}, "A40", "L40S"));
+  EXPECT_NE(disjoint.find("only in A"), std::string::npos) << disjoint;
+  EXPECT_EQ(disjoint.find("Geometric-mean"), std::string::npos) << disjoint;
+  EXPECT_NE(md.find("Geometric-mean B/A per family"), std::string::npos) << md;
 }
 
 // Generation rows: each side's share of its decode ceiling beside the latency figures.
@@ -809,8 +814,9 @@ TEST(Compare, EveryPublishedFigureWithItsSourceAndTheirDisagreement) {
   for (size_t column = 3; column < 6; ++column) {
     EXPECT_TRUE(row.cells[column].value.has_value()) << md;  // peak, bandwidth, TDP B/A
   }
-  // A range is no ratio to average: the family mean leaves the row out.
-  EXPECT_TRUE(report.tables.back().rows.empty()) << md;
+  // A range is no ratio to average: the family mean leaves the row out, and with no other row
+  // there is no table of means at all (not an empty one).
+  EXPECT_EQ(md.find("Geometric-mean"), std::string::npos) << md;
   // A figure published for one card only still stands beside the two cards' datasheet ratios.
   const LoadedResult vgg = published("NVIDIA A40", "BIZON comparison page", 450, "vgg16");
   const Report one_sided = build_comparison({vgg}, {l40s}, "A40", "L40S");
