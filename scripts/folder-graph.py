@@ -44,7 +44,7 @@ LAYERS = [
                  "model (no LibTorch)")],
     [("datasheets", "GPU datasheets, run efficiency (no LibTorch)")],
     [("results", "result files (no LibTorch)")],
-    [("spec", "the benchmark's settings, suites (no LibTorch)")],
+    [("settings", "the benchmark's settings, suites (no LibTorch)")],
     [("common", "errors, files, text tables, JSON helpers (no LibTorch)")],
 ]
 

@@ -6,9 +6,9 @@
 #include "cli/command_line.h"
 #include "common/errors.h"  // UsageError: a request that cannot run here
 #include "results/result.h"
-#include "run/benchmark_runner.h"
-#include "spec/benchmark.h"
-#include "spec/benchmark_fields.h"
+#include "run/run_benchmark.h"
+#include "settings/benchmark.h"
+#include "settings/benchmark_fields.h"
 
 // main() as gpubench-train has it: every subcommand (train, infer, run, fit, report, compare,
 // regress, ...); data-parallel ranks and suite entries run this executable again.

@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "spec/allreduce_sweep.h"
-#include "spec/benchmark_fields.h"
+#include "settings/allreduce_sweep.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 

@@ -5,7 +5,7 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 namespace {

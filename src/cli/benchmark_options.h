@@ -1,6 +1,6 @@
-// The benchmark settings as command-line options, from the field table (spec/benchmark_fields.h):
-// what `train` and `fit` both take. LibTorch-free: `gpubench` checks train's values with them
-// before it becomes gpubench-train (main.cpp).
+// The benchmark settings as command-line options, from the field table
+// (settings/benchmark_fields.h): what `train` and `fit` both take. LibTorch-free: `gpubench` checks
+// train's values with them before it becomes gpubench-train (main.cpp).
 #pragma once
 
 #include <map>
@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/errors.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench::cli {
 

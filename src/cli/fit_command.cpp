@@ -11,7 +11,7 @@
 #include "reporting/fit_verdicts.h"
 #include "runner/prediction_subject.h"
 #include "runner/runner.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 namespace {

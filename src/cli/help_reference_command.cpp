@@ -11,7 +11,7 @@
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
 #include "runner/runner.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 namespace {
@@ -95,7 +95,7 @@ std::string suite_keys_section() {
       "`train`'s options above and the result's `benchmark` block (under the result key). An "
       "identity setting makes a different benchmark: `report`, `compare` and `regress` match "
       "results on them. The settings come in sections, one per concern "
-      "(`SettingSection`, src/spec/benchmark_fields.h).\n";
+      "(`SettingSection`, src/settings/benchmark_fields.h).\n";
   for (const SettingSectionInfo& section : setting_sections()) {
     out += "\n### " + section.name + "\n\n" + section.help + ".\n\n" +
            header({"key", "values", "default", "identity", "result key", "meaning"});

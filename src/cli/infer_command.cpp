@@ -4,8 +4,8 @@
 // runner's rank path (throughput summed, latency per replica), as does a launcher's run.
 #include <algorithm>
 
+#include "benchmark_command.h"
 #include "benchmark_options.h"
-#include "benchmark_run.h"
 #include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"

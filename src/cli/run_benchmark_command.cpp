@@ -1,7 +1,7 @@
 // The hidden child subcommand (process/child_command.h): what suite entries, gpubench's ranks and
 // batch probes run. A resolved benchmark file run as given, never resolved again; the result
 // goes to --output (a rank's to its rank file). Nobody types it; it is left out of --help.
-#include "benchmark_run.h"
+#include "benchmark_command.h"
 #include "commands.h"
 #include "common/errors.h"
 #include "reporters.h"

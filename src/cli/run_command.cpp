@@ -4,7 +4,7 @@
 #include "common/input_limits.h"
 #include "common/log.h"
 
-#include "benchmark_run.h"
+#include "benchmark_command.h"
 #include "commands.h"
 #include "common/environment.h"
 #include "common/errors.h"

@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 namespace gpubench::cli {
 

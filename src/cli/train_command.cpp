@@ -1,8 +1,8 @@
 // gpubench train: one benchmark, one result file. Parses, hands the benchmark to the runner
 // (runner/runner.h: one process, N local ranks, a batch search, or a launcher's rank) and the
 // result to the reporters (cli/reporters.h).
+#include "benchmark_command.h"
 #include "benchmark_options.h"
-#include "benchmark_run.h"
 #include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"

@@ -14,7 +14,7 @@
 #include "common/byte_size.h"
 #include "distributed/collectives.h"
 #include "results/system_info.h"
-#include "spec/allreduce_sweep.h"
+#include "settings/allreduce_sweep.h"
 
 namespace gpubench {
 

@@ -11,7 +11,7 @@
 #include <torch/torch.h>
 
 #include "distributed/launch_environment.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "modeling/model_registry.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 #include "system/machine.h"
 
 namespace gpubench {

@@ -5,7 +5,7 @@
 
 #include "memory/fit_probes.h"
 #include "memory/inference_fit.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

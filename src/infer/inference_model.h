@@ -11,7 +11,7 @@
 #include "features/precision/precision_policy.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 

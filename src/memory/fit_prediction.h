@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "results/memory_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -15,7 +15,7 @@
 
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

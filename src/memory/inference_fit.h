@@ -14,7 +14,7 @@
 
 #include "memory/fit_prediction.h"
 #include "results/memory_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

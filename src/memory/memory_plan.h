@@ -13,7 +13,7 @@
 
 #include "modeling/model_registry.h"
 #include "results/memory_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

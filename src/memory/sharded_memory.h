@@ -7,7 +7,7 @@
 
 #include "memory/fit_prediction.h"
 #include "modeling/model_registry.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -15,7 +15,7 @@
 
 #include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

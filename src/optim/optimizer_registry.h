@@ -11,7 +11,7 @@
 #include <torch/torch.h>
 
 #include "optim/multi_tensor_optimizer.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

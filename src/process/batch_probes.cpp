@@ -14,7 +14,7 @@
 #include "process/temporary_folder.h"
 #include "results/result.h"
 #include "run/resolve_benchmark.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "results/memory_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -1,6 +1,6 @@
 #include "process/child_command.h"
 
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 

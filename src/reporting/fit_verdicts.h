@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/memory_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

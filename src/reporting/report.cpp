@@ -12,7 +12,7 @@
 #include "common/text_table.h"
 #include "datasheets/run_efficiency.h"
 #include "results/statistics.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

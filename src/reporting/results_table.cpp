@@ -5,7 +5,7 @@
 #include "common/text_table.h"
 #include "reporting/regression.h"
 #include "results/statistics.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "results/start_time.h"
 #include "results/statistics.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

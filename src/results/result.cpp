@@ -20,7 +20,7 @@
 #include "common/json_fields.h"
 #include "results/json_block.h"
 #include "results/start_time.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

@@ -13,7 +13,7 @@
 #include "results/statistics.h"
 #include "results/system_info.h"
 #include "results/telemetry_info.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -10,7 +10,7 @@
 #include "common/json_text.h"
 #include "common/log.h"
 #include "results/start_time.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;

@@ -31,7 +31,7 @@ std::string system_name(const Result& result);
 // "NVIDIA A40 x4"
 std::string system_label(const Result& result);
 
-// Which benchmark a result measured: the identity settings of spec/benchmark_settings.def
+// Which benchmark a result measured: the identity settings of settings/benchmark_settings.def
 // (every setting that changes the work) and the system. report, compare, regress and trend all
 // match on their canonical values (identity_values), never on the text shown.
 struct BenchmarkIdentity {

@@ -7,7 +7,7 @@
 
 #include "features/precision/precision_policy.h"
 #include "modeling/model_registry.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -10,7 +10,7 @@
 #include "modeling/weight_formats.h"
 #include "run/model_input_rules.h"
 #include "run/run_rules.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

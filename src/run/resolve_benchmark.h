@@ -8,7 +8,7 @@
 #include "features/resolve_rule.h"
 #include "modeling/model_registry.h"
 #include "run/run_rules.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 #include "system/machine.h"
 
 namespace gpubench {

@@ -21,7 +21,7 @@
 #include "run/device_setup.h"
 #include "run/run_setup.h"
 #include "run/workload.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

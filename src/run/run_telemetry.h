@@ -7,7 +7,7 @@
 
 #include "results/telemetry_info.h"
 #include "run/run_setup.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 #include "telemetry/telemetry_recorder.h"
 
 namespace gpubench {

@@ -16,7 +16,7 @@
 #include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/measurement.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 #include "torch_support/step_timer.h"
 
 namespace gpubench {

@@ -7,7 +7,7 @@
 #include "infer/inference_model.h"
 #include "run/resolve_benchmark.h"
 #include "runner/runner.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 #include "system/machine.h"
 
 namespace gpubench {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "modeling/linear_compute.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -19,7 +19,7 @@
 #include "process/rank_launcher.h"
 #include "results/result.h"
 #include "run/measurement.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

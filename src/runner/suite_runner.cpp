@@ -8,11 +8,11 @@
 #include "common/log.h"
 #include "process/child_command.h"
 #include "process/child_process.h"
-#include "process/data_parallel_run.h"
+#include "process/rank_run.h"
 #include "process/temporary_folder.h"
 #include "results/result_path.h"
-#include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
+#include "run/run_benchmark.h"
 #include "system/machine.h"
 
 namespace gpubench {

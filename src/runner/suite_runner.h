@@ -9,7 +9,7 @@
 
 #include "common/errors.h"
 #include "results/result.h"
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 namespace gpubench {
 

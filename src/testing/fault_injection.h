@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

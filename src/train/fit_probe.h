@@ -4,7 +4,7 @@
 
 #include "memory/fit_prediction.h"
 #include "memory/fit_probes.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -1,6 +1,6 @@
 // The field table: one description of every setting gives the request, the resolved JSON, the
 // child's benchmark file and the identity.
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -17,7 +17,7 @@
 #include "common/errors.h"
 #include "common/json_fields.h"
 #include "common/text_table.h"
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 namespace gpubench {
 namespace {

@@ -15,7 +15,7 @@
 #include "reporting/report.h"
 #include "reporting/results_table.h"
 #include "results/statistics.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 #include "test_helpers.h"
 
 namespace gpubench {

@@ -1,4 +1,4 @@
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 #include <filesystem>
 #include <set>

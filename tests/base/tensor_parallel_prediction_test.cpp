@@ -142,7 +142,7 @@ TEST(ExpertParallelPrediction, EachRankKeepsItsStepAndAddsTheLayersExchanges) {
   EXPECT_EQ(predict_expert_parallel_point(input, 2, round_links(), 8).collectives, 4 * 4);
 }
 
-// The run's rule, one definition (spec/benchmark.h): a split the run refuses is not predicted
+// The run's rule, one definition (settings/benchmark.h): a split the run refuses is not predicted
 // (hostile input, round 4: 3, 5, 7 and 16 ranks were predicted for 8 experts).
 TEST(ExpertParallelPrediction, ASplitTheRunRefusesIsRefused) {
   ScaleInput input = fixed_input();

@@ -10,8 +10,8 @@
 #include "cpu_benchmark.h"
 #include "forked_cli.h"
 #include "results/result.h"
-#include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
+#include "run/run_benchmark.h"
 #include "test_helpers.h"
 
 namespace gpubench {

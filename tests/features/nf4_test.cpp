@@ -12,7 +12,7 @@
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "results/result.h"
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 #include "train/training_step.h"
 
 namespace gpubench {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu_benchmark.h"
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {

@@ -1,6 +1,6 @@
 // Suite files in JSON, as `gpubench run` reads them.
 #include "fuzz_contract.h"
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,7 +8,7 @@
 #include "infer/request_timing.h"
 #include "modeling/model_registry.h"
 #include "models/llama.h"
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {

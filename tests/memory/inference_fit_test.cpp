@@ -11,8 +11,8 @@
 #include "memory/fit_probes.h"
 #include "memory/inference_fit.h"
 #include "results/result.h"
-#include "run/benchmark_runner.h"
 #include "run/resolve_benchmark.h"
+#include "run/run_benchmark.h"
 #include "system/machine.h"
 #include "torch_support/compat.h"
 

@@ -11,7 +11,7 @@
 #include "features/graph_mode/graph_mode.h"
 #include "modeling/image_classifier.h"
 #include "modeling/layers.h"
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 
 namespace gpubench {
 namespace {

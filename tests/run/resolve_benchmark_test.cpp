@@ -7,7 +7,7 @@
 #include "common/errors.h"
 #include "features/graph_mode/graph_mode.h"
 #include "features/weights/weight_rules.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {

@@ -7,7 +7,7 @@
 
 #include "common/errors.h"
 #include "features/resolve_rule.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

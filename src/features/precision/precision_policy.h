@@ -9,7 +9,7 @@
 
 #include "common/errors.h"
 #include "features/precision/fp8_linear.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 #include "system/machine.h"
 
 namespace gpubench {

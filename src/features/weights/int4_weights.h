@@ -13,7 +13,7 @@
 
 #include <torch/torch.h>
 
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench::integer_weights {
 

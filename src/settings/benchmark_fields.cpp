@@ -1,4 +1,4 @@
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 #include <algorithm>
 #include <limits>
@@ -55,7 +55,7 @@ using S = SettingSection;
 using IdentityText = std::function<std::string(const B&)>;
 using Applies = std::function<bool(const B&)>;
 
-// One entry of spec/benchmark_settings.def: a BenchmarkField made with chained setters.
+// One entry of settings/benchmark_settings.def: a BenchmarkField made with chained setters.
 class Setting {
  public:
   explicit Setting(std::string key) {
@@ -184,7 +184,7 @@ std::vector<BenchmarkField> make_table() {
   std::vector<BenchmarkField> table;
 #define GPUBENCH_SETTING(section, member, type, ...) \
   table.push_back((__VA_ARGS__).bind<type>(&BenchmarkRequest::member, &B::member));
-#include "spec/benchmark_settings.def"
+#include "settings/benchmark_settings.def"
 #undef GPUBENCH_SETTING
   return table;
 }

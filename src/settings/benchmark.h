@@ -1,7 +1,7 @@
 // What to measure. A BenchmarkRequest holds what the user said (flags, a suite entry), with every
 // setting optional; resolving it (run/resolve_benchmark.h) gives a ResolvedBenchmark with every
 // setting decided, which is what runs, what a child process receives and what a result records.
-// Each setting is defined once, in spec/benchmark_settings.def, in one of ten sections.
+// Each setting is defined once, in settings/benchmark_settings.def, in one of ten sections.
 #pragma once
 
 #include <cstdint>
@@ -73,7 +73,7 @@ inline constexpr int64_t kSearchBatchSize = -1;
 
 // The settings' concerns, as torchtitan's configuration has a section per concern: each
 // section is a struct of its settings, and a benchmark is made of the eleven. A section's
-// condition is written once (setting_sections(), spec/benchmark_fields.h): where it does not
+// condition is written once (setting_sections(), settings/benchmark_fields.h): where it does not
 // hold, none of its settings counts in the identity (LoRA's settings outside a LoRA run,
 // inference's outside infer).
 enum class SettingSection {
@@ -101,56 +101,56 @@ using Decided = T;
     static constexpr SettingSection kSection = SettingSection::kind;
 GPUBENCH_SECTION_STRUCT(ModelSection, kModel)
 #define GPUBENCH_KEPT_SECTION_model
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 };
 GPUBENCH_SECTION_STRUCT(MeasurementSection, kMeasurement)
 #define GPUBENCH_KEPT_SECTION_measurement
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(PrecisionSection, kPrecision)
 #define GPUBENCH_KEPT_SECTION_precision
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(ParallelismSection, kParallelism)
 #define GPUBENCH_KEPT_SECTION_parallelism
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(SequenceSection, kSequence)
 #define GPUBENCH_KEPT_SECTION_sequence
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(DetectionSection, kDetection)
 #define GPUBENCH_KEPT_SECTION_detection
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(FineTuningSection, kFineTuning)
 #define GPUBENCH_KEPT_SECTION_fine_tuning
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(LoraSection, kLora)
 #define GPUBENCH_KEPT_SECTION_lora
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(InferenceSection, kInference)
 #define GPUBENCH_KEPT_SECTION_inference
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(MemorySection, kMemory)
 #define GPUBENCH_KEPT_SECTION_memory
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 GPUBENCH_SECTION_STRUCT(ObservabilitySection, kObservability)
 #define GPUBENCH_KEPT_SECTION_observability
-#include "spec/section_members.inc"
+#include "settings/section_members.inc"
 }
 ;
 #undef GPUBENCH_SECTION_STRUCT
@@ -181,7 +181,7 @@ struct BenchmarkRequest : BenchmarkSections<std::optional> {
 
 // Every setting decided: no "auto" device, every default filled in. Built by resolve() or read
 // back from JSON (benchmark_from_json); the value-initialised members (0, empty, false, the
-// first enumerator) are not defaults: spec/benchmark_settings.def gives those.
+// first enumerator) are not defaults: settings/benchmark_settings.def gives those.
 struct ResolvedBenchmark : BenchmarkSections<Decided> {
   bool operator==(const ResolvedBenchmark& other) const;
   bool operator!=(const ResolvedBenchmark& other) const { return !(*this == other); }

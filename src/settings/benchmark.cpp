@@ -1,4 +1,4 @@
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 #include "common/enum_names.h"
 
@@ -73,11 +73,11 @@ std::string collective_backend_for(DeviceKind device) {
   return device == DeviceKind::kCuda ? "nccl" : "gloo";
 }
 
-// Every member of spec/benchmark_settings.def, so that a new setting cannot be left out.
+// Every member of settings/benchmark_settings.def, so that a new setting cannot be left out.
 bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
 #define GPUBENCH_SETTING(section, member, type, ...) \
   if (!(member == other.member)) return false;
-#include "spec/benchmark_settings.def"
+#include "settings/benchmark_settings.def"
 #undef GPUBENCH_SETTING
   return true;
 }
@@ -85,7 +85,7 @@ bool BenchmarkRequest::operator==(const BenchmarkRequest& other) const {
 bool ResolvedBenchmark::operator==(const ResolvedBenchmark& other) const {
 #define GPUBENCH_SETTING(section, member, type, ...) \
   if (!(member == other.member)) return false;
-#include "spec/benchmark_settings.def"
+#include "settings/benchmark_settings.def"
 #undef GPUBENCH_SETTING
   return true;
 }

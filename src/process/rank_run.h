@@ -8,7 +8,7 @@
 #include <torch/torch.h>
 
 #include "distributed/launch_environment.h"
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 
 namespace gpubench {
 

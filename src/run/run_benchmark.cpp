@@ -1,4 +1,4 @@
-#include "run/benchmark_runner.h"
+#include "run/run_benchmark.h"
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"

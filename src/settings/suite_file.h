@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

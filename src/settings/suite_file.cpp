@@ -1,4 +1,4 @@
-#include "spec/suite_file.h"
+#include "settings/suite_file.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -16,7 +16,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_text.h"
-#include "spec/benchmark_fields.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {

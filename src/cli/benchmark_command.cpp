@@ -1,4 +1,4 @@
-#include "benchmark_run.h"
+#include "benchmark_command.h"
 
 #include <functional>
 #include <mutex>

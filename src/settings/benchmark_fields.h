@@ -1,5 +1,5 @@
 // Every benchmark setting as a field of one table, made from its one entry in
-// spec/benchmark_settings.def: its key (suite key, JSON key, and `train`'s long option with '-'
+// settings/benchmark_settings.def: its key (suite key, JSON key, and `train`'s long option with '-'
 // for '_'), type, default, bounds, help, whether it is part of the benchmark's identity and
 // where its value counts there. The `train` options, the suite keys, the result's "benchmark"
 // block (both directions), the identity that report, compare and regress match on, the
@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "spec/allreduce_sweep.h"
+#include "settings/allreduce_sweep.h"
 
 #include <string>
 

@@ -7,7 +7,7 @@
 #include "common/errors.h"
 #include "results/result.h"
 #include "run/run_setup.h"
-#include "spec/benchmark.h"
+#include "settings/benchmark.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "process/data_parallel_run.h"
+#include "process/rank_run.h"
 
 #include <algorithm>
 #include <filesystem>
