@@ -89,8 +89,7 @@ TORCH_MODULE(EncoderLayer);
 
 class BertNetImpl : public torch::nn::Module {
  public:
-  BertNetImpl(const BertConfig& c, bool checkpointing, bool defer_initialization)
-      : c_(c), checkpointing_(checkpointing) {
+  BertNetImpl(const BertConfig& c, bool defer_initialization) : c_(c) {
     const int64_t h = c.hidden_size;
     auto bert = register_module("bert", std::make_shared<torch::nn::Module>());
     auto embeddings = bert->register_module("embeddings", std::make_shared<torch::nn::Module>());
@@ -132,7 +131,7 @@ class BertNetImpl : public torch::nn::Module {
       extras.push_back(((1.0 - mask.to(torch::kFloat)) * -10000.0).unsqueeze(1).unsqueeze(2));
     }
     for (EncoderLayer& layer : layers) {
-      hidden = run_observed_block(*layer, hidden, extras, checkpointing_);
+      hidden = run_observed_block(*layer, hidden, extras);
     }
     BertOutput out;
     const Tensor transformed = normed(transform_norm, erf_gelu(transform_dense(hidden)));
@@ -171,14 +170,12 @@ class BertNetImpl : public torch::nn::Module {
 
  private:
   BertConfig c_;
-  bool checkpointing_;
 };
 
 BertModel::BertModel(const BertConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<BertNetImpl>(config, options.activation_checkpointing,
-                                         options.defer_initialization)) {}
+      net_(std::make_shared<BertNetImpl>(config, options.defer_initialization)) {}
 
 BertModel::~BertModel() = default;
 

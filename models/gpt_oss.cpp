@@ -263,9 +263,7 @@ class GptOssNetImpl : public torch::nn::Module {
   // With a tensor-parallel group, the embedding and the head hold a slice of the vocabulary each
   // (as Llama's).
   GptOssNetImpl(const GptOssConfig& c, const ModelOptions& options)
-      : group(options.tensor_parallel),
-        checkpointing_(options.activation_checkpointing),
-        rotary_(yarn_rotary(c)) {
+      : group(options.tensor_parallel), rotary_(yarn_rotary(c)) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens = model->register_module(
         "embed_tokens",
@@ -288,7 +286,7 @@ class GptOssNetImpl : public torch::nn::Module {
     Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (GptOssDecoderLayer& layer : layers) {
-      hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
+      hidden = run_observed_block(*layer, hidden, rotary);
     }
     return head(norm(hidden));
   }
@@ -383,7 +381,6 @@ class GptOssNetImpl : public torch::nn::Module {
     }
   }
 
-  bool checkpointing_;
   // float32 and not a buffer, so that no cast of the module reaches it (as Llama's).
   YarnRotary rotary_;
   Tensor inverse_on_device_ = rotary_.inverse_frequencies;

@@ -210,9 +210,8 @@ class LlamaNetImpl : public torch::nn::Module {
  public:
   // With a tensor-parallel `group`, the embedding and the head hold a slice of the vocabulary
   // each (the head column-parallel), and the blocks are sharded (LlamaDecoderLayerImpl).
-  LlamaNetImpl(const LlamaConfig& c, bool checkpointing, bool defer_initialization,
-               tensor_parallel::Group* group)
-      : group(group), c_(c), checkpointing_(checkpointing) {
+  LlamaNetImpl(const LlamaConfig& c, bool defer_initialization, tensor_parallel::Group* group)
+      : group(group), c_(c) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens = model->register_module(
         "embed_tokens",
@@ -237,7 +236,7 @@ class LlamaNetImpl : public torch::nn::Module {
     const std::vector<Tensor> tables = rotary_tables(0, tokens.size(1));
     const std::vector<Tensor> rotary = RotaryTables::of(tables[0], tables[1]).as_extras();
     for (LlamaDecoderLayer& layer : layers) {
-      hidden = run_observed_block(*layer, hidden, rotary, checkpointing_);
+      hidden = run_observed_block(*layer, hidden, rotary);
     }
     return head(norm(hidden));
   }
@@ -322,7 +321,6 @@ class LlamaNetImpl : public torch::nn::Module {
   }
 
   LlamaConfig c_;
-  bool checkpointing_;
   // float32 from construction on and not a buffer, so that no cast of the module reaches it:
   // rounded to bf16 the angle at position 600 is off by about a radian.
   Tensor inv_freq_;
@@ -332,8 +330,8 @@ class LlamaNetImpl : public torch::nn::Module {
 LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
-      net_(std::make_shared<LlamaNetImpl>(config, options.activation_checkpointing,
-                                          options.defer_initialization, options.tensor_parallel)) {}
+      net_(std::make_shared<LlamaNetImpl>(config, options.defer_initialization,
+                                          options.tensor_parallel)) {}
 
 LlamaModel::~LlamaModel() = default;
 

@@ -128,4 +128,15 @@ Tensor checkpointed(CheckpointableBlock& block, const Tensor& hidden,
                                    at::TensorList(extras))[0];
 }
 
+int checkpoint_blocks(torch::nn::Module& module) {
+  int blocks = 0;
+  for (const auto& child : module.modules(/*include_self=*/false)) {
+    if (auto* block = dynamic_cast<CheckpointableBlock*>(child.get())) {
+      block->set_checkpointed(true);
+      ++blocks;
+    }
+  }
+  return blocks;
+}
+
 }  // namespace gpubench

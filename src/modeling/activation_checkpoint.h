@@ -13,12 +13,22 @@ namespace gpubench {
 
 // A transformer block that can be checkpointed: hidden states in, hidden states out; `extras`
 // are inputs without gradients (masks, rotary tables). It must outlive the backward pass.
+// Whether it is checkpointed is set from outside the model (checkpoint_blocks).
 class CheckpointableBlock {
  public:
   virtual ~CheckpointableBlock() = default;
   virtual torch::Tensor run_block(const torch::Tensor& hidden,
                                   const std::vector<torch::Tensor>& extras) = 0;
+  bool checkpointed() const { return checkpointed_; }
+  void set_checkpointed(bool checkpointed) { checkpointed_ = checkpointed; }
+
+ private:
+  bool checkpointed_ = false;
 };
+
+// Every CheckpointableBlock of `module` checkpointed (--activation-checkpointing), as
+// torchtitan applies it to a built model's blocks; returns how many.
+int checkpoint_blocks(torch::nn::Module& module);
 
 // block.run_block(hidden, extras), its activations recomputed in backward. An input that does
 // not require grad (the first block over frozen embeddings, under LoRA) is given one, so the

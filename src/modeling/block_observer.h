@@ -35,17 +35,17 @@ class BlockObserverScope {
   BlockObserver* previous_;
 };
 
-// `block` (a module that is a CheckpointableBlock) on `hidden`, its activations recomputed in
-// backward when `checkpointing`, seen by this thread's BlockObserver.
 BlockObserver* current_block_observer();
 
+// `block` (a module that is a CheckpointableBlock) on `hidden`, its activations recomputed in
+// backward where it is checkpointed, seen by this thread's BlockObserver.
 template <typename Block>
 torch::Tensor run_observed_block(Block& block, const torch::Tensor& hidden,
-                                 const std::vector<torch::Tensor>& extras, bool checkpointing) {
+                                 const std::vector<torch::Tensor>& extras) {
   BlockObserver* observer = current_block_observer();
   const torch::Tensor input = observer ? observer->before_block(block, hidden) : hidden;
   const torch::Tensor output =
-      checkpointing ? checkpointed(block, input, extras) : block.run_block(input, extras);
+      block.checkpointed() ? checkpointed(block, input, extras) : block.run_block(input, extras);
   return observer ? observer->after_block(block, output) : output;
 }
 

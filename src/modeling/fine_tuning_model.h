@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 
@@ -197,6 +198,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.create = [create = std::move(entry.create), with_defaults](const ModelOptions& options) {
     std::unique_ptr<TrainableModel> model = create(with_defaults(options));
     apply_tuning(model->module(), options);
+    if (options.activation_checkpointing) checkpoint_blocks(model->module());
     return model;
   };
   info.count = [count = std::move(entry.count), projections = entry.projections,

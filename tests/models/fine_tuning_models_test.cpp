@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "features/precision/precision_policy.h"
+#include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "models/bert.h"
@@ -319,6 +320,17 @@ TEST(FineTuningModels, CheckpointedBlocksRecomputeInBackward) {
           << name;
     }
   }
+}
+
+// Checkpointing is applied to a built model from outside, block by block: the model itself takes
+// no such option.
+TEST(FineTuningModels, CheckpointingIsAppliedToTheBuiltBlocks) {
+  const ModelOptions options = options_for(Tuning::kFull, {}, 8, /*checkpointing=*/true);
+  LlamaModel model(tiny_llama(false, 2), options);
+  const SyntheticBatch batch = model.synthetic_batch(1, torch::kCPU, false);
+  EXPECT_FALSE(graph_has_node(model.training_loss(batch), "CheckpointFunction"));
+  EXPECT_EQ(checkpoint_blocks(model.module()), 2);  // tiny_llama's two blocks
+  EXPECT_TRUE(graph_has_node(model.training_loss(batch), "CheckpointFunction"));
 }
 
 // LoRA's roles and rank limits are derived from the projections a model declares (the smaller
