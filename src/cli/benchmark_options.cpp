@@ -15,25 +15,61 @@ std::string help_of(const BenchmarkField& field) {
                                     : field.help + " (default: " + field.default_text + ")";
 }
 
+// What the help shows after the option's name: INT, SIZE, {eager,graph}, ...
+std::string type_of(const BenchmarkField& field) {
+  switch (field.type) {
+    case FieldType::kChoice:
+      return "{" + join(field.choices, ",") + "}";
+    case FieldType::kByteSize:
+      return "SIZE";
+    case FieldType::kInteger: {
+      std::string type = "INT";
+      for (const auto& [word, value] : field.named_values) type += "|" + word;
+      return type;
+    }
+    case FieldType::kText:
+    case FieldType::kFlag:
+      break;
+  }
+  return "TEXT";
+}
+
+// The help's group: the setting's section ("Fine-tuning options"); none (hidden) where the
+// command does not use it.
+std::string group_of(const BenchmarkField& field, CommandUse use) {
+  if (!field.shown_by(use)) return "";
+  std::string name = section_info(field.section).name;
+  name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+  return name + " options";
+}
+
 }  // namespace
 
-void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options) {
+void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options,
+                           CommandUse use) {
   for (const BenchmarkField& field : benchmark_fields()) {
     if (!field.command_line) continue;
+    const std::string group = group_of(field, use);
     if (field.type == FieldType::kFlag) {
       const std::string key = field.key;
       options->flags[key] = std::nullopt;
-      command.add_flag_callback(
-          field.long_flag(), [options, key] { options->flags[key] = true; }, help_of(field));
-      command.add_flag_callback(
-          "--no-" + field.long_flag().substr(2), [options, key] { options->flags[key] = false; },
-          "Turn off: " + field.help);
+      command
+          .add_flag_callback(
+              field.long_flag(), [options, key] { options->flags[key] = true; }, help_of(field))
+          ->group(group);
+      command
+          .add_flag_callback(
+              "--no-" + field.long_flag().substr(2),
+              [options, key] { options->flags[key] = false; }, "Turn off: " + field.help)
+          ->group(group);
       continue;
     }
     const std::string names =
         field.long_flag() + (field.short_flag.empty() ? "" : "," + field.short_flag);
     options->options[field.key] =
-        command.add_option(names, options->texts[field.key], help_of(field));
+        command.add_option(names, options->texts[field.key], help_of(field))
+            ->type_name(type_of(field))
+            ->group(group);
   }
   command
       .add_option("--benchmark-file", options->benchmark_file,
@@ -91,7 +127,7 @@ bool any_setting_given(const BenchmarkOptions& options) {
 
 CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<TrainOptions>& options) {
   CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
-  add_benchmark_options(*cmd, options->settings);
+  add_benchmark_options(*cmd, options->settings, kUsedByTrain);
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();
   return cmd;

@@ -12,6 +12,7 @@
 
 #include "common/errors.h"
 #include "settings/benchmark.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 
@@ -23,8 +24,11 @@ struct BenchmarkOptions {
 };
 
 // One option per field (--batch-size, -b, ...), flags as --key and --no-key, and
-// --benchmark-file.
-void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options);
+// --benchmark-file. The help lists the ones `use` names (CommandUse),
+// grouped by their sections and typed, and hides the rest, which it still takes (resolve refuses
+// them where they do not apply, saying why).
+void add_benchmark_options(CLI::App& command, const std::shared_ptr<BenchmarkOptions>& options,
+                           CommandUse use);
 // What the command line asked for; throws UsageError for a bad value.
 BenchmarkRequest requested(const BenchmarkOptions& options);
 bool any_setting_given(const BenchmarkOptions& options);

@@ -9,7 +9,7 @@ namespace gpubench::cli {
 
 CLI::App* add_fit_subcommand(CLI::App& app, const std::shared_ptr<FitCommandOptions>& o) {
   CLI::App* cmd = app.add_subcommand("fit", torch_command_description("fit"));
-  add_benchmark_options(*cmd, o->settings);
+  add_benchmark_options(*cmd, o->settings, kUsedByFit);
   cmd->add_option("--memory", o->memory,
                   "Cards to judge, as sizes: 48GB,80GB (default: every card of the datasheet "
                   "database)")

@@ -83,6 +83,7 @@ std::string subcommand_section(const CLI::App& command) {
                     ".\n\n" + header({"option", "values", "default", "meaning"});
   for (const CLI::Option* option : command.get_options()) {
     if (option->get_lnames() == std::vector<std::string>{"help"}) continue;
+    if (option->get_group().empty()) continue;  // taken, but not this command's (CommandUse)
     out += option_row(*option);
   }
   return out + "\n";

@@ -8,7 +8,7 @@ namespace gpubench::cli {
 
 CLI::App* add_infer_subcommand(CLI::App& app, const std::shared_ptr<InferOptions>& options) {
   CLI::App* cmd = app.add_subcommand("infer", torch_command_description("infer"));
-  add_benchmark_options(*cmd, options->settings);
+  add_benchmark_options(*cmd, options->settings, kUsedByInfer);
   options->settings->options.at("batch_size")
       ->description(
           "Per-device batch size, or a list such as 1,8,32: one result per batch "

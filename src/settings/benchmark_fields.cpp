@@ -90,6 +90,11 @@ class Setting {
     field_.short_flag = std::move(flag);
     return *this;
   }
+  // The commands it is an option of, where its section's are not (CommandUse).
+  Setting& used_by(unsigned commands) {
+    field_.used_by = commands;
+    return *this;
+  }
   Setting& result_key(std::string key) {
     field_.result_key = std::move(key);
     return *this;
@@ -163,20 +168,22 @@ bool always(const B&) {
 std::vector<SettingSectionInfo> make_sections() {
   return {
       {S::kModel, "model", "what runs: the model, its batch and layout, train or infer", always},
-      {S::kMeasurement, "measurement", "how long and how often it is timed", always},
+      {S::kMeasurement, "measurement", "how long and how often it is timed", always,
+       kUsedByTrain | kUsedByInfer},
       {S::kPrecision, "precision", "the number formats it computes in", always},
       {S::kParallelism, "parallelism", "ranks, their gradient buckets, threads", always},
       {S::kSequence, "sequence", "the token models' lengths", always},
       {S::kDetection, "detection", "the detection models' synthetic objects", always},
       {S::kFineTuning, "fine-tuning", "what trains and how: the recipe, the optimiser, blocks",
-       always},
+       always, kUsedByTrain | kUsedByFit},
       {S::kLora, "lora", "LoRA's adapters, where the tuning is lora or qlora",
-       [](const B& b) { return uses_lora(b.tuning); }},
+       [](const B& b) { return uses_lora(b.tuning); }, kUsedByTrain | kUsedByFit},
       {S::kInference, "inference",
        "infer's requests and its key/value cache, where the task is infer",
-       [](const B& b) { return b.task == Task::kInfer; }},
-      {S::kMemory, "memory", "the bytes a device may hold", always},
-      {S::kObservability, "observability", "what is recorded beside the figures", always},
+       [](const B& b) { return b.task == Task::kInfer; }, kUsedByInfer | kUsedByFit},
+      {S::kMemory, "memory", "the bytes a device may hold", always, kUsedByTrain | kUsedByInfer},
+      {S::kObservability, "observability", "what is recorded beside the figures", always,
+       kUsedByTrain | kUsedByInfer},
   };
 }
 
@@ -201,6 +208,10 @@ const SettingSectionInfo& section_info(SettingSection section) {
     if (info.section == section) return info;
   }
   throw std::logic_error("a setting section without an entry in setting_sections()");
+}
+
+bool BenchmarkField::shown_by(CommandUse command) const {
+  return ((used_by != 0 ? used_by : section_info(section).used_by) & command) != 0;
 }
 
 std::string describe_rule(const BenchmarkField& f) {

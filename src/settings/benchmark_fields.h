@@ -21,11 +21,17 @@ namespace gpubench {
 // kByteSize: an integer count of bytes, given as text with a suffix ("4GB", common/byte_size.h).
 enum class FieldType { kText, kInteger, kFlag, kChoice, kByteSize };
 
+// The commands a setting is an option of in their help: train, infer, fit (a prediction). Every
+// command still accepts every setting, so that one given where it does not apply meets resolve's
+// refusal that says why.
+enum CommandUse : unsigned { kUsedByTrain = 1, kUsedByInfer = 2, kUsedByFit = 4, kUsedByAll = 7 };
+
 struct SettingSectionInfo {
   SettingSection section;
   std::string name;  // "fine-tuning"
   std::string help;  // what the section's settings decide
   std::function<bool(const ResolvedBenchmark&)> applies;
+  unsigned used_by = kUsedByAll;  // CommandUse: its settings' commands, unless one says others
 };
 
 // Every section, in the order the reference lists them.
@@ -54,6 +60,10 @@ struct BenchmarkField {
   // model, the LoRA settings of a full fine-tune.
   bool zero_means_none = false;
   SettingSection section = SettingSection::kModel;
+  unsigned used_by = 0;  // CommandUse; 0: its section's
+
+  // Whether `command` (one CommandUse) lists it in its help.
+  bool shown_by(CommandUse command) const;
 
   std::function<std::optional<nlohmann::json>(const BenchmarkRequest&)> requested;
   std::function<void(BenchmarkRequest&, const nlohmann::json&)> request;

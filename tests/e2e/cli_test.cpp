@@ -199,6 +199,47 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
 
 // gpubench answers report, compare, regress, --version and --help itself and hands the
 // training subcommands to gpubench-train in the same process.
+// Each command's help lists the settings it uses, grouped by section and typed; the others are
+// still taken, and resolve says why they do not apply.
+TEST(Cli, EachCommandsHelpListsItsOwnOptionsGroupedAndTyped) {
+  const auto help = [](const std::string& command) {
+    const auto run = testing::run_gpubench(command + " --help");
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    return run.output;
+  };
+  const auto lists = [](const std::string& text, const std::string& option) {
+    return text.find("  " + option + " ") != std::string::npos ||
+           text.find("," + option + " ") != std::string::npos;
+  };
+  const std::string train = help("train"), infer = help("infer"), fit = help("fit");
+  for (const char* own : {"--optimizer", "--shard", "--tuning", "--steps", "--profile"}) {
+    EXPECT_TRUE(lists(train, own)) << own << "\n" << train;
+  }
+  for (const char* other : {"--kv-cache", "--weights", "--prompt-len", "--gen-len"}) {
+    EXPECT_FALSE(lists(train, other)) << other << "\n" << train;
+  }
+  for (const char* own : {"--kv-cache", "--weights", "--prompt-len", "--steps", "--gpus"}) {
+    EXPECT_TRUE(lists(infer, own)) << own << "\n" << infer;
+  }
+  for (const char* other : {"--shard", "--optimizer", "--tuning", "--timeline", "--bucket-mb"}) {
+    EXPECT_FALSE(lists(infer, other)) << other << "\n" << infer;
+  }
+  for (const char* own : {"--tuning", "--kv-cache", "--shard", "--memory"}) {
+    EXPECT_TRUE(lists(fit, own)) << own << "\n" << fit;
+  }
+  for (const char* other : {"--steps", "--warmup-steps", "--profile", "--repeat"}) {
+    EXPECT_FALSE(lists(fit, other)) << other << "\n" << fit;
+  }
+  EXPECT_NE(train.find("Fine-tuning options:"), std::string::npos) << train;
+  EXPECT_NE(train.find("--steps INT "), std::string::npos) << train;
+  EXPECT_NE(train.find("--mode {eager,graph}"), std::string::npos) << train;
+  const auto refused = testing::run_gpubench("infer --model resnet50 --optimizer sgd --device cpu");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--optimizer is a training setting, not infer's"),
+            std::string::npos)
+      << refused.output;
+}
+
 TEST(Cli, OneCommandLineForBothExecutables) {
   const auto version = run_gpubench("--version");
   EXPECT_EQ(version.exit_code, 0) << version.output;
