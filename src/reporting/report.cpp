@@ -18,16 +18,18 @@ namespace gpubench {
 namespace {
 
 // A row is one benchmark apart from where it ran: the identity's settings but the GPU count
-// and bucket size, which go with the column. Precisions sort in their table order.
+// and bucket size, which go with the column. Precisions sort in their table order, batches by
+// their number (448 before 1280).
 struct RowKey {
   std::string family, model, precision;
   int precision_order;
-  std::string setup;  // "batch 256 channels-last"
-  std::string match;  // the identity's values but the columns' (BenchmarkIdentity::values_text)
+  std::string setup;   // "batch 256 channels-last"
+  std::string match;   // the identity's values but the columns' (BenchmarkIdentity::values_text)
+  int64_t batch = -1;  // -1 where rows join across batch sizes (each cell names its own)
   std::vector<std::string> labels() const { return {model, precision, setup}; }
   bool operator<(const RowKey& o) const {
-    return std::tie(family, model, precision_order, setup, match) <
-           std::tie(o.family, o.model, o.precision_order, o.setup, o.match);
+    return std::tie(family, model, precision_order, batch, setup, match) <
+           std::tie(o.family, o.model, o.precision_order, o.batch, o.setup, o.match);
   }
 };
 
@@ -113,8 +115,10 @@ RowKey row_of(const Result& r, const Across& across) {
   auto [setup, match] =
       across.shared_settings(r, {"model", "precision", "gpus", "bucket_mb", "device"});
   auto [precision, order] = across.precision_of(r);
+  const int64_t batch = across.joins("batch_size") ? -1 : r.benchmark.batch_size;
   return {r.model_family, r.benchmark.model, std::move(precision),
-          order,          std::move(setup),  std::move(match)};
+          order,          std::move(setup),  std::move(match),
+          batch};
 }
 
 std::string abbreviated_first_line(const std::string& text, size_t limit = 80) {

@@ -124,6 +124,22 @@ TEST(Report, CsvAndJsonCarryTheSameCells) {
   EXPECT_EQ(table["rows"][1]["cells"][1]["text"], "not run");
 }
 
+// Rows sort by batch as a number: 448 before 1280 (as text, "batch 1280" came first).
+TEST(Report, BatchesSortByTheirNumber) {
+  std::vector<LoadedResult> results;
+  for (const int64_t batch : {1280, 448, 928}) {
+    LoadedResult l = fixtures().front();
+    l.result.benchmark.batch_size = batch;
+    results.push_back(l);
+  }
+  const std::string md = render_markdown(build_report(results, {}));
+  const size_t b448 = md.find("| batch 448 |"), b928 = md.find("| batch 928 |"),
+               b1280 = md.find("| batch 1280 |");
+  ASSERT_NE(b448, std::string::npos) << md;
+  EXPECT_LT(b448, b928) << md;
+  EXPECT_LT(b928, b1280) << md;
+}
+
 TEST(Report, HtmlIsSelfContainedWithBarAndLineCharts) {
   const std::string html = render_html(build_report(fixtures(), {}));
   EXPECT_NE(html.find("<svg"), std::string::npos);
