@@ -36,13 +36,13 @@ void warn_of_timing_hazards() {
 }
 
 int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
-                   const GlobalOptions& global, Result* kept) {
+                   const GlobalOptions& global, Result* kept, bool with_table) {
   const std::string path = prepare_result_path(output, benchmark);
   warn_of_timing_hazards();
   ProgressPrinter progress = progress_for(benchmark);
   const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
   if (kept != nullptr) *kept = result;
-  return report_result(result, path, !names_result_file(output));
+  return report_result(result, path, !names_result_file(output), with_table);
 }
 
 void run_launched_rank(const LaunchedRank& rank, const std::string& output,

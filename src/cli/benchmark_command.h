@@ -20,10 +20,10 @@ RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progr
 void warn_of_timing_hazards();
 
 // `benchmark` run from here (runner/runner.h) and reported: its result file at `output` (a .json
-// file or a directory) and its table; a copy of the result in `kept` where given. Returns the
-// exit code.
+// file or a directory) and its table (unless `with_table` is false: a sweep prints one for all
+// its results); a copy of the result in `kept` where given. Returns the exit code.
 int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,
-                   const GlobalOptions& global, Result* kept = nullptr);
+                   const GlobalOptions& global, Result* kept = nullptr, bool with_table = true);
 
 // This process as a launcher's rank: runs, rank 0 of another launcher reports to `output`, and
 // the process ends with _Exit (no c10d thread stuck on a dead peer keeps it alive).

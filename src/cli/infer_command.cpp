@@ -13,6 +13,7 @@
 #include "common/standard_streams.h"
 #include "infer_options.h"
 #include "reporters.h"
+#include "reporting/results_table.h"
 #include "reporting/tpot_target.h"
 #include "results/result_path.h"
 #include "runner/runner.h"
@@ -61,10 +62,13 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
   }
   int code = kExitOk;
   std::vector<Result> results;
+  const bool sweep = benchmarks.size() > 1;  // one table for all its batches, after them
   for (const ResolvedBenchmark& benchmark : benchmarks) {
     results.emplace_back();
-    code = std::max(code, run_and_report(benchmark, options.output, global, &results.back()));
+    code =
+        std::max(code, run_and_report(benchmark, options.output, global, &results.back(), !sweep));
   }
+  if (sweep) write_standard_output(render_results_table(results));
   if (options.tpot_target_ms > 0) {
     write_standard_output(tpot_target_verdict(results, options.tpot_target_ms) + "\n");
   }

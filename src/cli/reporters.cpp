@@ -20,9 +20,9 @@ std::string save_result(const Result& result, const std::string& path, bool new_
   return path;
 }
 
-void print_result(const Result& result) {
+void print_result(const Result& result, bool with_table) {
   std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
-  std::fputs(render_results_table({result}).c_str(), stdout);
+  if (with_table) std::fputs(render_results_table({result}).c_str(), stdout);
   if (result.status != RunStatus::kOk) return;
   std::fputs(render_noise_line(result).c_str(), stdout);
   std::fputs(render_inference_lines(result).c_str(), stdout);
@@ -34,7 +34,7 @@ int exit_code_of(const Result& result) {
   return result.status == RunStatus::kOk ? kExitOk : kExitBenchmarkFailed;
 }
 
-int report_result(const Result& result, const std::string& path, bool new_name) {
+int report_result(const Result& result, const std::string& path, bool new_name, bool with_table) {
   std::optional<UsageError> unwritten;
   std::string written;
   try {
@@ -42,7 +42,7 @@ int report_result(const Result& result, const std::string& path, bool new_name) 
   } catch (const UsageError& error) {
     unwritten = error;
   }
-  print_result(result);
+  print_result(result, with_table);
   if (unwritten) throw *unwritten;
   std::printf("result: %s\n", shown(written).c_str());
   if (result.status != RunStatus::kOk) {

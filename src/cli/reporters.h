@@ -14,9 +14,10 @@ namespace gpubench::cli {
 // output error) when it cannot be written.
 std::string save_result(const Result& result, const std::string& path, bool new_name);
 
-// Prints the result's batch search, its table and, for a run that succeeded, its inference, FP8
-// and efficiency lines.
-void print_result(const Result& result);
+// Prints the result's batch search, its table (unless a sweep prints one table of its results
+// after them: `with_table` false) and, for a run that succeeded, its inference, FP8 and
+// efficiency lines.
+void print_result(const Result& result, bool with_table = true);
 
 // kExitOk for a run that succeeded, kExitBenchmarkFailed for one that failed (oom included).
 int exit_code_of(const Result& result);
@@ -24,6 +25,7 @@ int exit_code_of(const Result& result);
 // Both, as `train` and `infer` leave a run: the figures are printed even when the file cannot be
 // written (that is then exit code 2, an output error): a measurement is not lost to a full disk.
 // kExitBenchmarkFailed for a run that failed.
-int report_result(const Result& result, const std::string& path, bool new_name);
+int report_result(const Result& result, const std::string& path, bool new_name,
+                  bool with_table = true);
 
 }  // namespace gpubench::cli

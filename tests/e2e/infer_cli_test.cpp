@@ -36,6 +36,15 @@ TEST(InferCli, ABatchListGivesOneResultPerBatch) {
   }
   EXPECT_EQ(batches, (std::set<int64_t>{1, 3}));
   EXPECT_NE(run.output.find("latency per request: p50"), std::string::npos) << run.output;
+  // One table for the sweep, after its batches, holding both.
+  const size_t header = run.output.find("model ");
+  ASSERT_NE(header, std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("\nmodel ", header + 1), std::string::npos) << run.output;
+  const std::string table = run.output.substr(header);
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu     1     1 "), std::string::npos)
+      << run.output;
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu     1     3 "), std::string::npos)
+      << run.output;
 }
 
 TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
