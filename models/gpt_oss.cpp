@@ -17,7 +17,6 @@ namespace {
 using layers::AdaptedLinear;
 using layers::RmsNorm;
 using layers::RmsScale;
-using tensor_parallel::Split;
 using torch::Tensor;
 
 // GptOssExperts._apply_gate: gate and up interleaved (even and odd columns), the gate clamped
@@ -91,8 +90,7 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
 
 int64_t prefill_score_bytes(const GptOssConfig& c, const ModelOptions& options, int64_t batch,
                             int64_t tokens) {
-  const int64_t heads =
-      tensor_parallel::local_count(c.num_heads, options.tensor_parallel, "the attention heads");
+  const int64_t heads = options.placement.share_of(c.num_heads, "the attention heads");
   const int64_t rows = score_rows_per_block(c.attention_block_bytes, batch, heads, tokens, tokens);
   // The softmax's input and output, each over the keys and the sink, and the block's mask.
   return rows * (2 * batch * heads * (tokens + 1) * static_cast<int64_t>(sizeof(float)) + tokens);
@@ -102,42 +100,32 @@ namespace {
 
 class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  // Over a tensor-parallel group (Megatron, as Llama's): q, k and v column-parallel (whole heads,
-  // with their sinks), o row-parallel, each expert's intermediate dimension split
-  // (moe::ExpertsOptions). Over an expert-parallel group: whole experts on each rank.
+  // The projections and experts as the options' placement lays them out
+  // (modeling/layer_placement.h, moe::ExpertsOptions): the heads this layer computes, and their
+  // sinks, are those its q and k projections hold.
   GptOssDecoderLayerImpl(const GptOssConfig& c, int64_t index, const ModelOptions& options)
-      : heads_(tensor_parallel::local_count(c.num_heads, options.tensor_parallel,
-                                            "the attention heads")),
-        kv_heads_(tensor_parallel::local_count(c.num_kv_heads, options.tensor_parallel,
-                                               "the key/value heads")),
-        head_dim_(c.head_dim),
+      : head_dim_(c.head_dim),
         hidden_(c.hidden_size),
         window_(c.sliding(index) ? c.sliding_window : 0),
-        block_bytes_(c.attention_block_bytes),
-        group_(options.tensor_parallel) {
-    const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
-                  kv_out = c.num_kv_heads * head_dim_;
+        block_bytes_(c.attention_block_bytes) {
+    const int64_t h = c.hidden_size;
     input_layernorm =
         register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
-    const auto linear = [this](int64_t in, int64_t out, const char* role, Split split) {
-      return AdaptedLinear(in, out, true, role, split, group_);
-    };
-    q_proj = attn->register_module("q_proj", linear(h, q_out, "q", Split::kColumns));
-    k_proj = attn->register_module("k_proj", linear(h, kv_out, "k", Split::kColumns));
-    v_proj = attn->register_module("v_proj", linear(h, kv_out, "v", Split::kColumns));
-    o_proj = attn->register_module("o_proj", linear(q_out, h, "o", Split::kRows));
-    sinks = attn->register_parameter("sinks", torch::empty({heads_}));
+    attention = layers::attention_projections(*attn, h, c.num_heads, c.num_kv_heads, head_dim_,
+                                              true, options.placement);
+    sinks = attn->register_parameter("sinks", torch::empty({attention.heads}));
     post_attention_layernorm = register_module("post_attention_layernorm",
                                                RmsNorm(h, c.rms_norm_eps, RmsScale::kInFloat32));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
     router = mlp->register_module(
         "router", moe::TopKRouter(h, c.num_experts, c.experts_per_token, options.balanced_routes));
-    moe::ExpertsOptions experts_options{c.num_experts, h, c.intermediate_size,
+    moe::ExpertsOptions experts_options{c.num_experts,
+                                        h,
+                                        c.intermediate_size,
                                         clamped_swiglu(c.swiglu_alpha, c.swiglu_limit),
-                                        options.experts_in_mxfp4};
-    experts_options.tensor_parallel = options.tensor_parallel;
-    experts_options.expert_parallel = options.expert_parallel;
+                                        options.experts_in_mxfp4,
+                                        options.placement};
     experts = mlp->register_module("experts", moe::Experts(experts_options));
   }
 
@@ -157,11 +145,12 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
   Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
              const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
-    const Tensor normed = tensor_parallel::copy_to_group(input_layernorm(x), group_);
+    const Tensor normed = input_layernorm(x);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
-    Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
+    Tensor q = heads(attention.q, attention.heads);
+    Tensor k = heads(attention.k, attention.kv_heads), v = heads(attention.v, attention.kv_heads);
     const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
     q = rotate(q, cos, sin);
     k = rotate(k, cos, sin);
@@ -184,10 +173,10 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     const Tensor attended =
         attention_with_sinks(q, k, v, sinks, first_query, first_key, window_, block_bytes_);
     // Query x key and weights x value over every key read (the masked ones included).
-    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * k.size(2) * head_dim_);
+    FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * k.size(2) * head_dim_);
     const Tensor h =
-        x + o_proj->summed_over_group(
-                o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})));
+        x +
+        attention.o(attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_}));
     const Tensor m = post_attention_layernorm(h).reshape({batch * tokens, hidden_});
     return h + experts(m, router(m)).view({batch, tokens, hidden_});
   }
@@ -220,16 +209,15 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
-  AdaptedLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  layers::AttentionProjections attention;  // q, k, v, o and the heads they hold
   Tensor sinks;
   moe::TopKRouter router{nullptr};
   moe::Experts experts{nullptr};
 
  private:
-  int64_t heads_, kv_heads_, head_dim_, hidden_;  // heads: this rank's
-  int64_t window_;                                // 0: full attention
-  int64_t block_bytes_;                           // attention_with_sinks's
-  tensor_parallel::Group* group_;
+  int64_t head_dim_, hidden_;
+  int64_t window_;       // 0: full attention
+  int64_t block_bytes_;  // attention_with_sinks's
 };
 TORCH_MODULE(GptOssDecoderLayer);
 
@@ -260,15 +248,12 @@ class GptOssNetImpl : public torch::nn::Module {
  public:
   static constexpr double kInitialStd = 0.02;  // GptOssConfig.initializer_range
 
-  // With a tensor-parallel group, the embedding and the head hold a slice of the vocabulary each
-  // (as Llama's).
+  // Every layer as the options' placement lays it out (as Llama's).
   GptOssNetImpl(const GptOssConfig& c, const ModelOptions& options)
-      : group(options.tensor_parallel), rotary_(yarn_rotary(c)) {
+      : placement(options.placement), rotary_(yarn_rotary(c)) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens = model->register_module(
-        "embed_tokens",
-        uninitialised_embedding(tensor_parallel::local_count(c.vocab_size, group, "the vocabulary"),
-                                c.hidden_size));
+        "embed_tokens", layers::TokenEmbedding(c.vocab_size, c.hidden_size, placement));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
       layers.push_back(GptOssDecoderLayer(c, i, options));
@@ -276,14 +261,15 @@ class GptOssNetImpl : public torch::nn::Module {
     }
     norm = model->register_module("norm",
                                   RmsNorm(c.hidden_size, c.rms_norm_eps, RmsScale::kInFloat32));
-    lm_head = register_module(
-        "lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, "", Split::kColumns, group));
+    lm_head =
+        register_module("lm_head", layers::projection(c.hidden_size, c.vocab_size, false,
+                                                      layers::kVocabularyHeadRole, placement));
     if (!options.defer_initialization) initialize();
   }
 
   // The logits of this rank's slice of the vocabulary (all of it without a group).
   Tensor forward(const Tensor& tokens) {
-    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
+    Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> rotary = rotary_tables(0, tokens.size(1));
     for (GptOssDecoderLayer& layer : layers) {
       hidden = run_observed_block(*layer, hidden, rotary);
@@ -291,22 +277,19 @@ class GptOssNetImpl : public torch::nn::Module {
     return head(norm(hidden));
   }
 
-  Tensor head(const Tensor& normed) {
-    return lm_head(tensor_parallel::copy_to_group(normed, group));
-  }
+  Tensor head(const Tensor& normed) { return lm_head(normed); }
 
   // Appends `tokens` to the cache; the logits of the last position only, gathered.
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
-    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
+    Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> rotary = rotary_tables(start, n);
     for (size_t i = 0; i < layers.size(); ++i) {
       const GptOssDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
       hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
     }
     cache.length = start + n;
-    return tensor_parallel::gather_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1),
-                                              group);
+    return layers::whole_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1), placement);
   }
 
   // cos and sin [n, head_dim / 2] at positions start..start+n, scaled by YaRN's attention
@@ -351,11 +334,11 @@ class GptOssNetImpl : public torch::nn::Module {
     }
   }
 
-  torch::nn::Embedding embed_tokens{nullptr};
+  layers::TokenEmbedding embed_tokens{nullptr};
   std::vector<GptOssDecoderLayer> layers;
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
-  tensor_parallel::Group* group;
+  layers::LayerPlacement placement;
 
  private:
   void draw_mxfp4_experts() {
@@ -421,15 +404,15 @@ SyntheticBatch GptOssModel::synthetic_batch(int64_t batch_size, torch::Device de
 }
 
 Tensor GptOssModel::logits(const Tensor& tokens) {
-  return tensor_parallel::gather_vocabulary(net_->forward(tokens), net_->group);
+  return layers::whole_vocabulary(net_->forward(tokens), net_->placement);
 }
 
-// Causal-LM loss in float32, every position predicting the next token (as Llama's; over a
-// tensor-parallel group from each rank's slice of the logits).
+// Causal-LM loss in float32, every position predicting the next token (as Llama's; from this
+// rank's slice of the logits where the vocabulary is split).
 Tensor GptOssModel::training_loss(const SyntheticBatch& batch) {
   const Tensor out = net_->forward(batch.inputs);
-  return tensor_parallel::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
-                                        batch.targets.reshape({-1}), net_->group);
+  return layers::vocabulary_cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
+                                          batch.targets.reshape({-1}), net_->placement);
 }
 
 Tensor GptOssModel::inference_output(const SyntheticBatch& batch) {
@@ -443,10 +426,10 @@ KvCache GptOssModel::allocate_cache(int64_t batch, int64_t capacity, torch::Devi
   for (int64_t i = 0; i < config_.num_layers; ++i) {
     windows.push_back(config_.sliding(i) ? config_.sliding_window : 0);
   }
-  return KvCache::allocate(
-      config_.num_layers, batch,
-      tensor_parallel::local_count(config_.num_kv_heads, net_->group, "the key/value heads"),
-      capacity, config_.head_dim, torch::TensorOptions().device(device).dtype(dtype), windows);
+  return KvCache::allocate(config_.num_layers, batch,
+                           net_->placement.share_of(config_.num_kv_heads, "the key/value heads"),
+                           capacity, config_.head_dim,
+                           torch::TensorOptions().device(device).dtype(dtype), windows);
 }
 
 Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
@@ -564,10 +547,10 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
                                       int64_t /*element_bytes*/) {
     return prefill_score_bytes(configured(config, options), options, batch, tokens);
   };
-  can.tensor_parallel_splits = {{kKeyValueHeadsSplit, config.num_kv_heads},
-                                {"attention heads", config.num_heads},
-                                {"expert width", config.intermediate_size},
-                                {"vocabulary", config.vocab_size}};
+  can.split_counts = {{kKeyValueHeadsSplit, config.num_kv_heads},
+                      {"attention heads", config.num_heads},
+                      {"expert width", config.intermediate_size},
+                      {"vocabulary", config.vocab_size}};
   return info;
 }
 
@@ -587,7 +570,7 @@ GptOssConfig tiny_gpt_oss_config() {
   GptOssConfig c;
   c.vocab_size = 256;
   c.hidden_size = 32;
-  c.intermediate_size = 64;  // two MXFP4 blocks, so that 2 tensor-parallel ranks hold one each
+  c.intermediate_size = 64;  // two MXFP4 blocks, so that 2 ranks splitting it hold one each
   c.num_layers = 4;
   c.num_heads = 4;
   c.num_kv_heads = 2;

@@ -8,6 +8,7 @@
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
 #include "modeling/flop_counter.h"
+#include "modeling/layer_placement.h"
 #include "modeling/rms_norm.h"
 #include "modeling/score_moment.h"
 #include "torch_support/compat.h"
@@ -16,8 +17,8 @@ namespace gpubench::models {
 namespace {
 
 using layers::AdaptedLinear;
+using layers::LayerPlacement;
 using layers::RmsNorm;
-using tensor_parallel::Split;
 using torch::Tensor;
 
 // One forward pass's rotary tables in float32: cos [tokens, head_dim] and the sine with the sign
@@ -77,31 +78,24 @@ Tensor inverse_frequencies(const LlamaConfig& c) {
 
 class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlock {
  public:
-  // Sharded over `group` (Megatron): q, k, v, gate and up column-parallel (whole heads, a
-  // slice of the MLP's width), o and down row-parallel; the block's input is copied into the
-  // group before each half and the row-parallel outputs are summed over it.
-  LlamaDecoderLayerImpl(const LlamaConfig& c, tensor_parallel::Group* group)
-      : heads_(tensor_parallel::local_count(c.num_heads, group, "the attention heads")),
-        kv_heads_(tensor_parallel::local_count(c.num_kv_heads, group, "the key/value heads")),
-        head_dim_(c.head_dim()),
-        group_(group) {
-    const int64_t h = c.hidden_size, q_out = c.num_heads * head_dim_,
-                  kv_out = c.num_kv_heads * head_dim_, mlp_width = c.intermediate_size;
+  // The projections as `placement` lays them out (modeling/layer_placement.h): the heads this
+  // layer computes are those its q and k projections hold.
+  LlamaDecoderLayerImpl(const LlamaConfig& c, const LayerPlacement& placement)
+      : head_dim_(c.head_dim()) {
+    const int64_t h = c.hidden_size, mlp_width = c.intermediate_size;
     input_layernorm = register_module("input_layernorm", RmsNorm(h, c.rms_norm_eps));
     auto attn = register_module("self_attn", std::make_shared<torch::nn::Module>());
-    const auto linear = [group](int64_t in, int64_t out, const char* role, Split split) {
-      return AdaptedLinear(in, out, false, role, split, group);
-    };
-    q_proj = attn->register_module("q_proj", linear(h, q_out, "q", Split::kColumns));
-    k_proj = attn->register_module("k_proj", linear(h, kv_out, "k", Split::kColumns));
-    v_proj = attn->register_module("v_proj", linear(h, kv_out, "v", Split::kColumns));
-    o_proj = attn->register_module("o_proj", linear(q_out, h, "o", Split::kRows));
+    attention = layers::attention_projections(*attn, h, c.num_heads, c.num_kv_heads, head_dim_,
+                                              false, placement);
     post_attention_layernorm =
         register_module("post_attention_layernorm", RmsNorm(h, c.rms_norm_eps));
     auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
-    gate_proj = mlp->register_module("gate_proj", linear(h, mlp_width, "gate", Split::kColumns));
-    up_proj = mlp->register_module("up_proj", linear(h, mlp_width, "up", Split::kColumns));
-    down_proj = mlp->register_module("down_proj", linear(mlp_width, h, "down", Split::kRows));
+    const auto linear = [&placement](int64_t in, int64_t out, const char* role) {
+      return layers::projection(in, out, false, role, placement);
+    };
+    gate_proj = mlp->register_module("gate_proj", linear(h, mlp_width, "gate"));
+    up_proj = mlp->register_module("up_proj", linear(h, mlp_width, "up"));
+    down_proj = mlp->register_module("down_proj", linear(mlp_width, h, "down"));
   }
 
   // extras: RotaryTables::as_extras().
@@ -124,17 +118,18 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   };
   Tensor run(const Tensor& x, RotaryTables& rotary, const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
-    const Tensor normed = tensor_parallel::copy_to_group(input_layernorm(x), group_);
+    const Tensor normed = input_layernorm(x);
     auto heads = [&](AdaptedLinear& proj, int64_t count) {
       return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
     };
-    Tensor q = heads(q_proj, heads_), k = heads(k_proj, kv_heads_), v = heads(v_proj, kv_heads_);
+    Tensor q = heads(attention.q, attention.heads);
+    Tensor k = heads(attention.k, attention.kv_heads), v = heads(attention.v, attention.kv_heads);
     if (cache) {
       // Generation: q and k through the rotary embedding as one tensor, one set of kernels for
       // both. Training keeps them apart, so that backward holds no joined copy.
       const Tensor rotated = rotary.apply(torch::cat({q, k}, 1));
-      q = rotated.narrow(1, 0, heads_);
-      k = rotated.narrow(1, heads_, kv_heads_);
+      q = rotated.narrow(1, 0, attention.heads);
+      k = rotated.narrow(1, attention.heads, attention.kv_heads);
     } else {
       q = rotary.apply(q);
       k = rotary.apply(k);
@@ -157,9 +152,9 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     if (cache && tokens == 1) {
       attended = decode_attention(q, k, v, cache->future);
     } else {
-      if (kv_heads_ != heads_) {
-        k = k.repeat_interleave(heads_ / kv_heads_, 1);
-        v = v.repeat_interleave(heads_ / kv_heads_, 1);
+      if (attention.kv_heads != attention.heads) {
+        k = k.repeat_interleave(attention.heads / attention.kv_heads, 1);
+        v = v.repeat_interleave(attention.heads / attention.kv_heads, 1);
       }
       // A prompt (into an empty cache, or without one) attends causally; where that holds the
       // scores (prefill_score_bytes), fit's probes watch the moment.
@@ -168,14 +163,12 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
       attended = compat::scaled_dot_product_attention(q, k, v, 0.0, /*causal=*/true);
     }
     // Query x key and weights x value over the full square (what the unfused kernel computes).
-    FlopCounter::record_multiply_adds(2 * batch * heads_ * tokens * keys * head_dim_);
+    FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * keys * head_dim_);
     const Tensor h =
         x +
-        tensor_parallel::reduce_from_group(
-            o_proj(attended.transpose(1, 2).reshape({batch, tokens, heads_ * head_dim_})), group_);
-    const Tensor m = tensor_parallel::copy_to_group(post_attention_layernorm(h), group_);
-    return h + tensor_parallel::reduce_from_group(down_proj(torch::silu(gate_proj(m)) * up_proj(m)),
-                                                  group_);
+        attention.o(attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_}));
+    const Tensor m = post_attention_layernorm(h);
+    return h + down_proj(torch::silu(gate_proj(m)) * up_proj(m));
   }
 
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of
@@ -186,21 +179,21 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   // casts (DecodeStep.SoftmaxInTheScoresDtypeIsTheFloat32OneRounded).
   Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                           const Tensor* future) const {
-    const int64_t batch = q.size(0), group = heads_ / kv_heads_;
-    const Tensor grouped = q.reshape({batch, kv_heads_, group, head_dim_});
+    const int64_t batch = q.size(0), group = attention.heads / attention.kv_heads;
+    const Tensor grouped = q.reshape({batch, attention.kv_heads, group, head_dim_});
     Tensor scores =
         torch::matmul(grouped, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
     if (future) scores.masked_fill_(*future, -INFINITY);  // its own fresh tensor
-    return torch::matmul(torch::softmax(scores, -1), v).reshape({batch, heads_, 1, head_dim_});
+    return torch::matmul(torch::softmax(scores, -1), v)
+        .reshape({batch, attention.heads, 1, head_dim_});
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
-  AdaptedLinear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  layers::AttentionProjections attention;  // q, k, v, o and the heads they hold
   AdaptedLinear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
 
  private:
-  int64_t heads_, kv_heads_, head_dim_;  // this rank's heads
-  tensor_parallel::Group* group_;
+  int64_t head_dim_;
 };
 TORCH_MODULE(LlamaDecoderLayer);
 
@@ -208,31 +201,30 @@ TORCH_MODULE(LlamaDecoderLayer);
 
 class LlamaNetImpl : public torch::nn::Module {
  public:
-  // With a tensor-parallel `group`, the embedding and the head hold a slice of the vocabulary
-  // each (the head column-parallel), and the blocks are sharded (LlamaDecoderLayerImpl).
-  LlamaNetImpl(const LlamaConfig& c, bool defer_initialization, tensor_parallel::Group* group)
-      : group(group), c_(c) {
+  // Every layer as `placement` lays it out: where it splits the vocabulary, the embedding and
+  // the head hold a slice of it each.
+  LlamaNetImpl(const LlamaConfig& c, bool defer_initialization, const LayerPlacement& placement)
+      : placement(placement), c_(c) {
     auto model = register_module("model", std::make_shared<torch::nn::Module>());
     embed_tokens = model->register_module(
-        "embed_tokens",
-        uninitialised_embedding(tensor_parallel::local_count(c.vocab_size, group, "the vocabulary"),
-                                c.hidden_size));
+        "embed_tokens", layers::TokenEmbedding(c.vocab_size, c.hidden_size, placement));
     auto list = model->register_module("layers", torch::nn::ModuleList());
     for (int64_t i = 0; i < c.num_layers; ++i) {
-      layers.push_back(LlamaDecoderLayer(c, group));
+      layers.push_back(LlamaDecoderLayer(c, placement));
       list->push_back(layers.back());
     }
     norm = model->register_module("norm", RmsNorm(c.hidden_size, c.rms_norm_eps));
     if (!c.tie_embeddings) {
-      lm_head = register_module(
-          "lm_head", AdaptedLinear(c.hidden_size, c.vocab_size, false, "", Split::kColumns, group));
+      lm_head =
+          register_module("lm_head", layers::projection(c.hidden_size, c.vocab_size, false,
+                                                        layers::kVocabularyHeadRole, placement));
     }
     inv_freq_ = inverse_frequencies(c);
     if (!defer_initialization) initialize();
   }
 
   Tensor forward(const Tensor& tokens) {
-    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
+    Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> tables = rotary_tables(0, tokens.size(1));
     const std::vector<Tensor> rotary = RotaryTables::of(tables[0], tables[1]).as_extras();
     for (LlamaDecoderLayer& layer : layers) {
@@ -244,7 +236,7 @@ class LlamaNetImpl : public torch::nn::Module {
   // Appends `tokens` to the cache; the logits of the last position only, as generation needs.
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
-    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
+    Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> tables = rotary_tables(start, n);
     RotaryTables rotary = RotaryTables::of(tables[0], tables[1]);
     for (size_t i = 0; i < layers.size(); ++i) {
@@ -252,14 +244,13 @@ class LlamaNetImpl : public torch::nn::Module {
       hidden = layers[i]->run(hidden, rotary, &slot);
     }
     cache.length = start + n;
-    return tensor_parallel::gather_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1),
-                                              group);
+    return layers::whole_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1), placement);
   }
 
   // One token per sequence at `position` (a device tensor [1]) in the static form
   // (LlamaDecoderLayerImpl::CacheSlot); the caller keeps cache.length.
   Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
-    Tensor hidden = tensor_parallel::embed(tokens, embed_tokens->weight, group);
+    Tensor hidden = embed_tokens(tokens);
     const Tensor& inv_freq = frequencies_on(tokens.device());
     const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
@@ -270,7 +261,7 @@ class LlamaNetImpl : public torch::nn::Module {
                                                   &future};
       hidden = layers[i]->run(hidden, rotary, &slot);
     }
-    return tensor_parallel::gather_vocabulary(head(norm(hidden)).squeeze(1), group);
+    return layers::whole_vocabulary(head(norm(hidden)).squeeze(1), placement);
   }
 
   // cos and sin of the rotary angles for positions start..start+n, [n, head_dim], float32 on
@@ -283,21 +274,16 @@ class LlamaNetImpl : public torch::nn::Module {
     return {angles.cos(), angles.sin()};
   }
 
-  // The logits of this rank's slice of the vocabulary (all of it without a group).
+  // The logits of this rank's slice of the vocabulary (all of it when it holds it whole).
   Tensor head(const Tensor& normed) {
-    const Tensor hidden = tensor_parallel::copy_to_group(normed, group);
-    if (lm_head) return lm_head(hidden);
-    // Tied to the embedding, as Hugging Face's lm_head is: a linear layer all the same (FP8
-    // where the run says so).
-    return tied_head_.forward(hidden, embed_tokens->weight, {});
+    return lm_head ? lm_head(normed) : embed_tokens->tied_logits(normed);
   }
 
-  torch::nn::Embedding embed_tokens{nullptr};
+  layers::TokenEmbedding embed_tokens{nullptr};
   std::vector<LlamaDecoderLayer> layers;
   RmsNorm norm{nullptr};
   AdaptedLinear lm_head{nullptr};
-  layers::LinearCompute tied_head_;
-  tensor_parallel::Group* group;
+  LayerPlacement placement;
 
  public:
   // Hugging Face's LlamaPreTrainedModel: normal(0, 0.02) for projections and embeddings, ones
@@ -331,7 +317,7 @@ LlamaModel::LlamaModel(const LlamaConfig& config, const ModelOptions& options)
     : config_(config),
       seq_len_(options.seq_len),
       net_(std::make_shared<LlamaNetImpl>(config, options.defer_initialization,
-                                          options.tensor_parallel)) {}
+                                          options.placement)) {}
 
 LlamaModel::~LlamaModel() = default;
 
@@ -349,16 +335,16 @@ SyntheticBatch LlamaModel::synthetic_batch(int64_t batch_size, torch::Device dev
 }
 
 Tensor LlamaModel::logits(const Tensor& tokens) {
-  return tensor_parallel::gather_vocabulary(net_->forward(tokens), net_->group);
+  return layers::whole_vocabulary(net_->forward(tokens), net_->placement);
 }
 
 // Causal-LM loss: every position predicts the next token (the targets are the inputs shifted by
-// one, drawn with them), in float32 as Hugging Face computes it; over a tensor-parallel group
-// from each rank's slice of the logits (tensor_parallel::cross_entropy).
+// one, drawn with them), in float32 as Hugging Face computes it; from this rank's slice of the
+// logits where the vocabulary is split.
 Tensor LlamaModel::training_loss(const SyntheticBatch& batch) {
   const Tensor out = net_->forward(batch.inputs);
-  return tensor_parallel::cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
-                                        batch.targets.reshape({-1}), net_->group);
+  return layers::vocabulary_cross_entropy(out.reshape({-1, out.size(-1)}).to(torch::kFloat),
+                                          batch.targets.reshape({-1}), net_->placement);
 }
 
 Tensor LlamaModel::inference_output(const SyntheticBatch& batch) {
@@ -371,10 +357,10 @@ std::vector<Tensor> LlamaModel::rotary_tables(int64_t start, int64_t n) {
 
 KvCache LlamaModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,
                                    torch::ScalarType dtype) {
-  return KvCache::allocate(
-      config_.num_layers, batch,
-      tensor_parallel::local_count(config_.num_kv_heads, net_->group, "the key/value heads"),
-      capacity, config_.head_dim(), torch::TensorOptions().device(device).dtype(dtype));
+  return KvCache::allocate(config_.num_layers, batch,
+                           net_->placement.share_of(config_.num_kv_heads, "the key/value heads"),
+                           capacity, config_.head_dim(),
+                           torch::TensorOptions().device(device).dtype(dtype));
 }
 
 Tensor LlamaModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
@@ -519,27 +505,28 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
   const int64_t h = config.hidden_size;
   const int64_t q_out = config.num_heads * config.head_dim(),
                 kv_out = config.num_kv_heads * config.head_dim();
-  info.capabilities.linear_weight_shapes = {{q_out, h, Split::kColumns},
-                                            {kv_out, h, Split::kColumns},
-                                            {h, q_out, Split::kRows},
-                                            {config.intermediate_size, h, Split::kColumns},
-                                            {h, config.intermediate_size, Split::kRows}};
+  info.capabilities.linear_weight_shapes = {{q_out, h, "q"},
+                                            {kv_out, h, "k"},
+                                            {h, q_out, "o"},
+                                            {config.intermediate_size, h, "gate"},
+                                            {h, config.intermediate_size, "down"}};
   if (!config.tie_embeddings) {
-    info.capabilities.linear_weight_shapes.push_back({config.vocab_size, h, Split::kColumns});
+    info.capabilities.linear_weight_shapes.push_back(
+        {config.vocab_size, h, layers::kVocabularyHeadRole});
   }
   if (!compat::kHasFusedAttention) {
     info.prefill_score_bytes = [config](const ModelOptions& options, int64_t batch, int64_t tokens,
                                         int64_t element_bytes) {
-      const int64_t heads = tensor_parallel::local_count(
-          config.num_heads / options.width_divisor, options.tensor_parallel, "the attention heads");
+      const int64_t heads = options.placement.share_of(config.num_heads / options.width_divisor,
+                                                       "the attention heads");
       return compat::scaled_dot_product_attention_score_bytes(batch, heads, tokens, tokens,
                                                               config.head_dim(), element_bytes);
     };
   }
-  info.capabilities.tensor_parallel_splits = {{kKeyValueHeadsSplit, config.num_kv_heads},
-                                              {"attention heads", config.num_heads},
-                                              {"MLP width", config.intermediate_size},
-                                              {"vocabulary", config.vocab_size}};
+  info.capabilities.split_counts = {{kKeyValueHeadsSplit, config.num_kv_heads},
+                                    {"attention heads", config.num_heads},
+                                    {"MLP width", config.intermediate_size},
+                                    {"vocabulary", config.vocab_size}};
   return info;
 }
 
@@ -590,9 +577,9 @@ LlamaConfig tiny_llama_config() {
 const ModelRegistration kTinyLlama{llama_info("test-tiny-llama", tiny_llama_config(),
                                               "a test model: Llama, 2 layers, hidden 32", true)};
 
-// Hidden: a Llama whose 4 key/value heads (8 query heads) split over 2 and 4 tensor-parallel
-// ranks, small enough to check both against one rank on a 2-core CPU.
-LlamaConfig tensor_parallel_llama_config() {
+// Hidden: a Llama whose 4 key/value heads (8 query heads) split over 2 and 4 ranks, small enough
+// to check both against one rank on a 2-core CPU.
+LlamaConfig heads_over_ranks_llama_config() {
   LlamaConfig c = tiny_llama_config();
   c.hidden_size = 64;
   c.intermediate_size = 128;
@@ -600,8 +587,8 @@ LlamaConfig tensor_parallel_llama_config() {
   c.num_kv_heads = 4;
   return c;
 }
-const ModelRegistration kTensorParallelLlama{
-    llama_info("test-tp-llama", tensor_parallel_llama_config(),
+const ModelRegistration kHeadsOverRanksLlama{
+    llama_info("test-tp-llama", heads_over_ranks_llama_config(),
                "a test model: Llama, 2 layers, hidden 64, GQA 8/4 heads", true)};
 
 // Hidden: a small Llama deep enough that `train --blocks 2` leaves blocks out, and wide enough

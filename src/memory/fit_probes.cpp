@@ -87,8 +87,9 @@ namespace {
 // k, and the quotient by the ranks; LoRA's rank stays within every adapted width.
 bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k,
                      bool keeping_key_value_heads) {
-  const int64_t ranks = options.tensor_parallel ? options.tensor_parallel->size() : 1;
-  for (const auto& [what, count] : info.capabilities.tensor_parallel_splits) {
+  const int64_t ranks =
+      options.placement.tensor_parallel ? options.placement.tensor_parallel->size() : 1;
+  for (const auto& [what, count] : info.capabilities.split_counts) {
     if (what == "vocabulary") continue;
     const bool kept = keeping_key_value_heads && what == kKeyValueHeadsSplit;
     if ((!kept && count % k != 0) || (kept ? count : count / k) % ranks != 0) return false;
@@ -254,7 +255,7 @@ int64_t held_experts(const ModelInfo& info, const ModelOptions& options) {
 
 ModelOptions probed_options(const ResolvedBenchmark& b) {
   ModelOptions options(b);
-  options.tensor_parallel = tensor_parallel::one_rank_alone(b.tensor_parallel);
+  options.placement.tensor_parallel = tensor_parallel::one_rank_alone(b.tensor_parallel);
   if (b.expert_parallel > 1) {
     options.experts =
         ModelRegistry::instance().get(b.model).capabilities.experts / b.expert_parallel;

@@ -27,20 +27,21 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
 }
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
-  const torch::Tensor own_bias = split_ == tensor_parallel::Split::kRows ? torch::Tensor() : bias;
-  const torch::Tensor output = compute_.forward(input, weight, own_bias);
-  if (!adapted()) return output;
-  const int64_t rows = input.numel() / in_features_;
-  const int64_t rank = lora_a_.size(0);
-  const torch::Tensor update =
-      torch::nn::functional::linear(torch::nn::functional::linear(input, lora_a_), lora_b_);
-  FlopCounter::record_multiply_adds(rows * rank * (in_features_ + out_features_));
-  return output + update * scaling_;
-}
-
-torch::Tensor AdaptedLinearImpl::summed_over_group(const torch::Tensor& partial) {
-  if (split_ != tensor_parallel::Split::kRows) return partial;
-  const torch::Tensor sum = tensor_parallel::reduce_from_group(partial, group_);
+  using tensor_parallel::Split;
+  const torch::Tensor x =
+      split_ == Split::kColumns ? tensor_parallel::copy_to_group(input, group_) : input;
+  const torch::Tensor own_bias = split_ == Split::kRows ? torch::Tensor() : bias;
+  torch::Tensor output = compute_.forward(x, weight, own_bias);
+  if (adapted()) {
+    const int64_t rows = x.numel() / in_features_;
+    const int64_t rank = lora_a_.size(0);
+    const torch::Tensor update =
+        torch::nn::functional::linear(torch::nn::functional::linear(x, lora_a_), lora_b_);
+    FlopCounter::record_multiply_adds(rows * rank * (in_features_ + out_features_));
+    output = output + update * scaling_;
+  }
+  if (split_ != Split::kRows) return output;
+  const torch::Tensor sum = tensor_parallel::reduce_from_group(output, group_);
   return bias.defined() ? sum + bias : sum;
 }
 

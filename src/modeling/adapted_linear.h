@@ -18,21 +18,24 @@
 
 namespace gpubench::layers {
 
+// The role of a language model's output projection onto the vocabulary: no block's projection,
+// so neither LoRA's targets nor QLoRA's base; split like the vocabulary (layers::projection).
+inline constexpr const char* kVocabularyHeadRole = "head";
+
 class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
  public:
   // The weight is left uninitialised for the model to draw (and the bias zero). With a
   // tensor-parallel `group`, the layer holds its rank's slice of the [out_features, in_features]
-  // weight as `split` says (modeling/tensor_parallel.h); the model communicates around it. A
-  // row-parallel layer's bias is whole on every rank and forward leaves it out of the partial
-  // output: summed_over_group adds it once, after the sum (Megatron's skip_bias_add).
+  // weight as `split` says (modeling/tensor_parallel.h) and communicates around it: a
+  // column-parallel layer copies its input into the group (once for every layer that reads the
+  // same input), a row-parallel one sums its partial output over the group and adds its bias,
+  // whole on every rank, once after the sum (Megatron's skip_bias_add). Models build it through
+  // layers::projection (modeling/layer_placement.h), which picks the split by role.
   AdaptedLinearImpl(int64_t in_features, int64_t out_features, bool bias, std::string role,
                     tensor_parallel::Split split = tensor_parallel::Split::kNone,
                     tensor_parallel::Group* group = nullptr);
 
   torch::Tensor forward(const torch::Tensor& input);
-  // A row-parallel layer's partial output summed over the group, plus the bias; without a
-  // group, `partial` itself.
-  torch::Tensor summed_over_group(const torch::Tensor& partial);
   // Adds lora_A and lora_B (float32, trainable) on the weight's device. Sharded, the factor
   // on the unsplit side is whole on every rank (lora_A of a column-parallel layer, lora_B of a
   // row-parallel one) and each rank computes part of its gradient: the part is summed over the
@@ -40,6 +43,10 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   void add_adapter(int64_t rank, double alpha);
   bool adapted() const { return lora_a_.defined(); }
   const std::string& role() const { return role_; }
+  // One of a repeated block's projections (not a head, which has no role or kVocabularyHeadRole).
+  bool in_block() const { return !role_.empty() && role_ != kVocabularyHeadRole; }
+  // This rank's.
+  int64_t out_features() const { return out_features_; }
   bool hold_weight_in(const WeightFormat& format) override {
     return compute_.quantize(*this, weight, format);
   }

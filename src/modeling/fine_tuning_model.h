@@ -211,7 +211,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
     const ModelOptions options = with_defaults(given);
     return transformer_activation_bytes(
         shape, options.seq_len, batch, bytes, options.activation_checkpointing,
-        options.tensor_parallel ? options.tensor_parallel->size() : 1);
+        options.placement.tensor_parallel ? options.placement.tensor_parallel->size() : 1);
   };
   return info;
 }

@@ -62,9 +62,9 @@ void quantize_into(const mxfp4::Mxfp4Weight& target, int64_t expert, const torch
 
 ExpertsImpl::ExpertsImpl(ExpertsOptions options)
     : options_(std::move(options)),
-      held_(
-          tensor_parallel::local_count(options_.experts, options_.expert_parallel, "the experts")),
-      width_(tensor_parallel::local_count(options_.intermediate, options_.tensor_parallel,
+      held_(tensor_parallel::local_count(options_.experts, options_.placement.expert_parallel,
+                                         "the experts")),
+      width_(tensor_parallel::local_count(options_.intermediate, options_.placement.tensor_parallel,
                                           "the expert width")) {
   if (options_.mxfp4 && (width_ % mxfp4::kBlock != 0 || options_.hidden % mxfp4::kBlock != 0)) {
     throw std::logic_error("MXFP4 experts need widths in whole blocks of 32");
@@ -117,7 +117,7 @@ torch::Tensor ExpertsImpl::expert_output(int64_t expert, const torch::Tensor& ro
   const torch::Tensor gate_up = torch::linear(
       rows, weight_of(gate_up_proj, gate_up_mxfp4_, expert, dtype), gate_up_proj_bias[expert]);
   const torch::Tensor down_bias =
-      options_.tensor_parallel ? torch::Tensor() : down_proj_bias[expert];
+      options_.placement.tensor_parallel ? torch::Tensor() : down_proj_bias[expert];
   const torch::Tensor out = torch::linear(
       options_.activation(gate_up), weight_of(down_proj, down_mxfp4_, expert, dtype), down_bias);
   FlopCounter::record_multiply_adds(rows.size(0) * 3 * options_.hidden * width_,
@@ -145,7 +145,7 @@ torch::Tensor ExpertsImpl::held_outputs(const torch::Tensor& rows, const torch::
 // they came.
 torch::Tensor ExpertsImpl::exchanged_outputs(const torch::Tensor& rows,
                                              const torch::Tensor& experts) {
-  tensor_parallel::Group& group = *options_.expert_parallel;
+  tensor_parallel::Group& group = *options_.placement.expert_parallel;
   const torch::Tensor rank_of = experts.div(held_, "floor");
   const torch::Tensor sent_per_rank = torch::bincount(rank_of, {}, group.size()).to(torch::kCPU);
   const std::vector<int64_t> send(sent_per_rank.data_ptr<int64_t>(),
@@ -161,7 +161,7 @@ torch::Tensor ExpertsImpl::exchanged_outputs(const torch::Tensor& rows,
 }
 
 torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& routes) {
-  tensor_parallel::Group* const sliced = options_.tensor_parallel;
+  tensor_parallel::Group* const sliced = options_.placement.tensor_parallel;
   const int64_t n = tokens.size(0), k = routes.experts.size(1);
   const torch::Tensor chosen = routes.experts.reshape({-1});
   const torch::Tensor per_expert = torch::bincount(chosen, {}, options_.experts);
@@ -172,7 +172,7 @@ torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& ro
   const torch::Tensor rows =
       tensor_parallel::copy_to_group(tokens, sliced).index_select(0, token_of);
   // Without expert parallelism this module holds every expert: the counts are its groups'.
-  const torch::Tensor outputs = options_.expert_parallel
+  const torch::Tensor outputs = options_.placement.expert_parallel
                                     ? exchanged_outputs(rows, chosen.index_select(0, order))
                                     : held_outputs(rows, per_expert);
   // Under tensor parallelism each rank's outputs are partial sums, and the router's weights

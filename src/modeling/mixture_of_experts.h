@@ -15,6 +15,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/layer_placement.h"
 #include "modeling/linear_compute.h"
 #include "modeling/mxfp4_weights.h"
 #include "modeling/tensor_parallel.h"
@@ -70,13 +71,13 @@ struct ExpertsOptions {
   ExpertActivation activation;
   // The weights in MXFP4 from construction (inference): no float weights at all.
   bool mxfp4 = false;
-  // --tensor-parallel: each expert's intermediate dimension split over the group (contiguous
-  // slices of gate_up's rows, whose gate and up columns interleave in pairs, and of down's
-  // columns); the partial outputs are summed over the group and down's bias added after the sum.
-  tensor_parallel::Group* tensor_parallel = nullptr;
-  // --expert-parallel (modeling/expert_parallel.h): whole experts on each rank, rank r holding
-  // experts r x experts / size onwards; the routed tokens travel to their experts' ranks and back.
-  tensor_parallel::Group* expert_parallel = nullptr;
+  // Where the experts lie (modeling/layer_placement.h). Over a tensor-parallel group, each
+  // expert's intermediate dimension is split (contiguous slices of gate_up's rows, whose gate and
+  // up columns interleave in pairs, and of down's columns); the partial outputs are summed over
+  // the group and down's bias added after the sum. Over an expert-parallel group
+  // (modeling/expert_parallel.h): whole experts on each rank, rank r holding experts
+  // r x experts / size onwards; the routed tokens travel to their experts' ranks and back.
+  layers::LayerPlacement placement = {};
 };
 
 // The experts' weights, [experts, out, in] as the linear layers' and the released checkpoints'

@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include "modeling/layer_placement.h"
 #include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
 #include "settings/benchmark.h"
@@ -105,12 +106,10 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
   bool defer_initialization = false;
-  // --tensor-parallel N: the group the model is sharded over (modeling/tensor_parallel.h); null:
-  // one rank holds the whole model.
-  tensor_parallel::Group* tensor_parallel = nullptr;
-  // --expert-parallel N: the group a mixture of experts' experts are spread over
-  // (modeling/expert_parallel.h); null: every rank holds them all.
-  tensor_parallel::Group* expert_parallel = nullptr;
+  // The groups the model's layers are split over (--tensor-parallel, --expert-parallel); none:
+  // one rank holds the whole model. The model builds its layers through it
+  // (modeling/layer_placement.h).
+  layers::LayerPlacement placement;
   // infer --weights mxfp4: a mixture of experts holds its experts in MXFP4 from construction (no
   // float copy ever exists: gpt-oss-120b's experts are 230 GB in bf16 and 61 GB in MXFP4).
   bool experts_in_mxfp4 = false;
@@ -127,7 +126,7 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
 // Figures counted from an instantiated model (or, for models too large to build anywhere the
 // tests run, from their configuration by a rule tested against built ones), not estimated.
 // What a tensor-parallel rank splits of a transformer's attention, as its
-// ModelCapabilities::tensor_parallel_splits names it: fit's narrowed probes may keep it whole.
+// ModelCapabilities::split_counts names it: fit's narrowed probes may keep it whole.
 inline constexpr const char* kKeyValueHeadsSplit = "key/value heads";
 
 // The most fit's probes narrow a model's width by (ModelOptions::width_divisor).
@@ -242,14 +241,16 @@ struct ModelCapabilities {
   int64_t experts_per_token = 0;
   // Each expert's intermediate dimension, which tensor parallelism splits.
   int64_t expert_width = 0;
-  // The shapes of its quantisable linear layers' weights, each once with its tensor-parallel
-  // split: declared, the model holds every integer-code format (modeling/weight_formats.h), and
-  // resolve holds each rank's slice to the format's rules (int4's kernel shapes).
+  // The shapes of its quantisable linear layers' weights, each once with its projection's role
+  // (which decides a tensor-parallel rank's slice): declared, the model holds every integer-code
+  // format (modeling/weight_formats.h), and resolve holds each rank's slice to the format's rules
+  // (int4's kernel shapes).
   struct LinearWeightShape {
     int64_t out = 0, in = 0;
-    tensor_parallel::Split split = tensor_parallel::Split::kNone;
+    std::string role;  // a projection's (layers::split_of), or "" for one held whole
     // [out, in] of one of `ranks` tensor-parallel ranks' slices (the sizes divide).
     std::array<int64_t, 2> slice(int64_t ranks) const {
+      const auto split = role.empty() ? tensor_parallel::Split::kNone : layers::split_of(role);
       return {split == tensor_parallel::Split::kColumns ? out / ranks : out,
               split == tensor_parallel::Split::kRows ? in / ranks : in};
     }
@@ -258,7 +259,7 @@ struct ModelCapabilities {
   // Tensor parallelism (--tensor-parallel): what its ranks split, each named with its size
   // ("key/value heads" 8, "attention heads" 64, ...); the first bounds the ranks, each must be
   // divided by them. Empty: the model does not shard.
-  TensorParallelSplits tensor_parallel_splits;
+  TensorParallelSplits split_counts;
 
   bool runs(Task task) const { return task == Task::kTrain ? trains : infers; }
   bool captures(Task task) const { return task == Task::kTrain ? graph_training : graph_inference; }

@@ -99,7 +99,19 @@ int64_t local_count(int64_t count, const Group* group, const std::string& what) 
 
 Tensor copy_to_group(const Tensor& input, Group* group) {
   if (group == nullptr || !records_gradient(input)) return input;
-  return CopyToGroup::apply(input, group);
+  // The copy itself is a view that its readers' views outlive (a view of a view is a view of
+  // the base), so its node stands for it: the same input, differentiable through the same node.
+  if (group->last_input_ && group->last_input_->lock().get() == input.unsafeGetTensorImpl()) {
+    if (std::shared_ptr<torch::autograd::Node> node = group->last_copy_node_.lock()) {
+      Tensor copy = input.detach();
+      torch::autograd::impl::set_gradient_edge(copy, {std::move(node), 0});
+      return copy;
+    }
+  }
+  Tensor copy = CopyToGroup::apply(input, group);
+  group->last_input_.emplace(input.getIntrusivePtr());
+  group->last_copy_node_ = copy.grad_fn();
+  return copy;
 }
 
 Tensor reduce_from_group(const Tensor& input, Group* group) {

@@ -5,11 +5,13 @@
 // head. Two operators carry the group's communication through autograd:
 //   copy_to_group      f: identity forward, all-reduce of the input gradient in backward;
 //   reduce_from_group  g: all-reduce forward, identity backward.
-// The group's collectives come from the run (distributed/tensor_parallel_collectives.h); the
-// models see only this interface.
+// The group's collectives come from the run (distributed/tensor_parallel_collectives.h). The
+// models see none of this: they build their layers through modeling/layer_placement.h.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,16 @@ class Group {
   virtual torch::Tensor all_to_all(const torch::Tensor& rows,
                                    const std::vector<int64_t>& send_counts,
                                    const std::vector<int64_t>& receive_counts) = 0;
+
+ private:
+  // copy_to_group's last input and the autograd node of its copy, both held weakly (no step's
+  // graph outlives its step): the layers that read one input (q, k and v; gate and up) share
+  // one copy, so that backward sums their gradients before it and all-reduces once, as a fused
+  // projection's would.
+  friend torch::Tensor copy_to_group(const torch::Tensor& input, Group* group);
+  using WeakTensor = c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>;
+  std::optional<WeakTensor> last_input_;
+  std::weak_ptr<torch::autograd::Node> last_copy_node_;
 };
 
 // Rank 0 of a group of `size` ranks, alone: its collectives move nothing (an all-reduce leaves
@@ -51,7 +63,8 @@ enum class Split {
 // not divide (resolve refuses such a run first).
 int64_t local_count(int64_t count, const Group* group, const std::string& what);
 
-// f and g; without a group, the input itself.
+// f and g; without a group, the input itself. f of the input it was last given, while that copy
+// lives, is that copy.
 torch::Tensor copy_to_group(const torch::Tensor& input, Group* group);
 torch::Tensor reduce_from_group(const torch::Tensor& input, Group* group);
 

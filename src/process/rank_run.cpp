@@ -27,7 +27,7 @@ bool tensor_parallel_group_wanted(const ResolvedBenchmark& resolved,
   if (resolved.tensor_parallel > 1) return true;
   if (resolved.sharded()) return false;  // its group of one shards, and nothing more
   const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
-  return launch.world_size == 1 && !info.capabilities.tensor_parallel_splits.empty();
+  return launch.world_size == 1 && !info.capabilities.split_counts.empty();
 }
 
 std::string rank_file(const std::string& folder, int rank) {

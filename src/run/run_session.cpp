@@ -62,7 +62,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
     result.model_blocks = info.capabilities.blocks;
     result.model_vocab = info.capabilities.vocab;
   }
-  result.model_tensor_parallel_splits = info.capabilities.tensor_parallel_splits;
+  result.model_tensor_parallel_splits = info.capabilities.split_counts;
   if (info.capabilities.blocks > 0 && info.count) {
     result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
   }
@@ -122,8 +122,8 @@ std::optional<int64_t> RunSession::host_memory() const {
 
 void RunSession::build_model(Workload& workload) {
   options_ = ModelOptions(benchmark_);
-  options_.tensor_parallel = run_setup_.rank.tensor_parallel;
-  options_.expert_parallel = run_setup_.rank.expert_parallel;
+  options_.placement.tensor_parallel = run_setup_.rank.tensor_parallel;
+  options_.placement.expert_parallel = run_setup_.rank.expert_parallel;
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
   // The model's size, once: before it is built where it is counted (a run refused by its plan

@@ -196,7 +196,7 @@ TEST(GptOss, TheAttentionsScoresAreDeclaredByItsBlocks) {
   EXPECT_EQ(models::prefill_score_bytes(config, options, 2, 100), 2 * 2 * 64 * 101 * 4 + 100);
   // Two tensor-parallel ranks hold 32 heads each.
   ModelOptions half;
-  half.tensor_parallel = tensor_parallel::one_rank_alone(2);
+  half.placement.tensor_parallel = tensor_parallel::one_rank_alone(2);
   config.attention_block_bytes = GptOssConfig{}.attention_block_bytes;
   EXPECT_EQ(models::prefill_score_bytes(config, half, 1, 100), 100 * (2 * 32 * 101 * 4 + 100));
 }

@@ -119,7 +119,7 @@ Models build(const gpubench::ModelInfo& info, const std::string& tuning, Layout&
   for (auto& [name, parameter] : parameters_of(*models.whole)) {
     if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
   }
-  (layout.experts ? options.expert_parallel : options.tensor_parallel) = &group;
+  (layout.experts ? options.placement.expert_parallel : options.placement.tensor_parallel) = &group;
   models.sharded = info.instantiate(options);
   const auto full = parameters_of(*models.whole);
   for (auto& [name, local] : parameters_of(*models.sharded)) {

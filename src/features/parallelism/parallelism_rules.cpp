@@ -14,13 +14,12 @@ void resolve_tensor_parallel(const ResolveInputs& inputs, ResolvedBenchmark& out
     throw UsageError(given + " does not divide gpus " + std::to_string(out.gpus) +
                      ": the ranks are tensor-parallel x data-parallel");
   }
-  const auto& splits = info.capabilities.tensor_parallel_splits;
+  const auto& splits = info.capabilities.split_counts;
   if (splits.empty()) {
-    throw UsageError(given + ": " + info.name + " does not shard; tensor parallelism applies to " +
-                     models_where([](const ModelCapabilities& can) {
-                       return !can.tensor_parallel_splits.empty();
-                     }) +
-                     " (--gpus alone runs data parallel)");
+    throw UsageError(
+        given + ": " + info.name + " does not shard; tensor parallelism applies to " +
+        models_where([](const ModelCapabilities& can) { return !can.split_counts.empty(); }) +
+        " (--gpus alone runs data parallel)");
   }
   if (const std::string why = why_not_tensor_split(ranks, splits, info.name); !why.empty()) {
     throw UsageError(why);

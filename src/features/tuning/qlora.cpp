@@ -13,7 +13,7 @@ int quantize_bases_nf4(torch::nn::Module& module) {
   int quantized = 0;
   for (const auto& child : module.modules(/*include_self=*/false)) {
     auto* linear = dynamic_cast<layers::AdaptedLinearImpl*>(child.get());
-    if (linear == nullptr || linear->role().empty()) continue;  // a block's projection, not a head
+    if (linear == nullptr || !linear->in_block()) continue;
     if (const std::string why = nf4::why_not(linear->weight.numel()); !why.empty()) {
       throw std::invalid_argument("the " + linear->role() +
                                   " projection cannot be held in NF4: " + why);

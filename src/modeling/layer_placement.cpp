@@ -1,0 +1,68 @@
+#include "modeling/layer_placement.h"
+
+#include <stdexcept>
+
+namespace gpubench::layers {
+
+int64_t LayerPlacement::share_of(int64_t count, const std::string& what) const {
+  return tensor_parallel::local_count(count, tensor_parallel, what);
+}
+
+tensor_parallel::Split split_of(const std::string& role) {
+  if (role == "q" || role == "k" || role == "v" || role == "gate" || role == "up" ||
+      role == kVocabularyHeadRole) {
+    return tensor_parallel::Split::kColumns;
+  }
+  if (role == "o" || role == "down") return tensor_parallel::Split::kRows;
+  throw std::logic_error("no tensor-parallel split for a projection of role '" + role + "'");
+}
+
+AdaptedLinear projection(int64_t in, int64_t out, bool bias, const std::string& role,
+                         const LayerPlacement& placement) {
+  tensor_parallel::Group* group = placement.tensor_parallel;
+  return AdaptedLinear(in, out, bias, role, group ? split_of(role) : tensor_parallel::Split::kNone,
+                       group);
+}
+
+AttentionProjections attention_projections(torch::nn::Module& attention, int64_t hidden,
+                                           int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                           bool bias, const LayerPlacement& placement) {
+  const auto add = [&](const char* name, int64_t in, int64_t out, const char* role) {
+    return attention.register_module(name, projection(in, out, bias, role, placement));
+  };
+  AttentionProjections built;
+  built.q = add("q_proj", hidden, heads * head_dim, "q");
+  built.k = add("k_proj", hidden, kv_heads * head_dim, "k");
+  built.v = add("v_proj", hidden, kv_heads * head_dim, "v");
+  built.o = add("o_proj", heads * head_dim, hidden, "o");
+  built.heads = built.q->out_features() / head_dim;
+  built.kv_heads = built.k->out_features() / head_dim;
+  return built;
+}
+
+TokenEmbeddingImpl::TokenEmbeddingImpl(int64_t vocab, int64_t width,
+                                       const LayerPlacement& placement)
+    : group_(placement.tensor_parallel) {
+  weight = register_parameter("weight",
+                              torch::empty({placement.share_of(vocab, "the vocabulary"), width}));
+}
+
+torch::Tensor TokenEmbeddingImpl::forward(const torch::Tensor& tokens) {
+  return tensor_parallel::embed(tokens, weight, group_);
+}
+
+torch::Tensor TokenEmbeddingImpl::tied_logits(const torch::Tensor& hidden) {
+  return tied_head_.forward(tensor_parallel::copy_to_group(hidden, group_), weight, {});
+}
+
+torch::Tensor whole_vocabulary(const torch::Tensor& local_logits, const LayerPlacement& placement) {
+  return tensor_parallel::gather_vocabulary(local_logits, placement.tensor_parallel);
+}
+
+torch::Tensor vocabulary_cross_entropy(const torch::Tensor& local_logits,
+                                       const torch::Tensor& targets,
+                                       const LayerPlacement& placement) {
+  return tensor_parallel::cross_entropy(local_logits, targets, placement.tensor_parallel);
+}
+
+}  // namespace gpubench::layers
