@@ -7,7 +7,7 @@
 #include "common/errors.h"  // UsageError: a request that cannot run here
 #include "results/result.h"
 #include "run/run_benchmark.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 #include "settings/benchmark_fields.h"
 
 // main() as gpubench-train has it: every subcommand (train, infer, run, fit, report, compare,

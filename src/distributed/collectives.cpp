@@ -23,7 +23,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/stderr_capture.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
 #include "torch_support/compat.h"

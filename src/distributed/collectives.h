@@ -11,7 +11,7 @@
 #include <torch/torch.h>
 
 #include "distributed/launch_environment.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 
 namespace gpubench {
 

@@ -23,7 +23,7 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
   plan.optimizer_state = OptimizerRegistry::instance()
-                             .get(optimizer_for(b, info.optimizer))
+                             .get(optimizer_for(b.optimizer, info.optimizer))
                              .state_bytes_per_parameter *
                          stats.trainable_params;
   // Tensor parallelism: each rank holds its slice (the norms, whole on every rank, are about

@@ -29,8 +29,8 @@ std::vector<std::string> OptimizerRegistry::names() const {
   return names;
 }
 
-std::string optimizer_for(const ResolvedBenchmark& benchmark, const std::string& models_own) {
-  return benchmark.optimizer.empty() ? models_own : benchmark.optimizer;
+std::string optimizer_for(const std::string& asked, const std::string& models_own) {
+  return asked.empty() ? models_own : asked;
 }
 
 OptimizerSettings optimizer_settings_for(const std::string& name, int64_t global_batch) {

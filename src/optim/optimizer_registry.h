@@ -11,7 +11,6 @@
 #include <torch/torch.h>
 
 #include "optim/multi_tensor_optimizer.h"
-#include "settings/benchmark.h"
 
 namespace gpubench {
 
@@ -57,8 +56,9 @@ struct OptimizerRegistration {
   }
 };
 
-// The optimiser `benchmark` trains with: its optimizer setting, or the model's own (empty setting).
-std::string optimizer_for(const ResolvedBenchmark& benchmark, const std::string& models_own);
+// The optimiser a benchmark trains with: its optimizer setting (`asked`), or the model's own
+// where the setting is empty.
+std::string optimizer_for(const std::string& asked, const std::string& models_own);
 
 // The settings of optimiser `name`'s recipe for `global_batch`.
 OptimizerSettings optimizer_settings_for(const std::string& name, int64_t global_batch);

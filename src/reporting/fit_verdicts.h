@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/memory_info.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 
 namespace gpubench {
 

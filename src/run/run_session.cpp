@@ -70,7 +70,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
   result.experts.experts_per_token = resolved.experts_per_token;
   result.metrics.throughput_unit = info.throughput_unit(resolved.task);
   result.optimizer =
-      OptimizerRegistry::instance().get(optimizer_for(resolved, info.optimizer)).label;
+      OptimizerRegistry::instance().get(optimizer_for(resolved.optimizer, info.optimizer)).label;
   result.system = collect_system_info();
   result.telemetry = unavailable_telemetry("not measured: the run ended before its timed windows",
                                            "none", resolved.telemetry_interval_ms);

@@ -59,7 +59,8 @@ RunSetup run_setup_for(const ResolvedBenchmark& benchmark, int rank, int ranks_h
   const EnvironmentLookup environment = process_environment();
   RunSetup setup;
   setup.progress = options.progress;
-  setup.fault = fault_for(environment(kFaultInjectionVariable), benchmark, rank);
+  setup.fault =
+      fault_for(environment(kFaultInjectionVariable), benchmark.model, benchmark.precision, rank);
   setup.host_memory_available = host_memory_share(environment, ranks_here);
   return setup;
 }

@@ -35,7 +35,7 @@ void FaultInjection::trigger() const {
 }
 
 std::optional<FaultInjection> fault_for(const std::optional<std::string>& setting,
-                                        const ResolvedBenchmark& benchmark, int rank) {
+                                        const std::string& model, Precision precision, int rank) {
   if (!setting) return std::nullopt;
   if (!test_hooks_enabled()) {
     log::warn("{} is ignored: it is a test hook, and {}=1 is not set", kFaultInjectionVariable,
@@ -50,8 +50,7 @@ std::optional<FaultInjection> fault_for(const std::optional<std::string>& settin
     kind = kind.substr(0, colon);
   }
   const FaultInjection fault{parse_name(kFaultKinds, kind, kFaultInjectionVariable)};
-  const bool aimed_here = target.empty() || target == benchmark.model ||
-                          target == to_string(benchmark.precision) ||
+  const bool aimed_here = target.empty() || target == model || target == to_string(precision) ||
                           target == "rank" + std::to_string(rank);
   if (!aimed_here) return std::nullopt;
   return fault;

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 
 namespace gpubench {
 
@@ -18,9 +18,10 @@ struct FaultInjection {
   [[noreturn]] void trigger() const;
 };
 
-// The fault `setting` asks of this benchmark on this rank; nothing when unset or aimed at
-// another model, precision or rank. Throws UsageError for a setting it cannot read.
+// The fault `setting` asks of a benchmark of `model` in `precision` on this rank; nothing when
+// unset or aimed at another model, precision or rank. Throws UsageError for a setting it cannot
+// read.
 std::optional<FaultInjection> fault_for(const std::optional<std::string>& setting,
-                                        const ResolvedBenchmark& benchmark, int rank);
+                                        const std::string& model, Precision precision, int rank);
 
 }  // namespace gpubench

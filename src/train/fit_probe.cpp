@@ -185,8 +185,9 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   ModelOptions placed = options;
   placed.defer_initialization = false;
   place_model(*model, device, placed, b.channels_last);
-  TrainingStep step(*model, policy,
-                    optimizer_settings_for(optimizer_for(b, info.optimizer), b.batch_size));
+  TrainingStep step(
+      *model, policy,
+      optimizer_settings_for(optimizer_for(b.optimizer, info.optimizer), b.batch_size));
   ProbeFits fits;
   fits.weights = counted_training_state(model->module(), step.optimizer()).weights;
   fits.optimizer_states = step.optimizer().planned_state_bytes();

@@ -14,7 +14,7 @@
 
 #include "features/graph_mode/graph_mode.h"
 #include "modeling/model_registry.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 #include "torch_support/captured_graph.h"
 #include "train/training_step.h"
 

@@ -75,7 +75,7 @@ class TrainWorkload : public Workload {
     batch_ = model.synthetic_batch(spec.batch_size, session.device(), spec.channels_last);
     step_ = std::make_unique<TrainingStep>(
         model, session.policy(),
-        optimizer_settings_for(optimizer_for(spec, session.info().optimizer),
+        optimizer_settings_for(optimizer_for(spec.optimizer, session.info().optimizer),
                                spec.batch_size * session.replica_count()),
         synchronizer_.get());
     if (spec.timeline && spec.blocks > 0) {

@@ -9,7 +9,7 @@
 
 #include "common/errors.h"
 #include "features/precision/fp8_linear.h"
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 #include "system/machine.h"
 
 namespace gpubench {

@@ -13,7 +13,7 @@
 
 #include <torch/torch.h>
 
-#include "settings/benchmark.h"
+#include "settings/setting_values.h"
 
 namespace gpubench::integer_weights {
 
