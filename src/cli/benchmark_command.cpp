@@ -40,19 +40,19 @@ int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output
   const std::string path = prepare_result_path(output, benchmark);
   warn_of_timing_hazards();
   ProgressPrinter progress = progress_for(benchmark);
-  const Result result = run_benchmark_here(benchmark, runner_options(global, &progress));
+  const Result result = launch({benchmark, std::nullopt}, runner_options(global, &progress));
   if (kept != nullptr) *kept = result;
   return report_result(result, path, !names_result_file(output), with_table);
 }
 
-void run_launched_rank(const LaunchedRank& rank, const std::string& output,
+void run_launched_rank(const BenchmarkLaunch& rank, const std::string& output,
                        const GlobalOptions& global) {
   int code = kExitOk;
   try {
     // The path of the result this rank reports is checked before the run.
     const std::string path = rank.reports() ? prepare_result_path(output, rank.benchmark) : "";
     ProgressPrinter progress = progress_for(rank.benchmark);
-    const Result result = run_as_launched_rank(rank, runner_options(global, &progress));
+    const Result result = launch(rank, runner_options(global, &progress));
     code = rank.reports() ? report_result(result, path, !names_result_file(output))
                           : exit_code_of(result);
   } catch (const UsageError& error) {  // not unwinding past c10d's threads

@@ -27,7 +27,7 @@ int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output
 
 // This process as a launcher's rank: runs, rank 0 of another launcher reports to `output`, and
 // the process ends with _Exit (no c10d thread stuck on a dead peer keeps it alive).
-[[noreturn]] void run_launched_rank(const LaunchedRank& rank, const std::string& output,
+[[noreturn]] void run_launched_rank(const BenchmarkLaunch& rank, const std::string& output,
                                     const GlobalOptions& global);
 
 }  // namespace gpubench::cli

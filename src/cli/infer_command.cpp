@@ -48,8 +48,8 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
       throw UsageError("under " + launch->launcher +
                        ", infer runs one batch size from its options (no list, no benchmark file)");
     }
-    run_launched_rank(resolve_as_launched_rank(infer_request(options, sizes), *launch),
-                      options.output, global);
+    run_launched_rank(launch_as_rank(infer_request(options, sizes), *launch), options.output,
+                      global);
   }
   const std::vector<ResolvedBenchmark> benchmarks = benchmarks_to_run(options, sizes);
   if (benchmarks.size() > 1 && names_result_file(options.output)) {

@@ -1,10 +1,12 @@
 // The hidden child subcommand (process/child_command.h): what suite entries, gpubench's ranks and
-// batch probes run. A resolved benchmark file run as given, never resolved again; the result
-// goes to --output (a rank's to its rank file). Nobody types it; it is left out of --help.
+// batch probes run. A resolved benchmark file run as given, never resolved again, through the
+// runner's one entry point (runner/runner.h); the result goes to --output (a rank's to its rank
+// file, which the runner writes). Nobody types it; it is left out of --help.
 #include "benchmark_command.h"
 #include "commands.h"
 #include "common/errors.h"
 #include "reporters.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
 
@@ -22,8 +24,18 @@ void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global) {
   cmd->callback([options, &global] {
     int code = kExitOk;
     try {
-      code = exit_code_of(
-          run_child(options->benchmark_file, options->output, runner_options(global, nullptr)));
+      const BenchmarkLaunch launch{read_benchmark_file(options->benchmark_file), launched_by()};
+      if (launch.rank && !launch.under_gpubench()) {
+        throw UsageError(std::string(kChildSubcommand) +
+                         " is what gpubench starts its children with; under " +
+                         launch.rank->launcher + " run `gpubench train` or `gpubench infer`");
+      }
+      if (!launch.rank && options->output.empty()) {
+        throw UsageError("--output names the child's result file");
+      }
+      const Result result = gpubench::launch(launch, runner_options(global, nullptr));
+      if (!launch.rank) save_result(result, options->output, /*new_name=*/false);
+      code = exit_code_of(result);
     } catch (const UsageError& error) {  // not unwinding past a rank's c10d threads
       code = usage_error(error.what());
     }

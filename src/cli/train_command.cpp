@@ -18,7 +18,7 @@ int run_train(const TrainOptions& options, const GlobalOptions& global) {
     if (!options.settings->benchmark_file.empty()) {
       throw UsageError("--benchmark-file is not for a launcher's ranks; give them the options");
     }
-    run_launched_rank(resolve_as_launched_rank(request, *launch), options.output, global);
+    run_launched_rank(launch_as_rank(request, *launch), options.output, global);
   }
   return run_and_report(benchmark_to_run(*options.settings, request), options.output, global);
 }

@@ -78,6 +78,46 @@ Result no_batch_trains(ResolvedBenchmark benchmark, const BatchSearchInfo& searc
   return result;
 }
 
+// This process alone: the batch searched first where asked, then the benchmark here or as its
+// ranks of gpubench's own launcher.
+Result run_alone(ResolvedBenchmark benchmark, const RunnerOptions& options) {
+  std::optional<BatchSearchInfo> search;
+  if (benchmark.batch_size == kSearchBatchSize) {
+    search =
+        find_largest_batch(benchmark, {executable_of(options), "warn", benchmark.timeout_s * 4.0});
+    if (search->found_batch == 0) return no_batch_trains(benchmark, *search);
+    benchmark.batch_size = search->found_batch;
+  }
+  log_plan(benchmark);
+  Result result;
+  if (benchmark.runs_process_group()) {
+    result = run_local_ranks(benchmark, {executable_of(options), options.log_level});
+  } else {
+    result = run_benchmark(benchmark, run_setup_for(benchmark, 0, 1, options));
+  }
+  if (search) result.batch_search = *search;
+  return result;
+}
+
+// This process as one rank of a launcher's run.
+Result run_as_rank(const BenchmarkLaunch& launch, const RunnerOptions& options) {
+  const LaunchEnvironment& rank = *launch.rank;
+  const ResolvedBenchmark& benchmark = launch.benchmark;
+  if (benchmark.gpus != rank.world_size) {
+    throw UsageError("the benchmark file is for " + std::to_string(benchmark.gpus) + " ranks but " +
+                     rank.launcher + " started " + std::to_string(rank.world_size));
+  }
+  if (launch.reports()) log_plan(benchmark);
+  const Result result = run_benchmark_as_rank(  // rank 0 alone shows progress
+      benchmark, rank, run_setup_for(benchmark, rank.rank, rank.local_world_size, options));
+  if (launch.under_gpubench()) {
+    write_json_atomically(rank_result_path(rank), result_to_json(result));
+  } else if (rank.rank != 0 && result.status != RunStatus::kOk) {
+    log::error("rank {}: benchmark {}: {}", rank.rank, to_string(result.status), result.error);
+  }
+  return result;
+}
+
 }  // namespace
 
 std::vector<ResolvedBenchmark> resolve_here(const std::vector<BenchmarkRequest>& requests,
@@ -117,77 +157,26 @@ ResolvedBenchmark checked_benchmark_file(const std::string& path) {
   return given;
 }
 
-Result run_benchmark_here(ResolvedBenchmark benchmark, const RunnerOptions& options) {
-  std::optional<BatchSearchInfo> search;
-  if (benchmark.batch_size == kSearchBatchSize) {
-    search =
-        find_largest_batch(benchmark, {executable_of(options), "warn", benchmark.timeout_s * 4.0});
-    if (search->found_batch == 0) return no_batch_trains(benchmark, *search);
-    benchmark.batch_size = search->found_batch;
+BenchmarkLaunch launch_as_rank(BenchmarkRequest request, const LaunchEnvironment& rank) {
+  if (request.gpus && *request.gpus != rank.world_size) {
+    log::warn("--gpus {} ignored: {} started {} ranks", *request.gpus, rank.launcher,
+              rank.world_size);
   }
-  log_plan(benchmark);
-  Result result;
-  if (benchmark.runs_process_group()) {
-    result = run_local_ranks(benchmark, {executable_of(options), options.log_level});
-  } else {
-    result = run_benchmark(benchmark, run_setup_for(benchmark, 0, 1, options));
-  }
-  if (search) result.batch_search = *search;
-  return result;
-}
-
-LaunchedRank resolve_as_launched_rank(BenchmarkRequest request, const LaunchEnvironment& launch) {
-  if (request.gpus && *request.gpus != launch.world_size) {
-    log::warn("--gpus {} ignored: {} started {} ranks", *request.gpus, launch.launcher,
-              launch.world_size);
-  }
-  request.gpus = launch.world_size;
+  request.gpus = rank.world_size;
   if (request.batch_size == kSearchBatchSize) {
     throw UsageError(
         "--batch-size max searches with probes of one process; find the batch with "
         "`gpubench train --batch-size max` (or `gpubench fit`) first, then give it to " +
-        launch.launcher);
+        rank.launcher);
   }
   if (request.mode == Mode::kGraph) {
-    throw UsageError(graph_mode_unsupported_in_process_group(launch.launcher, launch.world_size));
+    throw UsageError(graph_mode_unsupported_in_process_group(rank.launcher, rank.world_size));
   }
-  return {launch, resolve(request, read_machine_facts(launch.local_world_size))};
+  return {resolve(request, read_machine_facts(rank.local_world_size)), rank};
 }
 
-Result run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options) {
-  const LaunchEnvironment& launch = rank.launch;
-  const ResolvedBenchmark& benchmark = rank.benchmark;
-  if (benchmark.gpus != launch.world_size) {
-    throw UsageError("the benchmark file is for " + std::to_string(benchmark.gpus) + " ranks but " +
-                     launch.launcher + " started " + std::to_string(launch.world_size));
-  }
-  if (rank.reports()) log_plan(benchmark);
-  const Result result = run_benchmark_as_rank(  // rank 0 alone shows progress
-      benchmark, launch, run_setup_for(benchmark, launch.rank, launch.local_world_size, options));
-  if (rank.under_gpubench()) {
-    write_json_atomically(rank_result_path(launch), result_to_json(result));
-  } else if (launch.rank != 0 && result.status != RunStatus::kOk) {
-    log::error("rank {}: benchmark {}: {}", launch.rank, to_string(result.status), result.error);
-  }
-  return result;
-}
-
-Result run_child(const std::string& benchmark_file, const std::string& result_path,
-                 const RunnerOptions& options) {
-  const ResolvedBenchmark benchmark = read_benchmark_file(benchmark_file);
-  if (const auto launch = launched_by()) {
-    const LaunchedRank rank{*launch, benchmark};
-    if (!rank.under_gpubench()) {
-      throw UsageError(std::string(kChildSubcommand) +
-                       " is what gpubench starts its children with; under " + launch->launcher +
-                       " run `gpubench train` or `gpubench infer`");
-    }
-    return run_as_launched_rank(rank, options);
-  }
-  if (result_path.empty()) throw UsageError("--output names the child's result file");
-  const Result result = run_benchmark_here(benchmark, options);
-  write_json_atomically(result_path, result_to_json(result));
-  return result;
+Result launch(const BenchmarkLaunch& launch, const RunnerOptions& options) {
+  return launch.rank ? run_as_rank(launch, options) : run_alone(launch.benchmark, options);
 }
 
 MemoryFit predict_memory(const ResolvedBenchmark& benchmark, bool by_blocks) {

@@ -47,36 +47,34 @@ std::vector<ResolvedBenchmark> resolve_here(const std::vector<BenchmarkRequest>&
 // resolves to anything else is refused. Throws UsageError.
 ResolvedBenchmark checked_benchmark_file(const std::string& path);
 
-// Runs `benchmark` from here: its batch found first when batch_size is max (probes in child
-// processes), then in this process, or as benchmark.gpus ranks of gpubench's own launcher.
-// Never throws for a run-time failure (the result says failed or oom); throws Interrupted on
-// SIGINT/SIGTERM and UsageError for a benchmark that cannot start.
-Result run_benchmark_here(ResolvedBenchmark benchmark, const RunnerOptions& options);
-
-// This process as one rank of a launcher's run (detect_launch_environment).
-struct LaunchedRank {
-  LaunchEnvironment launch;
+// A resolved benchmark and where this process runs it from: alone (in this process, or as the
+// benchmark's ranks of gpubench's own launcher, its batch found first by a search where asked),
+// or as one rank of a launcher's run (torchrun, srun, mpirun, or gpubench's own, whose ranks are
+// its children).
+struct BenchmarkLaunch {
   ResolvedBenchmark benchmark;
+  std::optional<LaunchEnvironment> rank;  // this process as that launcher's rank
+
   // Under gpubench's own launcher every rank writes its result to its rank file, which the
   // launcher reads; under another launcher rank 0's result is the run's, for the caller to
   // report, and the other ranks report nothing.
-  bool under_gpubench() const { return !launch.rank_results_folder.empty(); }
-  bool reports() const { return launch.rank == 0 && !under_gpubench(); }
+  bool under_gpubench() const { return rank && !rank->rank_results_folder.empty(); }
+  bool reports() const { return !rank || (rank->rank == 0 && !under_gpubench()); }
 };
+
 // `request` as the launcher's rank: its world size, the machine's devices as the launcher bound
 // them; refuses the batch search and graph mode (there is a process group). Throws UsageError.
-LaunchedRank resolve_as_launched_rank(BenchmarkRequest request, const LaunchEnvironment& launch);
+BenchmarkLaunch launch_as_rank(BenchmarkRequest request, const LaunchEnvironment& rank);
 
-// Joins the other ranks and runs; under gpubench's launcher, writes the rank file. The result is
-// the caller's to report where rank.reports(). The process should end with _Exit afterwards, so
-// that no c10d thread stuck on a dead peer keeps it alive.
-Result run_as_launched_rank(const LaunchedRank& rank, const RunnerOptions& options);
-
-// The child subcommand: the benchmark in `benchmark_file` (gpubench.benchmark/1) run as given,
-// and its result written whole: under gpubench's launcher the child is a rank
-// (run_as_launched_rank, its rank file); otherwise run_benchmark_here, to `result_path`.
-Result run_child(const std::string& benchmark_file, const std::string& result_path,
-                 const RunnerOptions& options);
+// The one entry point that runs a benchmark and returns its result, for every kind of run:
+// alone, the benchmark in this process (run/run_benchmark.h) or as its ranks
+// (process/rank_run.h), after the batch search (process/batch_probes.h) when batch_size is max;
+// as a launcher's rank, it joins the other ranks and runs, and under gpubench's launcher writes
+// its rank file. The result is the caller's to report where launch.reports(). Never throws for a
+// run-time failure (the result says failed or oom); throws Interrupted on SIGINT/SIGTERM and
+// UsageError for a benchmark that cannot start. A rank's process should end with _Exit
+// afterwards, so that no c10d thread stuck on a dead peer keeps it alive.
+Result launch(const BenchmarkLaunch& launch, const RunnerOptions& options);
 
 // fit: `benchmark`'s peak memory per device as a function of batch (and length), from short
 // probes of its training step here (train/fit_probe.h); `by_blocks` probes 1 and 2 of its
