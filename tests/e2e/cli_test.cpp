@@ -14,6 +14,8 @@
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
 #include "process/child_process.h"
+#include "results/result.h"
+#include "settings/benchmark_fields.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"
 
@@ -407,6 +409,38 @@ TEST(Cli, FailingTrainRecordsAFailedResultAndExitsOne) {
   const auto r = read_json(dir.file("r.json"));
   EXPECT_EQ(r["status"], "oom");
   EXPECT_NE(r["error"].get<std::string>().find("out of memory"), std::string::npos);
+}
+
+// The hidden child subcommand runs a resolved benchmark file through the runner's one entry point
+// and writes the result where --output says; it refuses to run without that file, and under
+// another launcher (a torchrun rank runs `gpubench train`, which resolves).
+TEST(Cli, TheChildRunsItsBenchmarkFileAndWritesItsResult) {
+  ScratchDirectory dir("cli-child");
+  const auto first = run_gpubench("train --model test-tiny-cnn " + std::string(kTinyCpuRun) +
+                                  " --output " + dir.file("first.json"));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const ResolvedBenchmark benchmark = read_result_file(dir.file("first.json")).benchmark;
+  write_benchmark_file(dir.file("b.json"), benchmark);
+  // gpubench-train, beside gpubench: what parents start their children with.
+  const std::string train_binary =
+      (std::filesystem::path(GPUBENCH_BINARY).parent_path() / "gpubench-train").string();
+  const std::string child = train_binary + " run-benchmark " + dir.file("b.json");
+
+  const auto ran = testing::run_command(child + " --output " + dir.file("child.json"));
+  ASSERT_EQ(ran.exit_code, 0) << ran.output;
+  const auto result = read_json(dir.file("child.json"));
+  EXPECT_EQ(result["status"], "ok");
+  EXPECT_EQ(read_result_file(dir.file("child.json")).benchmark, benchmark);
+
+  expect_refused(child.substr(child.find(' ') + 1), "--output names the child's result file");
+  const auto under_torchrun = testing::run_command(
+      "RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 "
+      "MASTER_PORT=29999 " +
+      child + " --output " + dir.file("rank.json"));
+  testing::expect_refusal(under_torchrun, "run-benchmark under torchrun",
+                          "run-benchmark is what gpubench starts its children with; under "
+                          "torchrun run `gpubench train` or `gpubench infer`");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("rank.json")));
 }
 
 TEST(Cli, SuiteKeepsGoingPastFailuresAndRecordsEachOne) {
