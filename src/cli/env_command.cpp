@@ -39,6 +39,13 @@ std::string gpus_line(const SystemInfo& system) {
   return "gpus: " + devices + (system.driver.empty() ? "" : " (driver " + system.driver + ")");
 }
 
+// The tf32 and cuDNN flags below are what this process starts with; a run sets them for its
+// precision (TF32 on for matmuls and cuDNN with precision tf32 alone) and records those it ran
+// with.
+constexpr const char* kSystemBlockHeading =
+    "system block, as a result records it (its tf32_* and cudnn_* flags are LibTorch's defaults "
+    "here; each run sets them for its precision and records its own):";
+
 }  // namespace
 
 void add_env_command(CLI::App& app, int& exit_code) {
@@ -54,8 +61,8 @@ void add_env_command(CLI::App& app, int& exit_code) {
     }
     const SystemInfo system = collect_system_info();
     if (*format == "text") {
-      std::printf("%s\n%s\n\nsystem block, as a result records it:\n",
-                  libtorch_line(system).c_str(), gpus_line(system).c_str());
+      std::printf("%s\n%s\n\n%s\n", libtorch_line(system).c_str(), gpus_line(system).c_str(),
+                  kSystemBlockHeading);
     }
     std::printf("%s\n", json_text(nlohmann::json(system)).c_str());
     exit_code = kExitOk;

@@ -316,7 +316,9 @@ TEST(Cli, EnvPrintsTheSystemBlock) {
 }
 
 // Its first lines: the LibTorch in use (its version, whether it has CUDA, the folder it was
-// loaded from) and the GPUs it sees, or why none can be used; then the same system block.
+// loaded from) and the GPUs it sees, or why none can be used; then the same system block, its
+// tf32 and cuDNN flags said to be the process's defaults (a CPU run records tf32_cudnn false
+// where env shows LibTorch's true).
 TEST(Cli, EnvFirstSaysTheLibTorchAndTheGpus) {
   const auto result = run_gpubench("env");
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -339,7 +341,9 @@ TEST(Cli, EnvFirstSaysTheLibTorchAndTheGpus) {
     EXPECT_EQ(gpus.rfind("gpus: " + std::to_string(torch::cuda::device_count()) + " ", 0), 0u)
         << gpus;
   }
-  const std::string heading = "system block, as a result records it:\n";
+  const std::string heading =
+      "system block, as a result records it (its tf32_* and cudnn_* flags are LibTorch's "
+      "defaults here; each run sets them for its precision and records its own):\n";
   const auto block = result.output.find(heading);
   ASSERT_NE(block, std::string::npos) << result.output;
   expect_this_system(nlohmann::json::parse(result.output.substr(block + heading.size())));
