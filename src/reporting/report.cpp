@@ -136,8 +136,11 @@ ReportCell throughput_cell(const Result* r) {
   const auto& trials = r->metrics.trials;
   if (r->status == RunStatus::kPublished) {
     text += " (published)";
-  } else if (const double cv = coefficient_of_variation(trials); std::isfinite(cv)) {
+    return {r->metrics.throughput, text};
+  }
+  if (const double cv = coefficient_of_variation(trials); std::isfinite(cv)) {
     text += " ±" + format_fixed(100.0 * cv, 1) + "%";
+    return {r->metrics.throughput, text, 100.0 * cv};
   }
   return {r->metrics.throughput, text};
 }

@@ -13,6 +13,9 @@ namespace gpubench {
 struct ReportCell {
   std::optional<double> value;
   std::string text;  // the value as shown, or why there is none ("oom: ...", "not run")
+  // The spread of the trials the value is the median of (their coefficient of variation, %),
+  // where the cell is one measured result's.
+  std::optional<double> spread_pct = std::nullopt;
 };
 
 struct ReportRow {
@@ -73,6 +76,10 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
                         const std::vector<std::string>& across = {});
 
 std::string render_markdown(const Report& report);
+// Tidy: one header and one record per cell of every table (a throughput table's cell is one
+// benchmark's result): the table's id, each table's row labels under their column names (empty
+// where a table has no such label), the cell's column, its value in full precision, its
+// trials' spread and its text; a table's notes as records of column "note".
 std::string render_csv(const Report& report);
 // {"schema": kReportSchema, "title", "tables"}: a folder's reader passes over it.
 inline constexpr const char* kReportSchema = "gpubench.report/1";

@@ -128,18 +128,52 @@ std::string render_markdown(const Report& report) {
 }
 
 std::string render_csv(const Report& report) {
-  std::string out;
+  std::vector<std::string> labels;  // every table's label columns, in the order first met
   for (const ReportTable& table : report.tables) {
-    if (!out.empty()) out += "\n";
-    out += "# " + terminal_safe(table.title) + "\n";
-    const auto row_line = [](const std::vector<std::string>& cells) {
-      std::vector<std::string> fields;
-      for (const auto& cell : cells) fields.push_back(csv_field(cell));
-      return join(fields, ",") + "\n";
+    for (const std::string& label : table.label_columns) {
+      if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+    }
+  }
+  const auto number = [](const std::optional<double>& value) {
+    if (!value || !std::isfinite(*value)) return std::string();
+    if (std::abs(*value) < 9e15 && *value == std::trunc(*value)) {  // bytes, counts
+      return std::to_string(static_cast<int64_t>(*value));
+    }
+    return nlohmann::json(*value).dump();  // the shortest text that reads back the same
+  };
+  const auto record = [](const std::vector<std::string>& fields) {
+    std::vector<std::string> quoted;
+    for (const std::string& field : fields) quoted.push_back(csv_field(field));
+    return join(quoted, ",") + "\n";
+  };
+  std::vector<std::string> header = {"table"};
+  header.insert(header.end(), labels.begin(), labels.end());
+  header.insert(header.end(), {"column", "value", "spread_pct", "text"});
+  std::string out = record(header);
+  for (const ReportTable& table : report.tables) {
+    const auto fields_of = [&](const std::vector<std::string>& row_labels) {
+      std::vector<std::string> fields = {table.id};
+      for (const std::string& label : labels) {
+        const auto at = std::find(table.label_columns.begin(), table.label_columns.end(), label);
+        const auto index = static_cast<size_t>(at - table.label_columns.begin());
+        fields.push_back(index < row_labels.size() ? row_labels[index] : "");
+      }
+      return fields;
     };
-    out += row_line(header_of(table));
-    for (const ReportRow& row : table.rows) out += row_line(cells_of(row));
-    for (const std::string& note : table.notes) out += "# " + terminal_safe(note) + "\n";
+    for (const ReportRow& row : table.rows) {
+      for (size_t c = 0; c < row.cells.size() && c < table.columns.size(); ++c) {
+        const ReportCell& cell = row.cells[c];
+        std::vector<std::string> fields = fields_of(row.labels);
+        fields.insert(fields.end(), {table.columns[c], number(cell.value), number(cell.spread_pct),
+                                     terminal_safe(cell.text)});
+        out += record(fields);
+      }
+    }
+    for (const std::string& note : table.notes) {
+      std::vector<std::string> fields = fields_of({});
+      fields.insert(fields.end(), {"note", "", "", terminal_safe(note)});
+      out += record(fields);
+    }
   }
   return out;
 }

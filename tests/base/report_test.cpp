@@ -105,15 +105,33 @@ TEST(Report, MarkdownTablesFromFixturesAreExact) {
   EXPECT_EQ(render_markdown(build_report(fixtures(), options)), kExpectedMarkdown);
 }
 
+// The CSV is tidy: one header, one record per cell, its value, its trials' spread and its text in
+// columns of their own.
 TEST(Report, CsvAndJsonCarryTheSameCells) {
   const Report report = build_report(fixtures(), {});
   const std::string csv = render_csv(report);
-  EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n', csv.find('\n') + 1) + 1) + 1),
-            "# Throughput (global, median trial ± CV of trials)\n"
-            "model,precision,setup,unit,NVIDIA A40 x1,NVIDIA A40 x4 (bucket 25 MiB),NVIDIA L40S "
-            "x1,NVIDIA L40S x4 (bucket 25 MiB)\n"
-            "resnet50,fp16,batch 64,images/sec,1262.0 ±1.0%,4543.2 ±0.0%,2524.0 ±0.0%,oom: CUDA "
-            "out of memory. Tried to allocate 2.00 GiB\n");
+  std::istringstream lines(csv);
+  std::string header, first, second, third, fourth;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  std::getline(lines, third);
+  std::getline(lines, fourth);
+  EXPECT_EQ(header.rfind("table,model,precision,setup,unit,", 0), 0u) << header;
+  const std::string tail = ",column,value,spread_pct,text";
+  EXPECT_EQ(header.substr(header.size() - tail.size()), tail) << header;
+  const std::string row = "throughput,resnet50,fp16,batch 64,images/sec,";
+  const size_t blanks = static_cast<size_t>(std::count(header.begin(), header.end(), ',') -
+                                            8);  // label columns of other tables
+  const std::string empty(blanks, ',');
+  // The spread in full (0.95 %), where the text rounds it.
+  EXPECT_EQ(first, row + empty + "NVIDIA A40 x1,1262,0.9508716323296356,1262.0 ±1.0%") << csv;
+  EXPECT_EQ(second, row + empty + "NVIDIA A40 x4 (bucket 25 MiB),4543.2,0,4543.2 ±0.0%") << csv;
+  EXPECT_EQ(third, row + empty + "NVIDIA L40S x1,2524,0,2524.0 ±0.0%") << csv;
+  EXPECT_EQ(fourth, row + empty +
+                        "NVIDIA L40S x4 (bucket 25 MiB),,,oom: CUDA out of memory. Tried to "
+                        "allocate 2.00 GiB")
+      << csv;
   const auto json = nlohmann::json::parse(render_json(report));
   const auto& table = json["tables"][0];
   EXPECT_EQ(table["id"], "throughput");
