@@ -43,10 +43,16 @@ int run_rank(const AllreduceOptions& options, const AllreduceSweep& sweep,
   report.launcher = launch.launcher;
   report.sweep = sweep;
   report.system = collect_system_info();
-  std::fputs(render_allreduce_table(report).c_str(), stdout);
+  const std::string json = json_text(allreduce_report_to_json(report)) + "\n";
+  std::fputs(options.format == "json" ? json.c_str()
+                                      : render_allreduce_table(report, options.format).c_str(),
+             stdout);
   if (!options.output.empty()) {
-    write_output(options.output, json_text(allreduce_report_to_json(report)) + "\n");
-    std::printf("result: %s\n", shown(options.output).c_str());
+    write_output(options.output, json);
+    // Said where a person reads the output; json and csv stay one document.
+    if (options.format == "table" || options.format == "markdown") {
+      std::printf("result: %s\n", shown(options.output).c_str());
+    }
   }
   return kExitOk;
 }

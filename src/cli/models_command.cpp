@@ -24,8 +24,10 @@ void add_models_command(CLI::App& app, int& exit_code) {
   auto names = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("models", torch_command_description("models"));
   cmd->add_option("names", *names, "Only these models (default: all)");
-  cmd->add_option("--format", *format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}))
+  std::vector<std::string> formats = kTextTableFormats;
+  formats.push_back("json");
+  cmd->add_option("--format,-f", *format, "table (for the terminal), markdown, csv or json")
+      ->check(CLI::IsMember(formats))
       ->capture_default_str();
   cmd->callback([format, names, &exit_code] {
     std::vector<const ModelInfo*> models;
@@ -53,8 +55,9 @@ void add_models_command(CLI::App& app, int& exit_code) {
                      format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }
-    std::fputs(*format == "json" ? (json_text(list) + "\n").c_str() : table.render().c_str(),
-               stdout);
+    std::fputs(
+        *format == "json" ? (json_text(list) + "\n").c_str() : table.render_as(*format).c_str(),
+        stdout);
     exit_code = kExitOk;
   });
 }

@@ -5,9 +5,35 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace gpubench {
+
+std::string TextTable::render_markdown() const {
+  std::string out = markdown_row(header_);
+  out += markdown_row(std::vector<std::string>(header_.size(), "---"));
+  for (const auto& row : rows_) out += markdown_row(row);
+  return out;
+}
+
+std::string TextTable::render_csv() const {
+  const auto record = [](const std::vector<std::string>& cells) {
+    std::string out;
+    for (const std::string& cell : cells) out += (out.empty() ? "" : ",") + csv_field(cell);
+    return out + "\n";
+  };
+  std::string out = record(header_);
+  for (const auto& row : rows_) out += record(row);
+  return out;
+}
+
+std::string TextTable::render_as(const std::string& format) const {
+  if (format == "table") return render();
+  if (format == "markdown") return render_markdown();
+  if (format == "csv") return render_csv();
+  throw std::invalid_argument("no table format '" + format + "'");
+}
 
 std::string TextTable::render() const {
   std::vector<size_t> widths(header_.size(), 0);

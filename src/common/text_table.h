@@ -10,12 +10,22 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
   void add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Aligned columns for the terminal.
   std::string render() const;
+  // A Markdown table (markdown_row), and CSV (csv_field): one header record, a record per row.
+  std::string render_markdown() const;
+  std::string render_csv() const;
+  // By its format's name: "table" (render), "markdown" or "csv"; std::invalid_argument for
+  // another (the commands check theirs first: kTextTableFormats).
+  std::string render_as(const std::string& format) const;
 
  private:
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// The formats a TextTable renders in, for the commands' --format options.
+inline const std::vector<std::string> kTextTableFormats = {"table", "markdown", "csv"};
 
 // Text from result files (written by many machines and people) never changes the structure of
 // an output: each format's escaping below.

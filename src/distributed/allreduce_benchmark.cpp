@@ -54,7 +54,7 @@ std::string format_byte_size(int64_t bytes) {
   return std::to_string(bytes) + " " + units[unit];
 }
 
-std::string render_allreduce_table(const AllreduceReport& report) {
+std::string render_allreduce_table(const AllreduceReport& report, const std::string& format) {
   TextTable table(
       {"size", "bytes", "count", "type", "time (us)", "algbw (GB/s)", "busbw (GB/s)", "#wrong"});
   for (const auto& row : report.rows) {
@@ -63,10 +63,11 @@ std::string render_allreduce_table(const AllreduceReport& report) {
                    format_fixed(row.algbw_gbps, 3), format_fixed(row.busbw_gbps, 3),
                    std::to_string(row.wrong)});
   }
+  if (format == "csv") return table.render_csv();
   return "all-reduce (sum, in place) over " + std::to_string(report.world_size) + " " +
          report.device + " rank(s) on " + std::to_string(report.nodes) + " node(s), " +
          report.backend + ", " + std::to_string(report.sweep.iters) + " iterations per size\n" +
-         table.render();
+         (format == "markdown" ? "\n" : "") + table.render_as(format);
 }
 
 nlohmann::json allreduce_report_to_json(const AllreduceReport& report) {

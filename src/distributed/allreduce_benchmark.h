@@ -44,7 +44,10 @@ std::vector<AllreduceRow> run_allreduce_sweep(Collectives& collectives,
 
 std::string format_byte_size(int64_t bytes);
 
-std::string render_allreduce_table(const AllreduceReport& report);
+// The rows as a table in `format` (TextTable::render_as); the table and markdown forms under a
+// line saying what was measured.
+std::string render_allreduce_table(const AllreduceReport& report,
+                                   const std::string& format = "table");
 nlohmann::json allreduce_report_to_json(const AllreduceReport& report);
 
 }  // namespace gpubench

@@ -52,5 +52,32 @@ TEST(Allreduce, SweepValidation) {
   EXPECT_THROW(validate_sweep(sweep), UsageError);
 }
 
+// The same rows in every format a person or a script reads: the terminal's and Markdown's under
+// the line saying what ran, CSV alone (one header record, a record per size).
+TEST(Allreduce, TheTableRendersInEachFormat) {
+  AllreduceReport report;
+  report.world_size = 2;
+  report.backend = "gloo";
+  report.device = "cpu";
+  report.rows = {{1024, 256, 12.5, 0.082, 0.082, 0}, {2048, 512, 20.0, 0.1024, 0.1024, 0}};
+  const std::string heading =
+      "all-reduce (sum, in place) over 2 cpu rank(s) on 1 node(s), gloo, 20 iterations per size\n";
+  const std::string table = render_allreduce_table(report);
+  EXPECT_EQ(table.rfind(heading + "size", 0), 0u) << table;
+  EXPECT_NE(table.find("\n1 KiB  1024   256    float32  12.5"), std::string::npos) << table;
+  EXPECT_EQ(
+      render_allreduce_table(report, "markdown"),
+      heading +
+          "\n| size | bytes | count | type | time (us) | algbw (GB/s) | busbw (GB/s) | #wrong "
+          "|\n| --- | --- | --- | --- | --- | --- | --- | --- |\n"
+          "| 1 KiB | 1024 | 256 | float32 | 12.5 | 0.082 | 0.082 | 0 |\n"
+          "| 2 KiB | 2048 | 512 | float32 | 20.0 | 0.102 | 0.102 | 0 |\n");
+  EXPECT_EQ(render_allreduce_table(report, "csv"),
+            "size,bytes,count,type,time (us),algbw (GB/s),busbw (GB/s),#wrong\n"
+            "1 KiB,1024,256,float32,12.5,0.082,0.082,0\n"
+            "2 KiB,2048,512,float32,20.0,0.102,0.102,0\n");
+  EXPECT_THROW(render_allreduce_table(report, "yaml"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -285,6 +285,17 @@ TEST(Cli, ModelsListsResNetFiftyWithCountedFigures) {
   const auto models = nlohmann::json::parse(result.output);
   ASSERT_EQ(models.size(), 2u);
   expect_refused("models resnet5", "unknown model 'resnet5'");
+  // The same listing as CSV and Markdown, for a spreadsheet or a page.
+  const auto csv = run_gpubench("models test-tiny-cnn --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("name,family,task,input,params,active params,forward GFLOPs/sample,"
+                             "default batch,reference\ntest-tiny-cnn,",
+                             0),
+            0u)
+      << csv.output;
+  const auto markdown = run_gpubench("models test-tiny-cnn --format markdown");
+  EXPECT_EQ(markdown.output.rfind("| name | family | task |", 0), 0u) << markdown.output;
+  expect_refused("models --format yaml", "--format: yaml not in {table,markdown,csv,json}");
   // In the order asked; the counts are torchvision's parameters and the counted forward FLOPs.
   EXPECT_EQ(models[0]["name"], "resnet50");
   EXPECT_EQ(models[0]["task"], "image-classification");
