@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/standard_streams.h"
 #include "gpubench/build_info.h"
+#include "help_formatter.h"
 
 namespace gpubench::cli {
 namespace {
@@ -206,6 +207,8 @@ std::unique_ptr<CLI::App> new_app(GlobalOptions& global, const CommandRegistrati
                                   int& exit_code) {
   auto app = std::make_unique<CLI::App>(
       "gpubench: deep-learning training throughput on GPUs (and CPUs)", "gpubench");
+  // Before the subcommands: each takes its parent's formatter as it is added.
+  app->formatter(std::make_shared<WrappingFormatter>(help_width()));
   app->set_version_flag("--version", std::string(GPUBENCH_VERSION) + " (" GPUBENCH_GIT_COMMIT ")");
   app->require_subcommand(1);
   app->fallthrough();

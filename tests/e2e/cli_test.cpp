@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/benchmark_options.h"
+#include "cli/help_formatter.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
@@ -203,6 +204,27 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
 // training subcommands to gpubench-train in the same process.
 // Each command's help lists the settings it uses, grouped by section and typed; the others are
 // still taken, and resolve says why they do not apply.
+// Help fits the width: the terminal's, else $COLUMNS, else 100 (the tests' output is a pipe).
+TEST(Cli, HelpIsWrappedToTheWidth) {
+  EXPECT_EQ(cli::wrapped("a bb ccc dddddd e", 4), "a bb\nccc\ndddddd\ne");
+  EXPECT_EQ(cli::wrapped("one two\nthree", 20), "one two\nthree");
+  const auto longest_line = [](const std::string& text) {
+    size_t longest = 0;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) longest = std::max(longest, line.size());
+    return longest;
+  };
+  for (const auto& [columns, width] :
+       std::vector<std::pair<std::string, size_t>>{{"env -u COLUMNS ", 100}, {"COLUMNS=80 ", 80}}) {
+    for (const char* command : {"train", "infer", "fit", "report", "scale"}) {
+      const auto help =
+          testing::run_command(columns + std::string(GPUBENCH_BINARY) + " " + command + " --help");
+      ASSERT_EQ(help.exit_code, 0) << help.output;
+      EXPECT_LE(longest_line(help.output), width) << columns << command << "\n" << help.output;
+    }
+  }
+}
+
 TEST(Cli, EachCommandsHelpListsItsOwnOptionsGroupedAndTyped) {
   const auto help = [](const std::string& command) {
     const auto run = testing::run_gpubench(command + " --help");

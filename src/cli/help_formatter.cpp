@@ -1,0 +1,74 @@
+#include "help_formatter.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+namespace gpubench::cli {
+
+size_t help_width() {
+  constexpr size_t kNarrowest = 60;
+  winsize window{};
+  if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &window) == 0 &&
+      window.ws_col > 0) {
+    return std::max<size_t>(kNarrowest, window.ws_col);
+  }
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const long value = std::strtol(columns, &end, 10);
+    if (end != columns && *end == '\0' && value > 0 && value <= 10000) {
+      return std::max<size_t>(kNarrowest, static_cast<size_t>(value));
+    }
+  }
+  return kDefaultHelpWidth;
+}
+
+std::string wrapped(const std::string& text, size_t width) {
+  std::string out, line;
+  std::istringstream paragraphs(text);
+  bool first_paragraph = true;
+  for (std::string paragraph; std::getline(paragraphs, paragraph);) {
+    if (!first_paragraph) out += "\n";
+    first_paragraph = false;
+    std::istringstream words(paragraph);
+    line.clear();
+    for (std::string word; words >> word;) {
+      if (!line.empty() && line.size() + 1 + word.size() > width) {
+        out += line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + word;
+    }
+    out += line;
+  }
+  return out;
+}
+
+WrappingFormatter::WrappingFormatter(size_t width) : width_(width) {
+  column_width(30);  // CLI11's default, kept: the descriptions start where they always did
+}
+
+size_t WrappingFormatter::description_width() const {
+  return width_ > column_width_ + 20 ? width_ - column_width_ : 20;
+}
+
+std::string WrappingFormatter::make_option_desc(const CLI::Option* option) const {
+  return wrapped(CLI::Formatter::make_option_desc(option), description_width());
+}
+
+std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {
+  std::stringstream out;
+  CLI::detail::format_help(out, sub->get_display_name(true),
+                           wrapped(sub->get_description(), description_width()), column_width_);
+  return out.str();
+}
+
+std::string WrappingFormatter::make_description(const CLI::App* app) const {
+  const std::string description = CLI::Formatter::make_description(app);
+  return description.empty() ? description : wrapped(description, width_) + "\n";
+}
+
+}  // namespace gpubench::cli
