@@ -20,6 +20,7 @@
 #include "common/standard_streams.h"
 #include "gpubench/build_info.h"
 #include "help_formatter.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 namespace {
@@ -215,6 +216,8 @@ std::unique_ptr<CLI::App> new_app(GlobalOptions& global, const CommandRegistrati
   app->add_option("--log-level", global.log_level, "Log level")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+  app->add_flag("--wide", global.wide,
+                "Tables at their full width on a terminal too (they fit 100 columns there)");
   add_commands(*app, global, exit_code);
   return app;
 }
@@ -230,7 +233,10 @@ int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
   int exit_code = kExitOk;
   const std::unique_ptr<CLI::App> app_holder = new_app(global, add_commands, exit_code);
   CLI::App& app = *app_holder;
-  app.parse_complete_callback([&] { log::configure(global.log_level); });
+  app.parse_complete_callback([&] {
+    log::configure(global.log_level);
+    set_wide_tables(global.wide);
+  });
   if (const std::string error = unknown_subcommand(app, named_subcommand(argc, argv));
       !error.empty()) {
     return usage_error(error);

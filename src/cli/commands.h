@@ -43,6 +43,8 @@ inline constexpr ExitCodeMeaning kExitCodes[] = {
 
 struct GlobalOptions {
   std::string log_level = "info";
+  // --wide: tables at their natural width on a terminal too (cli/terminal_width.h).
+  bool wide = false;
   // The command line after the executable's name, as given: what a subcommand's ranks run again
   // (the way torchrun starts each rank with the same command).
   std::vector<std::string> arguments;

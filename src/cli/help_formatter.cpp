@@ -1,30 +1,9 @@
 #include "help_formatter.h"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 
 namespace gpubench::cli {
-
-size_t help_width() {
-  constexpr size_t kNarrowest = 60;
-  winsize window{};
-  if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &window) == 0 &&
-      window.ws_col > 0) {
-    return std::max<size_t>(kNarrowest, window.ws_col);
-  }
-  if (const char* columns = std::getenv("COLUMNS")) {
-    char* end = nullptr;
-    const long value = std::strtol(columns, &end, 10);
-    if (end != columns && *end == '\0' && value > 0 && value <= 10000) {
-      return std::max<size_t>(kNarrowest, static_cast<size_t>(value));
-    }
-  }
-  return kDefaultHelpWidth;
-}
 
 std::string wrapped(const std::string& text, size_t width) {
   std::string out, line;

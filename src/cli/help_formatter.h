@@ -1,7 +1,7 @@
 // --help wrapped to the terminal: each description (an option's, a subcommand's, the command's)
-// broken at spaces so that no line passes the width, continuation lines indented under the
-// description column. The width: the terminal's where standard output is one, else $COLUMNS,
-// else 100 (so that help piped to a pager or a file still reads).
+// broken at spaces so that no line passes the width (help_width, cli/terminal_width.h: piped to
+// a pager or a file, help still reads), continuation lines indented under the description
+// column.
 #pragma once
 
 #include <cstddef>
@@ -10,12 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "terminal_width.h"
+
 namespace gpubench::cli {
-
-inline constexpr size_t kDefaultHelpWidth = 100;
-
-// The width help is wrapped to (above); at least 60.
-size_t help_width();
 
 // `text` broken at spaces into lines of at most `width` characters (a word longer than that on
 // a line of its own); the text's own line breaks kept.

@@ -17,6 +17,7 @@
 #include "reporting/tpot_target.h"
 #include "results/result_path.h"
 #include "runner/runner.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 namespace {
@@ -68,7 +69,7 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
     code =
         std::max(code, run_and_report(benchmark, options.output, global, &results.back(), !sweep));
   }
-  if (sweep) write_standard_output(render_results_table(results));
+  if (sweep) write_standard_output(render_results_table(results, table_width()));
   if (options.tpot_target_ms > 0) {
     write_standard_output(tpot_target_verdict(results, options.tpot_target_ms) + "\n");
   }

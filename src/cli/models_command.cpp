@@ -7,6 +7,7 @@
 #include "common/json_text.h"
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 namespace {
@@ -55,9 +56,9 @@ void add_models_command(CLI::App& app, int& exit_code) {
                      format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }
-    std::fputs(
-        *format == "json" ? (json_text(list) + "\n").c_str() : table.render_as(*format).c_str(),
-        stdout);
+    std::fputs(*format == "json" ? (json_text(list) + "\n").c_str()
+                                 : table.render_as(*format, table_width()).c_str(),
+               stdout);
     exit_code = kExitOk;
   });
 }

@@ -1,4 +1,5 @@
 #include "reporters.h"
+#include "terminal_width.h"
 
 #include <cstdio>
 #include <optional>
@@ -22,7 +23,7 @@ std::string save_result(const Result& result, const std::string& path, bool new_
 
 void print_result(const Result& result, bool with_table) {
   std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
-  if (with_table) std::fputs(render_results_table({result}).c_str(), stdout);
+  if (with_table) std::fputs(render_results_table({result}, table_width()).c_str(), stdout);
   if (result.status != RunStatus::kOk) return;
   std::fputs(render_noise_line(result).c_str(), stdout);
   std::fputs(render_inference_lines(result).c_str(), stdout);

@@ -3,6 +3,7 @@
 
 #include "common/input_limits.h"
 #include "common/log.h"
+#include "terminal_width.h"
 
 #include "benchmark_command.h"
 #include "commands.h"
@@ -33,7 +34,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     run.log_level = global.log_level;
     warn_of_timing_hazards();
     const std::vector<Result> results = run_suite(benchmarks, run);
-    write_standard_output(render_results_table(results));
+    write_standard_output(render_results_table(results, table_width()));
     for (const Result& r : results) {
       const std::string noise = render_noise_line(r);
       if (!noise.empty())

@@ -28,14 +28,44 @@ std::string TextTable::render_csv() const {
   return out;
 }
 
-std::string TextTable::render_as(const std::string& format) const {
-  if (format == "table") return render();
+std::string TextTable::render_as(const std::string& format, size_t max_width) const {
+  if (format == "table") return render(max_width);
   if (format == "markdown") return render_markdown();
   if (format == "csv") return render_csv();
   throw std::invalid_argument("no table format '" + format + "'");
 }
 
-std::string TextTable::render() const {
+namespace {
+
+// `cell` in lines of at most `width` characters, broken at spaces (a longer word cut).
+std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
+  if (cell.size() <= width) return {cell};
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (start < cell.size()) {
+    const size_t space = std::min(cell.find(' ', start), cell.size());
+    std::string word = cell.substr(start, space - start);
+    start = space + 1;
+    while (word.size() > width) {  // on lines of its own
+      if (!line.empty()) lines.push_back(line);
+      line.clear();
+      lines.push_back(word.substr(0, width));
+      word = word.substr(width);
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::string TextTable::render(size_t max_width) const {
   std::vector<size_t> widths(header_.size(), 0);
   // Cells come from result files: shown with their control characters escaped.
   std::vector<std::vector<std::string>> rows;
@@ -51,15 +81,60 @@ std::string TextTable::render() const {
   };
   measure(header_);
   for (const auto& row : rows) measure(row);
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string out;
-    for (size_t i = 0; i < widths.size(); ++i) {
-      const std::string cell = i < row.size() ? row[i] : "";
-      out += cell;
-      if (i + 1 < widths.size()) out += std::string(widths[i] - cell.size() + 2, ' ');
+  // Too wide: the widest column narrowed one character at a time, first down to its longest
+  // word (its cells wrap at spaces), then, where that is not enough, down to kNarrowestColumn
+  // (its words cut).
+  std::vector<size_t> longest_word(widths.size(), 0);
+  const auto measure_words = [&](const std::vector<std::string>& row) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      size_t start = 0;
+      while (start <= row[i].size()) {
+        const size_t space = std::min(row[i].find(' ', start), row[i].size());
+        longest_word[i] = std::max(longest_word[i], space - start);
+        start = space + 1;
+      }
     }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
+  };
+  measure_words(header_);
+  for (const auto& row : rows) measure_words(row);
+  const auto total = [&] {
+    size_t sum = widths.empty() ? 0 : 2 * (widths.size() - 1);
+    for (size_t width : widths) sum += width;
+    return sum;
+  };
+  constexpr size_t kNarrowestColumn = 6;
+  for (const bool cutting_words : {false, true}) {
+    while (max_width > 0 && total() > max_width) {
+      size_t widest = widths.size();
+      for (size_t i = 0; i < widths.size(); ++i) {
+        const size_t floor = cutting_words ? kNarrowestColumn : longest_word[i];
+        if (widths[i] > floor && (widest == widths.size() || widths[i] > widths[widest])) {
+          widest = i;
+        }
+      }
+      if (widest == widths.size()) break;
+      --widths[widest];
+    }
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::vector<std::vector<std::string>> cells;
+    size_t height = 1;
+    for (size_t i = 0; i < widths.size(); ++i) {
+      cells.push_back(cell_lines(i < row.size() ? row[i] : "", widths[i]));
+      height = std::max(height, cells.back().size());
+    }
+    std::string out;
+    for (size_t l = 0; l < height; ++l) {
+      std::string text;
+      for (size_t i = 0; i < widths.size(); ++i) {
+        const std::string cell = l < cells[i].size() ? cells[i][l] : "";
+        text += cell;
+        if (i + 1 < widths.size()) text += std::string(widths[i] - cell.size() + 2, ' ');
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      out += text + "\n";
+    }
+    return out;
   };
   std::string out = line(header_);
   std::vector<std::string> rule;

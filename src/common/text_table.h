@@ -1,6 +1,7 @@
 // Plain aligned text tables for the terminal.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,15 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
   void add_row(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  // Aligned columns for the terminal.
-  std::string render() const;
+  // Aligned columns for the terminal; with a `max_width`, the widest columns narrowed (to 6
+  // characters at the least) until the table fits it, their cells wrapped onto more lines.
+  std::string render(size_t max_width = 0) const;
   // A Markdown table (markdown_row), and CSV (csv_field): one header record, a record per row.
   std::string render_markdown() const;
   std::string render_csv() const;
   // By its format's name: "table" (render), "markdown" or "csv"; std::invalid_argument for
   // another (the commands check theirs first: kTextTableFormats).
-  std::string render_as(const std::string& format) const;
+  std::string render_as(const std::string& format, size_t max_width = 0) const;
 
  private:
   std::vector<std::string> header_;

@@ -81,24 +81,25 @@ std::string render_noise_line(const Result& r) {
          " (--repeat)\n";
 }
 
-std::string render_results_table(const std::vector<Result>& results) {
-  TextTable table({"model", "precision", "device", "gpus", "batch", "setup", "throughput", "unit",
+std::string render_results_table(const std::vector<Result>& results, size_t max_width) {
+  TextTable table({"model", "precision", "device", "batch", "setup", "throughput",
                    "step ms p50 [p5-p95]", "trials", "status"});
   for (const Result& r : results) {
     const auto& m = r.metrics;
     const bool ok = r.status == RunStatus::kOk;
     std::string trials;
     for (double t : m.trials) trials += (trials.empty() ? "" : " ") + format_fixed(t, 1);
-    table.add_row(
-        {r.benchmark.model, to_string(r.benchmark.precision), to_string(r.benchmark.device),
-         std::to_string(r.benchmark.gpus), std::to_string(r.benchmark.batch_size),
-         setup_of(r.benchmark), ok ? format_fixed(m.throughput, 2) : "-", m.throughput_unit,
-         ok ? format_fixed(m.step_time_ms.median, 1) + " [" + format_fixed(m.step_time_ms.p5, 1) +
-                  "-" + format_fixed(m.step_time_ms.p95, 1) + "]"
-            : "-",
-         trials, ok ? "ok" : to_string(r.status) + ": " + r.error});
+    table.add_row({r.benchmark.model, to_string(r.benchmark.precision),
+                   to_string(r.benchmark.device) + " x" + std::to_string(r.benchmark.gpus),
+                   std::to_string(r.benchmark.batch_size), setup_of(r.benchmark),
+                   ok ? format_fixed(m.throughput, 2) + " " + m.throughput_unit : "-",
+                   ok ? format_fixed(m.step_time_ms.median, 1) + " [" +
+                            format_fixed(m.step_time_ms.p5, 1) + "-" +
+                            format_fixed(m.step_time_ms.p95, 1) + "]"
+                      : "-",
+                   trials, ok ? "ok" : to_string(r.status) + ": " + r.error});
   }
-  return table.render();
+  return table.render(max_width);
 }
 
 std::string render_efficiency_lines(const Result& r) {

@@ -1,6 +1,7 @@
 // Results on the terminal, as `train` and `run` print them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -8,8 +9,10 @@
 
 namespace gpubench {
 
-// One row per result: model, precision, device, batch, throughput, step times, trials, status.
-std::string render_results_table(const std::vector<Result>& results);
+// One row per result: model, precision, device x count, batch, setup, throughput with its unit,
+// step times, trials, status;
+// fitted to `max_width` columns where it is not 0 (TextTable::render).
+std::string render_results_table(const std::vector<Result>& results, size_t max_width = 0);
 
 // Two lines under a run's table: what its devices drew and how they clocked ("telemetry: ..."),
 // and its datasheet entry with the share of peak ("datasheet: ..."), or why there is none.

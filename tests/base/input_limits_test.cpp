@@ -9,6 +9,8 @@
 #include <fstream>
 #include <limits>
 
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "test_helpers.h"
@@ -84,6 +86,32 @@ TEST(InputLimits, NonFiniteNumbersAreNeverPrinted) {
   EXPECT_EQ(format_fixed(std::numeric_limits<double>::infinity(), 1), "n/a");
   EXPECT_EQ(format_fixed(-std::numeric_limits<double>::infinity(), 1), "n/a");
   EXPECT_EQ(format_fixed(2.5, 1), "2.5");
+}
+
+// Narrowed to a width, a table wraps its cells at spaces before it cuts a word, and no line passes
+// the width; without one it keeps its natural width.
+TEST(TextTable, ATableNarrowedToAWidthWrapsItsCells) {
+  TextTable table({"model", "throughput", "trials"});
+  table.add_row({"resnet50", "8.74 images/sec", "8.7 8.8 8.7"});
+  EXPECT_EQ(table.render(),
+            "model     throughput       trials\n"
+            "--------  ---------------  -----------\n"
+            "resnet50  8.74 images/sec  8.7 8.8 8.7\n");
+  EXPECT_EQ(table.render(30),
+            "model     throughput  trials\n"
+            "--------  ----------  --------\n"
+            "resnet50  8.74        8.7 8.8\n"
+            "          images/sec  8.7\n");
+  for (const size_t width : {12, 20, 25}) {
+    std::istringstream lines(table.render(width));
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), std::max<size_t>(width, 3 * 6 + 4)) << width << ": " << line;
+    }
+  }
+  EXPECT_EQ(table.render_markdown(),
+            "| model | throughput | trials |\n| --- | --- | --- |\n"
+            "| resnet50 | 8.74 images/sec | 8.7 8.8 8.7 |\n");
+  EXPECT_EQ(table.render_csv(), "model,throughput,trials\nresnet50,8.74 images/sec,8.7 8.8 8.7\n");
 }
 
 TEST(TextTable, CountsReadInTheRightNumber) {

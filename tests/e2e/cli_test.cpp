@@ -11,6 +11,7 @@
 
 #include "cli/benchmark_options.h"
 #include "cli/help_formatter.h"
+#include "cli/terminal_width.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
@@ -204,10 +205,16 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
 // training subcommands to gpubench-train in the same process.
 // Each command's help lists the settings it uses, grouped by section and typed; the others are
 // still taken, and resolve says why they do not apply.
-// Help fits the width: the terminal's, else $COLUMNS, else 100 (the tests' output is a pipe).
-TEST(Cli, HelpIsWrappedToTheWidth) {
+// Help fits the width: the terminal's, else $COLUMNS, else 100 (the tests' output is a pipe);
+// tables fit 100 columns on a terminal.
+TEST(Cli, HelpAndTablesFitTheWidth) {
   EXPECT_EQ(cli::wrapped("a bb ccc dddddd e", 4), "a bb\nccc\ndddddd\ne");
   EXPECT_EQ(cli::wrapped("one two\nthree", 20), "one two\nthree");
+  // Tables: 100 columns on a terminal (a narrower one's width), any width with --wide or off one.
+  EXPECT_EQ(cli::table_width(false, 200), 100u);
+  EXPECT_EQ(cli::table_width(false, 80), 80u);
+  EXPECT_EQ(cli::table_width(true, 80), 0u);
+  EXPECT_EQ(cli::table_width(false, std::nullopt), 0u);
   const auto longest_line = [](const std::string& text) {
     size_t longest = 0;
     std::istringstream lines(text);

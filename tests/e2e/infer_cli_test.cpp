@@ -41,9 +41,9 @@ TEST(InferCli, ABatchListGivesOneResultPerBatch) {
   ASSERT_NE(header, std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("\nmodel ", header + 1), std::string::npos) << run.output;
   const std::string table = run.output.substr(header);
-  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu     1     1 "), std::string::npos)
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  1 "), std::string::npos)
       << run.output;
-  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu     1     3 "), std::string::npos)
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  3 "), std::string::npos)
       << run.output;
 }
 

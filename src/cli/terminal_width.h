@@ -1,0 +1,28 @@
+// How wide the output may be: help wraps to the terminal's width, and tables fit 100 columns on
+// a terminal (docs/training.md), wider with --wide or where standard output is not a terminal.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+namespace gpubench::cli {
+
+inline constexpr size_t kDefaultOutputWidth = 100;
+
+// Standard output's terminal width (100 where the terminal does not say); nothing where it is not
+// a terminal.
+std::optional<size_t> terminal_columns();
+
+// The terminal's width, else $COLUMNS, else 100; at least 60.
+size_t help_width();
+
+// --wide, once the command line is read (as the log level is).
+void set_wide_tables(bool wide);
+
+// The width a table is fitted to: 100 columns (or a narrower terminal's) on a terminal; 0 (any
+// width) with --wide or where standard output is not a terminal.
+size_t table_width();
+// The same decision, from its inputs.
+size_t table_width(bool wide, std::optional<size_t> terminal);
+
+}  // namespace gpubench::cli
