@@ -11,6 +11,7 @@
 
 #include "cli/benchmark_options.h"
 #include "cli/help_formatter.h"
+#include "cli/progress_printer.h"
 #include "cli/terminal_width.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
@@ -205,6 +206,24 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
 // training subcommands to gpubench-train in the same process.
 // Each command's help lists the settings it uses, grouped by section and typed; the others are
 // still taken, and resolve says why they do not apply.
+// Progress estimates the time its timed steps have left from their pace so far: nothing until two
+// moments are known, then the steps left at that pace.
+TEST(Cli, ProgressEstimatesTheTimeLeft) {
+  TimeLeft left;
+  EXPECT_FALSE(left.at(10.0, 1, 24));          // the first timed step: no pace yet
+  const auto estimate = left.at(12.0, 3, 24);  // 2 steps in 2 s: 21 steps left
+  ASSERT_TRUE(estimate);
+  EXPECT_DOUBLE_EQ(*estimate, 21.0);
+  EXPECT_DOUBLE_EQ(*left.at(16.0, 7, 24), 17.0);
+  EXPECT_FALSE(left.at(16.0, 7, 24) == std::nullopt);
+  EXPECT_DOUBLE_EQ(*left.at(40.0, 24, 24), 0.0);
+  EXPECT_EQ(time_left_text(0.2), "under 1 s left");
+  EXPECT_EQ(time_left_text(44.6), "about 45 s left");
+  EXPECT_EQ(time_left_text(200), "about 3 min 20 s left");
+  EXPECT_EQ(time_left_text(180), "about 3 min left");
+  EXPECT_EQ(time_left_text(3900), "about 1 h 5 min left");
+}
+
 // Help fits the width: the terminal's, else $COLUMNS, else 100 (the tests' output is a pipe);
 // tables fit 100 columns on a terminal.
 TEST(Cli, HelpAndTablesFitTheWidth) {

@@ -41,10 +41,8 @@ TEST(InferCli, ABatchListGivesOneResultPerBatch) {
   ASSERT_NE(header, std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("\nmodel ", header + 1), std::string::npos) << run.output;
   const std::string table = run.output.substr(header);
-  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  1 "), std::string::npos)
-      << run.output;
-  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  3 "), std::string::npos)
-      << run.output;
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  1 "), std::string::npos) << run.output;
+  EXPECT_NE(table.find("test-tiny-cnn  fp32       cpu x1  3 "), std::string::npos) << run.output;
 }
 
 TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
@@ -97,11 +95,16 @@ TEST(InferCli, EachTrialsProgressLineIsTheTrialTheResultRecords) {
   const auto trials = read_json(dir.file("r.json"))["metrics"]["trials"];
   ASSERT_EQ(trials.size(), 2u);
   for (size_t i = 0; i < trials.size(); ++i) {
-    char expected[96];
-    std::snprintf(expected, sizeof(expected), "trial %zu/2 done (2 steps)  %.1f tokens/sec", i + 1,
-                  trials[i].get<double>());
+    char expected_text[96];
+    std::snprintf(expected_text, sizeof(expected_text),
+                  "trial %zu/2 done (2 steps)  %.1f tokens/sec", i + 1, trials[i].get<double>());
+    const std::string expected = expected_text;
     EXPECT_NE(run.output.find(expected), std::string::npos) << expected << "\n" << run.output;
+    // The first trial's line says the time left (from its second step's pace); the last's ends.
+    const std::string after = i == 0 ? ", " : "\n";
+    EXPECT_NE(run.output.find(expected + after), std::string::npos) << expected << run.output;
   }
+  EXPECT_NE(run.output.find(" left\n"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("warm-up done (1 step)\n"), std::string::npos) << run.output;
 }
 
