@@ -1,27 +1,20 @@
 #include "help_formatter.h"
 
-#include <algorithm>
 #include <sstream>
+
+#include "common/errors.h"
+#include "common/text_table.h"
 
 namespace gpubench::cli {
 
 std::string wrapped(const std::string& text, size_t width) {
-  std::string out, line;
+  std::string out;
   std::istringstream paragraphs(text);
   bool first_paragraph = true;
   for (std::string paragraph; std::getline(paragraphs, paragraph);) {
     if (!first_paragraph) out += "\n";
     first_paragraph = false;
-    std::istringstream words(paragraph);
-    line.clear();
-    for (std::string word; words >> word;) {
-      if (!line.empty() && line.size() + 1 + word.size() > width) {
-        out += line + "\n";
-        line.clear();
-      }
-      line += (line.empty() ? "" : " ") + word;
-    }
-    out += line;
+    out += join(wrapped_lines(paragraph, width, /*cut_long_words=*/false), "\n");
   }
   return out;
 }

@@ -18,13 +18,8 @@ std::string TextTable::render_markdown() const {
 }
 
 std::string TextTable::render_csv() const {
-  const auto record = [](const std::vector<std::string>& cells) {
-    std::string out;
-    for (const std::string& cell : cells) out += (out.empty() ? "" : ",") + csv_field(cell);
-    return out + "\n";
-  };
-  std::string out = record(header_);
-  for (const auto& row : rows_) out += record(row);
+  std::string out = csv_record(header_);
+  for (const auto& row : rows_) out += csv_record(row);
   return out;
 }
 
@@ -35,19 +30,16 @@ std::string TextTable::render_as(const std::string& format, size_t max_width) co
   throw std::invalid_argument("no table format '" + format + "'");
 }
 
-namespace {
-
-// `cell` in lines of at most `width` characters, broken at spaces (a longer word cut).
-std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
-  if (cell.size() <= width) return {cell};
+std::vector<std::string> wrapped_lines(const std::string& text, size_t width, bool cut_long_words) {
+  if (text.size() <= width) return {text};
   std::vector<std::string> lines;
   std::string line;
   size_t start = 0;
-  while (start < cell.size()) {
-    const size_t space = std::min(cell.find(' ', start), cell.size());
-    std::string word = cell.substr(start, space - start);
+  while (start < text.size()) {
+    const size_t space = std::min(text.find(' ', start), text.size());
+    std::string word = text.substr(start, space - start);
     start = space + 1;
-    while (word.size() > width) {  // on lines of its own
+    while (cut_long_words && word.size() > width) {  // on lines of its own
       if (!line.empty()) lines.push_back(line);
       line.clear();
       lines.push_back(word.substr(0, width));
@@ -63,8 +55,6 @@ std::vector<std::string> cell_lines(const std::string& cell, size_t width) {
   return lines;
 }
 
-}  // namespace
-
 std::string TextTable::render(size_t max_width) const {
   std::vector<size_t> widths(header_.size(), 0);
   // Cells come from result files: shown with their control characters escaped.
@@ -74,19 +64,11 @@ std::string TextTable::render(size_t max_width) const {
     for (const auto& cell : row) safe.push_back(terminal_safe(cell));
     rows.push_back(std::move(safe));
   }
+  // Each column's width, and its longest word: how far it narrows before a word is cut.
+  std::vector<size_t> longest_word(widths.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
     for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
       widths[i] = std::max(widths[i], row[i].size());
-    }
-  };
-  measure(header_);
-  for (const auto& row : rows) measure(row);
-  // Too wide: the widest column narrowed one character at a time, first down to its longest
-  // word (its cells wrap at spaces), then, where that is not enough, down to kNarrowestColumn
-  // (its words cut).
-  std::vector<size_t> longest_word(widths.size(), 0);
-  const auto measure_words = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
       size_t start = 0;
       while (start <= row[i].size()) {
         const size_t space = std::min(row[i].find(' ', start), row[i].size());
@@ -95,8 +77,11 @@ std::string TextTable::render(size_t max_width) const {
       }
     }
   };
-  measure_words(header_);
-  for (const auto& row : rows) measure_words(row);
+  measure(header_);
+  for (const auto& row : rows) measure(row);
+  // Too wide: the widest column narrowed one character at a time, first down to its longest
+  // word (its cells wrap at spaces), then, where that is not enough, down to kNarrowestColumn
+  // (its words cut).
   const auto total = [&] {
     size_t sum = widths.empty() ? 0 : 2 * (widths.size() - 1);
     for (size_t width : widths) sum += width;
@@ -120,7 +105,7 @@ std::string TextTable::render(size_t max_width) const {
     std::vector<std::vector<std::string>> cells;
     size_t height = 1;
     for (size_t i = 0; i < widths.size(); ++i) {
-      cells.push_back(cell_lines(i < row.size() ? row[i] : "", widths[i]));
+      cells.push_back(wrapped_lines(i < row.size() ? row[i] : "", widths[i], true));
       height = std::max(height, cells.back().size());
     }
     std::string out;
@@ -203,6 +188,12 @@ std::string csv_field(const std::string& text) {
   std::string out = "\"";
   for (char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+std::string csv_record(const std::vector<std::string>& cells) {
+  std::string out;
+  for (const std::string& cell : cells) out += (out.empty() ? "" : ",") + csv_field(cell);
+  return out + "\n";
 }
 
 std::string escape_markup(const std::string& text) {

@@ -47,11 +47,19 @@ std::string markdown_cell(const std::string& text);
 // One Markdown table row of markdown_cell()s: "| a | b |\n".
 std::string markdown_row(const std::vector<std::string>& cells);
 
+// `text` in lines of at most `width` characters, broken at its spaces; a word longer than that is
+// cut into pieces of `width` (`cut_long_words`), else kept whole on a line of its own. Text that
+// fits is its one line as it is.
+std::vector<std::string> wrapped_lines(const std::string& text, size_t width, bool cut_long_words);
+
 // A CSV field: a text cell that a spreadsheet would take for a formula (= + - @ tab or CR first,
 // more than that one character, and not a number) gets a leading ' (OWASP's CSV injection advice);
 // then quoted (quotes doubled) when it holds a comma, a quote or a line break. Numbers stay
 // numbers.
 std::string csv_field(const std::string& text);
+
+// One CSV record of csv_field()s: "a,b\n".
+std::string csv_record(const std::vector<std::string>& cells);
 
 // "%.*f" without locale surprises.
 std::string format_fixed(double value, int decimals);

@@ -87,8 +87,7 @@ namespace {
 // k, and the quotient by the ranks; LoRA's rank stays within every adapted width.
 bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k,
                      bool keeping_key_value_heads) {
-  const int64_t ranks =
-      options.placement.tensor_parallel ? options.placement.tensor_parallel->size() : 1;
+  const int64_t ranks = options.placement.tensor_parallel_ranks();
   for (const auto& [what, count] : info.capabilities.split_counts) {
     if (what == "vocabulary") continue;
     const bool kept = keeping_key_value_heads && what == kKeyValueHeadsSplit;

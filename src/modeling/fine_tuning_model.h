@@ -209,9 +209,9 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   info.activation_bytes = [shape = entry.shape, with_defaults](const ModelOptions& given,
                                                                int64_t batch, int64_t bytes) {
     const ModelOptions options = with_defaults(given);
-    return transformer_activation_bytes(
-        shape, options.seq_len, batch, bytes, options.activation_checkpointing,
-        options.placement.tensor_parallel ? options.placement.tensor_parallel->size() : 1);
+    return transformer_activation_bytes(shape, options.seq_len, batch, bytes,
+                                        options.activation_checkpointing,
+                                        options.placement.tensor_parallel_ranks());
   };
   return info;
 }

@@ -27,6 +27,8 @@ struct LayerPlacement {
   // rank holds them all.
   tensor_parallel::Group* expert_parallel = nullptr;
 
+  // The ranks of the tensor-parallel group; 1 without one.
+  int tensor_parallel_ranks() const { return tensor_parallel ? tensor_parallel->size() : 1; }
   // This rank's share of `count` sharded heads or rows (`what` names them where the group does
   // not divide them, which resolve refuses first: std::logic_error).
   int64_t share_of(int64_t count, const std::string& what) const;

@@ -141,15 +141,10 @@ std::string render_csv(const Report& report) {
     }
     return nlohmann::json(*value).dump();  // the shortest text that reads back the same
   };
-  const auto record = [](const std::vector<std::string>& fields) {
-    std::vector<std::string> quoted;
-    for (const std::string& field : fields) quoted.push_back(csv_field(field));
-    return join(quoted, ",") + "\n";
-  };
   std::vector<std::string> header = {"table"};
   header.insert(header.end(), labels.begin(), labels.end());
   header.insert(header.end(), {"column", "value", "spread_pct", "text"});
-  std::string out = record(header);
+  std::string out = csv_record(header);
   for (const ReportTable& table : report.tables) {
     const auto fields_of = [&](const std::vector<std::string>& row_labels) {
       std::vector<std::string> fields = {table.id};
@@ -166,13 +161,13 @@ std::string render_csv(const Report& report) {
         std::vector<std::string> fields = fields_of(row.labels);
         fields.insert(fields.end(), {table.columns[c], number(cell.value), number(cell.spread_pct),
                                      terminal_safe(cell.text)});
-        out += record(fields);
+        out += csv_record(fields);
       }
     }
     for (const std::string& note : table.notes) {
       std::vector<std::string> fields = fields_of({});
       fields.insert(fields.end(), {"note", "", "", terminal_safe(note)});
-      out += record(fields);
+      out += csv_record(fields);
     }
   }
   return out;
