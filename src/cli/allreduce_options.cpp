@@ -36,12 +36,10 @@ CLI::App* add_allreduce_subcommand(CLI::App& app,
       ->check(number_in_range(static_cast<double>(timeout.min), static_cast<double>(timeout.max)))
       ->capture_default_str();
   cmd->add_option("--output,-o", options->output, "Also write the rows as JSON to this file");
-  std::vector<std::string> formats = kTextTableFormats;
-  formats.push_back("json");
   // No -f: nccl-tests' -f is the factor.
   cmd->add_option("--format", options->format,
                   "What standard output shows: table (for the terminal), markdown, csv or json")
-      ->check(CLI::IsMember(formats))
+      ->check(CLI::IsMember(kTableCommandFormats))
       ->capture_default_str();
   return cmd;
 }

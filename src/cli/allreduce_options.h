@@ -22,7 +22,7 @@ struct AllreduceOptions {
   // The same default as a training benchmark's timeout_s.
   int timeout_seconds = find_benchmark_field("timeout")->default_value.get<int>();
   std::string output;
-  std::string format = "table";  // kTextTableFormats or json, on standard output
+  std::string format = "table";  // kTableCommandFormats, on standard output
 };
 
 CLI::App* add_allreduce_subcommand(CLI::App& app, const std::shared_ptr<AllreduceOptions>& options);

@@ -25,10 +25,8 @@ void add_models_command(CLI::App& app, int& exit_code) {
   auto names = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand("models", torch_command_description("models"));
   cmd->add_option("names", *names, "Only these models (default: all)");
-  std::vector<std::string> formats = kTextTableFormats;
-  formats.push_back("json");
   cmd->add_option("--format,-f", *format, "table (for the terminal), markdown, csv or json")
-      ->check(CLI::IsMember(formats))
+      ->check(CLI::IsMember(kTableCommandFormats))
       ->capture_default_str();
   cmd->callback([format, names, &exit_code] {
     std::vector<const ModelInfo*> models;

@@ -26,8 +26,10 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// The formats a TextTable renders in, for the commands' --format options.
+// The formats a TextTable renders in, and with JSON (the rows as the command's own document) the
+// --format values of the commands that print one table.
 inline const std::vector<std::string> kTextTableFormats = {"table", "markdown", "csv"};
+inline const std::vector<std::string> kTableCommandFormats = {"table", "markdown", "csv", "json"};
 
 // Text from result files (written by many machines and people) never changes the structure of
 // an output: each format's escaping below.
