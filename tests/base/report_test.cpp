@@ -585,6 +585,30 @@ TEST(Regress, MissingAndInconclusiveFailTheGateUnlessAllowed) {
   EXPECT_TRUE(check_regressions(baseline, {}, {}).failed());
 }
 
+// Trial noise is multiplicative, so the test reads the trials' logarithms: a CPU night whose
+// trials spread 64 % (one slowed threefold by a neighbour) is still 400-fold faster than a
+// baseline, and 400-fold slower than another; on the throughputs themselves no baseline at all
+// could have been significantly slower than those three trials (p=0.058 against 22 at best).
+TEST(Regress, AManyfoldChangeIsNotHiddenByMultiplicativeNoise) {
+  const LoadedResult night = measured("test-tiny-llama", {7005.5, 9448.2, 22635.3});
+  const RegressionRow faster =
+      row_for(check_regressions({measured("test-tiny-llama", {22.1, 22.1, 22.1})}, {night}, {}),
+              "test-tiny-llama");
+  EXPECT_EQ(faster.verdict, Verdict::kImprovement) << faster.note;
+  EXPECT_LT(*faster.p_value, 0.01);
+  const RegressionRow slower = row_for(
+      check_regressions({measured("test-tiny-llama", {9.0e6, 9.0e6, 9.0e6})}, {night}, {}),
+      "test-tiny-llama");
+  EXPECT_EQ(slower.verdict, Verdict::kRegression) << slower.note;
+  // A trial that measured nothing cannot be judged on logarithms.
+  const RegressionRow zero =
+      row_for(check_regressions({measured("test-tiny-llama", {22.1, 22.1, 22.1})},
+                                {measured("test-tiny-llama", {7005.5, 0, 22635.3})}, {}),
+              "test-tiny-llama");
+  EXPECT_EQ(zero.verdict, Verdict::kCannotJudge);
+  EXPECT_NE(zero.note.find("a trial's throughput is not positive"), std::string::npos) << zero.note;
+}
+
 // A throughput cannot fall by more than all of it: what noisy trials can detect is at most a
 // halt (-100 %), never a figure past it or below zero.
 TEST(Regress, TheDetectableSlowdownLiesBetweenNoneAndAHalt) {
