@@ -174,10 +174,10 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
         attention_with_sinks(q, k, v, sinks, first_query, first_key, window_, block_bytes_);
     // Query x key and weights x value over every key read (the masked ones included).
     FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * k.size(2) * head_dim_);
-    const Tensor h =
-        x +
-        attention.o(attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_}));
-    const Tensor m = post_attention_layernorm(h).reshape({batch * tokens, hidden_});
+    const auto [h, normed_h] = post_attention_layernorm->add_and_normalize(
+        x, attention.o(
+               attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
+    const Tensor m = normed_h.reshape({batch * tokens, hidden_});
     return h + experts(m, router(m)).view({batch, tokens, hidden_});
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/fused_operators.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
@@ -164,11 +165,10 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     }
     // Query x key and weights x value over the full square (what the unfused kernel computes).
     FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * keys * head_dim_);
-    const Tensor h =
-        x +
-        attention.o(attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_}));
-    const Tensor m = post_attention_layernorm(h);
-    return h + down_proj(torch::silu(gate_proj(m)) * up_proj(m));
+    const auto [h, m] = post_attention_layernorm->add_and_normalize(
+        x, attention.o(
+               attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
+    return h + down_proj(kernels::silu_mul(gate_proj(m), up_proj(m)));
   }
 
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of

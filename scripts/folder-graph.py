@@ -36,7 +36,9 @@ LAYERS = [
     [("modeling", "the model interface and registry, layers, FLOP counting, LoRA adapters"),
      ("optim", "SGD, AdamW (multi-tensor, fused), the grad scaler"),
      ("telemetry", "power, clocks and energy (NVML, RAPL)")],
-    [("system", "the machine: GPUs, topology, versions")],
+    [("system", "the machine: GPUs, topology, versions"),
+     ("kernels", "gpubench's own operators: their ATen compositions (the CPU forms) and CUDA "
+                 "kernels")],
     [("torch_support", "LibTorch compatibility, device timers, CUDA-graph capture"),
      ("testing", "test hooks (fault injection)")],
     [("reporting", "report, compare, regress, trend, specs (no LibTorch)")],
@@ -53,7 +55,7 @@ LAYERS = [
 # headers named (a path) or the files named (a cli/ file that may include the whole folder).
 CLI_CLOSED = {
     "train": [], "optim": [], "testing": [], "process": [], "infer": [], "torch_support": [],
-    "features": [],
+    "features": [], "kernels": [],
     "modeling": ["modeling/model_registry.h"],  # models, help-reference: the model registry
     "distributed": ["src/cli/allreduce_command.cpp"],  # allreduce: its collectives
     "run": ["src/cli/allreduce_command.cpp"],  # allreduce: the device its ranks resolve to

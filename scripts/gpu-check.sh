@@ -8,6 +8,8 @@
 #             of one (--shard full), an allreduce at decode's
 #             sizes, one profiled step, and fit for the runs it predicts (a LoRA step and a bf16
 #             generation)
+#   kernels   first and fast: each own CUDA kernel against its composition (the bundle's tests),
+#             then Llama 3.2 1B and 3.1 8B bf16 decode at batch 1 in graph mode
 #   compare   second: gpubench beside PyTorch eager (convnets) and Hugging Face + peft (language
 #             models, torchao for fp8), and gpubench scale on Llama 3 8B LoRA's timeline
 #   quick, graph, zoo, zoo-fp32, lm, finetune, infer, memory: longer tiers, with references
@@ -138,6 +140,26 @@ decode_extras() {
   python3 scripts/kernels_per_token.py "$scratch/decode-8-trace.json" "$scratch/decode-16-trace.json" \
     --tokens 8 >> "$scratch/extras.txt" 2>> "$log" || echo "kernels per token failed" >> "$scratch/extras.txt"
 }
+# Each own CUDA kernel against its composition on the device, from the tests that go with
+# gpubench (the bundle's bin/gpubench_tests, or a build's tests/); on the CPU they skip.
+kernels_extras() {
+  local tests="" candidate
+  for candidate in "$build/gpubench_tests" "$build/tests/gpubench_tests"; do
+    [ -x "$candidate" ] && { tests=$candidate; break; }
+  done
+  [ -n "$tests" ] || { echo "own kernels failed: no gpubench_tests beside $gb" >> "$scratch/extras.txt"; return 0; }
+  if "$tests" --gtest_filter='FusedOperators.*:DecodeStep.*' > "$scratch/kernels-tests.txt" 2>&1; then
+    echo "own kernels: $(grep -c '^\[       OK \]' "$scratch/kernels-tests.txt") passed," \
+      "$(grep -c '^\[  SKIPPED \] .* ms)$' "$scratch/kernels-tests.txt") skipped" \
+      "($(grep -h '^decode step: ' "$scratch/kernels-tests.txt"))" >> "$scratch/extras.txt"
+    local skipped
+    skipped=$(grep -A2 '^\[ RUN      \] FusedOperators.Cuda' "$scratch/kernels-tests.txt" | sed -n '2{/Skipped$/!q};3p')
+    [ -z "$skipped" ] || echo "own kernels: the CUDA comparison skipped: $skipped" >> "$scratch/extras.txt"
+  else
+    { echo "own kernels failed:"; grep -B3 '^\[  FAILED  \]' "$scratch/kernels-tests.txt" | head -20; } >> "$scratch/extras.txt"
+  fi
+  cat "$scratch/kernels-tests.txt" >> "$log"
+}
 compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-50 step each side
   local run_dir=$1 result model half
   model=$(small test-tiny-cnn resnet50); half=$(small bf16 fp16)
@@ -200,6 +222,7 @@ for tier in "$@"; do
     memory) fit_for "$run_dir" ;;
     compare) compare_extras "$run_dir" ;;
     decode) decode_extras ;;
+    kernels) kernels_extras ;;
     lm) "$gb" --log-level warn allreduce --device "$DEVICE" --gpus 1 -b 8 -e "$(small 1M 256M)" \
           -o "$run_dir/allreduce.json" >> "$scratch/extras.txt" 2>&1 || echo "allreduce failed" >> "$scratch/extras.txt" ;;
   esac
@@ -218,7 +241,7 @@ for tier in "$@"; do
     echo "# tier $tier: $(($(date +%s) - tier_start)) s"
   } > "$table"
   cat "$table"
-  grep -q "^# gpu-check: tier $tier failed\|^# profiled step: \(failed\|no result\)\|^# \(scale\|allreduce\|profile table\|kernels per token\) failed" "$table" && failed=$((failed + 1))
+  grep -q "^# gpu-check: tier $tier failed\|^# profiled step: \(failed\|no result\)\|^# \(scale\|allreduce\|profile table\|kernels per token\|own kernels\) failed" "$table" && failed=$((failed + 1))
   tar -C . -czf "$OUT/results-$gpu.tar.gz" "$folder"
 done
 [ "$failed" = 0 ] || { echo "gpu-check: $failed tier(s) failed" >&2; exit 1; }

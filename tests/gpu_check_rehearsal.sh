@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CTest: tiers of the GPU check (smoke, compare, decode: the smoke-sized ones) rehearsed on the CPU
+# CTest: tiers of the GPU check (smoke, kernels, compare, decode: the smoke-sized ones) rehearsed on the CPU
 # (GPUBENCH_CHECK_DEVICE=cpu: the same suites through `gpubench run --rehearsal`, and the
 # driver's extras) with the build under test, into a scratch folder. It fails where the driver or
 # a tier does: an entry that failed, one skipped for anything but a CUDA device or a LibTorch
@@ -44,5 +44,12 @@ if [ -e "$tables/check-decode.txt" ]; then
     "$tables/check-decode.txt"
   # ... and the two profiled generations whose kernels a GPU counts (none in a CPU trace).
   grep -q "^# kernels per decoded token: none in the traces" "$tables/check-decode.txt"
+fi
+if [ -e "$tables/check-kernels.txt" ]; then
+  # The own kernels' tests ran (their CUDA comparison skipped, said so), then the decode rows.
+  grep -q "^# own kernels: [0-9]* passed, [0-9]* skipped (decode step: [0-9]* launches a layer" \
+    "$tables/check-kernels.txt"
+  grep -q "^# own kernels: the CUDA comparison skipped: no CUDA device" "$tables/check-kernels.txt"
+  grep -q "test-deep-llama bf16 infer b1 p16 eager *ok" "$tables/check-kernels.txt"
 fi
 echo "gpu-check rehearsal: $* ran clean"

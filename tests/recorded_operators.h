@@ -12,6 +12,8 @@
 
 #include <ATen/record_function.h>
 
+#include "kernels/fused_operators.h"
+
 namespace gpubench::testing {
 
 struct RecordedOperators {
@@ -38,7 +40,7 @@ inline const std::set<std::string>& operators_without_a_launch() {
 // operator with a number (on the CPU a copy into a wrapped tensor first; CUDA passes the number
 // as the kernel's argument), a reduction that the CPU splits into a fill and a sum, a GEMM after
 // no-op conjugation checks, LibTorch 2.x's fused RMSNorm, whose CPU fallback is a dozen
-// operators.
+// operators; and gpubench's own operators where the build compiled their CUDA kernels.
 inline const std::set<std::string>& operators_of_one_cuda_kernel() {
   static const std::set<std::string> names = {"aten::mm",
                                               "aten::bmm",
@@ -54,7 +56,12 @@ inline const std::set<std::string>& operators_of_one_cuda_kernel() {
                                               "aten::_weight_int4pack_mm",
                                               "aten::_weight_int8pack_mm",
                                               "aten::_scaled_mm"};
-  return names;
+  static const std::set<std::string> with_own = [] {
+    std::set<std::string> all = names;
+    for (const std::string& own : kernels::operator_names()) all.insert(own);
+    return all;
+  }();
+  return kernels::has_cuda_kernels() ? with_own : names;
 }
 
 inline RecordedOperators record_operators(const std::function<void()>& body) {

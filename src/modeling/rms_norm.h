@@ -5,7 +5,9 @@
 
 #include <torch/torch.h>
 
-#include "torch_support/compat.h"
+#include <utility>
+
+#include "kernels/fused_operators.h"
 
 namespace gpubench::layers {
 
@@ -14,21 +16,25 @@ enum class RmsScale { kInInputDtype, kInFloat32 };
 class RmsNormImpl : public torch::nn::Module {
  public:
   RmsNormImpl(int64_t size, double eps, RmsScale scale = RmsScale::kInInputDtype)
-      : eps_(eps), scale_(scale) {
+      : eps_(eps),
+        order_(scale == RmsScale::kInInputDtype ? kernels::RmsWeight::kAfterRounding
+                                                : kernels::RmsWeight::kBeforeRounding) {
     weight = register_parameter("weight", torch::ones({size}));
   }
-  // The normalisation in one operator where LibTorch has it (compat::rms_norm), with the weight
-  // inside it where it is applied before the rounding and has x's dtype.
+  // One operator (kernels/fused_operators.h): the composition on the CPU, one kernel on CUDA.
   torch::Tensor forward(const torch::Tensor& x) {
-    if (scale_ == RmsScale::kInInputDtype) return weight * compat::rms_norm(x, eps_);
-    if (weight.scalar_type() == x.scalar_type()) return compat::rms_norm(x, eps_, weight);
-    return (weight * compat::rms_norm(x.to(torch::kFloat), eps_)).to(x.scalar_type());
+    return kernels::rms_norm(x, weight, eps_, order_);
+  }
+  // {x + addend, forward(x + addend)}: a residual sum and the norm that reads it, in one operator.
+  std::pair<torch::Tensor, torch::Tensor> add_and_normalize(const torch::Tensor& x,
+                                                            const torch::Tensor& addend) {
+    return kernels::add_rms_norm(x, addend, weight, eps_, order_);
   }
   torch::Tensor weight;
 
  private:
   double eps_;
-  RmsScale scale_;
+  kernels::RmsWeight order_;
 };
 TORCH_MODULE(RmsNorm);
 

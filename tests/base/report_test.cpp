@@ -596,9 +596,9 @@ TEST(Regress, AManyfoldChangeIsNotHiddenByMultiplicativeNoise) {
               "test-tiny-llama");
   EXPECT_EQ(faster.verdict, Verdict::kImprovement) << faster.note;
   EXPECT_LT(*faster.p_value, 0.01);
-  const RegressionRow slower = row_for(
-      check_regressions({measured("test-tiny-llama", {9.0e6, 9.0e6, 9.0e6})}, {night}, {}),
-      "test-tiny-llama");
+  const RegressionRow slower =
+      row_for(check_regressions({measured("test-tiny-llama", {9.0e6, 9.0e6, 9.0e6})}, {night}, {}),
+              "test-tiny-llama");
   EXPECT_EQ(slower.verdict, Verdict::kRegression) << slower.note;
   // A trial that measured nothing cannot be judged on logarithms.
   const RegressionRow zero =

@@ -1,0 +1,102 @@
+#include "kernels/fused_operators.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+#include "kernels/fused_compositions.h"
+
+#ifndef GPUBENCH_WITH_CUDA_KERNELS
+#define GPUBENCH_WITH_CUDA_KERNELS 0
+#endif
+
+namespace gpubench::kernels {
+
+using composition::add_rms_norm_composition;
+using composition::rms_norm_composition;
+using composition::silu_mul_composition;
+
+namespace {
+
+// Autograd would record this call: the kernels have no backward, the composition has.
+bool records_gradients(std::initializer_list<const at::Tensor*> tensors) {
+  if (!torch::GradMode::is_enabled()) return false;
+  for (const at::Tensor* t : tensors) {
+    if (t->requires_grad()) return true;
+  }
+  return false;
+}
+
+template <typename Signature>
+c10::TypedOperatorHandle<Signature> operator_named(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
+}
+
+}  // namespace
+
+TORCH_LIBRARY(gpubench, m) {
+  m.def("rms_norm(Tensor x, Tensor weight, float eps, bool weight_before_rounding) -> Tensor");
+  m.def(
+      "add_rms_norm(Tensor x, Tensor addend, Tensor weight, float eps, "
+      "bool weight_before_rounding) -> (Tensor, Tensor)");
+  m.def("silu_mul(Tensor gate, Tensor up) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
+  m.impl("rms_norm", &rms_norm_composition);
+  m.impl("add_rms_norm", &add_rms_norm_composition);
+  m.impl("silu_mul", &silu_mul_composition);
+}
+
+#if GPUBENCH_WITH_CUDA_KERNELS
+bool cuda_kernels_linked();  // kernels/cuda/fused_operators.cu
+#endif
+
+bool has_cuda_kernels() {
+#if GPUBENCH_WITH_CUDA_KERNELS
+  return cuda_kernels_linked();
+#else
+  return false;
+#endif
+}
+
+const std::vector<std::string>& operator_names() {
+  static const std::vector<std::string> names = {"gpubench::rms_norm", "gpubench::add_rms_norm",
+                                                 "gpubench::silu_mul"};
+  return names;
+}
+
+torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
+                       RmsWeight order) {
+  const bool before = order == RmsWeight::kBeforeRounding;
+  if (records_gradients({&x, &weight})) return rms_norm_composition(x, weight, eps, before);
+  static const auto op =
+      operator_named<at::Tensor(const at::Tensor&, const at::Tensor&, double, bool)>(
+          "gpubench::rms_norm");
+  return op.call(x, weight, eps, before);
+}
+
+std::pair<torch::Tensor, torch::Tensor> add_rms_norm(const torch::Tensor& x,
+                                                     const torch::Tensor& addend,
+                                                     const torch::Tensor& weight, double eps,
+                                                     RmsWeight order) {
+  const bool before = order == RmsWeight::kBeforeRounding;
+  std::tuple<at::Tensor, at::Tensor> out;
+  if (records_gradients({&x, &addend, &weight})) {
+    out = add_rms_norm_composition(x, addend, weight, eps, before);
+  } else {
+    static const auto op = operator_named<std::tuple<at::Tensor, at::Tensor>(
+        const at::Tensor&, const at::Tensor&, const at::Tensor&, double, bool)>(
+        "gpubench::add_rms_norm");
+    out = op.call(x, addend, weight, eps, before);
+  }
+  return {std::get<0>(out), std::get<1>(out)};
+}
+
+torch::Tensor silu_mul(const torch::Tensor& gate, const torch::Tensor& up) {
+  if (records_gradients({&gate, &up})) return silu_mul_composition(gate, up);
+  static const auto op =
+      operator_named<at::Tensor(const at::Tensor&, const at::Tensor&)>("gpubench::silu_mul");
+  return op.call(gate, up);
+}
+
+}  // namespace gpubench::kernels

@@ -1,0 +1,39 @@
+// gpubench's own operators (docs/kernels.md), registered with LibTorch in the "gpubench"
+// namespace. Each replaces an ATen composition in a decode step: its CPU form is that composition
+// (the same values, bit for bit, and the same operators a profile sees inside it), its CUDA form
+// one kernel of the project's (kernels/cuda/) where the build compiled them. Where autograd would
+// record the call, the composition runs instead: the kernels have no backward.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <utility>
+
+namespace gpubench::kernels {
+
+// Whether this build registered the CUDA kernels (a CUDA LibTorch, and nvcc to compile them).
+bool has_cuda_kernels();
+
+// Where RMSNorm's weight is applied: after the normalised values are rounded to x's dtype
+// (LlamaRMSNorm: weight * normed.to(dtype)), or in float32 before that rounding (Olmo2RMSNorm,
+// gpt-oss's).
+enum class RmsWeight { kAfterRounding, kBeforeRounding };
+
+// RMSNorm over the last dimension, normalised in float32.
+torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
+                       RmsWeight order);
+
+// A residual sum and its RMSNorm in one: {x + addend, rms_norm(x + addend)}, the sum rounded to
+// x's dtype before it is normalised, as the two operators compute it.
+std::pair<torch::Tensor, torch::Tensor> add_rms_norm(const torch::Tensor& x,
+                                                     const torch::Tensor& addend,
+                                                     const torch::Tensor& weight, double eps,
+                                                     RmsWeight order);
+
+// SwiGLU's elementwise half: silu(gate) * up, silu rounded to gate's dtype before the product.
+torch::Tensor silu_mul(const torch::Tensor& gate, const torch::Tensor& up);
+
+// The names of the operators as a profile records them ("gpubench::silu_mul").
+const std::vector<std::string>& operator_names();
+
+}  // namespace gpubench::kernels
