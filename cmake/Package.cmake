@@ -9,8 +9,12 @@
 # every build.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-add_library(gpubench_archive STATIC EXCLUDE_FROM_ALL $<TARGET_OBJECTS:gpubench_core>
-            $<TARGET_OBJECTS:gpubench_cli> $<TARGET_OBJECTS:gpubench_cli_base>)
+set(GPUBENCH_ARCHIVE_OBJECTS $<TARGET_OBJECTS:gpubench_core> $<TARGET_OBJECTS:gpubench_cli>
+    $<TARGET_OBJECTS:gpubench_cli_base>)
+if(GPUBENCH_WITH_CUDA_KERNELS)  # cmake/CudaKernels.cmake
+  list(APPEND GPUBENCH_ARCHIVE_OBJECTS $<TARGET_OBJECTS:gpubench_kernels_cuda_objects>)
+endif()
+add_library(gpubench_archive STATIC EXCLUDE_FROM_ALL ${GPUBENCH_ARCHIVE_OBJECTS})
 set_target_properties(gpubench_archive PROPERTIES OUTPUT_NAME gpubench LINKER_LANGUAGE CXX)
 add_custom_target(gpubench_package DEPENDS gpubench_archive gpubench_base)
 

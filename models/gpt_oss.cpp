@@ -146,11 +146,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
              const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
     const Tensor normed = input_layernorm(x);
-    auto heads = [&](AdaptedLinear& proj, int64_t count) {
-      return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
-    };
-    Tensor q = heads(attention.q, attention.heads);
-    Tensor k = heads(attention.k, attention.kv_heads), v = heads(attention.v, attention.kv_heads);
+    auto [q, k, v] = attention.heads_of(normed, head_dim_);
     const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
     q = rotate(q, cos, sin);
     k = rotate(k, cos, sin);

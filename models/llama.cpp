@@ -12,6 +12,7 @@
 #include "modeling/layer_placement.h"
 #include "modeling/rms_norm.h"
 #include "modeling/score_moment.h"
+#include "modeling/shared_input_products.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::models {
@@ -120,11 +121,7 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   Tensor run(const Tensor& x, RotaryTables& rotary, const CacheSlot* cache) {
     const int64_t batch = x.size(0), tokens = x.size(1);
     const Tensor normed = input_layernorm(x);
-    auto heads = [&](AdaptedLinear& proj, int64_t count) {
-      return proj(normed).view({batch, tokens, count, head_dim_}).transpose(1, 2);
-    };
-    Tensor q = heads(attention.q, attention.heads);
-    Tensor k = heads(attention.k, attention.kv_heads), v = heads(attention.v, attention.kv_heads);
+    auto [q, k, v] = attention.heads_of(normed, head_dim_);
     if (cache) {
       // Generation: q and k through the rotary embedding as one tensor, one set of kernels for
       // both. Training keeps them apart, so that backward holds no joined copy.
@@ -168,7 +165,8 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     const auto [h, m] = post_attention_layernorm->add_and_normalize(
         x, attention.o(
                attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
-    return h + down_proj(kernels::silu_mul(gate_proj(m), up_proj(m)));
+    const std::vector<Tensor> gate_up = layers::project_together(m, {gate_proj, up_proj});
+    return h + down_proj(kernels::silu_mul(gate_up[0], gate_up[1]));
   }
 
   // One new token [batch, heads, 1, head_dim] against every cached position: each group of

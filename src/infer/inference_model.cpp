@@ -3,6 +3,7 @@
 #include "memory/training_memory.h"
 #include "modeling/linear_compute.h"
 #include "modeling/mxfp4_weights.h"
+#include "modeling/shared_input_products.h"
 #include "torch_support/compat.h"
 
 namespace gpubench {
@@ -48,6 +49,9 @@ void prepare_for_inference(TrainableModel& model, const ResolvedBenchmark& bench
   if (const auto dtype = inference_weight_dtype(benchmark.precision)) {
     model.cast_for_inference(*dtype);
   }
+  // Projections that read one input (q, k, v; gate, up) as one product, held as one where the
+  // format quantises rows apart.
+  layers::fuse_shared_input_products(model.module());
   if (const auto format = quantized_weights(benchmark, policy)) {
     layers::quantize_linear_layers(model.module(), *format);
   }

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "modeling/flop_counter.h"
+#include "modeling/shared_input_products.h"
 
 namespace gpubench::layers {
 
@@ -28,6 +29,8 @@ AdaptedLinearImpl::AdaptedLinearImpl(int64_t in_features, int64_t out_features, 
 
 torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
   using tensor_parallel::Split;
+  // Its weight held in the shared product's format: its part of that product.
+  if (shared_ && shared_->quantized()) return shared_->forward(input)[shared_->index_of(this)];
   const torch::Tensor x =
       split_ == Split::kColumns ? tensor_parallel::copy_to_group(input, group_) : input;
   const torch::Tensor own_bias = split_ == Split::kRows ? torch::Tensor() : bias;
@@ -43,6 +46,19 @@ torch::Tensor AdaptedLinearImpl::forward(const torch::Tensor& input) {
   if (split_ != Split::kRows) return output;
   const torch::Tensor sum = tensor_parallel::reduce_from_group(output, group_);
   return bias.defined() ? sum + bias : sum;
+}
+
+bool AdaptedLinearImpl::hold_weight_in(const WeightFormat& format) {
+  if (const std::shared_ptr<SharedInputProduct> product = shared_) {
+    // The first of the layers to be asked holds the stack; where the format cannot, the product
+    // gives each layer its weight back (and shared_ is null) and each holds its own.
+    if (product->quantized() || product->hold_weight_in(format)) return true;
+  }
+  return compute_.quantize(*this, weight, format);
+}
+
+bool AdaptedLinearImpl::weight_held() const {
+  return compute_.quantized() || (shared_ && shared_->quantized());
 }
 
 void AdaptedLinearImpl::add_adapter(int64_t rank, double alpha) {

@@ -8,6 +8,7 @@
 // NF4, features/tuning/qlora.h); the adapters stay in autocast's dtype.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "modeling/tensor_parallel.h"
 
 namespace gpubench::layers {
+
+class SharedInputProduct;  // modeling/shared_input_products.h
 
 // The role of a language model's output projection onto the vocabulary: no block's projection,
 // so neither LoRA's targets nor QLoRA's base; split like the vocabulary (layers::projection).
@@ -47,8 +50,16 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   bool in_block() const { return !role_.empty() && role_ != kVocabularyHeadRole; }
   // This rank's.
   int64_t out_features() const { return out_features_; }
-  bool hold_weight_in(const WeightFormat& format) override {
-    return compute_.quantize(*this, weight, format);
+  bool hold_weight_in(const WeightFormat& format) override;
+  // Its weight held in a format (by itself or by its shared product).
+  bool weight_held() const;
+  tensor_parallel::Split split() const { return split_; }
+  tensor_parallel::Group* group() const { return group_; }
+  // The one product this layer's weight is stacked into with its siblings' (inference,
+  // modeling/shared_input_products.h); null when it computes alone.
+  const std::shared_ptr<SharedInputProduct>& shared_product() const { return shared_; }
+  void set_shared_product(std::shared_ptr<SharedInputProduct> product) {
+    shared_ = std::move(product);
   }
   int64_t bytes_change_in(const WeightFormat& format) const override {
     return weight_bytes_change(weight, format);
@@ -64,6 +75,7 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   LinearCompute compute_;
   torch::Tensor lora_a_, lora_b_;
   double scaling_ = 0;
+  std::shared_ptr<SharedInputProduct> shared_;
 };
 TORCH_MODULE(AdaptedLinear);
 

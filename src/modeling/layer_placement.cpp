@@ -1,6 +1,9 @@
 #include "modeling/layer_placement.h"
 
 #include <stdexcept>
+#include <vector>
+
+#include "modeling/shared_input_products.h"
 
 namespace gpubench::layers {
 
@@ -38,6 +41,16 @@ AttentionProjections attention_projections(torch::nn::Module& attention, int64_t
   built.heads = built.q->out_features() / head_dim;
   built.kv_heads = built.k->out_features() / head_dim;
   return built;
+}
+
+std::array<torch::Tensor, 3> AttentionProjections::heads_of(const torch::Tensor& x,
+                                                            int64_t head_dim) const {
+  const int64_t batch = x.size(0), tokens = x.size(1);
+  const std::vector<torch::Tensor> projected = project_together(x, {q, k, v});
+  const auto split = [&](const torch::Tensor& t, int64_t count) {
+    return t.view({batch, tokens, count, head_dim}).transpose(1, 2);
+  };
+  return {split(projected[0], heads), split(projected[1], kv_heads), split(projected[2], kv_heads)};
 }
 
 TokenEmbeddingImpl::TokenEmbeddingImpl(int64_t vocab, int64_t width,

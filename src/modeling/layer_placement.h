@@ -9,6 +9,7 @@
 // groups, a rank holds every layer whole and every function is the plain layer's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -47,6 +48,10 @@ AdaptedLinear projection(int64_t in, int64_t out, bool bias, const std::string& 
 struct AttentionProjections {
   AdaptedLinear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
   int64_t heads = 0, kv_heads = 0;
+
+  // q, k and v of x [batch, tokens, hidden] as [batch, heads, tokens, head_dim]: one product
+  // where their weights are stacked (modeling/shared_input_products.h).
+  std::array<torch::Tensor, 3> heads_of(const torch::Tensor& x, int64_t head_dim) const;
 };
 AttentionProjections attention_projections(torch::nn::Module& attention, int64_t hidden,
                                            int64_t heads, int64_t kv_heads, int64_t head_dim,

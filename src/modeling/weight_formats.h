@@ -50,6 +50,10 @@ class WeightFormat {
   virtual std::optional<int64_t> bytes_in(int64_t out_features, int64_t in_features) const = 0;
   // MXFP4: a mixture of experts' experts, not the linear layers (modeling/mixture_of_experts.h).
   virtual bool holds_experts_in_mxfp4() const { return false; }
+  // Whether holding weights stacked by rows holds each row as holding it alone would (scales per
+  // row or per group of a row's inputs): projections that share an input may then be held as
+  // one (modeling/shared_input_products.h).
+  virtual bool quantizes_rows_apart() const { return false; }
 };
 
 // What a format is made with, from the benchmark: each format reads the part it needs.

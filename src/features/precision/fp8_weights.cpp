@@ -25,6 +25,7 @@ class Fp8Format : public layers::WeightFormat {
  public:
   explicit Fp8Format(Recipe recipe) : recipe_(recipe) {}
   std::string name() const override { return "fp8"; }
+  bool quantizes_rows_apart() const override { return recipe_ == Recipe::kRowwise; }
   std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
                                            const torch::Tensor& weight) const override {
     if (!aligned(0, weight.size(1), weight.size(0), false)) return nullptr;

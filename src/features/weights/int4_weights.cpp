@@ -35,6 +35,7 @@ class Int4Format : public layers::WeightFormat {
   Int4Format(int64_t group, torch::ScalarType activations)
       : group_(group), activations_(activations) {}
   std::string name() const override { return "int4"; }
+  bool quantizes_rows_apart() const override { return true; }
   std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
                                            const torch::Tensor& weight) const override {
     Int4Weight quantized = quantize_int4(weight, group_, activations_);

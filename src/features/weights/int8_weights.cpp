@@ -23,6 +23,7 @@ class Int8Format : public layers::WeightFormat {
  public:
   explicit Int8Format(torch::ScalarType activations) : activations_(activations) {}
   std::string name() const override { return "int8"; }
+  bool quantizes_rows_apart() const override { return true; }
   std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
                                            const torch::Tensor& weight) const override {
     Int8Weight quantized = quantize_int8(weight, activations_);
