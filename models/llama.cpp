@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/block_observer.h"
@@ -43,17 +44,27 @@ class RotaryTables {
   // x cos + rotate_half(x) sin, Hugging Face's apply_rotary_pos_emb for one of q and k: the same
   // products, rotate_half's negation taken by the table.
   Tensor apply(const Tensor& x) {
-    if (!cos_cast_.defined() || cos_cast_.scalar_type() != x.scalar_type()) {
-      cos_cast_ = cos_.to(x.scalar_type());
-      signed_sin_cast_ = signed_sin_.to(x.scalar_type());
-    }
-    const auto halves = x.chunk(2, -1);
-    return x * cos_cast_ + torch::cat({halves[1], halves[0]}, -1) * signed_sin_cast_;
+    cast_to(x.scalar_type());
+    return kernels::composition::rotary_composition(x, cos_cast_, signed_sin_cast_);
+  }
+  // A static decode step's q and k rotated, k written into `keys` and v into `values` at the
+  // device-held `position`, in one operator (one kernel on CUDA); returns q rotated.
+  Tensor apply_and_write(const Tensor& q, const Tensor& k, const Tensor& v, Tensor& keys,
+                         Tensor& values, const Tensor& position) {
+    cast_to(q.scalar_type());
+    return kernels::rotary_cache_write(q, k, v, cos_cast_, signed_sin_cast_, keys, values,
+                                       position);
   }
 
  private:
   RotaryTables(Tensor cos, Tensor signed_sin)
       : cos_(std::move(cos)), signed_sin_(std::move(signed_sin)) {}
+  void cast_to(torch::ScalarType dtype) {
+    if (!cos_cast_.defined() || cos_cast_.scalar_type() != dtype) {
+      cos_cast_ = cos_.to(dtype);
+      signed_sin_cast_ = signed_sin_.to(dtype);
+    }
+  }
 
   Tensor cos_, signed_sin_;
   Tensor cos_cast_, signed_sin_cast_;
@@ -122,7 +133,9 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     const int64_t batch = x.size(0), tokens = x.size(1);
     const Tensor normed = input_layernorm(x);
     auto [q, k, v] = attention.heads_of(normed, head_dim_);
-    if (cache) {
+    if (cache && cache->position) {
+      q = rotary.apply_and_write(q, k, v, cache->keys, cache->values, *cache->position);
+    } else if (cache) {
       // Generation: q and k through the rotary embedding as one tensor, one set of kernels for
       // both. Training keeps them apart, so that backward holds no joined copy.
       const Tensor rotated = rotary.apply(torch::cat({q, k}, 1));
@@ -134,8 +147,6 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
     }
     int64_t keys = tokens;
     if (cache && cache->position) {
-      KvCache::write_at(cache->keys, *cache->position, k);
-      KvCache::write_at(cache->values, *cache->position, v);
       keys = cache->keys.size(2);
       k = KvCache::to_compute(cache->keys, q.scalar_type());
       v = KvCache::to_compute(cache->values, q.scalar_type());

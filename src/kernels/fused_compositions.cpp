@@ -24,4 +24,37 @@ at::Tensor silu_mul_composition(const at::Tensor& gate, const at::Tensor& up) {
   return at::silu(gate) * up;
 }
 
+at::Tensor rotary_composition(const at::Tensor& x, const at::Tensor& cos,
+                              const at::Tensor& signed_sin) {
+  const auto halves = x.chunk(2, -1);
+  return x * cos + at::cat({halves[1], halves[0]}, -1) * signed_sin;
+}
+
+at::Tensor to_cache_dtype(const at::Tensor& x, const at::Tensor& stored) {
+  if (x.scalar_type() == stored.scalar_type()) return x;
+  if (stored.element_size() == 1) return x.clamp(-448, 448).to(stored.scalar_type());
+  return x.to(stored.scalar_type());
+}
+
+void write_cache_at_composition(const at::Tensor& stored, const at::Tensor& position,
+                                const at::Tensor& x) {
+  const at::Tensor value = to_cache_dtype(x, stored);
+  if (stored.element_size() == 1) {
+    stored.view(at::kByte).index_copy_(2, position, value.view(at::kByte));
+  } else {
+    stored.index_copy_(2, position, value);
+  }
+}
+
+at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor& k,
+                                          const at::Tensor& v, const at::Tensor& cos,
+                                          const at::Tensor& signed_sin, at::Tensor& keys,
+                                          at::Tensor& values, const at::Tensor& position) {
+  const int64_t heads = q.size(1);
+  const at::Tensor rotated = rotary_composition(at::cat({q, k}, 1), cos, signed_sin);
+  write_cache_at_composition(keys, position, rotated.narrow(1, heads, k.size(1)));
+  write_cache_at_composition(values, position, v);
+  return rotated.narrow(1, 0, heads);
+}
+
 }  // namespace gpubench::kernels::composition

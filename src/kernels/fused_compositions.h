@@ -17,4 +17,23 @@ std::tuple<at::Tensor, at::Tensor> add_rms_norm_composition(const at::Tensor& x,
                                                             bool weight_before_rounding);
 at::Tensor silu_mul_composition(const at::Tensor& gate, const at::Tensor& up);
 
+// x cos + rotate_half(x) sin over x's last dimension, rotate_half's negation taken by the sine
+// table (signed_sin: -sin on the first half): Hugging Face's apply_rotary_pos_emb.
+at::Tensor rotary_composition(const at::Tensor& x, const at::Tensor& cos,
+                              const at::Tensor& signed_sin);
+// `x` in the dtype of `stored` (a key/value cache's tensor): an FP8 cache saturates it to
+// e4m3's range, unscaled, since a cast past the range gives NaN.
+at::Tensor to_cache_dtype(const at::Tensor& x, const at::Tensor& stored);
+// `x` [batch, heads, 1, head_dim] written into `stored` [batch, heads, capacity, head_dim] at
+// `position` (a device tensor [1]), in the cache's dtype (an FP8 cache clamped to e4m3's range
+// and written as its bytes: index_copy has no Float8 kernel).
+void write_cache_at_composition(const at::Tensor& stored, const at::Tensor& position,
+                                const at::Tensor& x);
+// q and k rotated as one tensor, k written into `keys` and v into `values` at `position`;
+// returns the rotated q.
+at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor& k,
+                                          const at::Tensor& v, const at::Tensor& cos,
+                                          const at::Tensor& signed_sin, at::Tensor& keys,
+                                          at::Tensor& values, const at::Tensor& position);
+
 }  // namespace gpubench::kernels::composition

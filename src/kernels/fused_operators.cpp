@@ -13,6 +13,7 @@ namespace gpubench::kernels {
 
 using composition::add_rms_norm_composition;
 using composition::rms_norm_composition;
+using composition::rotary_cache_write_composition;
 using composition::silu_mul_composition;
 
 namespace {
@@ -39,12 +40,16 @@ TORCH_LIBRARY(gpubench, m) {
       "add_rms_norm(Tensor x, Tensor addend, Tensor weight, float eps, "
       "bool weight_before_rounding) -> (Tensor, Tensor)");
   m.def("silu_mul(Tensor gate, Tensor up) -> Tensor");
+  m.def(
+      "rotary_cache_write(Tensor q, Tensor k, Tensor v, Tensor cos, Tensor signed_sin, "
+      "Tensor(a!) keys, Tensor(b!) values, Tensor position) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
   m.impl("rms_norm", &rms_norm_composition);
   m.impl("add_rms_norm", &add_rms_norm_composition);
   m.impl("silu_mul", &silu_mul_composition);
+  m.impl("rotary_cache_write", &rotary_cache_write_composition);
 }
 
 #if GPUBENCH_WITH_CUDA_KERNELS
@@ -61,7 +66,8 @@ bool has_cuda_kernels() {
 
 const std::vector<std::string>& operator_names() {
   static const std::vector<std::string> names = {"gpubench::rms_norm", "gpubench::add_rms_norm",
-                                                 "gpubench::silu_mul"};
+                                                 "gpubench::silu_mul",
+                                                 "gpubench::rotary_cache_write"};
   return names;
 }
 
@@ -97,6 +103,19 @@ torch::Tensor silu_mul(const torch::Tensor& gate, const torch::Tensor& up) {
   static const auto op =
       operator_named<at::Tensor(const at::Tensor&, const at::Tensor&)>("gpubench::silu_mul");
   return op.call(gate, up);
+}
+
+torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
+                                 const torch::Tensor& v, const torch::Tensor& cos,
+                                 const torch::Tensor& signed_sin, torch::Tensor& keys,
+                                 torch::Tensor& values, const torch::Tensor& position) {
+  if (records_gradients({&q, &k, &v})) {
+    return rotary_cache_write_composition(q, k, v, cos, signed_sin, keys, values, position);
+  }
+  static const auto op = operator_named<at::Tensor(
+      const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+      at::Tensor&, at::Tensor&, const at::Tensor&)>("gpubench::rotary_cache_write");
+  return op.call(q, k, v, cos, signed_sin, keys, values, position);
 }
 
 }  // namespace gpubench::kernels

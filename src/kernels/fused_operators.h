@@ -33,6 +33,16 @@ std::pair<torch::Tensor, torch::Tensor> add_rms_norm(const torch::Tensor& x,
 // SwiGLU's elementwise half: silu(gate) * up, silu rounded to gate's dtype before the product.
 torch::Tensor silu_mul(const torch::Tensor& gate, const torch::Tensor& up);
 
+// A decode step's rotary embedding and cache write: q and k [batch, heads, 1, head_dim] rotated
+// (x cos + rotate_half(x) sin, the tables [1, head_dim] in q's dtype with rotate_half's negation
+// in `signed_sin`), the rotated k written into `keys` and v into `values` [batch, kv_heads,
+// capacity, head_dim] at `position` (a device tensor [1]: a CUDA graph replays it at each
+// position). Returns the rotated q.
+torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
+                                 const torch::Tensor& v, const torch::Tensor& cos,
+                                 const torch::Tensor& signed_sin, torch::Tensor& keys,
+                                 torch::Tensor& values, const torch::Tensor& position);
+
 // The names of the operators as a profile records them ("gpubench::silu_mul").
 const std::vector<std::string>& operator_names();
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/fused_compositions.h"
+
 namespace gpubench {
 
 KvCache KvCache::allocate(int64_t layers, int64_t batch, int64_t kv_heads, int64_t capacity,
@@ -90,20 +92,12 @@ int64_t KvCache::bytes_at(int64_t context) const {
 }
 
 torch::Tensor KvCache::to_stored(const torch::Tensor& x, const torch::Tensor& stored) {
-  if (x.scalar_type() == stored.scalar_type()) return x;
-  if (stored.element_size() == 1) return x.clamp(-448, 448).to(stored.scalar_type());
-  return x.to(stored.scalar_type());
+  return kernels::composition::to_cache_dtype(x, stored);
 }
 
 void KvCache::write_at(const torch::Tensor& stored, const torch::Tensor& position,
                        const torch::Tensor& x) {
-  const torch::Tensor value = to_stored(x, stored);
-  // index_copy has no Float8 kernel (CPU or CUDA): an FP8 cache is written as its bytes.
-  if (stored.element_size() == 1) {
-    stored.view(torch::kByte).index_copy_(2, position, value.view(torch::kByte));
-  } else {
-    stored.index_copy_(2, position, value);
-  }
+  kernels::composition::write_cache_at_composition(stored, position, x);
 }
 
 torch::Tensor KvCache::to_compute(const torch::Tensor& stored, torch::ScalarType dtype) {

@@ -42,7 +42,8 @@ struct KvCache {
 
   // Keys or values in the dtype `stored` (a tensor of the cache) holds: an FP8 cache
   // (--kv-cache fp8, docs/fp8.md) saturates them to e4m3's range, unscaled (vLLM's default
-  // without calibration: scale 1), since a cast past the range gives NaN.
+  // without calibration: scale 1), since a cast past the range gives NaN
+  // (kernels::composition::to_cache_dtype).
   static torch::Tensor to_stored(const torch::Tensor& x, const torch::Tensor& stored);
   // Writes `x` (batch, heads, tokens, head dim) into `stored` at the positions `position` holds
   // along dim 2, in place: graph mode's static decode, whose position lives on the device.

@@ -9,6 +9,7 @@
 
 #include "kernels/fused_operators.h"
 #include "recorded_operators.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -77,15 +78,70 @@ TEST(FusedOperators, EachCpuFormIsHuggingFacesArithmeticBitForBit) {
   }
 }
 
+// A decode step's rotary embedding and cache write: what Llama's step computed in its operators
+// (q and k rotated as one tensor, Hugging Face's rotate_half written out; k and v written at the
+// position), bit for bit, in bf16, fp16 and fp32, GQA's heads, a batch of 2; and an FP8 cache
+// (2.11) saturated and written as its bytes.
+TEST(FusedOperators, RotaryCacheWriteIsTheStepsArithmeticBitForBit) {
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  constexpr int64_t kBatch = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16, kCapacity = 8;
+  for (const auto dtype : floating_dtypes()) {
+    const auto options = torch::TensorOptions().dtype(dtype);
+    // q, k and v as views of one stacked product's output, as the model hands them on.
+    const torch::Tensor stacked = torch::randn({kBatch, 1, (kHeads + 2 * kKvHeads) * kHeadDim});
+    const auto heads = [&](int64_t first, int64_t count) {
+      return stacked.to(dtype)
+          .narrow(-1, first * kHeadDim, count * kHeadDim)
+          .view({kBatch, 1, count, kHeadDim})
+          .transpose(1, 2);
+    };
+    const torch::Tensor q = heads(0, kHeads), k = heads(kHeads, kKvHeads),
+                        v = heads(kHeads + kKvHeads, kKvHeads);
+    const torch::Tensor angle = 0.7 * torch::arange(kHeadDim / 2).repeat(2).unsqueeze(0);
+    const torch::Tensor cos = angle.cos().to(dtype), sin = angle.sin().to(dtype);
+    const torch::Tensor signed_sin = torch::cat(
+        {-sin.narrow(-1, 0, kHeadDim / 2), sin.narrow(-1, kHeadDim / 2, kHeadDim / 2)}, -1);
+    const torch::Tensor position = torch::full({1}, 5, torch::kLong);
+    torch::Tensor keys = torch::zeros({kBatch, kKvHeads, kCapacity, kHeadDim}, options);
+    torch::Tensor values = torch::zeros_like(keys);
+    const torch::Tensor rotated_q =
+        kernels::rotary_cache_write(q, k, v, cos, signed_sin, keys, values, position);
+    const auto hugging_face = [&](const torch::Tensor& x) {
+      const torch::Tensor x1 = x.narrow(-1, 0, kHeadDim / 2),
+                          x2 = x.narrow(-1, kHeadDim / 2, kHeadDim / 2);
+      return x * cos + torch::cat({-x2, x1}, -1) * sin;
+    };
+    const std::string where = c10::toString(dtype);
+    EXPECT_TRUE(torch::equal(rotated_q, hugging_face(q))) << where;
+    EXPECT_TRUE(torch::equal(keys.select(2, 5), hugging_face(k).squeeze(2))) << where;
+    EXPECT_TRUE(torch::equal(values.select(2, 5), v.squeeze(2))) << where;
+    EXPECT_EQ(keys.narrow(2, 0, 5).abs().sum().item<double>(), 0.0) << where << ": other slots";
+    if (compat::kHasFp8 && dtype == torch::kBFloat16) {
+      torch::Tensor fp8_keys = torch::zeros(keys.sizes(), options.dtype(compat::float8_e4m3()));
+      torch::Tensor fp8_values = torch::zeros_like(fp8_keys);
+      const torch::Tensor big_v = v * 1000;
+      kernels::rotary_cache_write(q, k, big_v, cos, signed_sin, fp8_keys, fp8_values, position);
+      EXPECT_TRUE(
+          torch::equal(fp8_values.select(2, 5).to(dtype),
+                       big_v.clamp(-448, 448).squeeze(2).to(compat::float8_e4m3()).to(dtype)));
+    }
+  }
+}
+
 // A profile names each operator once; CUDA launches it as one kernel where the build compiled
 // them (testing::operators_of_one_cuda_kernel), its CPU composition's operators otherwise.
 TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
   const c10::InferenceMode inference_mode;
   const torch::Tensor x = torch::randn({4, 64}), weight = torch::ones({64});
+  const torch::Tensor heads = torch::randn({1, 2, 1, 8}), table = torch::ones({1, 8});
+  torch::Tensor keys = torch::zeros({1, 2, 4, 8}), values = torch::zeros({1, 2, 4, 8});
+  const torch::Tensor position = torch::zeros({1}, torch::kLong);
   const testing::RecordedOperators recorded = testing::record_operators([&] {
     kernels::rms_norm(x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::add_rms_norm(x, x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::silu_mul(x, x);
+    kernels::rotary_cache_write(heads, heads, heads, table, table, keys, values, position);
   });
   for (const std::string& name : kernels::operator_names()) {
     EXPECT_EQ(recorded.called.count(name), 1u) << name;
@@ -93,7 +149,7 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
     EXPECT_EQ(launches, kernels::has_cuda_kernels() ? 1 : 0) << name;
   }
   if (kernels::has_cuda_kernels()) {
-    EXPECT_EQ(recorded.launches.size(), 3u);
+    EXPECT_EQ(recorded.launches.size(), kernels::operator_names().size());
   }
 }
 
@@ -156,6 +212,34 @@ TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
               normed, hugging_face_rms_norm(x + addend, weight, 1e-5, order), tolerance, tolerance))
               << where;
         }
+      }
+      // Llama 3.1 8B's attention (32 heads, 8 key/value heads of 128) at batch 1 and 4 (the
+      // rows' count), q, k and v views of one stacked product, the position on the device: the
+      // same arithmetic in the same order, so the same bits.
+      if (rows == 1 || rows == 512) {
+        const int64_t batch = rows == 1 ? 1 : 4, heads = 32, kv_heads = 8, head_dim = 128;
+        const torch::Tensor stacked =
+            torch::randn({batch, 1, (heads + 2 * kv_heads) * head_dim}, on_cuda).to(dtype);
+        const auto split = [&](int64_t first, int64_t count) {
+          return stacked.narrow(-1, first * head_dim, count * head_dim)
+              .view({batch, 1, count, head_dim})
+              .transpose(1, 2);
+        };
+        const torch::Tensor angle = torch::rand({1, head_dim}, on_cuda) * 6;
+        const torch::Tensor cos = angle.cos().to(dtype), signed_sin = angle.sin().to(dtype);
+        const torch::Tensor position = torch::full({1}, 700, on_cuda.dtype(torch::kLong));
+        torch::Tensor keys = torch::zeros({batch, kv_heads, 1024, head_dim}, on_cuda.dtype(dtype));
+        torch::Tensor values = torch::zeros_like(keys);
+        const torch::Tensor q = split(0, heads), k = split(heads, kv_heads),
+                            v = split(heads + kv_heads, kv_heads);
+        const torch::Tensor rotated =
+            kernels::rotary_cache_write(q, k, v, cos, signed_sin, keys, values, position);
+        const torch::Tensor halves_q = torch::cat({q.narrow(-1, 64, 64), q.narrow(-1, 0, 64)}, -1);
+        EXPECT_TRUE(torch::equal(rotated, q * cos + halves_q * signed_sin)) << c10::toString(dtype);
+        const torch::Tensor halves_k = torch::cat({k.narrow(-1, 64, 64), k.narrow(-1, 0, 64)}, -1);
+        EXPECT_TRUE(torch::equal(keys.narrow(2, 700, 1), k * cos + halves_k * signed_sin));
+        EXPECT_TRUE(torch::equal(values.narrow(2, 700, 1), v));
+        EXPECT_EQ(keys.narrow(2, 0, 700).abs().sum().item<double>(), 0.0);
       }
       for (const int64_t width : {14336, 28672}) {
         const torch::Tensor gate = (4 * torch::randn({rows, width}, on_cuda)).to(dtype);

@@ -86,6 +86,39 @@ __global__ void silu_mul_elements(const T* __restrict__ gate, const T* __restric
   }
 }
 
+// One block a (sequence, head) of q and of k: the head rotated (x cos + x' signed_sin, x' the
+// other half's element), each product rounded to T before the sum, as the composition's three
+// operators round; q's into `q_out`, k's into `keys` at the position, and the same block copies
+// v's head into `values`. `position` is read on the device, so a graph replays it.
+template <typename T>
+__global__ void rotary_cache_write_heads(const T* __restrict__ q, const T* __restrict__ k,
+                                         const T* __restrict__ v, int64_t q_batch_stride,
+                                         int64_t q_head_stride, int64_t k_batch_stride,
+                                         int64_t k_head_stride, int64_t v_batch_stride,
+                                         int64_t v_head_stride, const T* __restrict__ cos,
+                                         const T* __restrict__ signed_sin, T* __restrict__ keys,
+                                         T* __restrict__ values, const int64_t* position,
+                                         T* __restrict__ q_out, int heads, int kv_heads,
+                                         int head_dim, int64_t capacity) {
+  const int batch = blockIdx.y, head = blockIdx.x;
+  const bool is_q = head < heads;
+  const int kv_head = head - heads;
+  const T* x = is_q ? q + batch * q_batch_stride + head * q_head_stride
+                    : k + batch * k_batch_stride + kv_head * k_head_stride;
+  const int64_t slot =
+      ((static_cast<int64_t>(batch) * kv_heads + kv_head) * capacity + *position) * head_dim;
+  T* out = is_q ? q_out + (static_cast<int64_t>(batch) * heads + head) * head_dim : keys + slot;
+  const int half = head_dim / 2;
+  for (int d = threadIdx.x; d < head_dim; d += blockDim.x) {
+    const int other = d < half ? d + half : d - half;
+    const T straight = static_cast<T>(static_cast<float>(x[d]) * static_cast<float>(cos[d]));
+    const T turned =
+        static_cast<T>(static_cast<float>(x[other]) * static_cast<float>(signed_sin[d]));
+    out[d] = static_cast<T>(static_cast<float>(straight) + static_cast<float>(turned));
+    if (!is_q) values[slot + d] = v[batch * v_batch_stride + kv_head * v_head_stride + d];
+  }
+}
+
 int threads_for_row(int64_t width) {
   return width >= 4096 ? 1024 : 256;
 }
@@ -173,6 +206,58 @@ at::Tensor silu_mul_cuda(const at::Tensor& gate, const at::Tensor& up) {
   return out;
 }
 
+// One token's heads with unit stride along head_dim; tables [1, head_dim] and a cache of the
+// same dtype (an FP8 cache, another dtype or more tokens run the composition).
+bool rotary_kernel_takes(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                         const at::Tensor& cos, const at::Tensor& signed_sin,
+                         const at::Tensor& keys, const at::Tensor& values,
+                         const at::Tensor& position) {
+  const auto dtype = q.scalar_type();
+  const bool floating = dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16;
+  bool ok = floating && q.dim() == 4 && q.size(2) == 1 && q.size(3) % 2 == 0 &&
+            position.numel() == 1 && position.scalar_type() == at::kLong &&
+            position.device() == q.device() && keys.is_contiguous() && values.is_contiguous() &&
+            cos.numel() == q.size(3) && signed_sin.numel() == q.size(3) && cos.is_contiguous() &&
+            signed_sin.is_contiguous();
+  for (const at::Tensor* t : {&k, &v, &cos, &signed_sin, &keys, &values}) {
+    ok = ok && t->scalar_type() == dtype && t->device() == q.device();
+  }
+  for (const at::Tensor* t : {&k, &v}) {
+    ok = ok && t->dim() == 4 && t->size(0) == q.size(0) && t->size(1) == keys.size(1) &&
+         t->size(2) == 1 && t->size(3) == q.size(3) && t->stride(3) == 1;
+  }
+  return ok && q.stride(3) == 1 && keys.sizes() == values.sizes() && keys.size(0) == q.size(0) &&
+         keys.size(3) == q.size(3);
+}
+
+at::Tensor rotary_cache_write_cuda(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                   const at::Tensor& cos, const at::Tensor& signed_sin,
+                                   at::Tensor& keys, at::Tensor& values,
+                                   const at::Tensor& position) {
+  if (!rotary_kernel_takes(q, k, v, cos, signed_sin, keys, values, position)) {
+    return composition::rotary_cache_write_composition(q, k, v, cos, signed_sin, keys, values,
+                                                       position);
+  }
+  const c10::cuda::CUDAGuard guard(q.device());
+  const int heads = static_cast<int>(q.size(1)), kv_heads = static_cast<int>(k.size(1));
+  const int head_dim = static_cast<int>(q.size(3));
+  at::Tensor q_out = at::empty({q.size(0), heads, 1, head_dim}, q.options());
+  const dim3 blocks(heads + kv_heads, static_cast<unsigned>(q.size(0)));
+  const int threads = std::min(256, (head_dim + kWarp - 1) / kWarp * kWarp);
+  const auto stream = c10::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kHalf, at::kBFloat16, q.scalar_type(), "rotary_cache_write", [&] {
+        rotary_cache_write_heads<<<blocks, threads, 0, stream>>>(
+            q.data_ptr<scalar_t>(), k.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(), q.stride(0),
+            q.stride(1), k.stride(0), k.stride(1), v.stride(0), v.stride(1),
+            cos.data_ptr<scalar_t>(), signed_sin.data_ptr<scalar_t>(), keys.data_ptr<scalar_t>(),
+            values.data_ptr<scalar_t>(), position.data_ptr<int64_t>(), q_out.data_ptr<scalar_t>(),
+            heads, kv_heads, head_dim, keys.size(2));
+      });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return q_out;
+}
+
 }  // namespace
 
 // Referred to from fused_operators.cpp, so that the linker takes this file from its library.
@@ -184,6 +269,7 @@ TORCH_LIBRARY_IMPL(gpubench, CUDA, m) {
   m.impl("rms_norm", &rms_norm_cuda);
   m.impl("add_rms_norm", &add_rms_norm_cuda);
   m.impl("silu_mul", &silu_mul_cuda);
+  m.impl("rotary_cache_write", &rotary_cache_write_cuda);
 }
 
 }  // namespace gpubench::kernels
