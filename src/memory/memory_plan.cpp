@@ -20,6 +20,9 @@ MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, cons
   // NF4: half a byte a weight and a float32 absmax a block of 64 (features/weights/nf4_weights.h).
   plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen +
                  stats.nf4_params / 2 + stats.nf4_params / 64 * 4;
+  // fp8 LoRA: each frozen weight keeps its two FP8 operands, a byte a weight each
+  // (fp8::FrozenWeightOperands; the norms' few weights, which keep none, are counted too).
+  if (b.precision == Precision::kFp8 && uses_lora(b.tuning)) plan.weights += 2 * frozen;
   plan.gradients = 4 * stats.trainable_params;
   // AdamW: two moments; SGD: the momentum buffer.
   plan.optimizer_state = OptimizerRegistry::instance()

@@ -330,6 +330,33 @@ TEST(Fp8Training, FrozenWeightsAreQuantisedOnceAndTrainableOnesEveryStep) {
   }
 }
 
+// A frozen weight's input-gradient operand is kept in the layout scaled_mm takes as its second
+// operand (column-major), so that no backward copies a transpose of it; the forward's operand is
+// the weight's own layout, which its product reads transposed for free. The values: the
+// tensorwise one is the forward's codes, the rowwise one scaled along the columns.
+TEST(Fp8Training, AFrozenWeightsOperandsNeedNoCopyInEitherProduct) {
+  SKIP_WITHOUT_FP8();
+  torch::manual_seed(0);
+  const torch::Tensor weight = torch::randn({48, 32}).to(torch::kBFloat16);
+  for (const fp8::Recipe recipe : {fp8::Recipe::kTensorwise, fp8::Recipe::kRowwise}) {
+    fp8::FrozenWeightOperands frozen;
+    frozen.refresh(weight, recipe);
+    // What the product does to its second operand b [K, N]: b.data.t().contiguous().t().
+    const auto copied = [](const torch::Tensor& b_data) {
+      return b_data.t().contiguous().data_ptr() != b_data.t().data_ptr();
+    };
+    EXPECT_FALSE(copied(frozen.forward().data.t())) << fp8::recipe_name(recipe) << ": forward";
+    EXPECT_FALSE(copied(frozen.input_gradient().data)) << fp8::recipe_name(recipe);
+    EXPECT_EQ(frozen.input_gradient().data.sizes(), weight.sizes());
+    const fp8::ScaledTensor expected = recipe == fp8::Recipe::kRowwise
+                                           ? fp8::quantize(weight, compat::float8_e4m3(), 0)
+                                           : frozen.forward();
+    EXPECT_TRUE(torch::equal(frozen.input_gradient().data.to(torch::kFloat),
+                             expected.data.to(torch::kFloat)));
+    EXPECT_TRUE(torch::equal(frozen.input_gradient().scale, expected.scale));
+  }
+}
+
 // A tiny Llama taught one sequence (fp32, so both sides start from the same weights), then asked
 // to continue its first half: greedy tokens with bf16 weights, and with the linear layers'
 // weights quantised to e4m3 (and the key/value cache in FP8).

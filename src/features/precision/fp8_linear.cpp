@@ -58,7 +58,8 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
     // rowwise scales along other dimensions there, so it keeps the input in bf16, and the weight
     // as it is or, frozen, its column-scaled operand.
     if (recipe == Recipe::kTensorwise) {
-      ctx->save_for_backward({x.data, x.scale, w.data, w.scale});
+      const ScaledTensor& w_in_backward = frozen ? frozen->input_gradient() : w;
+      ctx->save_for_backward({x.data, x.scale, w_in_backward.data, w_in_backward.scale});
     } else if (frozen) {
       ctx->save_for_backward({input.to(torch::kBFloat16), frozen->input_gradient().data,
                               frozen->input_gradient().scale});
@@ -155,7 +156,8 @@ void FrozenWeightOperands::refresh(const Tensor& weight, Recipe recipe) {
   torch::NoGradGuard no_grad;
   forward_ = quantize_operand(weight, recipe);
   input_gradient_ =
-      recipe == Recipe::kRowwise ? quantize(weight, compat::float8_e4m3(), 0) : ScaledTensor{};
+      recipe == Recipe::kRowwise ? quantize(weight, compat::float8_e4m3(), 0) : forward_;
+  input_gradient_.data = input_gradient_.data.t().contiguous().t();
   storage_ = storage;
   version_ = version;
   recipe_ = recipe;

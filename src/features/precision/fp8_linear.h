@@ -41,14 +41,19 @@ bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weigh
 
 // The FP8 operands of a weight that takes no gradient (LoRA's frozen base), quantised once and
 // kept: the weight does not change, so casting it again at every step (tens of GB of memory
-// traffic a step on Llama 3 8B) buys nothing. It costs a byte per weight (rowwise: two, its
-// input gradient scales the weight's columns). Quantised again only when the weight's storage,
+// traffic a step on Llama 3 8B) buys nothing. It costs two bytes per weight: the forward's
+// operand and the input gradient's, laid out column-major once rather than transposed into a
+// copy at every backward (rowwise: scaled along the other dimension too). Quantised again only
+// when the weight's storage,
 // its version (an in-place write) or the recipe changes.
 class FrozenWeightOperands {
  public:
   void refresh(const torch::Tensor& weight, Recipe recipe);
   const ScaledTensor& forward() const { return forward_; }
-  const ScaledTensor& input_gradient() const { return input_gradient_; }  // rowwise only
+  // The operand of the input gradient's product, dL/dx = g W: W [out, in] laid out column-major,
+  // as scaled_mm takes its second operand, so that no step copies a transpose of it (rowwise:
+  // scaled along its columns). Tensorwise: the forward operand's codes, transposed once.
+  const ScaledTensor& input_gradient() const { return input_gradient_; }
 
  private:
   ScaledTensor forward_, input_gradient_;
