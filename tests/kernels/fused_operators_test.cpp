@@ -247,6 +247,15 @@ TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
         EXPECT_TRUE(torch::allclose(kernels::silu_mul(gate, up),
                                     torch::nn::functional::silu(gate) * up, tolerance, tolerance))
             << c10::toString(dtype);
+        // gate and up as the halves of one stacked product's output [rows, 1, 2 x width], read
+        // in place.
+        const torch::Tensor stacked = torch::cat({gate, up}, -1).view({rows, 1, 2 * width});
+        const torch::Tensor gate_half = stacked.narrow(-1, 0, width),
+                            up_half = stacked.narrow(-1, width, width);
+        EXPECT_TRUE(torch::allclose(kernels::silu_mul(gate_half, up_half),
+                                    (torch::nn::functional::silu(gate) * up).view({rows, 1, width}),
+                                    tolerance, tolerance))
+            << c10::toString(dtype) << ", halves of a stacked product";
       }
     }
   }

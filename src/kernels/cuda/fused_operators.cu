@@ -7,6 +7,7 @@
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <c10/macros/Macros.h>
 #include <torch/library.h>
 
 #include "kernels/fused_compositions.h"
@@ -75,14 +76,19 @@ __global__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ add
   }
 }
 
+// Rows of `width` elements, each `gate_stride` (`up_stride`) apart: gate and up may be the two
+// halves of one stacked product's output (modeling/shared_input_products.h), read in place.
 template <typename T>
 __global__ void silu_mul_elements(const T* __restrict__ gate, const T* __restrict__ up,
-                                  T* __restrict__ out, int64_t count) {
+                                  T* __restrict__ out, int64_t count, int64_t width,
+                                  int64_t gate_stride, int64_t up_stride) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const float g = static_cast<float>(gate[i]);
+    const int64_t row = i / width, column = i % width;
+    const float g = static_cast<float>(gate[row * gate_stride + column]);
     const T silu = static_cast<T>(g / (1.0f + expf(-g)));
-    out[i] = static_cast<T>(static_cast<float>(silu) * static_cast<float>(up[i]));
+    out[i] =
+        static_cast<T>(static_cast<float>(silu) * static_cast<float>(up[row * up_stride + column]));
   }
 }
 
@@ -101,6 +107,7 @@ __global__ void rotary_cache_write_heads(const T* __restrict__ q, const T* __res
                                          T* __restrict__ q_out, int heads, int kv_heads,
                                          int head_dim, int64_t capacity) {
   const int batch = blockIdx.y, head = blockIdx.x;
+  CUDA_KERNEL_ASSERT(*position >= 0 && *position < capacity);
   const bool is_q = head < heads;
   const int kv_head = head - heads;
   const T* x = is_q ? q + batch * q_batch_stride + head * q_head_stride
@@ -184,6 +191,26 @@ std::tuple<at::Tensor, at::Tensor> add_rms_norm_cuda(const at::Tensor& x, const 
   return {sum, out};
 }
 
+// `t` as [rows, last dimension] without a copy where its rows lie at one stride with unit
+// stride along them (a contiguous tensor, or a slice of one along the last dimension, such as
+// one half of a stacked product's output); a contiguous copy otherwise. Dimensions of size 1,
+// whose strides mean nothing, are passed over.
+at::Tensor as_rows(const at::Tensor& t) {
+  const int64_t width = t.size(-1), rows = t.numel() / width;
+  if (t.stride(-1) == 1) {
+    int64_t row_stride = width, nesting = -1;  // the stride the next outer dimension must have
+    bool nested = true;
+    for (int64_t i = t.dim() - 2; i >= 0 && nested; --i) {
+      if (t.size(i) == 1) continue;
+      if (nesting < 0) row_stride = t.stride(i);
+      nested = nesting < 0 || t.stride(i) == nesting;
+      nesting = t.stride(i) * t.size(i);
+    }
+    if (nested) return t.as_strided({rows, width}, {row_stride, 1});
+  }
+  return t.contiguous().view({rows, width});
+}
+
 at::Tensor silu_mul_cuda(const at::Tensor& gate, const at::Tensor& up) {
   const auto dtype = gate.scalar_type();
   const bool floating = dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16;
@@ -192,15 +219,16 @@ at::Tensor silu_mul_cuda(const at::Tensor& gate, const at::Tensor& up) {
     return composition::silu_mul_composition(gate, up);
   }
   const c10::cuda::CUDAGuard guard(gate.device());
-  const at::Tensor g = gate.contiguous(), u = up.contiguous();
-  at::Tensor out = at::empty_like(g);
-  const int64_t count = g.numel();
+  const at::Tensor g = as_rows(gate), u = as_rows(up);
+  at::Tensor out = at::empty(gate.sizes(), gate.options());
+  const int64_t count = g.numel(), width = g.size(1);
   constexpr int kThreads = 256;
   const int64_t blocks = std::min<int64_t>((count + kThreads - 1) / kThreads, 65535);
   const auto stream = c10::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "silu_mul_elements", [&] {
     silu_mul_elements<<<blocks, kThreads, 0, stream>>>(
-        g.data_ptr<scalar_t>(), u.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), count);
+        g.data_ptr<scalar_t>(), u.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), count, width,
+        g.stride(0), u.stride(0));
   });
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
