@@ -18,6 +18,10 @@ if(GPUBENCH_WITH_CUDA)
     # TorchConfig sets CMAKE_CUDA_ARCHITECTURES to OFF and puts the wheel's own -gencode list
     # into CMAKE_CUDA_FLAGS (sm_50 among them, which nvcc 13 no longer compiles): ours replace it.
     set(CMAKE_CUDA_ARCHITECTURES ${GPUBENCH_CUDA_ARCHITECTURES})
+    # The compiler cache for nvcc too (ccache knows it), as CMakeLists.txt sets it for C++.
+    if(CMAKE_CXX_COMPILER_LAUNCHER AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
+      set(CMAKE_CUDA_COMPILER_LAUNCHER ${CMAKE_CXX_COMPILER_LAUNCHER})
+    endif()
     enable_language(CUDA)
     string(REGEX REPLACE "-gencode[ =]arch=compute_[0-9a-z]+,code=[a-z_0-9]+" "" CMAKE_CUDA_FLAGS
                          "${CMAKE_CUDA_FLAGS}")
