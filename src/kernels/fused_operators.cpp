@@ -3,6 +3,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "kernels/fused_compositions.h"
 
 #ifndef GPUBENCH_WITH_CUDA_KERNELS
@@ -27,9 +30,16 @@ bool records_gradients(std::initializer_list<const at::Tensor*> tensors) {
   return false;
 }
 
-template <typename Signature>
-c10::TypedOperatorHandle<Signature> operator_named(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
+// The operator `name` called through the dispatcher (the composition on the CPU, the kernel on
+// CUDA), or its `composition` directly where autograd would record the call. The operator's
+// signature is the composition's.
+template <auto composition, typename... Args>
+auto call_operator(const char* name, bool autograd_records, Args&&... args) {
+  if (autograd_records) return composition(std::forward<Args>(args)...);
+  using Signature = std::remove_pointer_t<decltype(composition)>;
+  static const auto op =
+      c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>();
+  return op.call(std::forward<Args>(args)...);
 }
 
 }  // namespace
@@ -73,49 +83,33 @@ const std::vector<std::string>& operator_names() {
 
 torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
                        RmsWeight order) {
-  const bool before = order == RmsWeight::kBeforeRounding;
-  if (records_gradients({&x, &weight})) return rms_norm_composition(x, weight, eps, before);
-  static const auto op =
-      operator_named<at::Tensor(const at::Tensor&, const at::Tensor&, double, bool)>(
-          "gpubench::rms_norm");
-  return op.call(x, weight, eps, before);
+  return call_operator<&rms_norm_composition>("gpubench::rms_norm",
+                                              records_gradients({&x, &weight}), x, weight, eps,
+                                              order == RmsWeight::kBeforeRounding);
 }
 
 std::pair<torch::Tensor, torch::Tensor> add_rms_norm(const torch::Tensor& x,
                                                      const torch::Tensor& addend,
                                                      const torch::Tensor& weight, double eps,
                                                      RmsWeight order) {
-  const bool before = order == RmsWeight::kBeforeRounding;
-  std::tuple<at::Tensor, at::Tensor> out;
-  if (records_gradients({&x, &addend, &weight})) {
-    out = add_rms_norm_composition(x, addend, weight, eps, before);
-  } else {
-    static const auto op = operator_named<std::tuple<at::Tensor, at::Tensor>(
-        const at::Tensor&, const at::Tensor&, const at::Tensor&, double, bool)>(
-        "gpubench::add_rms_norm");
-    out = op.call(x, addend, weight, eps, before);
-  }
-  return {std::get<0>(out), std::get<1>(out)};
+  auto [sum, normed] = call_operator<&add_rms_norm_composition>(
+      "gpubench::add_rms_norm", records_gradients({&x, &addend, &weight}), x, addend, weight, eps,
+      order == RmsWeight::kBeforeRounding);
+  return {std::move(sum), std::move(normed)};
 }
 
 torch::Tensor silu_mul(const torch::Tensor& gate, const torch::Tensor& up) {
-  if (records_gradients({&gate, &up})) return silu_mul_composition(gate, up);
-  static const auto op =
-      operator_named<at::Tensor(const at::Tensor&, const at::Tensor&)>("gpubench::silu_mul");
-  return op.call(gate, up);
+  return call_operator<&silu_mul_composition>("gpubench::silu_mul", records_gradients({&gate, &up}),
+                                              gate, up);
 }
 
 torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
                                  const torch::Tensor& v, const torch::Tensor& cos,
                                  const torch::Tensor& signed_sin, torch::Tensor& keys,
                                  torch::Tensor& values, const torch::Tensor& position) {
-  if (records_gradients({&q, &k, &v})) {
-    return rotary_cache_write_composition(q, k, v, cos, signed_sin, keys, values, position);
-  }
-  static const auto op = operator_named<at::Tensor(
-      const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
-      at::Tensor&, at::Tensor&, const at::Tensor&)>("gpubench::rotary_cache_write");
-  return op.call(q, k, v, cos, signed_sin, keys, values, position);
+  return call_operator<&rotary_cache_write_composition>("gpubench::rotary_cache_write",
+                                                        records_gradients({&q, &k, &v}), q, k, v,
+                                                        cos, signed_sin, keys, values, position);
 }
 
 }  // namespace gpubench::kernels
