@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 
 #include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
@@ -114,26 +115,38 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
   // extras: RotaryTables::as_extras().
   Tensor run_block(const Tensor& x, const std::vector<Tensor>& extras) override {
     RotaryTables rotary = RotaryTables::from_extras(extras);
-    return run(x, rotary, nullptr);
+    const LayerOutput out = run(x, Tensor(), rotary, nullptr);
+    return out.residual + out.update;
   }
 
   // Generation: the keys and values of x's tokens written into the cache at `start`, attention
-  // over every position the cache holds up to them.
-  // With `position` (a device tensor [1]), the static form a CUDA graph can capture: the token
-  // written at that position, attention over the whole cache with the slots after the position
-  // (`future`, true there) masked, no shape depending on the position.
+  // over every position the cache holds up to them (`position`, a device tensor [1] holding the
+  // last). With `static_form`, what a CUDA graph can capture: the token written at the position
+  // held on the device, no shape depending on it.
   struct CacheSlot {
     Tensor& keys;
     Tensor& values;
     int64_t start;
     const Tensor* position = nullptr;
-    const Tensor* future = nullptr;
+    bool static_form = false;
   };
-  Tensor run(const Tensor& x, RotaryTables& rotary, const CacheSlot* cache) {
+  // The layer's output is residual + update. Generation leaves the sum to the next layer's
+  // first norm (or the model's last), which adds and normalises in one operator: pass the
+  // previous layer's update as `pending` (undefined for the first layer).
+  struct LayerOutput {
+    Tensor residual, update;
+  };
+  LayerOutput run(const Tensor& input, const Tensor& pending, RotaryTables& rotary,
+                  const CacheSlot* cache) {
+    Tensor x = input, normed;
+    if (pending.defined()) {
+      std::tie(x, normed) = input_layernorm->add_and_normalize(input, pending);
+    } else {
+      normed = input_layernorm(input);
+    }
     const int64_t batch = x.size(0), tokens = x.size(1);
-    const Tensor normed = input_layernorm(x);
     auto [q, k, v] = attention.heads_of(normed, head_dim_);
-    if (cache && cache->position) {
+    if (cache && cache->static_form) {
       q = rotary.apply_and_write(q, k, v, cache->keys, cache->values, *cache->position);
     } else if (cache) {
       // Generation: q and k through the rotary embedding as one tensor, one set of kernels for
@@ -141,26 +154,26 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
       const Tensor rotated = rotary.apply(torch::cat({q, k}, 1));
       q = rotated.narrow(1, 0, attention.heads);
       k = rotated.narrow(1, attention.heads, attention.kv_heads);
+      cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
+      cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
     } else {
       q = rotary.apply(q);
       k = rotary.apply(k);
     }
     int64_t keys = tokens;
-    if (cache && cache->position) {
-      keys = cache->keys.size(2);
-      k = KvCache::to_compute(cache->keys, q.scalar_type());
-      v = KvCache::to_compute(cache->values, q.scalar_type());
-    } else if (cache) {
-      cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
-      cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
-      keys = cache->start + tokens;
-      k = KvCache::to_compute(cache->keys.narrow(2, 0, keys), q.scalar_type());
-      v = KvCache::to_compute(cache->values.narrow(2, 0, keys), q.scalar_type());
-    }
     Tensor attended;
     if (cache && tokens == 1) {
-      attended = decode_attention(q, k, v, cache->future);
+      // Each group of query heads reads its shared key/value head where the cache holds it (no
+      // copy of the cache per step, as repeating the heads would make), up to the position.
+      keys = cache->static_form ? cache->keys.size(2) : cache->start + 1;
+      attended = kernels::decode_attention(q, cache->keys, cache->values, *cache->position,
+                                           1.0 / std::sqrt(static_cast<double>(head_dim_)));
     } else {
+      if (cache) {
+        keys = cache->start + tokens;
+        k = KvCache::to_compute(cache->keys.narrow(2, 0, keys), q.scalar_type());
+        v = KvCache::to_compute(cache->values.narrow(2, 0, keys), q.scalar_type());
+      }
       if (attention.kv_heads != attention.heads) {
         k = k.repeat_interleave(attention.heads / attention.kv_heads, 1);
         v = v.repeat_interleave(attention.heads / attention.kv_heads, 1);
@@ -177,24 +190,7 @@ class LlamaDecoderLayerImpl : public torch::nn::Module, public CheckpointableBlo
         x, attention.o(
                attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
     const std::vector<Tensor> gate_up = layers::project_together(m, {gate_proj, up_proj});
-    return h + down_proj(kernels::silu_mul(gate_up[0], gate_up[1]));
-  }
-
-  // One new token [batch, heads, 1, head_dim] against every cached position: each group of
-  // query heads reads its shared key/value head as it lies in the cache (no copy of the cache
-  // per step, as repeating the heads would make). The positions after the token (`future`) are
-  // -inf. The softmax is computed in float32 and rounded once to the scores' dtype, inside its
-  // one kernel: the values of Hugging Face's softmax(dtype=float32).to(dtype) without its two
-  // casts (DecodeStep.SoftmaxInTheScoresDtypeIsTheFloat32OneRounded).
-  Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                          const Tensor* future) const {
-    const int64_t batch = q.size(0), group = attention.heads / attention.kv_heads;
-    const Tensor grouped = q.reshape({batch, attention.kv_heads, group, head_dim_});
-    Tensor scores =
-        torch::matmul(grouped, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim_));
-    if (future) scores.masked_fill_(*future, -INFINITY);  // its own fresh tensor
-    return torch::matmul(torch::softmax(scores, -1), v)
-        .reshape({batch, attention.heads, 1, head_dim_});
+    return {h, down_proj(kernels::silu_mul(gate_up[0], gate_up[1]))};
   }
 
   RmsNorm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -245,32 +241,41 @@ class LlamaNetImpl : public torch::nn::Module {
   // Appends `tokens` to the cache; the logits of the last position only, as generation needs.
   Tensor forward_cached(const Tensor& tokens, KvCache& cache) {
     const int64_t n = tokens.size(1), start = cache.length;
-    Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> tables = rotary_tables(start, n);
     RotaryTables rotary = RotaryTables::of(tables[0], tables[1]);
-    for (size_t i = 0; i < layers.size(); ++i) {
-      const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
-      hidden = layers[i]->run(hidden, rotary, &slot);
-    }
+    const Tensor last = torch::full({1}, start + n - 1, tables[0].options().dtype(torch::kLong));
+    const Tensor normed = run_layers(embed_tokens(tokens), rotary, cache, start, last, false);
     cache.length = start + n;
-    return layers::whole_vocabulary(head(norm(hidden.narrow(1, n - 1, 1))).squeeze(1), placement);
+    return layers::whole_vocabulary(head(normed).squeeze(1), placement);
   }
 
   // One token per sequence at `position` (a device tensor [1]) in the static form
   // (LlamaDecoderLayerImpl::CacheSlot); the caller keeps cache.length.
   Tensor forward_static(const Tensor& tokens, const Tensor& position, KvCache& cache) {
-    Tensor hidden = embed_tokens(tokens);
     const Tensor& inv_freq = frequencies_on(tokens.device());
     const Tensor angles_half = position.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
     const Tensor angles = torch::cat({angles_half, angles_half}, -1);
     RotaryTables rotary = RotaryTables::of(angles.cos(), angles.sin());
-    const Tensor future = torch::arange(cache.capacity, position.options()) > position;
+    const Tensor normed = run_layers(embed_tokens(tokens), rotary, cache, 0, position, true);
+    return layers::whole_vocabulary(head(normed).squeeze(1), placement);
+  }
+
+  // The layers over the cache and the model's last norm at the last token: each layer's output
+  // sum left to the next norm, which adds and normalises in one operator.
+  Tensor run_layers(const Tensor& embedded, RotaryTables& rotary, KvCache& cache, int64_t start,
+                    const Tensor& last, bool static_form) {
+    Tensor hidden = embedded, pending;
     for (size_t i = 0; i < layers.size(); ++i) {
-      const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], 0, &position,
-                                                  &future};
-      hidden = layers[i]->run(hidden, rotary, &slot);
+      const LlamaDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start, &last,
+                                                  static_form};
+      LlamaDecoderLayerImpl::LayerOutput out = layers[i]->run(hidden, pending, rotary, &slot);
+      hidden = std::move(out.residual);
+      pending = std::move(out.update);
     }
-    return layers::whole_vocabulary(head(norm(hidden)).squeeze(1), placement);
+    const int64_t last_token = hidden.size(1) - 1;
+    return norm
+        ->add_and_normalize(hidden.narrow(1, last_token, 1), pending.narrow(1, last_token, 1))
+        .second;
   }
 
   // cos and sin of the rotary angles for positions start..start+n, [n, head_dim], float32 on

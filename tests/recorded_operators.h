@@ -40,7 +40,8 @@ inline const std::set<std::string>& operators_without_a_launch() {
 // operator with a number (on the CPU a copy into a wrapped tensor first; CUDA passes the number
 // as the kernel's argument), a reduction that the CPU splits into a fill and a sum, a GEMM after
 // no-op conjugation checks, LibTorch 2.x's fused RMSNorm, whose CPU fallback is a dozen
-// operators; and gpubench's own operators where the build compiled their CUDA kernels.
+// operators; and gpubench's own operators where the build compiled their CUDA kernels (as many
+// launches as each makes, cuda_launches_of).
 inline const std::set<std::string>& operators_of_one_cuda_kernel() {
   static const std::set<std::string> names = {"aten::mm",
                                               "aten::bmm",
@@ -58,10 +59,20 @@ inline const std::set<std::string>& operators_of_one_cuda_kernel() {
                                               "aten::_scaled_mm"};
   static const std::set<std::string> with_own = [] {
     std::set<std::string> all = names;
-    for (const std::string& own : kernels::operator_names()) all.insert(own);
+    for (const kernels::OwnOperator& own : kernels::own_operators()) all.insert(own.name);
     return all;
   }();
   return kernels::has_cuda_kernels() ? with_own : names;
+}
+
+// The kernels CUDA launches for an operator of operators_of_one_cuda_kernel: one, or an own
+// operator's count (decode attention's splits and their join).
+inline int cuda_launches_of(const std::string& name) {
+  if (!kernels::has_cuda_kernels()) return 1;
+  for (const kernels::OwnOperator& own : kernels::own_operators()) {
+    if (own.name == name) return own.cuda_launches;
+  }
+  return 1;
 }
 
 inline RecordedOperators record_operators(const std::function<void()>& body) {
@@ -94,7 +105,9 @@ inline RecordedOperators record_operators(const std::function<void()>& body) {
             stack.pop_back();
             if (atomic_depth > 0) {
               if (--atomic_depth > 0) return;  // inside a one-kernel operator
-              recording->launches.push_back(launch_name(frame));
+              for (int i = 0; i < cuda_launches_of(frame.name); ++i) {
+                recording->launches.push_back(launch_name(frame));
+              }
               frame.launched = true;
             } else if (!frame.launched && !operators_without_a_launch().count(frame.name)) {
               recording->launches.push_back(launch_name(frame));

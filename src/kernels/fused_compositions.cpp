@@ -1,5 +1,7 @@
 #include "kernels/fused_compositions.h"
 
+#include <cmath>
+
 #include "torch_support/compat.h"
 
 namespace gpubench::kernels::composition {
@@ -55,6 +57,18 @@ at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor&
   write_cache_at_composition(keys, position, rotated.narrow(1, heads, k.size(1)));
   write_cache_at_composition(values, position, v);
   return rotated.narrow(1, 0, heads);
+}
+
+at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& keys,
+                                        const at::Tensor& values, const at::Tensor& position,
+                                        double scale) {
+  const int64_t batch = q.size(0), heads = q.size(1), kv_heads = keys.size(1);
+  const int64_t head_dim = q.size(3), capacity = keys.size(2);
+  const at::Tensor grouped = q.reshape({batch, kv_heads, heads / kv_heads, head_dim});
+  const at::Tensor k = keys.to(q.scalar_type()), v = values.to(q.scalar_type());
+  at::Tensor scores = at::matmul(grouped, k.transpose(-2, -1)) * scale;
+  scores.masked_fill_(at::arange(capacity, position.options()) > position, -INFINITY);
+  return at::matmul(at::softmax(scores, -1), v).reshape({batch, heads, 1, head_dim});
 }
 
 }  // namespace gpubench::kernels::composition

@@ -36,4 +36,14 @@ at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor&
                                           const at::Tensor& signed_sin, at::Tensor& keys,
                                           at::Tensor& values, const at::Tensor& position);
 
+// One new token's attention over a key/value cache: q [batch, heads, 1, head_dim] against keys
+// and values [batch, kv_heads, capacity, head_dim], each group of heads / kv_heads query heads
+// reading its shared head where it lies (no repeated copy), over the positions up to `position`
+// (a device tensor [1]; the later ones masked to -inf). Scores are q k^T times `scale` in q's
+// dtype, the softmax computed in float32 and rounded once to it (LibTorch's kernel: Hugging
+// Face's softmax(dtype=float32).to(dtype) without its two casts). [batch, heads, 1, head_dim].
+at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& keys,
+                                        const at::Tensor& values, const at::Tensor& position,
+                                        double scale);
+
 }  // namespace gpubench::kernels::composition

@@ -15,6 +15,7 @@
 namespace gpubench::kernels {
 
 using composition::add_rms_norm_composition;
+using composition::decode_attention_composition;
 using composition::rms_norm_composition;
 using composition::rotary_cache_write_composition;
 using composition::silu_mul_composition;
@@ -53,6 +54,9 @@ TORCH_LIBRARY(gpubench, m) {
   m.def(
       "rotary_cache_write(Tensor q, Tensor k, Tensor v, Tensor cos, Tensor signed_sin, "
       "Tensor(a!) keys, Tensor(b!) values, Tensor position) -> Tensor");
+  m.def(
+      "decode_attention(Tensor q, Tensor keys, Tensor values, Tensor position, float scale) -> "
+      "Tensor");
 }
 
 TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
@@ -60,6 +64,7 @@ TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
   m.impl("add_rms_norm", &add_rms_norm_composition);
   m.impl("silu_mul", &silu_mul_composition);
   m.impl("rotary_cache_write", &rotary_cache_write_composition);
+  m.impl("decode_attention", &decode_attention_composition);
 }
 
 #if GPUBENCH_WITH_CUDA_KERNELS
@@ -74,11 +79,14 @@ bool has_cuda_kernels() {
 #endif
 }
 
-const std::vector<std::string>& operator_names() {
-  static const std::vector<std::string> names = {"gpubench::rms_norm", "gpubench::add_rms_norm",
-                                                 "gpubench::silu_mul",
-                                                 "gpubench::rotary_cache_write"};
-  return names;
+const std::vector<OwnOperator>& own_operators() {
+  // decode_attention: a kernel for each split of the cache, and one that joins the splits.
+  static const std::vector<OwnOperator> operators = {{"gpubench::rms_norm"},
+                                                     {"gpubench::add_rms_norm"},
+                                                     {"gpubench::silu_mul"},
+                                                     {"gpubench::rotary_cache_write"},
+                                                     {"gpubench::decode_attention", 2}};
+  return operators;
 }
 
 torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
@@ -110,6 +118,14 @@ torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
   return call_operator<&rotary_cache_write_composition>("gpubench::rotary_cache_write",
                                                         records_gradients({&q, &k, &v}), q, k, v,
                                                         cos, signed_sin, keys, values, position);
+}
+
+torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys,
+                               const torch::Tensor& values, const torch::Tensor& position,
+                               double scale) {
+  return call_operator<&decode_attention_composition>("gpubench::decode_attention",
+                                                      records_gradients({&q, &keys, &values}), q,
+                                                      keys, values, position, scale);
 }
 
 }  // namespace gpubench::kernels

@@ -43,7 +43,21 @@ torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
                                  const torch::Tensor& signed_sin, torch::Tensor& keys,
                                  torch::Tensor& values, const torch::Tensor& position);
 
-// The names of the operators as a profile records them ("gpubench::silu_mul").
-const std::vector<std::string>& operator_names();
+// One new token's attention over a cache at the positions up to `position` (a device tensor
+// [1]): q [batch, heads, 1, head_dim], keys and values [batch, kv_heads, capacity, head_dim] in
+// q's dtype or FP8 (each group of query heads reads its key/value head in place); q k^T times
+// `scale`, softmax, times v. [batch, heads, 1, head_dim] in q's dtype. The CUDA kernel reads the
+// cache up to the position only, split along it (kernels/cuda/decode_attention.cu).
+torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys,
+                               const torch::Tensor& values, const torch::Tensor& position,
+                               double scale);
+
+// The operators as a profile records them ("gpubench::silu_mul"), and how many kernels each
+// launches on CUDA.
+struct OwnOperator {
+  std::string name;
+  int cuda_launches = 1;
+};
+const std::vector<OwnOperator>& own_operators();
 
 }  // namespace gpubench::kernels

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
+#include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
 #include "recorded_operators.h"
 #include "torch_support/compat.h"
@@ -130,6 +133,69 @@ TEST(FusedOperators, RotaryCacheWriteIsTheStepsArithmeticBitForBit) {
   }
 }
 
+// How far decode attention's output `got` lies past the roundings it may make (negative within
+// them): against Hugging Face's eager attention in float64 over the positions up to `at` (each
+// query head against its key/value head repeated, q k^T times the scale, softmax, times v). The
+// composition rounds the scores, the scale's product, the probabilities and the output to q's
+// dtype (u) after float32 sums (u32), so: each score within 2 u |s| + head_dim u32 s_abs (s_abs =
+// scale |q||k|), each probability within twice that relatively, plus u; the output within that
+// times max |v|, plus its own sum's and its rounding. (The CUDA kernel rounds the output only.)
+double max_error_past_rounding(const torch::Tensor& got, const torch::Tensor& q,
+                               const torch::Tensor& keys, const torch::Tensor& values, int64_t at,
+                               double scale) {
+  const int64_t group = q.size(1) / keys.size(1), head_dim = q.size(3);
+  const auto filled = [&](const torch::Tensor& cache) {
+    return cache.to(torch::kDouble).narrow(2, 0, at + 1).repeat_interleave(group, 1);
+  };
+  const torch::Tensor q64 = q.to(torch::kDouble), k64 = filled(keys), v64 = filled(values);
+  const torch::Tensor scores = torch::matmul(q64, k64.transpose(-2, -1)) * scale;
+  const torch::Tensor expected = torch::matmul(torch::softmax(scores, -1), v64);
+  const double u32 = std::ldexp(1.0, -24);
+  const double u = q.scalar_type() == torch::kFloat  ? u32
+                   : q.scalar_type() == torch::kHalf ? std::ldexp(1.0, -11)
+                                                     : std::ldexp(1.0, -8);
+  const double s_abs =
+      (torch::matmul(q64.abs(), k64.abs().transpose(-2, -1)) * scale).max().item<double>();
+  const double score_error = 2 * u * scores.abs().max().item<double>() + head_dim * u32 * s_abs;
+  const double v_max = v64.abs().max().item<double>();
+  const double bound = (2 * score_error + u) * v_max + (at + 1) * u32 * v_max + u * v_max;
+  return (got.to(torch::kDouble) - expected).abs().max().item<double>() - bound;
+}
+
+// Decode attention's CPU form, the composition, within the roundings it makes of Hugging Face's
+// eager attention (max_error_past_rounding). Positions past the token hold 400 (finite in e4m3
+// too), which would show: masked, they add nothing. bf16, float32 and (2.11) an FP8 cache, GQA's
+// groups, a batch of 2, the first, a middle and the last position.
+TEST(FusedOperators, DecodeAttentionIsEagerAttentionOverTheFilledCache) {
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  constexpr int64_t kBatch = 2, kHeads = 8, kKvHeads = 2, kHeadDim = 32, kCapacity = 24;
+  const double scale = 1 / std::sqrt(static_cast<double>(kHeadDim));
+  std::vector<std::pair<torch::ScalarType, torch::ScalarType>> cases = {
+      {torch::kBFloat16, torch::kBFloat16}, {torch::kFloat, torch::kFloat}};
+  if (compat::kHasFp8) cases.emplace_back(torch::kBFloat16, compat::float8_e4m3());
+  for (const auto& [dtype, cache_dtype] : cases) {
+    for (const int64_t at : {int64_t{0}, int64_t{13}, kCapacity - 1}) {
+      const torch::Tensor q = torch::randn({kBatch, kHeads, 1, kHeadDim}).to(dtype);
+      torch::Tensor keys = torch::randn({kBatch, kKvHeads, kCapacity, kHeadDim});
+      torch::Tensor values = torch::randn({kBatch, kKvHeads, kCapacity, kHeadDim});
+      keys.narrow(2, at + 1, kCapacity - at - 1).fill_(400);
+      values.narrow(2, at + 1, kCapacity - at - 1).fill_(400);
+      keys = keys.to(cache_dtype);
+      values = values.to(cache_dtype);
+      const torch::Tensor position = torch::full({1}, at, torch::kLong);
+      const torch::Tensor got = kernels::decode_attention(q, keys, values, position, scale);
+      EXPECT_TRUE(torch::equal(got, kernels::composition::decode_attention_composition(
+                                        q, keys, values, position, scale)));
+      const double past_rounding = max_error_past_rounding(got, q, keys, values, at, scale);
+      EXPECT_LE(past_rounding, 0) << c10::toString(dtype) << " cache " << c10::toString(cache_dtype)
+                                  << " at position " << at;
+      EXPECT_EQ(got.sizes(), q.sizes());
+      EXPECT_EQ(got.scalar_type(), dtype);
+    }
+  }
+}
+
 // A profile names each operator once; CUDA launches it as one kernel where the build compiled
 // them (testing::operators_of_one_cuda_kernel), its CPU composition's operators otherwise.
 TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
@@ -143,14 +209,17 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
     kernels::add_rms_norm(x, x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::silu_mul(x, x);
     kernels::rotary_cache_write(heads, heads, heads, table, table, keys, values, position);
+    kernels::decode_attention(heads, keys, values, position, 0.5);
   });
-  for (const std::string& name : kernels::operator_names()) {
-    EXPECT_EQ(recorded.called.count(name), 1u) << name;
-    const auto launches = std::count(recorded.launches.begin(), recorded.launches.end(), name);
-    EXPECT_EQ(launches, kernels::has_cuda_kernels() ? 1 : 0) << name;
+  size_t own_launches = 0;
+  for (const kernels::OwnOperator& own : kernels::own_operators()) {
+    EXPECT_EQ(recorded.called.count(own.name), 1u) << own.name;
+    const auto launches = std::count(recorded.launches.begin(), recorded.launches.end(), own.name);
+    EXPECT_EQ(launches, kernels::has_cuda_kernels() ? own.cuda_launches : 0) << own.name;
+    own_launches += own.cuda_launches;
   }
   if (kernels::has_cuda_kernels()) {
-    EXPECT_EQ(recorded.launches.size(), kernels::operator_names().size());
+    EXPECT_EQ(recorded.launches.size(), own_launches);
   }
 }
 
@@ -166,8 +235,8 @@ TEST(FusedOperators, UnderAutogradTheCompositionRunsWithItsBackward) {
      kernels::rms_norm(x, weight, 1e-6, RmsWeight::kBeforeRounding).sum())
         .backward();
   });
-  for (const std::string& name : kernels::operator_names()) {
-    EXPECT_EQ(recorded.called.count(name), 0u) << name;
+  for (const kernels::OwnOperator& own : kernels::own_operators()) {
+    EXPECT_EQ(recorded.called.count(own.name), 0u) << own.name;
   }
   const torch::Tensor x_ref = x.detach().clone().requires_grad_();
   const torch::Tensor w_ref = weight.detach().clone().requires_grad_();
@@ -262,6 +331,56 @@ TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
                                     (torch::nn::functional::silu(gate) * up).view({rows, 1, width}),
                                     tolerance, tolerance))
             << c10::toString(dtype) << ", halves of a stacked product";
+      }
+    }
+  }
+}
+
+// The decode attention kernel on the device, within the composition's roundings of eager
+// attention (it rounds only its output): Llama 3.2 1B's heads (32 of 64 over 8), 3.1 8B's (32
+// of 128 over 8), 70B's (64 over 8) and 405B's (128 over 8, a group of 16); batch 1 and 4; a
+// cache of 1,024 and one of 40,000 (longer splits); the first, a middle and the last position,
+// read from the device; bf16, fp16, float32 and an FP8 cache. The cache past the position holds
+// 400: the kernel must not read it.
+TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
+  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
+  struct Shape {
+    int64_t heads, kv_heads, head_dim;
+  };
+  for (const Shape shape :
+       {Shape{32, 8, 64}, Shape{32, 8, 128}, Shape{64, 8, 128}, Shape{128, 8, 128}}) {
+    const double scale = 1 / std::sqrt(static_cast<double>(shape.head_dim));
+    for (const int64_t capacity : {int64_t{1024}, int64_t{40000}}) {
+      for (const auto& [dtype, cache_dtype] :
+           std::vector<std::pair<torch::ScalarType, torch::ScalarType>>{
+               {torch::kBFloat16, torch::kBFloat16},
+               {torch::kHalf, torch::kHalf},
+               {torch::kFloat, torch::kFloat},
+               {torch::kBFloat16, compat::float8_e4m3()}}) {
+        const int64_t batch = capacity == 1024 ? 4 : 1;
+        torch::Tensor keys =
+            torch::randn({batch, shape.kv_heads, capacity, shape.head_dim}, on_cuda);
+        torch::Tensor values = torch::randn_like(keys);
+        const torch::Tensor q = torch::randn({batch, shape.heads, 1, shape.head_dim}, on_cuda);
+        for (const int64_t at : {int64_t{0}, capacity / 2 + 3, capacity - 1}) {
+          torch::Tensor k = keys.clone(), v = values.clone();
+          k.narrow(2, at + 1, capacity - at - 1).fill_(400);
+          v.narrow(2, at + 1, capacity - at - 1).fill_(400);
+          k = k.to(cache_dtype);
+          v = v.to(cache_dtype);
+          const torch::Tensor position = torch::full({1}, at, on_cuda.dtype(torch::kLong));
+          const torch::Tensor got = kernels::decode_attention(q.to(dtype), k, v, position, scale);
+          const double past_rounding =
+              max_error_past_rounding(got.cpu(), q.to(dtype).cpu(), k.cpu(), v.cpu(), at, scale);
+          EXPECT_LE(past_rounding, 0)
+              << shape.heads << "/" << shape.kv_heads << "x" << shape.head_dim << " "
+              << c10::toString(dtype) << " cache " << c10::toString(cache_dtype) << " of "
+              << capacity << " at " << at;
+        }
       }
     }
   }

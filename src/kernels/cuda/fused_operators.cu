@@ -10,6 +10,7 @@
 #include <c10/macros/Macros.h>
 #include <torch/library.h>
 
+#include "kernels/cuda/decode_attention.h"
 #include "kernels/fused_compositions.h"
 
 namespace gpubench::kernels {
@@ -298,6 +299,7 @@ TORCH_LIBRARY_IMPL(gpubench, CUDA, m) {
   m.impl("add_rms_norm", &add_rms_norm_cuda);
   m.impl("silu_mul", &silu_mul_cuda);
   m.impl("rotary_cache_write", &rotary_cache_write_cuda);
+  m.impl("decode_attention", &decode_attention_cuda);  // kernels/cuda/decode_attention.cu
 }
 
 }  // namespace gpubench::kernels
