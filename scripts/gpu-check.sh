@@ -159,6 +159,18 @@ kernels_extras() {
     { echo "own kernels failed:"; grep -B3 '^\[  FAILED  \]' "$scratch/kernels-tests.txt" | head -20; } >> "$scratch/extras.txt"
   fi
   cat "$scratch/kernels-tests.txt" >> "$log"
+  # Each own kernel's duration and DRAM bytes, caches flushed before each launch (ncu's
+  # default), on the CUDA comparisons' shapes; parsed on the CPU machine (scripts/ncu_kernels.py).
+  if command -v ncu > /dev/null && [ "$DEVICE" != cpu ]; then
+    if timeout 120 ncu --csv --print-units base --print-kernel-base function --clock-control none \
+         --kernel-name 'regex:fp8_weight_rows|attend_splits|join_splits|rms_norm_rows|silu_mul_elements|rotary_cache_write_heads' \
+         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+         "$tests" --gtest_filter='FusedOperators.Cuda*' > "$folder/ncu-kernels.csv" 2>> "$log"; then
+      echo "own kernels' ncu readings: ncu-kernels.csv (scripts/ncu_kernels.py tables them)" >> "$scratch/extras.txt"
+    else
+      echo "own kernels' ncu readings: ncu did not finish (log)" >> "$scratch/extras.txt"
+    fi
+  fi
 }
 compare_extras() {  # scale on Llama 3 8B LoRA's timeline; one profiled ResNet-50 step each side
   local run_dir=$1 result model half

@@ -250,7 +250,8 @@ class GenerateWorkload : public InferenceWorkload {
     InferenceMetrics& inference = metrics_.inference;
     inference.kv_cache_bytes = cache_->bytes();
     inference.kv_cache_bytes_per_token = cache_->bytes_per_token();
-    inference.kv_cache_converted_per_step = cache_dtype != dtype_.value_or(torch::kFloat);
+    inference.kv_cache_converted_per_step =
+        generator_->decode_converts_cache(device_, cache_dtype, dtype_.value_or(torch::kFloat));
     prompt_ = torch::randint(generator_->vocab_size(), {spec.batch_size, spec.prompt_len},
                              torch::TensorOptions().device(device_).dtype(torch::kLong));
     // One eager generation, counted: a prompt pass and gen_len - 1 decode steps, each reading

@@ -71,4 +71,10 @@ at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& k
   return at::matmul(at::softmax(scores, -1), v).reshape({batch, heads, 1, head_dim});
 }
 
+at::Tensor fp8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
+                                         const at::Tensor& scale) {
+  const at::Tensor products = at::matmul(x.to(at::kFloat), codes.to(at::kFloat).t());
+  return (products * scale.reshape({-1})).to(x.scalar_type());
+}
+
 }  // namespace gpubench::kernels::composition

@@ -46,4 +46,10 @@ at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& k
                                         const at::Tensor& values, const at::Tensor& position,
                                         double scale);
 
+// x W^T for x [..., in] and W held as e4m3 codes [out, in] times `scale` (float32: [] for the
+// whole weight, or one a row, [out] or [out, 1]), the input not quantised: every product and sum
+// in float32, rounded once to x's dtype.
+at::Tensor fp8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
+                                         const at::Tensor& scale);
+
 }  // namespace gpubench::kernels::composition

@@ -16,6 +16,7 @@ namespace gpubench::kernels {
 
 using composition::add_rms_norm_composition;
 using composition::decode_attention_composition;
+using composition::fp8_weight_linear_composition;
 using composition::rms_norm_composition;
 using composition::rotary_cache_write_composition;
 using composition::silu_mul_composition;
@@ -57,6 +58,7 @@ TORCH_LIBRARY(gpubench, m) {
   m.def(
       "decode_attention(Tensor q, Tensor keys, Tensor values, Tensor position, float scale) -> "
       "Tensor");
+  m.def("fp8_weight_linear(Tensor x, Tensor codes, Tensor scale) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
@@ -65,6 +67,7 @@ TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
   m.impl("silu_mul", &silu_mul_composition);
   m.impl("rotary_cache_write", &rotary_cache_write_composition);
   m.impl("decode_attention", &decode_attention_composition);
+  m.impl("fp8_weight_linear", &fp8_weight_linear_composition);
 }
 
 #if GPUBENCH_WITH_CUDA_KERNELS
@@ -85,7 +88,8 @@ const std::vector<OwnOperator>& own_operators() {
                                                      {"gpubench::add_rms_norm"},
                                                      {"gpubench::silu_mul"},
                                                      {"gpubench::rotary_cache_write"},
-                                                     {"gpubench::decode_attention", 2}};
+                                                     {"gpubench::decode_attention", 2},
+                                                     {"gpubench::fp8_weight_linear"}};
   return operators;
 }
 
@@ -126,6 +130,16 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys
   return call_operator<&decode_attention_composition>("gpubench::decode_attention",
                                                       records_gradients({&q, &keys, &values}), q,
                                                       keys, values, position, scale);
+}
+
+bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group) {
+  return device.is_cuda() && has_cuda_kernels() && decode_attention_kernel_takes(head_dim, group);
+}
+
+torch::Tensor fp8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,
+                                const torch::Tensor& scale) {
+  return call_operator<&fp8_weight_linear_composition>("gpubench::fp8_weight_linear",
+                                                       records_gradients({&x}), x, codes, scale);
 }
 
 }  // namespace gpubench::kernels

@@ -51,6 +51,23 @@ torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys,
                                const torch::Tensor& values, const torch::Tensor& position,
                                double scale);
+// The heads decode_attention's CUDA kernel takes: 64 or 128 wide, up to 16 query heads a
+// key/value head (others run the composition on the GPU too).
+inline bool decode_attention_kernel_takes(int64_t head_dim, int64_t group) {
+  return (head_dim == 64 || head_dim == 128) && group >= 1 && group <= 16;
+}
+// Whether decode_attention on `device` reads a cache held in another dtype (FP8) as it is
+// stored, rather than converting it to q's dtype first as the composition does.
+bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group);
+
+// x W^T for x [..., in] with W held as e4m3 codes [out, in] times a float32 `scale` ([] for the
+// weight, or one a row), the input in its own dtype (FP8 weight-only): float32 products rounded
+// once to x's dtype. A decode step's product: the CUDA kernel streams the codes for up to
+// kMatrixVectorRows rows of x (more run the composition); a longer input is a prefill, which
+// quantises its activations and runs FP8 GEMMs instead (features/precision/).
+torch::Tensor fp8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,
+                                const torch::Tensor& scale);
+inline constexpr int64_t kMatrixVectorRows = 8;
 
 // The operators as a profile records them ("gpubench::silu_mul"), and how many kernels each
 // launches on CUDA.

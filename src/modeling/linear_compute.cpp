@@ -37,7 +37,16 @@ torch::Tensor LinearCompute::quantized_forward(const torch::Tensor& input, bool 
 bool LinearCompute::quantize(torch::nn::Module& layer, torch::Tensor& weight,
                              const WeightFormat& format) {
   torch::NoGradGuard no_grad;
-  std::unique_ptr<HeldWeight> held = format.hold(layer, weight);
+  return take(format.hold(layer, weight), weight);
+}
+
+bool LinearCompute::quantize_stack(torch::nn::Module& layer, torch::Tensor& stacked,
+                                   const std::vector<int64_t>& parts, const WeightFormat& format) {
+  torch::NoGradGuard no_grad;
+  return take(format.hold_stack(layer, stacked, parts), stacked);
+}
+
+bool LinearCompute::take(std::unique_ptr<HeldWeight> held, torch::Tensor& weight) {
   if (held == nullptr) return false;
   out_features_ = weight.size(0);
   in_features_ = weight.size(1);

@@ -23,10 +23,14 @@ class LinearCompute {
   // `layer` as buffers; the float weight's storage is freed. Returns whether the format held it
   // (FP8 keeps a misaligned shape; resolve refuses a shape the integer formats cannot hold).
   bool quantize(torch::nn::Module& layer, torch::Tensor& weight, const WeightFormat& format);
+  // The same for a stack of weights of `parts` rows each (WeightFormat::hold_stack).
+  bool quantize_stack(torch::nn::Module& layer, torch::Tensor& stacked,
+                      const std::vector<int64_t>& parts, const WeightFormat& format);
   bool quantized() const { return held_ != nullptr; }
 
  private:
   torch::Tensor quantized_forward(const torch::Tensor& input, bool frozen);
+  bool take(std::unique_ptr<HeldWeight> held, torch::Tensor& weight);
 
   std::shared_ptr<const HeldWeight> held_;
   std::shared_ptr<ProductState> product_state_;  // the active product rule's, for this layer

@@ -82,7 +82,7 @@ std::vector<torch::Tensor> SharedInputProduct::forward(const torch::Tensor& inpu
 }
 
 bool SharedInputProduct::hold_weight_in(const WeightFormat& format) {
-  if (!format.quantizes_rows_apart() || !compute_.quantize(*layers_.front(), weight_, format)) {
+  if (!compute_.quantize_stack(*layers_.front(), weight_, widths_, format)) {
     dissolve();
     return false;
   }

@@ -1,7 +1,7 @@
 // Projections that read one input (attention's q, k and v; SwiGLU's gate and up) computed as one
 // product at inference, as the fastest engines run a decoder layer: their weights stacked into
 // one [sum of outputs, in] tensor whose rows each layer's weight is a view of, held in a weight
-// format as one tensor where the format quantises each row apart (int8, int4, FP8 rowwise), and
+// format as one where the format can hold each layer's values as apart (int8, int4, FP8), and
 // the product's output split back into the layers' parts as views. Applied to a built model from
 // outside (fuse_shared_input_products, by the layers' roles); used where a model takes the
 // projections together (project_together). Where autograd records or a layer has an adapter,
@@ -25,9 +25,9 @@ class SharedInputProduct {
   explicit SharedInputProduct(const std::vector<AdaptedLinearImpl*>& layers);
   // Every layer's output for `input`, each a view of the one product's.
   std::vector<torch::Tensor> forward(const torch::Tensor& input);
-  // The stacked weight held in `format`, its parts registered on the first layer; false where
-  // the format would quantise the stack otherwise than each layer apart (FP8 tensorwise: one
-  // scale for all) or keeps the shape as it is: the layers are then given their own weights back.
+  // The stacked weight held in `format` (WeightFormat::hold_stack), its parts registered on the
+  // first layer; false where the format cannot hold the stack with each layer's values as held
+  // apart, or keeps the shape as it is: the layers are then given their own weights back.
   bool hold_weight_in(const WeightFormat& format);
   bool quantized() const { return compute_.quantized(); }
   // Which of the layers `layer` is.

@@ -78,6 +78,14 @@ class TextGenerator {
   // Logits of the last position recomputed from the whole sequence, without a cache (the
   // reference the cached path must agree with).
   virtual torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) = 0;
+  // Whether a decode step converts a cache held in `cache` to `compute` for attention, in each
+  // layer (capacity bought with time): where they differ, unless the model's attention reads the
+  // cache as it is stored (gpubench's CUDA decode attention reads FP8).
+  virtual bool decode_converts_cache(torch::Device device, torch::ScalarType cache,
+                                     torch::ScalarType compute) const {
+    (void)device;
+    return cache != compute;
+  }
   virtual int64_t vocab_size() const = 0;
   // The longest sequence (prompt and generated tokens) the model has positions for.
   virtual int64_t context_length() const = 0;

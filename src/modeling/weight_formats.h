@@ -50,10 +50,17 @@ class WeightFormat {
   virtual std::optional<int64_t> bytes_in(int64_t out_features, int64_t in_features) const = 0;
   // MXFP4: a mixture of experts' experts, not the linear layers (modeling/mixture_of_experts.h).
   virtual bool holds_experts_in_mxfp4() const { return false; }
-  // Whether holding weights stacked by rows holds each row as holding it alone would (scales per
-  // row or per group of a row's inputs): projections that share an input may then be held as
-  // one (modeling/shared_input_products.h).
-  virtual bool quantizes_rows_apart() const { return false; }
+  // Projections that share an input (modeling/shared_input_products.h) held as one: `stacked`
+  // [sum of parts, in], the weights of `parts` rows each in order, held so that each part's
+  // values are what holding it alone gives (a format with scales per row or per group of a row's
+  // inputs holds the stack as it would one weight; FP8 tensorwise keeps a scale a part). Null
+  // where the format cannot: each layer then holds its own weight.
+  virtual std::unique_ptr<HeldWeight> hold_stack(torch::nn::Module& layer,
+                                                 const torch::Tensor& stacked,
+                                                 const std::vector<int64_t>& parts) const {
+    (void)layer, (void)stacked, (void)parts;
+    return nullptr;
+  }
 };
 
 // What a format is made with, from the benchmark: each format reads the part it needs.

@@ -71,12 +71,15 @@ TEST(Fp8Cli, TrainingAndGenerationRecordTheRecipeTheShareAndTheBytes) {
   const nlohmann::json bf16 = generate(" --precision bf16", "bf16.json");
   const nlohmann::json fp8 = generate(" --precision fp8 --kv-cache fp8", "fp8.json");
   // e4m3 weights and scales against bf16's: a little over half the bytes a decoded token reads.
+  // The stacked q, k, v and gate, up keep a float32 scale a row for the decode step's product:
+  // 4 bytes over a row of 64 codes in this tiny Llama (0.1 % of a row in Llama 3.1 8B).
   const int64_t bf16_bytes = bf16["weight_bytes_per_decoded_token"].get<int64_t>();
   const int64_t fp8_bytes = fp8["weight_bytes_per_decoded_token"].get<int64_t>();
   EXPECT_GT(fp8_bytes, bf16_bytes / 2);
-  EXPECT_LT(fp8_bytes, bf16_bytes * 51 / 100);
+  EXPECT_LT(fp8_bytes, bf16_bytes / 2 * (1 + 4.0 / 64));
   EXPECT_EQ(2 * fp8["kv_cache_bytes"].get<int64_t>(), bf16["kv_cache_bytes"].get<int64_t>());
-  // The FP8 cache is converted for attention at every decode step, and the result says so.
+  // On the CPU the FP8 cache is converted for attention at every decode step (the composition),
+  // and the result says so.
   EXPECT_EQ(fp8["kv_cache_converted_per_step"], true);
   EXPECT_EQ(bf16["kv_cache_converted_per_step"], false);
 }

@@ -108,25 +108,61 @@ TEST(DecodeStep, LaunchesAtMostItsBudgetPerLayer) {
 }
 
 // Every weight format changes the products' kernels, not their number: each product is one
-// kernel of the format's (int4's tinygemm, int8's weight-only matmul), with no cast or copy of
-// its input or output; q, k and v held as one stack, and gate and up another.
+// kernel of the format's (int4's tinygemm, int8's weight-only matmul, FP8's weight-only product
+// of the codes, tensorwise or rowwise), with no cast or copy of its input or output, and no
+// quantisation of the activations; q, k and v held as one stack, and gate and up another.
 TEST(DecodeStep, EveryWeightFormatLaunchesWhatBf16Launches) {
   const LayerLaunches bf16 = layer_launches(decode_step(1), decode_step(2));
-  for (const std::string name : {"int4", "int8"}) {
-    if (!compat::kHasIntWeights) {
-      GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no integer kernels";
-    }
-    layers::WeightFormatOptions groups_of_32;
-    groups_of_32.group = 32;
-    const auto format = layers::make_weight_format(name, groups_of_32);
-    const LayerLaunches quantized = layer_launches(decode_step(1, format), decode_step(2, format));
+  struct Format {
+    std::string name, fp8_recipe, product;
+  };
+  std::vector<Format> formats;
+  if (compat::kHasIntWeights) {
+    formats.push_back({"int4", "", "int4pack_mm"});
+    formats.push_back({"int8", "", "int8pack_mm"});
+  }
+  if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) {
+    formats.push_back({"fp8", "tensorwise", "fp8_weight_linear"});
+    formats.push_back({"fp8", "rowwise", "fp8_weight_linear"});
+  }
+  if (formats.empty()) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has neither";
+  for (const Format& format : formats) {
+    layers::WeightFormatOptions options;
+    options.group = 32;
+    if (!format.fp8_recipe.empty()) options.fp8_recipe = format.fp8_recipe;
+    const auto held = layers::make_weight_format(format.name, options);
+    const LayerLaunches quantized = layer_launches(decode_step(1, held), decode_step(2, held));
     int products = 0;
     for (const auto& [launch, count] : quantized.by_name) {
-      if (launch.find(name + "pack_mm") != std::string::npos) products += count;
+      if (launch.find(format.product) != std::string::npos) products += count;
     }
-    EXPECT_EQ(products, 4) << name << quantized.listing;
-    EXPECT_EQ(quantized.total, bf16.total) << name << quantized.listing;
+    const std::string where = format.name + " " + format.fp8_recipe + ":" + quantized.listing;
+    if (kernels::has_cuda_kernels() || format.name != "fp8") {
+      EXPECT_EQ(products, 4) << where;
+      EXPECT_EQ(quantized.total, bf16.total) << where;
+    } else {
+      // The composition: the codes cast to float32, the product, the scale, the rounding.
+      EXPECT_GT(quantized.total, bf16.total) << where;
+    }
   }
+}
+
+// An FP8 cache is converted for attention at every decode step where the composition runs (the
+// CPU, a build without the kernels); gpubench's CUDA decode attention reads it as stored.
+TEST(DecodeStep, AnFp8CacheIsConvertedOnlyWhereTheCompositionRuns) {
+  if (!compat::kHasFp8) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no FP8";
+  ModelOptions options;
+  models::LlamaConfig heads_of_64 = tiny_config(1);
+  heads_of_64.hidden_size = 256;  // 4 heads of 64, as Llama 3.2 1B's
+  models::LlamaModel model(heads_of_64, options);
+  const auto fp8 = compat::float8_e4m3();
+  const torch::Device cuda(torch::kCUDA, 0);
+  EXPECT_TRUE(model.decode_converts_cache(torch::kCPU, fp8, torch::kBFloat16));
+  EXPECT_FALSE(model.decode_converts_cache(torch::kCPU, torch::kBFloat16, torch::kBFloat16));
+  EXPECT_EQ(model.decode_converts_cache(cuda, fp8, torch::kBFloat16), !kernels::has_cuda_kernels());
+  // Heads of 16 (tiny_config's): the kernel does not take them, the composition runs.
+  EXPECT_TRUE(models::LlamaModel(tiny_config(1), options)
+                  .decode_converts_cache(cuda, fp8, torch::kBFloat16));
 }
 
 // LibTorch's bf16 softmax kernels (CUDA's and the CPU's) compute in float32 and round once on the

@@ -196,6 +196,48 @@ TEST(FusedOperators, DecodeAttentionIsEagerAttentionOverTheFilledCache) {
   }
 }
 
+// How far an FP8 weight-only product `got` lies past its roundings (negative within them):
+// against x (codes scale)^T in float64. Float32 products summed over `in` terms
+// (in u32 |x||W| at worst) and one rounding of the output to x's dtype (u |y|).
+double fp8_product_past_rounding(const torch::Tensor& got, const torch::Tensor& x,
+                                 const torch::Tensor& codes, const torch::Tensor& scale) {
+  const torch::Tensor w = codes.to(torch::kDouble) * scale.to(torch::kDouble).reshape({-1, 1});
+  const torch::Tensor x64 = x.to(torch::kDouble);
+  const torch::Tensor expected = torch::matmul(x64, w.t());
+  const double u = x.scalar_type() == torch::kFloat  ? std::ldexp(1.0, -24)
+                   : x.scalar_type() == torch::kHalf ? std::ldexp(1.0, -11)
+                                                     : std::ldexp(1.0, -8);
+  const torch::Tensor bound =
+      codes.size(1) * std::ldexp(1.0, -24) * torch::matmul(x64.abs(), w.abs().t()) +
+      u * expected.abs();
+  return ((got.to(torch::kDouble) - expected).abs() - bound).max().item<double>();
+}
+
+// The FP8 weight-only product's CPU form, the composition: within its roundings of the
+// dequantised weight's product, for one scale and a scale a row ([out, 1] and [out]), a decode
+// step's row and a batch's, bf16 and float32 activations.
+TEST(FusedOperators, Fp8WeightLinearIsTheDequantisedProduct) {
+  if (!compat::kHasFp8) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no FP8";
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  const torch::Tensor codes =
+      (100 * torch::randn({48, 64})).clamp(-448, 448).to(compat::float8_e4m3());
+  const torch::Tensor row_scales = torch::rand({48}) / 100 + 1e-3;
+  for (const torch::Tensor& scale : {torch::full({}, 0.01), row_scales.unsqueeze(1), row_scales}) {
+    for (const auto dtype : {torch::kBFloat16, torch::kFloat}) {
+      for (const auto& shape : {std::vector<int64_t>{1, 1, 64}, std::vector<int64_t>{5, 64}}) {
+        const torch::Tensor x = torch::randn(shape).to(dtype);
+        const torch::Tensor got = kernels::fp8_weight_linear(x, codes, scale);
+        EXPECT_EQ(got.scalar_type(), dtype);
+        EXPECT_EQ(got.size(-1), 48);
+        EXPECT_LE(
+            fp8_product_past_rounding(got.reshape({-1, 48}), x.reshape({-1, 64}), codes, scale), 0)
+            << c10::toString(dtype) << ", scale of " << scale.numel();
+      }
+    }
+  }
+}
+
 // A profile names each operator once; CUDA launches it as one kernel where the build compiled
 // them (testing::operators_of_one_cuda_kernel), its CPU composition's operators otherwise.
 TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
@@ -204,15 +246,20 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
   const torch::Tensor heads = torch::randn({1, 2, 1, 8}), table = torch::ones({1, 8});
   torch::Tensor keys = torch::zeros({1, 2, 4, 8}), values = torch::zeros({1, 2, 4, 8});
   const torch::Tensor position = torch::zeros({1}, torch::kLong);
+  const torch::Tensor codes =
+      compat::kHasFp8 ? torch::ones({16, 64}).to(compat::float8_e4m3()) : torch::Tensor();
+  const torch::Tensor one = torch::ones({});
   const testing::RecordedOperators recorded = testing::record_operators([&] {
     kernels::rms_norm(x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::add_rms_norm(x, x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::silu_mul(x, x);
     kernels::rotary_cache_write(heads, heads, heads, table, table, keys, values, position);
     kernels::decode_attention(heads, keys, values, position, 0.5);
+    if (compat::kHasFp8) kernels::fp8_weight_linear(x, codes, one);
   });
   size_t own_launches = 0;
   for (const kernels::OwnOperator& own : kernels::own_operators()) {
+    if (own.name == "gpubench::fp8_weight_linear" && !compat::kHasFp8) continue;
     EXPECT_EQ(recorded.called.count(own.name), 1u) << own.name;
     const auto launches = std::count(recorded.launches.begin(), recorded.launches.end(), own.name);
     EXPECT_EQ(launches, kernels::has_cuda_kernels() ? own.cuda_launches : 0) << own.name;
@@ -380,6 +427,35 @@ TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
               << shape.heads << "/" << shape.kv_heads << "x" << shape.head_dim << " "
               << c10::toString(dtype) << " cache " << c10::toString(cache_dtype) << " of "
               << capacity << " at " << at;
+        }
+      }
+    }
+  }
+}
+
+// The FP8 weight-only kernel on the device, within its roundings of the dequantised product:
+// Llama 3.1 8B's stacked q, k, v (4,096 to 6,144), stacked gate and up (4,096 to 28,672) and down
+// (14,336 to 4,096) products at 1, 3 and 8 rows (and 9, which runs the composition); one scale
+// and a scale a row; bf16 and fp16 activations.
+TEST(FusedOperators, CudaFp8WeightLinearComputesItsComposition) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
+  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
+  for (const auto& [in, out] :
+       std::vector<std::pair<int64_t, int64_t>>{{4096, 6144}, {4096, 28672}, {14336, 4096}}) {
+    const torch::Tensor codes =
+        (100 * torch::randn({out, in}, on_cuda)).clamp(-448, 448).to(compat::float8_e4m3());
+    const torch::Tensor row_scales = torch::rand({out, 1}, on_cuda) / 1000 + 1e-4;
+    for (const torch::Tensor& scale : {torch::full({}, 1e-3, on_cuda), row_scales}) {
+      for (const auto dtype : {torch::kBFloat16, torch::kHalf}) {
+        for (const int64_t rows : {1, 3, 8, 9}) {
+          const torch::Tensor x = torch::randn({rows, in}, on_cuda).to(dtype);
+          const torch::Tensor got = kernels::fp8_weight_linear(x, codes, scale);
+          EXPECT_LE(fp8_product_past_rounding(got.cpu(), x.cpu(), codes.cpu(), scale.cpu()), 0)
+              << in << " to " << out << ", " << rows << " rows, " << c10::toString(dtype)
+              << ", scale of " << scale.numel();
         }
       }
     }

@@ -130,20 +130,23 @@ TEST(SharedInputProducts, LayersThatCannotShareAreLeftApart) {
   }
 }
 
-// The integer formats quantise each row apart: the stack is held as one, with the values each
-// layer held alone gives. FP8 tensorwise scales the whole tensor: the layers are given their own
-// weights back and each holds its own, as before.
-TEST(SharedInputProducts, FormatsHoldTheStackWhereTheyQuantiseRowsApart) {
+// Every format holds the stack as one, with the values each layer held alone gives: the
+// integer formats and FP8 rowwise scale each row apart, FP8 tensorwise keeps each part's own
+// scale. A decode step's rows (3) and a prefill's (24: FP8 quantises them once for the parts).
+TEST(SharedInputProducts, FormatsHoldTheStackWithEachLayersValues) {
   if (!compat::kHasIntWeights) {
     GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no int8 or int4 kernels";
   }
   torch::manual_seed(0);
-  const torch::Tensor x = torch::randn({3, 64}).to(torch::kBFloat16);
-  std::vector<std::string> names = {"int8", "int4"};
-  if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) names.push_back("fp8");
-  for (const std::string& name : names) {
+  std::vector<std::pair<std::string, std::string>> formats = {{"int8", ""}, {"int4", ""}};
+  if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) {
+    formats.emplace_back("fp8", "tensorwise");
+    formats.emplace_back("fp8", "rowwise");
+  }
+  for (const auto& [name, recipe] : formats) {
     layers::WeightFormatOptions options;
     options.group = 32;
+    if (!recipe.empty()) options.fp8_recipe = recipe;
     const auto format = layers::make_weight_format(name, options);
     torch::manual_seed(1);
     auto alone_owned = std::make_shared<TwoGroups>(false);
@@ -155,17 +158,18 @@ TEST(SharedInputProducts, FormatsHoldTheStackWhereTheyQuantiseRowsApart) {
     ASSERT_EQ(layers::fuse_shared_input_products(stacked), 2);
     const layers::QuantizedLayers held_alone = layers::quantize_linear_layers(alone, *format);
     const layers::QuantizedLayers held_stacked = layers::quantize_linear_layers(stacked, *format);
-    EXPECT_EQ(held_alone.quantized, held_stacked.quantized) << name;
+    const std::string where = name + " " + recipe;
+    EXPECT_EQ(held_alone.quantized, held_stacked.quantized) << where;
     const c10::InferenceMode inference_mode;
     // The same codes and scales on both sides, bf16 out: each side's output rounded once to
     // bf16 (2^-8 of it), the float32 sums' order negligible beside that; the outputs are of
     // order 1 here, so the same bound serves as the absolute one near zero.
-    expect_close(stacked.outputs(x), alone.outputs(x), std::ldexp(1.0, -7));
-    const bool rows_apart = format->quantizes_rows_apart();
-    EXPECT_EQ(static_cast<bool>(stacked.q->shared_product()), rows_apart) << name;
-    if (rows_apart) {
-      EXPECT_EQ(stacked.k->weight.numel(), 0) << name << ": the held stack replaces the float one";
+    for (const int64_t rows : {3, 24}) {
+      const torch::Tensor x = torch::randn({rows, 64}).to(torch::kBFloat16);
+      expect_close(stacked.outputs(x), alone.outputs(x), std::ldexp(1.0, -7));
     }
+    EXPECT_TRUE(static_cast<bool>(stacked.q->shared_product())) << where;
+    EXPECT_EQ(stacked.k->weight.numel(), 0) << where << ": the held stack replaces the float one";
   }
 }
 

@@ -183,11 +183,20 @@ ScaledTensor quantize_operand(const Tensor& x, Recipe recipe) {
 }
 
 Tensor quantized_linear(const Tensor& input, const ScaledTensor& weight, Recipe recipe) {
-  const int64_t in_features = weight.data.size(1);
+  return quantized_linear(input, std::vector<ScaledTensor>{weight}, recipe);
+}
+
+Tensor quantized_linear(const Tensor& input, const std::vector<ScaledTensor>& weights,
+                        Recipe recipe) {
+  const int64_t in_features = weights.front().data.size(1);
   const ScaledTensor x = quantize_operand(input.reshape({-1, in_features}), recipe);
-  const Tensor out = matmul(x, transposed(weight), torch::kBFloat16, true);
+  std::vector<Tensor> outputs;
+  for (const ScaledTensor& weight : weights) {
+    outputs.push_back(matmul(x, transposed(weight), torch::kBFloat16, true));
+  }
+  const Tensor out = outputs.size() == 1 ? outputs.front() : torch::cat(outputs, -1);
   std::vector<int64_t> shape = input.sizes().vec();
-  shape.back() = weight.data.size(0);
+  shape.back() = out.size(-1);
   return out.view(shape);
 }
 

@@ -82,6 +82,10 @@ ScaledTensor quantize_operand(const torch::Tensor& x, Recipe recipe);
 // y = x W^T with the activations scaled dynamically, bf16 out.
 torch::Tensor quantized_linear(const torch::Tensor& input, const ScaledTensor& weight,
                                Recipe recipe);
+// The same for weights that share the input (a stack's parts), the input quantised once for all
+// of them: their outputs side by side along the last dimension.
+torch::Tensor quantized_linear(const torch::Tensor& input, const std::vector<ScaledTensor>& weights,
+                               Recipe recipe);
 
 // The counted linear layers' products in FP8 with a recipe (layers::LinearProducts): the aligned
 // ones, through scaled_linear; a frozen weight's operands kept per layer.

@@ -35,7 +35,12 @@ class Int4Format : public layers::WeightFormat {
   Int4Format(int64_t group, torch::ScalarType activations)
       : group_(group), activations_(activations) {}
   std::string name() const override { return "int4"; }
-  bool quantizes_rows_apart() const override { return true; }
+  // A scale for each row (and group of its inputs): a stack is held as one weight.
+  std::unique_ptr<layers::HeldWeight> hold_stack(torch::nn::Module& layer,
+                                                 const torch::Tensor& stacked,
+                                                 const std::vector<int64_t>&) const override {
+    return hold(layer, stacked);
+  }
   std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
                                            const torch::Tensor& weight) const override {
     Int4Weight quantized = quantize_int4(weight, group_, activations_);

@@ -23,7 +23,12 @@ class Int8Format : public layers::WeightFormat {
  public:
   explicit Int8Format(torch::ScalarType activations) : activations_(activations) {}
   std::string name() const override { return "int8"; }
-  bool quantizes_rows_apart() const override { return true; }
+  // A scale for each row (and group of its inputs): a stack is held as one weight.
+  std::unique_ptr<layers::HeldWeight> hold_stack(torch::nn::Module& layer,
+                                                 const torch::Tensor& stacked,
+                                                 const std::vector<int64_t>&) const override {
+    return hold(layer, stacked);
+  }
   std::unique_ptr<layers::HeldWeight> hold(torch::nn::Module& layer,
                                            const torch::Tensor& weight) const override {
     Int8Weight quantized = quantize_int8(weight, activations_);

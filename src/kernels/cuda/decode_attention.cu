@@ -16,6 +16,7 @@
 
 #include "kernels/cuda/decode_attention.h"
 #include "kernels/fused_compositions.h"
+#include "kernels/fused_operators.h"
 
 namespace gpubench::kernels {
 namespace {
@@ -173,12 +174,12 @@ bool kernel_takes(const at::Tensor& q, const at::Tensor& keys, const at::Tensor&
   const bool cache_ok = cache == dtype || cache == at::kFloat8_e4m3fn;
   if (!floating || !cache_ok || q.dim() != 4 || keys.dim() != 4 || q.size(2) != 1) return false;
   const int64_t head_dim = q.size(3), kv_heads = keys.size(1);
-  return (head_dim == 64 || head_dim == 128) && q.stride(3) == 1 && kv_heads > 0 &&
-         q.size(1) % kv_heads == 0 && q.size(1) / kv_heads <= 16 && keys.size(0) == q.size(0) &&
-         keys.size(3) == head_dim && keys.stride(3) == 1 && keys.stride(2) == head_dim &&
-         values.sizes() == keys.sizes() && values.strides() == keys.strides() &&
-         values.scalar_type() == cache && keys.device() == q.device() &&
-         values.device() == q.device() && position.numel() == 1 &&
+  return kv_heads > 0 && q.size(1) % kv_heads == 0 &&
+         decode_attention_kernel_takes(head_dim, q.size(1) / kv_heads) && q.stride(3) == 1 &&
+         keys.size(0) == q.size(0) && keys.size(3) == head_dim && keys.stride(3) == 1 &&
+         keys.stride(2) == head_dim && values.sizes() == keys.sizes() &&
+         values.strides() == keys.strides() && values.scalar_type() == cache &&
+         keys.device() == q.device() && values.device() == q.device() && position.numel() == 1 &&
          position.scalar_type() == at::kLong && position.device() == q.device() &&
          keys.size(2) > 0 && q.numel() > 0;
 }

@@ -11,6 +11,7 @@
 #include <torch/library.h>
 
 #include "kernels/cuda/decode_attention.h"
+#include "kernels/cuda/fp8_weight_linear.h"
 #include "kernels/fused_compositions.h"
 
 namespace gpubench::kernels {
@@ -299,7 +300,8 @@ TORCH_LIBRARY_IMPL(gpubench, CUDA, m) {
   m.impl("add_rms_norm", &add_rms_norm_cuda);
   m.impl("silu_mul", &silu_mul_cuda);
   m.impl("rotary_cache_write", &rotary_cache_write_cuda);
-  m.impl("decode_attention", &decode_attention_cuda);  // kernels/cuda/decode_attention.cu
+  m.impl("decode_attention", &decode_attention_cuda);    // kernels/cuda/decode_attention.cu
+  m.impl("fp8_weight_linear", &fp8_weight_linear_cuda);  // kernels/cuda/fp8_weight_linear.cu
 }
 
 }  // namespace gpubench::kernels
