@@ -291,9 +291,10 @@ TEST(Fp8Training, LoraOnAFrozenFp8BaseFollowsTheBf16LossCurve) {
   expect_fp8_follows_bf16(Tuning::kLora);
 }
 
-// How often the tiny Llama's weights are cast to e4m3 in each of three FP8 training steps.
+// How often the tiny Llama's weights, and its products' inputs, are cast to e4m3 in each of three
+// FP8 training steps.
 struct StepQuantizations {
-  std::vector<int64_t> frozen, trainable;
+  std::vector<int64_t> frozen, trainable, inputs;
 };
 StepQuantizations weight_quantizations_per_step(Tuning tuning, fp8::Recipe recipe) {
   auto model = tiny_llama(tuning);
@@ -303,10 +304,12 @@ StepQuantizations weight_quantizations_per_step(Tuning tuning, fp8::Recipe recip
   StepQuantizations per_step;
   for (int i = 0; i < 3; ++i) {
     const fp8::WeightQuantizations before = fp8::weight_quantizations();
+    const int64_t inputs_before = fp8::training_input_quantizations();
     step.run(batch);
     const fp8::WeightQuantizations after = fp8::weight_quantizations();
     per_step.frozen.push_back(after.frozen - before.frozen);
     per_step.trainable.push_back(after.trainable - before.trainable);
+    per_step.inputs.push_back(fp8::training_input_quantizations() - inputs_before);
   }
   return per_step;
 }
@@ -315,7 +318,9 @@ StepQuantizations weight_quantizations_per_step(Tuning tuning, fp8::Recipe recip
 // weights are cast on the first step and served from their kept copies after (rowwise's
 // column-scaled copy for the input gradient too); its adapters stay in bf16. A full fine-tune's
 // weights change at every step, so they are cast at every step: once (tensorwise), or twice
-// (rowwise: the input gradient scales the weight's columns).
+// (rowwise: the input gradient scales the weight's columns). The inputs: q, k and v read one,
+// and gate and up another, each quantised once: 4 a layer and the head's, 9 a step where the 15
+// products quantised 15.
 TEST(Fp8Training, FrozenWeightsAreQuantisedOnceAndTrainableOnesEveryStep) {
   SKIP_WITHOUT_FP8();
   using V = std::vector<int64_t>;
@@ -323,10 +328,53 @@ TEST(Fp8Training, FrozenWeightsAreQuantisedOnceAndTrainableOnesEveryStep) {
     const StepQuantizations lora = weight_quantizations_per_step(Tuning::kLora, recipe);
     EXPECT_EQ(lora.frozen, (V{15, 0, 0}));
     EXPECT_EQ(lora.trainable, (V{0, 0, 0}));
+    EXPECT_EQ(lora.inputs, (V{9, 9, 9}));
     const StepQuantizations full = weight_quantizations_per_step(Tuning::kFull, recipe);
     const int64_t per_step = recipe == fp8::Recipe::kRowwise ? 30 : 15;
     EXPECT_EQ(full.frozen, (V{0, 0, 0}));
     EXPECT_EQ(full.trainable, (V{per_step, per_step, per_step}));
+    EXPECT_EQ(full.inputs, (V{9, 9, 9}));
+  }
+}
+
+// Products that read one input in turn quantise it once, with the values and gradients of
+// quantising it for each; an in-place write to the input, or another recipe, quantises again.
+TEST(Fp8Training, AnInputThatProjectionsShareIsQuantisedOnce) {
+  SKIP_WITHOUT_FP8();
+  torch::manual_seed(0);
+  for (const fp8::Recipe recipe : {fp8::Recipe::kTensorwise, fp8::Recipe::kRowwise}) {
+    const torch::Tensor x = torch::randn({32, 64}).to(torch::kBFloat16).requires_grad_();
+    std::vector<torch::Tensor> weights;
+    for (int i = 0; i < 3; ++i) {
+      weights.push_back(torch::randn({48, 64}).to(torch::kBFloat16).requires_grad_());
+    }
+    const int64_t before = fp8::training_input_quantizations();
+    torch::Tensor shared_sum = torch::zeros({});
+    std::vector<torch::Tensor> shared;
+    for (const torch::Tensor& w : weights) {
+      shared.push_back(fp8::scaled_linear(x, w, recipe));
+      shared_sum = shared_sum + shared.back().to(torch::kFloat).sum();
+    }
+    EXPECT_EQ(fp8::training_input_quantizations() - before, 1) << fp8::recipe_name(recipe);
+    shared_sum.backward();
+    const torch::Tensor x_apart = x.detach().clone().requires_grad_();
+    torch::Tensor apart_sum = torch::zeros({});
+    for (size_t i = 0; i < weights.size(); ++i) {
+      // A copy of x for each: another storage, so each is quantised.
+      const torch::Tensor own = x_apart * 1;
+      const torch::Tensor out = fp8::scaled_linear(own, weights[i].detach(), recipe);
+      EXPECT_TRUE(torch::equal(out, shared[i])) << fp8::recipe_name(recipe) << " product " << i;
+      apart_sum = apart_sum + out.to(torch::kFloat).sum();
+    }
+    apart_sum.backward();
+    EXPECT_TRUE(torch::equal(x.grad(), x_apart.grad())) << fp8::recipe_name(recipe);
+    const int64_t written = fp8::training_input_quantizations();
+    {
+      torch::NoGradGuard no_grad;
+      x.mul_(2);
+    }
+    fp8::scaled_linear(x, weights[0], recipe);
+    EXPECT_EQ(fp8::training_input_quantizations() - written, 1) << "after an in-place write";
   }
 }
 

@@ -17,6 +17,37 @@ using torch::autograd::variable_list;
 // Atomic: CUDA's autograd runs backward on a thread of its own.
 std::atomic<int64_t> frozen_quantizations{0}, trainable_quantizations{0};
 
+std::atomic<int64_t> input_quantizations{0};
+
+// The last input a training product quantised on this thread, and its operand: q, k and v (gate
+// and up) read one input, which is then quantised once for the three. The entry holds the input,
+// so that its storage cannot be freed and taken by another tensor at the same address while it
+// stands; an in-place write to it changes its version.
+struct QuantizedInput {
+  Tensor input;
+  int64_t version = -1;
+  Recipe recipe = Recipe::kTensorwise;
+  ScaledTensor operand;
+};
+thread_local QuantizedInput last_input;
+
+bool same_input(const QuantizedInput& entry, const Tensor& input, Recipe recipe) {
+  const Tensor& held = entry.input;
+  return held.defined() && entry.recipe == recipe && held.data_ptr() == input.data_ptr() &&
+         held.sizes() == input.sizes() && held.strides() == input.strides() &&
+         held.scalar_type() == input.scalar_type() && held.device() == input.device() &&
+         entry.version == static_cast<int64_t>(input._version());
+}
+
+ScaledTensor quantize_input(const Tensor& input, Recipe recipe) {
+  if (input.is_inference()) return quantize_operand(input, recipe);  // it keeps no version
+  if (same_input(last_input, input, recipe)) return last_input.operand;
+  input_quantizations.fetch_add(1);
+  last_input = {input, static_cast<int64_t>(input._version()), recipe,
+                quantize_operand(input, recipe)};
+  return last_input.operand;
+}
+
 ScaledTensor quantize_trainable(const Tensor& weight, torch::ScalarType format,
                                 std::optional<int64_t> along) {
   trainable_quantizations.fetch_add(1);
@@ -45,7 +76,7 @@ class ScaledLinearFunction : public torch::autograd::Function<ScaledLinearFuncti
   static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& weight,
                         int64_t recipe_value, const FrozenWeightOperands* frozen) {
     const auto recipe = static_cast<Recipe>(recipe_value);
-    const ScaledTensor x = quantize_operand(input, recipe);
+    const ScaledTensor x = quantize_input(input, recipe);
     if (!frozen) trainable_quantizations.fetch_add(1);
     const ScaledTensor w = frozen ? frozen->forward() : quantize_operand(weight, recipe);
     ctx->saved_data["recipe"] = recipe_value;
@@ -202,6 +233,10 @@ Tensor quantized_linear(const Tensor& input, const std::vector<ScaledTensor>& we
 
 WeightQuantizations weight_quantizations() {
   return {frozen_quantizations.load(), trainable_quantizations.load()};
+}
+
+int64_t training_input_quantizations() {
+  return input_quantizations.load();
 }
 
 namespace {

@@ -75,6 +75,9 @@ struct WeightQuantizations {
   int64_t trainable = 0;
 };
 WeightQuantizations weight_quantizations();
+// How often training's products quantised their inputs since the process started: once for the
+// products that read one input in turn (q, k and v; gate and up), not once each.
+int64_t training_input_quantizations();
 
 // A forward product's operand [rows, inner] (activations, or a weight [out, in]) in e4m3: one
 // scale, or one per row (rowwise). Inference quantises its weights once with it.
