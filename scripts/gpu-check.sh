@@ -163,7 +163,7 @@ kernels_extras() {
   # default), on the CUDA comparisons' shapes; parsed on the CPU machine (scripts/ncu_kernels.py).
   if command -v ncu > /dev/null && [ "$DEVICE" != cpu ]; then
     if timeout 120 ncu --csv --print-units base --print-kernel-base function --clock-control none \
-         --kernel-name 'regex:fp8_weight_rows|attend_splits|join_splits|rms_norm_rows|silu_mul_elements|rotary_cache_write_heads' \
+         --kernel-name 'regex:fp8_weight_rows|attend_splits|join_splits|rms_norm_rows|silu_mul_elements|rotary_cache_write_heads|amax_of_blocks|cast_tensor|cast_rows' \
          --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
          "$tests" --gtest_filter='FusedOperators.Cuda*' > "$folder/ncu-kernels.csv" 2>> "$log"; then
       echo "own kernels' ncu readings: ncu-kernels.csv (scripts/ncu_kernels.py tables them)" >> "$scratch/extras.txt"

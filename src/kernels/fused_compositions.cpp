@@ -71,6 +71,30 @@ at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& k
   return at::matmul(at::softmax(scores, -1), v).reshape({batch, heads, 1, head_dim});
 }
 
+std::tuple<at::Tensor, at::Tensor> quantize_fp8_composition(const at::Tensor& x,
+                                                            at::ScalarType format,
+                                                            at::IntArrayRef along, double largest) {
+  // 2^126: a power of two whose reciprocal, the scale handed to the product, is still a normal
+  // float32 (a subnormal one could be flushed to zero on the GPU).
+  constexpr double kLargestScale = 8.507059173023462e37;
+  // The infinity norm: the largest magnitude in one reduction, in float32, with no |x| written.
+  // (No dimensions, not an empty list of them, for the whole tensor.)
+  const at::OptionalIntArrayRef dims =
+      along.empty() ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(along);
+  const at::Tensor amax = at::linalg_vector_norm(x, INFINITY, dims, !along.empty(), at::kFloat);
+  at::Tensor scale = amax.clamp_min(largest / kLargestScale).reciprocal_().mul_(largest);
+  if (!along.empty()) scale = at::exp2(at::floor(at::log2(scale)));
+  // Since scale <= largest / amax, every |x * scale| is at most the format's largest value but
+  // for the rounding of the scale to x's dtype, which the cast rounds back down to it (e4m3fn
+  // turns only 480 and above into NaN, e5m2 only 61440 and above into infinity): no clamp.
+  at::Tensor applied = scale;
+  if (x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble) {
+    applied = scale.to(x.scalar_type());
+    scale = applied.to(at::kFloat);
+  }
+  return {(x * applied).to(format), scale.reciprocal()};
+}
+
 at::Tensor fp8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
                                          const at::Tensor& scale) {
   const at::Tensor products = at::matmul(x.to(at::kFloat), codes.to(at::kFloat).t());

@@ -46,6 +46,17 @@ at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& k
                                         const at::Tensor& values, const at::Tensor& position,
                                         double scale);
 
+// `x` in the FP8 `format` with its largest magnitude mapped to the format's largest value
+// (`largest`: 448 for e4m3, 57344 for e5m2), and the float32 scale that gives the values back
+// (value ~ code * scale): one for the whole tensor (`along` empty), or one a slice along the one
+// dimension `along` names, kept as 1 and rounded down to a power of two (torchao's rowwise
+// recipe). The amax is clamped to at least largest / 2^126, so that an all-zero tensor's scale
+// is finite and its codes zeros. The scale is rounded to x's dtype before the multiply, which
+// runs in that dtype, so that the returned scale is the exact reciprocal of the one applied.
+std::tuple<at::Tensor, at::Tensor> quantize_fp8_composition(const at::Tensor& x,
+                                                            at::ScalarType format,
+                                                            at::IntArrayRef along, double largest);
+
 // x W^T for x [..., in] and W held as e4m3 codes [out, in] times `scale` (float32: [] for the
 // whole weight, or one a row, [out] or [out, 1]), the input not quantised: every product and sum
 // in float32, rounded once to x's dtype.

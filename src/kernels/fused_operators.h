@@ -60,6 +60,15 @@ inline bool decode_attention_kernel_takes(int64_t head_dim, int64_t group) {
 // stored, rather than converting it to q's dtype first as the composition does.
 bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group);
 
+// `x` in the FP8 `format` scaled by its amax, and the float32 scale that gives its values back:
+// one scale for the whole tensor (`along` empty) or one a slice along the dimension `along`
+// names, kept as 1 (a power of two: torchao's rowwise). The amax and the cast in one pass each:
+// on CUDA, two kernels for a tensor (the blocks' amaxes, then the cast), one a row along the
+// last dimension of a 2-D x, where the composition launches about ten.
+std::pair<torch::Tensor, torch::Tensor> quantize_fp8(const torch::Tensor& x,
+                                                     torch::ScalarType format,
+                                                     std::vector<int64_t> along, double largest);
+
 // x W^T for x [..., in] with W held as e4m3 codes [out, in] times a float32 `scale` ([] for the
 // weight, or one a row), the input in its own dtype (FP8 weight-only): float32 products rounded
 // once to x's dtype. A decode step's product: the CUDA kernel streams the codes for up to

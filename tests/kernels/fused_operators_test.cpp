@@ -238,6 +238,36 @@ TEST(FusedOperators, Fp8WeightLinearIsTheDequantisedProduct) {
   }
 }
 
+// FP8 quantisation's CPU form is its composition, bit for bit, whichever way it is called: the
+// amax's reciprocal times the format's largest (clamped so that zeros keep a finite scale),
+// rounded to x's dtype, x times it in x's dtype, cast; rowwise a power of two a row.
+TEST(FusedOperators, QuantizeFp8IsItsArithmeticBitForBit) {
+  if (!compat::kHasFp8) GTEST_SKIP() << "LibTorch " << compat::libtorch_version() << " has no FP8";
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  for (const auto dtype : {torch::kBFloat16, torch::kFloat}) {
+    const torch::Tensor x = (5 * torch::randn({6, 64})).to(dtype);
+    for (const auto& [format, largest] : std::vector<std::pair<torch::ScalarType, double>>{
+             {compat::float8_e4m3(), 448.0}, {compat::float8_e5m2(), 57344.0}}) {
+      for (const bool rowwise : {false, true}) {
+        const auto [codes, scale] = kernels::quantize_fp8(
+            x, format, rowwise ? std::vector<int64_t>{1} : std::vector<int64_t>{}, largest);
+        const torch::Tensor amax =
+            rowwise ? x.abs().to(torch::kFloat).amax(1, true) : x.abs().to(torch::kFloat).max();
+        torch::Tensor applied = amax.reciprocal() * static_cast<float>(largest);
+        if (rowwise) applied = torch::exp2(torch::floor(torch::log2(applied)));
+        applied = applied.to(dtype);
+        const std::string where = std::string(c10::toString(dtype)) + " " + c10::toString(format) +
+                                  (rowwise ? " rowwise" : "");
+        EXPECT_TRUE(
+            torch::equal(codes.to(torch::kFloat), (x * applied).to(format).to(torch::kFloat)))
+            << where;
+        EXPECT_TRUE(torch::equal(scale, applied.to(torch::kFloat).reciprocal())) << where;
+      }
+    }
+  }
+}
+
 // A profile names each operator once; CUDA launches it as one kernel where the build compiled
 // them (testing::operators_of_one_cuda_kernel), its CPU composition's operators otherwise.
 TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
@@ -255,11 +285,16 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
     kernels::silu_mul(x, x);
     kernels::rotary_cache_write(heads, heads, heads, table, table, keys, values, position);
     kernels::decode_attention(heads, keys, values, position, 0.5);
-    if (compat::kHasFp8) kernels::fp8_weight_linear(x, codes, one);
+    if (compat::kHasFp8) {
+      kernels::fp8_weight_linear(x, codes, one);
+      kernels::quantize_fp8(x, compat::float8_e4m3(), {}, 448);
+    }
   });
   size_t own_launches = 0;
   for (const kernels::OwnOperator& own : kernels::own_operators()) {
-    if (own.name == "gpubench::fp8_weight_linear" && !compat::kHasFp8) continue;
+    const bool fp8 =
+        own.name == "gpubench::fp8_weight_linear" || own.name == "gpubench::quantize_fp8";
+    if (fp8 && !compat::kHasFp8) continue;
     EXPECT_EQ(recorded.called.count(own.name), 1u) << own.name;
     const auto launches = std::count(recorded.launches.begin(), recorded.launches.end(), own.name);
     EXPECT_EQ(launches, kernels::has_cuda_kernels() ? own.cuda_launches : 0) << own.name;
@@ -456,6 +491,40 @@ TEST(FusedOperators, CudaFp8WeightLinearComputesItsComposition) {
           EXPECT_LE(fp8_product_past_rounding(got.cpu(), x.cpu(), codes.cpu(), scale.cpu()), 0)
               << in << " to " << out << ", " << rows << " rows, " << c10::toString(dtype)
               << ", scale of " << scale.numel();
+        }
+      }
+    }
+  }
+}
+
+// The FP8 quantisation kernels on the device give the composition's codes and scales bit for
+// bit: a tensor of Llama 3.1 8B's MLP width (4,096 x 14,336: 57 partial amaxes joined), rows of
+// 4,096 a scale each, an all-zero tensor; bf16, fp16 and float32; e4m3 and e5m2.
+TEST(FusedOperators, CudaQuantizeFp8ComputesItsComposition) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
+  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
+  for (const auto dtype : {torch::kBFloat16, torch::kHalf, torch::kFloat}) {
+    const std::vector<torch::Tensor> inputs = {(3 * torch::randn({4096, 14336}, on_cuda)).to(dtype),
+                                               (3 * torch::randn({2048, 4096}, on_cuda)).to(dtype),
+                                               torch::zeros({64, 64}, on_cuda.dtype(dtype))};
+    for (const auto& [format, largest] : std::vector<std::pair<torch::ScalarType, double>>{
+             {compat::float8_e4m3(), 448.0}, {compat::float8_e5m2(), 57344.0}}) {
+      for (const torch::Tensor& x : inputs) {
+        for (const bool rowwise : {false, true}) {
+          const std::vector<int64_t> along =
+              rowwise ? std::vector<int64_t>{1} : std::vector<int64_t>{};
+          const auto [codes, scale] = kernels::quantize_fp8(x, format, along, largest);
+          const auto [expected_codes, expected_scale] =
+              kernels::composition::quantize_fp8_composition(x, format, along, largest);
+          const std::string where = std::string(c10::toString(dtype)) + " " +
+                                    c10::toString(format) + " " + std::to_string(x.size(0)) + "x" +
+                                    std::to_string(x.size(1)) + (rowwise ? " rowwise" : "");
+          EXPECT_TRUE(torch::equal(scale, expected_scale)) << where;
+          EXPECT_TRUE(torch::equal(codes.to(torch::kFloat), expected_codes.to(torch::kFloat)))
+              << where;
         }
       }
     }

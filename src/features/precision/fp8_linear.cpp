@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "kernels/fused_operators.h"
 #include "torch_support/compat.h"
 
 namespace gpubench::fp8 {
@@ -53,10 +54,6 @@ ScaledTensor quantize_trainable(const Tensor& weight, torch::ScalarType format,
   trainable_quantizations.fetch_add(1);
   return quantize(weight, format, along);
 }
-
-// 2^126: a power of two whose reciprocal, the scale handed to the product, is still a normal
-// float32 (a subnormal one could be flushed to zero on the GPU).
-constexpr double kLargestScale = 8.507059173023462e37;
 
 // The same values with the matrix's dimensions swapped: [K, N] column-major from [N, K].
 ScaledTensor transposed(const ScaledTensor& t) {
@@ -151,28 +148,13 @@ double format_max(torch::ScalarType format) {
   return format == compat::float8_e5m2() ? 57344.0 : 448.0;
 }
 
-// Three passes over x (one reduction, one multiply, one cast), where an unfused amax of |x| and a
-// float32 scale-and-clamp took six: on a GPU these passes, not the FP8 product, set FP8's speed.
+// One operator (kernels/fused_operators.h): on a GPU the quantisations, not the FP8 products,
+// set FP8's speed, and the composition's ten launches are two kernels there.
 ScaledTensor quantize(const Tensor& x, torch::ScalarType format, std::optional<int64_t> along) {
-  const double largest = format_max(format);
-  // The infinity norm: the largest magnitude in one reduction, in float32, with no |x| written.
-  const Tensor amax = along ? at::linalg_vector_norm(x, INFINITY, {*along}, true, torch::kFloat)
-                            : at::linalg_vector_norm(x, INFINITY, {}, false, torch::kFloat);
-  // largest / amax, no larger than kLargestScale (an all-zero tensor's amax is 0).
-  Tensor scale = amax.clamp_min(largest / kLargestScale).reciprocal_().mul_(largest);
-  if (along) scale = torch::exp2(torch::floor(torch::log2(scale)));
-  // The multiply runs in x's dtype, which rounds the scale to it: round it first, so that the
-  // dequantising scale is the exact reciprocal of the one applied. Since scale <= largest / amax,
-  // every |x * scale| is at most the format's largest value but for that rounding, which the
-  // cast rounds back down to it (e4m3fn turns only 480 and above into NaN, e5m2 only 61440 and
-  // above into infinity): no clamp is needed.
-  Tensor applied = scale;
-  if (x.scalar_type() != torch::kFloat && x.scalar_type() != torch::kDouble) {
-    applied = scale.to(x.scalar_type());
-    scale = applied.to(torch::kFloat);
-  }
-  const Tensor data = (x * applied).to(format);
-  return {data, scale.reciprocal()};
+  std::vector<int64_t> dims;
+  if (along) dims.push_back(*along);
+  auto [data, scale] = kernels::quantize_fp8(x, format, dims, format_max(format));
+  return {std::move(data), std::move(scale)};
 }
 
 bool aligned(int64_t rows, int64_t in_features, int64_t out_features, bool weight_gradient) {

@@ -27,9 +27,9 @@ double format_max(torch::ScalarType format);  // 448 for e4m3, 57344 for e5m2
 
 // `x` in `format` with its largest magnitude mapped to the format's largest value: the amax of
 // the whole tensor, or along dimension `along` (one scale per row or column, rounded down to a
-// power of two as torchao's rowwise recipe does). Values are clamped to the format's range
-// before the cast (a cast past it gives NaN). An all-zero tensor gets the largest scale, 2^126:
-// its zeros stay zeros, and no scale is infinite or NaN.
+// power of two as torchao's rowwise recipe does). No value passes the format's range (a cast
+// past it gives NaN). An all-zero tensor gets the largest scale, 2^126: its zeros stay zeros,
+// and no scale is infinite or NaN. One own operator (kernels::quantize_fp8).
 ScaledTensor quantize(const torch::Tensor& x, torch::ScalarType format,
                       std::optional<int64_t> along = std::nullopt);
 
