@@ -188,6 +188,8 @@ def notes_of(r):
                      f"{inference['decode_ceiling_tokens_per_second']:.0f} tokens/sec ceiling "
                      f"({size(inference['bytes_per_decoded_token'])}/token, "
                      f"{inference.get('ceiling_bandwidth_source', '')})")
+    if inference.get("kernels_per_decode_step"):
+        notes.append(f"{inference['kernels_per_decode_step']} kernels a decode step (its CUDA graph)")
     search = r.get("batch_search") or {}
     if search.get("searched"):
         causes = sorted({p.get("oom_cause", "") for p in search.get("probes", [])

@@ -268,6 +268,7 @@ class GenerateWorkload : public InferenceWorkload {
       graphed_ =
           std::make_unique<StaticDecode>(*generator_, *cache_, spec.batch_size, device_, true);
       metrics_.graph_capture_ms = graphed_->capture_ms();
+      inference.kernels_per_decode_step = std::max<int64_t>(0, graphed_->kernels_per_step());
     }
     // One replica's: each rank's decode rate is summed over the ranks (measure).
     const double decoded_per_generation =

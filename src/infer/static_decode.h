@@ -24,6 +24,8 @@ class StaticDecode {
   // tensor returned is overwritten by the next step.
   torch::Tensor step(const torch::Tensor& token);
   double capture_ms() const { return graph_ ? graph_->capture_ms() : 0; }
+  // The kernels a captured step launches (CapturedGraph::kernels_per_replay); -1 where unknown.
+  int64_t kernels_per_step() const { return graph_ ? graph_->kernels_per_replay() : -1; }
 
  private:
   void run_step();

@@ -468,14 +468,19 @@ void add_inference_tables(const Layout& layout, Report& report) {
   add_figure_table(
       layout, report, "decode-ceiling",
       "Decode: share of the memory-bandwidth ceiling reached (ceiling tokens/sec, bandwidth "
-      "source; docs/inference.md#the-decode-ceiling)",
+      "source, kernels a decode step where its CUDA graph counted them; "
+      "docs/inference.md#the-decode-ceiling)",
       [](const Result& r) -> std::optional<ReportCell> {
         const InferenceMetrics& m = r.metrics.inference;
         if (m.decode_ceiling_tokens_per_second <= 0) return std::nullopt;
+        const std::string kernels =
+            m.kernels_per_decode_step > 0
+                ? ", " + std::to_string(m.kernels_per_decode_step) + " kernels a step"
+                : "";
         return ReportCell{m.decode_ceiling_fraction,
                           format_fixed(100 * m.decode_ceiling_fraction, 1) + "% of " +
                               format_fixed(m.decode_ceiling_tokens_per_second, 1) + " (" +
-                              m.ceiling_bandwidth_source + ")"};
+                              m.ceiling_bandwidth_source + kernels + ")"};
       });
   add_figure_table(layout, report, "fp8-share", "FP8's share of the products (precision fp8)",
                    [](const Result& r) -> std::optional<ReportCell> {

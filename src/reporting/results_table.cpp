@@ -59,6 +59,10 @@ std::string render_inference_lines(const Result& r) {
                format_fixed(m.ceiling_bandwidth_gbs, 1) + " GB/s, " + m.ceiling_bandwidth_source +
                "); reached " + format_fixed(100 * m.decode_ceiling_fraction, 1) + "%\n";
     }
+    if (m.kernels_per_decode_step > 0) {
+      lines += "kernels a decode step: " + std::to_string(m.kernels_per_decode_step) +
+               " (counted in its CUDA graph)\n";
+    }
   }
 
   return lines;

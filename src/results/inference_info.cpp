@@ -68,6 +68,8 @@ void inference_fields(Io& io, M& m) {
              Written::kWhenPositive);
   io.integer("bytes_per_decoded_token", m.bytes_per_decoded_token, 0, 0, kMaxInteger,
              Written::kWhenPositive);
+  io.integer("kernels_per_decode_step", m.kernels_per_decode_step, 0, 0, kMaxInteger,
+             Written::kWhenPositive);
   if (m.bytes_per_decoded_token <= 0) return;
   io.number("ceiling_bandwidth_gbs", m.ceiling_bandwidth_gbs, 0, 1e9, Written::kWhenPositive);
   io.text("ceiling_bandwidth_source", m.ceiling_bandwidth_source, "", Written::kWhenPositive);

@@ -49,6 +49,10 @@ struct InferenceMetrics {
   std::string ceiling_bandwidth_source;  // "datasheet H200-SXM" or "measured (CPU copy)"
   double decode_ceiling_tokens_per_second = 0;
   double decode_ceiling_fraction = 0;
+  // The kernels a decode step launches, counted by the device in the CUDA graph of the step that
+  // graph mode captures (one step decodes a token of every sequence); 0 where not counted (eager
+  // mode, the CPU, a LibTorch before 2.8).
+  int64_t kernels_per_decode_step = 0;
 };
 
 nlohmann::json inference_to_json(const InferenceMetrics& metrics);

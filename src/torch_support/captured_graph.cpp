@@ -2,10 +2,14 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <vector>
+
+#include "torch_support/compat.h"
 
 #if GPUBENCH_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -55,9 +59,52 @@ int CapturedGraph::captures_open() {
 
 #if GPUBENCH_WITH_CUDA
 
+#if GPUBENCH_GRAPH_KEEPS_ITS_NODES
+struct CapturedGraph::Graph {
+  at::cuda::CUDAGraph graph{/*keep_graph=*/true};
+};
+
+namespace {
+
+// The kernel nodes of `graph` and of the graphs nested in it.
+int64_t kernel_nodes(cudaGraph_t graph) {
+  size_t count = 0;
+  C10_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+  std::vector<cudaGraphNode_t> nodes(count);
+  C10_CUDA_CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  int64_t kernels = 0;
+  for (const cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    C10_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+    if (type == cudaGraphNodeTypeKernel) ++kernels;
+    if (type == cudaGraphNodeTypeGraph) {
+      cudaGraph_t child = nullptr;
+      C10_CUDA_CHECK(cudaGraphChildGraphNodeGetGraph(node, &child));
+      kernels += kernel_nodes(child);
+    }
+  }
+  return kernels;
+}
+
+// The captured graph's kernels counted, then the graph made ready to replay.
+int64_t count_and_instantiate(at::cuda::CUDAGraph& graph) {
+  const int64_t kernels = kernel_nodes(graph.raw_cuda_graph());
+  graph.instantiate();
+  return kernels;
+}
+
+}  // namespace
+#else
 struct CapturedGraph::Graph {
   at::cuda::CUDAGraph graph;
 };
+
+namespace {
+int64_t count_and_instantiate(at::cuda::CUDAGraph&) {
+  return -1;  // capture_end instantiated it and dropped the graph
+}
+}  // namespace
+#endif
 
 CapturedGraph::CapturedGraph(const std::function<void()>& work, torch::Device device, int warmups) {
   // Before the graph object: constructing one starts CUDA.
@@ -78,6 +125,7 @@ CapturedGraph::CapturedGraph(const std::function<void()>& work, torch::Device de
                          [this] { graph_->graph.capture_end(); });
     work();
     capture.end();
+    kernels_per_replay_ = count_and_instantiate(graph_->graph);
     side.synchronize();
     capture_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

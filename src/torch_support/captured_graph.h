@@ -27,6 +27,10 @@ class CapturedGraph {
 
   void replay();
   double capture_ms() const { return capture_ms_; }
+  // The kernels one replay launches: the captured graph's kernel nodes, those of graphs nested in
+  // it included (the device's own count of what the launch census counts on the CPU). -1 where
+  // not known: a rehearsal, or a LibTorch that does not keep the captured graph (before 2.8).
+  int64_t kernels_per_replay() const { return kernels_per_replay_; }
 
   // Captures begun and not yet ended in this process, rehearsals' included: 0 whenever no
   // constructor is running. A capture that throws is ended on its way out, as PyTorch's
@@ -40,6 +44,7 @@ class CapturedGraph {
   std::unique_ptr<Graph> graph_;
   std::function<void()> rehearsed_;  // set for a rehearsal: replay calls it
   double capture_ms_ = 0;
+  int64_t kernels_per_replay_ = -1;
 };
 
 }  // namespace gpubench

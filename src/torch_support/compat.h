@@ -19,6 +19,10 @@ class Backend;
 
 namespace gpubench::compat {
 
+// at::cuda::CUDAGraph keeps the graph it captured past capture_end when built with keep_graph,
+// so that its nodes can be counted (2.8; before, capture_end instantiates it and drops it).
+#define GPUBENCH_GRAPH_KEEPS_ITS_NODES GPUBENCH_TORCH_AT_LEAST(2, 8)
+
 // c10::Allocator::allocate: const in 1.13, not since 2.3.
 #if GPUBENCH_TORCH_AT_LEAST(2, 3)
 #define GPUBENCH_ALLOCATOR_CONST

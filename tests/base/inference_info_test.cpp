@@ -49,6 +49,8 @@ TEST(InferenceInfo, TravelsThroughTheResultFile) {
   m.kv_cache_bytes = 12288;
   m.kv_cache_bytes_per_token = 256;
   m.kv_cache_converted_per_step = true;
+  m.bytes_per_decoded_token = 4096;
+  m.kernels_per_decode_step = 332;
   const Result back = result_from_json(result_to_json(r));
   EXPECT_EQ(back.benchmark.task, Task::kInfer);
   EXPECT_EQ(back.benchmark.prompt_len, 16);
@@ -62,6 +64,11 @@ TEST(InferenceInfo, TravelsThroughTheResultFile) {
   EXPECT_EQ(b.kv_cache_bytes_per_token, 256);
   EXPECT_FALSE(b.kv_cache_reallocated);
   EXPECT_TRUE(b.kv_cache_converted_per_step);
+  EXPECT_EQ(b.kernels_per_decode_step, 332);
+  // Not counted (eager mode, the CPU): absent from the file.
+  Result eager = r;
+  eager.metrics.inference.kernels_per_decode_step = 0;
+  EXPECT_FALSE(result_to_json(eager)["metrics"]["inference"].contains("kernels_per_decode_step"));
   // A training result has no inference block.
   Result training = r;
   training.benchmark.task = Task::kTrain;

@@ -655,7 +655,11 @@ TEST(Regress, AGenerationsBytesUnderItsTableAreHumanSized) {
   m.kv_cache_bytes = 3072;
   m.kv_cache_bytes_per_token = 256;
   m.weight_bytes_per_decoded_token = int64_t{15} << 30;
+  m.kernels_per_decode_step = 332;
   const std::string lines = render_inference_lines(r);
+  EXPECT_NE(lines.find("kernels a decode step: 332 (counted in its CUDA graph)\n"),
+            std::string::npos)
+      << lines;
   EXPECT_NE(lines.find("key/value cache: 3.0 KiB (256 bytes per token of a sequence)"),
             std::string::npos)
       << lines;

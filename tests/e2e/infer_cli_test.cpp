@@ -62,6 +62,7 @@ TEST(InferCli, GenerationRecordsDecodeRateAndTheCache) {
   EXPECT_GT(m["kv_cache_bytes"].get<int64_t>(), 0);
   EXPECT_EQ(m["kv_cache_reallocated"], false);
   EXPECT_EQ(m["kv_cache_converted_per_step"], false);
+  EXPECT_FALSE(m.contains("kernels_per_decode_step")) << "eager on the CPU: no graph counted it";
   EXPECT_EQ(r["benchmark"]["prompt_len"], 8);
   EXPECT_EQ(r["benchmark"]["gen_len"], 4);
   EXPECT_NE(run.output.find("time per output token: p50"), std::string::npos) << run.output;
