@@ -95,6 +95,14 @@ std::tuple<at::Tensor, at::Tensor> quantize_fp8_composition(const at::Tensor& x,
   return {(x * applied).to(format), scale.reciprocal()};
 }
 
+at::Tensor int8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
+                                          const at::Tensor& scales) {
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() = codes.size(0);
+  return compat::int8_weight_mm(x.reshape({-1, x.size(-1)}).contiguous(), codes, scales)
+      .reshape(shape);
+}
+
 at::Tensor fp8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
                                          const at::Tensor& scale) {
   const at::Tensor products = at::matmul(x.to(at::kFloat), codes.to(at::kFloat).t());

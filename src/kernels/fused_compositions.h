@@ -53,6 +53,11 @@ at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& k
 // recipe). The amax is clamped to at least largest / 2^126, so that an all-zero tensor's scale
 // is finite and its codes zeros. The scale is rounded to x's dtype before the multiply, which
 // runs in that dtype, so that the returned scale is the exact reciprocal of the one applied.
+// x W^T for x [..., in] and W held as int8 codes [out, in] times a scale a row (in x's dtype):
+// LibTorch's weight-only int8 matmul (_weight_int8pack_mm), its input flattened to rows.
+at::Tensor int8_weight_linear_composition(const at::Tensor& x, const at::Tensor& codes,
+                                          const at::Tensor& scales);
+
 std::tuple<at::Tensor, at::Tensor> quantize_fp8_composition(const at::Tensor& x,
                                                             at::ScalarType format,
                                                             at::IntArrayRef along, double largest);

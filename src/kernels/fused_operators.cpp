@@ -17,6 +17,7 @@ namespace gpubench::kernels {
 using composition::add_rms_norm_composition;
 using composition::decode_attention_composition;
 using composition::fp8_weight_linear_composition;
+using composition::int8_weight_linear_composition;
 using composition::quantize_fp8_composition;
 using composition::rms_norm_composition;
 using composition::rotary_cache_write_composition;
@@ -60,6 +61,7 @@ TORCH_LIBRARY(gpubench, m) {
       "decode_attention(Tensor q, Tensor keys, Tensor values, Tensor position, float scale) -> "
       "Tensor");
   m.def("fp8_weight_linear(Tensor x, Tensor codes, Tensor scale) -> Tensor");
+  m.def("int8_weight_linear(Tensor x, Tensor codes, Tensor scales) -> Tensor");
   m.def(
       "quantize_fp8(Tensor x, ScalarType format, int[] along, float largest) -> (Tensor, "
       "Tensor)");
@@ -72,6 +74,7 @@ TORCH_LIBRARY_IMPL(gpubench, CompositeImplicitAutograd, m) {
   m.impl("rotary_cache_write", &rotary_cache_write_composition);
   m.impl("decode_attention", &decode_attention_composition);
   m.impl("fp8_weight_linear", &fp8_weight_linear_composition);
+  m.impl("int8_weight_linear", &int8_weight_linear_composition);
   m.impl("quantize_fp8", &quantize_fp8_composition);
 }
 
@@ -95,6 +98,7 @@ const std::vector<OwnOperator>& own_operators() {
                                                      {"gpubench::rotary_cache_write"},
                                                      {"gpubench::decode_attention", 2},
                                                      {"gpubench::fp8_weight_linear"},
+                                                     {"gpubench::int8_weight_linear"},
                                                      // the blocks' amaxes, then the cast
                                                      {"gpubench::quantize_fp8", 2}};
   return operators;
@@ -147,6 +151,12 @@ torch::Tensor fp8_weight_linear(const torch::Tensor& x, const torch::Tensor& cod
                                 const torch::Tensor& scale) {
   return call_operator<&fp8_weight_linear_composition>("gpubench::fp8_weight_linear",
                                                        records_gradients({&x}), x, codes, scale);
+}
+
+torch::Tensor int8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,
+                                 const torch::Tensor& scales) {
+  return call_operator<&int8_weight_linear_composition>("gpubench::int8_weight_linear",
+                                                        records_gradients({&x}), x, codes, scales);
 }
 
 std::pair<torch::Tensor, torch::Tensor> quantize_fp8(const torch::Tensor& x,

@@ -77,6 +77,11 @@ std::pair<torch::Tensor, torch::Tensor> quantize_fp8(const torch::Tensor& x,
 torch::Tensor fp8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,
                                 const torch::Tensor& scale);
 inline constexpr int64_t kMatrixVectorRows = 8;
+// x W^T for x [..., in] with W held as int8 codes [out, in] times a scale a row in x's dtype
+// (LibTorch's _weight_int8pack_mm, which reads each code with one warp an output on CUDA): the
+// CUDA kernel streams the codes as the FP8 one does for up to kMatrixVectorRows rows.
+torch::Tensor int8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,
+                                 const torch::Tensor& scales);
 
 // The operators as a profile records them ("gpubench::silu_mul"), and how many kernels each
 // launches on CUDA.

@@ -119,7 +119,7 @@ TEST(DecodeStep, EveryWeightFormatLaunchesWhatBf16Launches) {
   std::vector<Format> formats;
   if (compat::kHasIntWeights) {
     formats.push_back({"int4", "", "int4pack_mm"});
-    formats.push_back({"int8", "", "int8pack_mm"});
+    formats.push_back({"int8", "", "int8"});  // _weight_int8pack_mm, or gpubench's operator
   }
   if (compat::kHasFp8 && compat::scaled_mm_runs_on_cpu()) {
     formats.push_back({"fp8", "tensorwise", "fp8_weight_linear"});

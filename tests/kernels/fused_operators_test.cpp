@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,12 @@
 #include "kernels/fused_operators.h"
 #include "recorded_operators.h"
 #include "torch_support/compat.h"
+
+// The CUDA comparisons run where there is a device and the build compiled the kernels (the GPU
+// check's kernels tier runs them).
+#define SKIP_WITHOUT_CUDA_KERNELS()                                                           \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)"; \
+  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels"
 
 namespace gpubench {
 namespace {
@@ -196,11 +204,11 @@ TEST(FusedOperators, DecodeAttentionIsEagerAttentionOverTheFilledCache) {
   }
 }
 
-// How far an FP8 weight-only product `got` lies past its roundings (negative within them):
-// against x (codes scale)^T in float64. Float32 products summed over `in` terms
-// (in u32 |x||W| at worst) and one rounding of the output to x's dtype (u |y|).
-double fp8_product_past_rounding(const torch::Tensor& got, const torch::Tensor& x,
-                                 const torch::Tensor& codes, const torch::Tensor& scale) {
+// How far a weight-only product `got` lies past its roundings (negative within them): against
+// x (codes scale)^T in float64. Float32 products summed over `in` terms (in u32 |x||W| at worst)
+// and one rounding of the output to x's dtype (u |y|).
+double weight_only_product_past_rounding(const torch::Tensor& got, const torch::Tensor& x,
+                                         const torch::Tensor& codes, const torch::Tensor& scale) {
   const torch::Tensor w = codes.to(torch::kDouble) * scale.to(torch::kDouble).reshape({-1, 1});
   const torch::Tensor x64 = x.to(torch::kDouble);
   const torch::Tensor expected = torch::matmul(x64, w.t());
@@ -230,8 +238,9 @@ TEST(FusedOperators, Fp8WeightLinearIsTheDequantisedProduct) {
         const torch::Tensor got = kernels::fp8_weight_linear(x, codes, scale);
         EXPECT_EQ(got.scalar_type(), dtype);
         EXPECT_EQ(got.size(-1), 48);
-        EXPECT_LE(
-            fp8_product_past_rounding(got.reshape({-1, 48}), x.reshape({-1, 64}), codes, scale), 0)
+        EXPECT_LE(weight_only_product_past_rounding(got.reshape({-1, 48}), x.reshape({-1, 64}),
+                                                    codes, scale),
+                  0)
             << c10::toString(dtype) << ", scale of " << scale.numel();
       }
     }
@@ -279,12 +288,15 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
   const torch::Tensor codes =
       compat::kHasFp8 ? torch::ones({16, 64}).to(compat::float8_e4m3()) : torch::Tensor();
   const torch::Tensor one = torch::ones({});
+  const torch::Tensor int8_codes = torch::ones({16, 64}, torch::kChar);
+  const torch::Tensor x_scales = torch::ones({16});
   const testing::RecordedOperators recorded = testing::record_operators([&] {
     kernels::rms_norm(x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::add_rms_norm(x, x, weight, 1e-6, RmsWeight::kAfterRounding);
     kernels::silu_mul(x, x);
     kernels::rotary_cache_write(heads, heads, heads, table, table, keys, values, position);
     kernels::decode_attention(heads, keys, values, position, 0.5);
+    if (compat::kHasIntWeights) kernels::int8_weight_linear(x, int8_codes, x_scales);
     if (compat::kHasFp8) {
       kernels::fp8_weight_linear(x, codes, one);
       kernels::quantize_fp8(x, compat::float8_e4m3(), {}, 448);
@@ -295,6 +307,7 @@ TEST(FusedOperators, AProfileSeesEachAsOneOperator) {
     const bool fp8 =
         own.name == "gpubench::fp8_weight_linear" || own.name == "gpubench::quantize_fp8";
     if (fp8 && !compat::kHasFp8) continue;
+    if (own.name == "gpubench::int8_weight_linear" && !compat::kHasIntWeights) continue;
     EXPECT_EQ(recorded.called.count(own.name), 1u) << own.name;
     const auto launches = std::count(recorded.launches.begin(), recorded.launches.end(), own.name);
     EXPECT_EQ(launches, kernels::has_cuda_kernels() ? own.cuda_launches : 0) << own.name;
@@ -339,8 +352,7 @@ TEST(FusedOperators, UnderAutogradTheCompositionRunsWithItsBackward) {
 // last place of the dtype; SiLU x mul computes the same float32 expression, rounded where the
 // composition rounds.
 TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
-  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  SKIP_WITHOUT_CUDA_KERNELS();
   torch::manual_seed(0);
   const c10::InferenceMode inference_mode;
   const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
@@ -425,8 +437,7 @@ TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
 // read from the device; bf16, fp16, float32 and an FP8 cache. The cache past the position holds
 // 400: the kernel must not read it.
 TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
-  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  SKIP_WITHOUT_CUDA_KERNELS();
   torch::manual_seed(0);
   const c10::InferenceMode inference_mode;
   const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
@@ -468,31 +479,61 @@ TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
   }
 }
 
-// The FP8 weight-only kernel on the device, within its roundings of the dequantised product:
-// Llama 3.1 8B's stacked q, k, v (4,096 to 6,144), stacked gate and up (4,096 to 28,672) and down
-// (14,336 to 4,096) products at 1, 3 and 8 rows (and 9, which runs the composition); one scale
-// and a scale a row; bf16 and fp16 activations.
+// Llama 3.1 8B's products as [in, out]: stacked q, k, v (4,096 to 6,144), stacked gate and up
+// (4,096 to 28,672) and down (14,336 to 4,096).
+const std::vector<std::pair<int64_t, int64_t>> kLlama8bProducts = {
+    {4096, 6144}, {4096, 28672}, {14336, 4096}};
+
+// A weight-only product on the device at a decode step's rows (1, 3, 8) and one more (9, which
+// runs the composition), within its roundings of the dequantised product.
+void expect_rows_within_rounding(const std::function<torch::Tensor(const torch::Tensor&)>& product,
+                                 const torch::Tensor& codes, const torch::Tensor& scale,
+                                 torch::ScalarType dtype, const std::string& what) {
+  for (const int64_t rows : {1, 3, 8, 9}) {
+    const torch::Tensor x = torch::randn({rows, codes.size(1)}, codes.device()).to(dtype);
+    const torch::Tensor got = product(x);
+    EXPECT_LE(weight_only_product_past_rounding(got.cpu(), x.cpu(), codes.cpu(), scale.cpu()), 0)
+        << what << ", " << codes.size(1) << " to " << codes.size(0) << ", " << rows << " rows, "
+        << c10::toString(dtype);
+  }
+}
+
+// The FP8 weight-only kernel on the device at Llama 3.1 8B's products; one scale and a scale a
+// row; bf16 and fp16 activations.
 TEST(FusedOperators, CudaFp8WeightLinearComputesItsComposition) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
-  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  SKIP_WITHOUT_CUDA_KERNELS();
   torch::manual_seed(0);
   const c10::InferenceMode inference_mode;
   const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
-  for (const auto& [in, out] :
-       std::vector<std::pair<int64_t, int64_t>>{{4096, 6144}, {4096, 28672}, {14336, 4096}}) {
+  for (const auto& [in, out] : kLlama8bProducts) {
     const torch::Tensor codes =
         (100 * torch::randn({out, in}, on_cuda)).clamp(-448, 448).to(compat::float8_e4m3());
     const torch::Tensor row_scales = torch::rand({out, 1}, on_cuda) / 1000 + 1e-4;
     for (const torch::Tensor& scale : {torch::full({}, 1e-3, on_cuda), row_scales}) {
       for (const auto dtype : {torch::kBFloat16, torch::kHalf}) {
-        for (const int64_t rows : {1, 3, 8, 9}) {
-          const torch::Tensor x = torch::randn({rows, in}, on_cuda).to(dtype);
-          const torch::Tensor got = kernels::fp8_weight_linear(x, codes, scale);
-          EXPECT_LE(fp8_product_past_rounding(got.cpu(), x.cpu(), codes.cpu(), scale.cpu()), 0)
-              << in << " to " << out << ", " << rows << " rows, " << c10::toString(dtype)
-              << ", scale of " << scale.numel();
-        }
+        expect_rows_within_rounding(
+            [&](const torch::Tensor& x) { return kernels::fp8_weight_linear(x, codes, scale); },
+            codes, scale, dtype, "fp8, scale of " + std::to_string(scale.numel()));
       }
+    }
+  }
+}
+
+// The int8 weight-only kernel on the device at the same products (9 rows run LibTorch's
+// _weight_int8pack_mm); bf16 and fp16, the scales in the activations' dtype as the int8 format
+// holds them.
+TEST(FusedOperators, CudaInt8WeightLinearComputesItsComposition) {
+  SKIP_WITHOUT_CUDA_KERNELS();
+  torch::manual_seed(0);
+  const c10::InferenceMode inference_mode;
+  const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);
+  for (const auto& [in, out] : kLlama8bProducts) {
+    const torch::Tensor codes = torch::randint(-128, 128, {out, in}, on_cuda).to(torch::kChar);
+    for (const auto dtype : {torch::kBFloat16, torch::kHalf}) {
+      const torch::Tensor scales = (torch::rand({out}, on_cuda) / 1000 + 1e-4).to(dtype);
+      expect_rows_within_rounding(
+          [&](const torch::Tensor& x) { return kernels::int8_weight_linear(x, codes, scales); },
+          codes, scales, dtype, "int8");
     }
   }
 }
@@ -501,8 +542,7 @@ TEST(FusedOperators, CudaFp8WeightLinearComputesItsComposition) {
 // bit: a tensor of Llama 3.1 8B's MLP width (4,096 x 14,336: 57 partial amaxes joined), rows of
 // 4,096 a scale each, an all-zero tensor; bf16, fp16 and float32; e4m3 and e5m2.
 TEST(FusedOperators, CudaQuantizeFp8ComputesItsComposition) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device (the GPU check runs it)";
-  if (!kernels::has_cuda_kernels()) GTEST_SKIP() << "this build compiled no CUDA kernels";
+  SKIP_WITHOUT_CUDA_KERNELS();
   torch::manual_seed(0);
   const c10::InferenceMode inference_mode;
   const auto on_cuda = torch::TensorOptions().device(torch::kCUDA);

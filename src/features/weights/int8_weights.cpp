@@ -1,8 +1,7 @@
 #include "features/weights/int8_weights.h"
 
-#include "features/weights/matmul_rows.h"
+#include "kernels/fused_operators.h"
 #include "modeling/weight_formats.h"
-#include "torch_support/compat.h"
 
 namespace gpubench::integer_weights {
 namespace {
@@ -60,8 +59,7 @@ Int8Weight quantize_int8(const torch::Tensor& weight, torch::ScalarType dtype) {
 }
 
 torch::Tensor linear(const torch::Tensor& input, const Int8Weight& weight) {
-  return compat::int8_weight_mm(rows_of(input), weight.codes, weight.scales)
-      .reshape(shape_with_last(input, weight.codes.size(0)));
+  return kernels::int8_weight_linear(input, weight.codes, weight.scales);
 }
 
 }  // namespace gpubench::integer_weights

@@ -11,8 +11,8 @@
 #include <torch/library.h>
 
 #include "kernels/cuda/decode_attention.h"
-#include "kernels/cuda/fp8_weight_linear.h"
 #include "kernels/cuda/quantize_fp8.h"
+#include "kernels/cuda/weight_only_linear.h"
 #include "kernels/fused_compositions.h"
 
 namespace gpubench::kernels {
@@ -302,8 +302,9 @@ TORCH_LIBRARY_IMPL(gpubench, CUDA, m) {
   m.impl("silu_mul", &silu_mul_cuda);
   m.impl("rotary_cache_write", &rotary_cache_write_cuda);
   m.impl("decode_attention", &decode_attention_cuda);    // kernels/cuda/decode_attention.cu
-  m.impl("fp8_weight_linear", &fp8_weight_linear_cuda);  // kernels/cuda/fp8_weight_linear.cu
-  m.impl("quantize_fp8", &quantize_fp8_cuda);            // kernels/cuda/quantize_fp8.cu
+  m.impl("fp8_weight_linear", &fp8_weight_linear_cuda);  // kernels/cuda/weight_only_linear.cu
+  m.impl("int8_weight_linear", &int8_weight_linear_cuda);
+  m.impl("quantize_fp8", &quantize_fp8_cuda);  // kernels/cuda/quantize_fp8.cu
 }
 
 }  // namespace gpubench::kernels

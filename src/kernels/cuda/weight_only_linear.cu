@@ -1,9 +1,10 @@
-// FP8 weight-only products for a decode step's few rows: x [rows <= 8, in] against e4m3 codes
-// [out, in] times a scale for the weight or each row. At batch 1 a product reads every code once
-// and does two flops for each: the kernel streams the codes in 16-byte loads, a warp an output
-// row, each code converted to float32 once and multiplied by every row of x (which stays in the
-// caches), the row's sum scaled and rounded once. The composition sums in another order, so the
-// two agree to float32 rounding of the sums, not bit for bit (the GPU check compares them).
+// Weight-only products for a decode step's few rows: x [rows <= 8, in] against one-byte codes
+// [out, in] (e4m3, or int8) times a scale for the weight or each row. At batch 1 a product reads
+// every code once and does two flops for each: the kernel streams the codes in 16-byte loads, a
+// warp an output row, each code converted to float32 once and multiplied by every row of x
+// (which stays in the caches), the row's sum scaled and rounded once. The compositions sum in
+// another order, so the two agree to float32 rounding of the sums, not bit for bit (the GPU check
+// compares them).
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -12,7 +13,7 @@
 
 #include <cstdint>
 
-#include "kernels/cuda/fp8_weight_linear.h"
+#include "kernels/cuda/weight_only_linear.h"
 #include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
 
@@ -23,9 +24,12 @@ constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = 8;  // output rows a block
 constexpr int kCodesPerLoad = 16;  // one 16-byte load of e4m3 codes
 
+struct E4m3Codes {};
+struct Int8Codes {};
+
 // 16 e4m3 codes as float32, two at a time through the half2 conversion (one instruction on
 // sm_89 and later, a few elsewhere).
-__device__ void codes_to_float(const uint4& packed, float (&values)[kCodesPerLoad]) {
+__device__ void codes_to_float(E4m3Codes, const uint4& packed, float (&values)[kCodesPerLoad]) {
   const auto* pairs = reinterpret_cast<const __nv_fp8x2_storage_t*>(&packed);
 #pragma unroll
   for (int i = 0; i < kCodesPerLoad / 2; ++i) {
@@ -34,6 +38,13 @@ __device__ void codes_to_float(const uint4& packed, float (&values)[kCodesPerLoa
     values[2 * i] = two.x;
     values[2 * i + 1] = two.y;
   }
+}
+
+// 16 int8 codes as float32.
+__device__ void codes_to_float(Int8Codes, const uint4& packed, float (&values)[kCodesPerLoad]) {
+  const auto* codes = reinterpret_cast<const int8_t*>(&packed);
+#pragma unroll
+  for (int i = 0; i < kCodesPerLoad; ++i) values[i] = static_cast<float>(codes[i]);
 }
 
 // The dot product of 16 of x's values (16-byte aligned) with 16 weights.
@@ -53,11 +64,11 @@ __device__ float dot16(const T* x, const float (&weights)[kCodesPerLoad]) {
   return sum;
 }
 
-template <typename T, int kMaxRows>
+template <typename T, typename Codes, typename Scale, int kMaxRows>
 __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
-    fp8_weight_rows(const T* __restrict__ x, const uint8_t* __restrict__ codes,
-                    const float* __restrict__ scale, int64_t scale_stride, T* __restrict__ out,
-                    int rows, int64_t in_features, int64_t out_features) {
+    weight_only_rows(const T* __restrict__ x, const uint8_t* __restrict__ codes,
+                     const Scale* __restrict__ scale, int64_t scale_stride, T* __restrict__ out,
+                     int rows, int64_t in_features, int64_t out_features) {
   const int lane = threadIdx.x % kWarp;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarp;
   if (row >= out_features) return;
@@ -68,13 +79,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
   for (int64_t i = static_cast<int64_t>(lane) * kCodesPerLoad; i < in_features;
        i += kWarp * kCodesPerLoad) {
     float weights[kCodesPerLoad];
-    codes_to_float(*reinterpret_cast<const uint4*>(code_row + i), weights);
+    codes_to_float(Codes{}, *reinterpret_cast<const uint4*>(code_row + i), weights);
 #pragma unroll
     for (int r = 0; r < kMaxRows; ++r) {
       if (r < rows) sums[r] += dot16(x + r * in_features + i, weights);
     }
   }
-  const float row_scale = scale[row * scale_stride];
+  const float row_scale = static_cast<float>(scale[row * scale_stride]);
 #pragma unroll
   for (int r = 0; r < kMaxRows; ++r) {
     if (r >= rows) break;
@@ -90,28 +101,24 @@ bool aligned16(const at::Tensor& t) {
   return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
 }
 
-// At most kMatrixVectorRows rows of a floating x, contiguous and 16-byte aligned, e4m3 codes
-// contiguous with `in` a multiple of 16 (FP8's alignment rule), one float32 scale or one a row.
-bool kernel_takes(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scale) {
+// At most kMatrixVectorRows rows of a floating x, contiguous and 16-byte aligned, one-byte codes
+// of `code_dtype` contiguous with `in` a multiple of 16, one scale of `scale_dtype` or one a row.
+bool kernel_takes(const at::Tensor& x, const at::Tensor& codes, at::ScalarType code_dtype,
+                  const at::Tensor& scale, at::ScalarType scale_dtype) {
   const auto dtype = x.scalar_type();
   const bool floating = dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16;
-  if (!floating || codes.dim() != 2 || codes.scalar_type() != at::kFloat8_e4m3fn) return false;
+  if (!floating || codes.dim() != 2 || codes.scalar_type() != code_dtype) return false;
   const int64_t in = codes.size(1), out = codes.size(0);
   const int64_t rows = x.numel() / std::max<int64_t>(in, 1);
   return in > 0 && in % kCodesPerLoad == 0 && x.size(-1) == in && rows >= 1 &&
          rows <= kMatrixVectorRows && x.is_contiguous() && codes.is_contiguous() && aligned16(x) &&
-         aligned16(codes) && scale.scalar_type() == at::kFloat && scale.is_contiguous() &&
+         aligned16(codes) && scale.scalar_type() == scale_dtype && scale.is_contiguous() &&
          (scale.numel() == 1 || scale.numel() == out) && x.device() == codes.device() &&
          scale.device() == codes.device();
 }
 
-}  // namespace
-
-at::Tensor fp8_weight_linear_cuda(const at::Tensor& x, const at::Tensor& codes,
-                                  const at::Tensor& scale) {
-  if (!kernel_takes(x, codes, scale)) {
-    return composition::fp8_weight_linear_composition(x, codes, scale);
-  }
+template <typename Codes, typename Scale>
+at::Tensor launch(const at::Tensor& x, const at::Tensor& codes, const at::Tensor& scale) {
   const c10::cuda::CUDAGuard guard(x.device());
   const int64_t in = codes.size(1), out_features = codes.size(0);
   const int rows = static_cast<int>(x.numel() / in);
@@ -123,24 +130,45 @@ at::Tensor fp8_weight_linear_cuda(const at::Tensor& x, const at::Tensor& codes,
   const int64_t scale_stride = scale.numel() == 1 ? 0 : 1;
   const auto stream = c10::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(
-      at::kHalf, at::kBFloat16, x.scalar_type(), "fp8_weight_linear", [&] {
-        const auto launch = [&](auto max_rows) {
-          fp8_weight_rows<scalar_t, decltype(max_rows)::value>
+      at::kHalf, at::kBFloat16, x.scalar_type(), "weight_only_rows", [&] {
+        const auto go = [&](auto max_rows) {
+          weight_only_rows<scalar_t, Codes, Scale, decltype(max_rows)::value>
               <<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(
                   x.data_ptr<scalar_t>(), reinterpret_cast<const uint8_t*>(codes.data_ptr()),
-                  scale.data_ptr<float>(), scale_stride, out.data_ptr<scalar_t>(), rows, in,
-                  out_features);
+                  reinterpret_cast<const Scale*>(scale.data_ptr()), scale_stride,
+                  out.data_ptr<scalar_t>(), rows, in, out_features);
         };
         if (rows == 1) {
-          launch(std::integral_constant<int, 1>{});
+          go(std::integral_constant<int, 1>{});
         } else if (rows <= 4) {
-          launch(std::integral_constant<int, 4>{});
+          go(std::integral_constant<int, 4>{});
         } else {
-          launch(std::integral_constant<int, 8>{});
+          go(std::integral_constant<int, 8>{});
         }
       });
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
+}
+
+}  // namespace
+
+at::Tensor fp8_weight_linear_cuda(const at::Tensor& x, const at::Tensor& codes,
+                                  const at::Tensor& scale) {
+  if (!kernel_takes(x, codes, at::kFloat8_e4m3fn, scale, at::kFloat)) {
+    return composition::fp8_weight_linear_composition(x, codes, scale);
+  }
+  return launch<E4m3Codes, float>(x, codes, scale);
+}
+
+// int8's scales are in the activations' dtype (features/weights/int8_weights.h).
+at::Tensor int8_weight_linear_cuda(const at::Tensor& x, const at::Tensor& codes,
+                                   const at::Tensor& scales) {
+  if (!kernel_takes(x, codes, at::kChar, scales, x.scalar_type())) {
+    return composition::int8_weight_linear_composition(x, codes, scales);
+  }
+  if (x.scalar_type() == at::kBFloat16) return launch<Int8Codes, c10::BFloat16>(x, codes, scales);
+  if (x.scalar_type() == at::kHalf) return launch<Int8Codes, c10::Half>(x, codes, scales);
+  return launch<Int8Codes, float>(x, codes, scales);
 }
 
 }  // namespace gpubench::kernels
