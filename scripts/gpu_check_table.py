@@ -344,13 +344,14 @@ def selected(args):
     """The results in a run folder that one of the driver's extras acts on, a path a line: `fit`,
     the eager train results (infer ones where SHAPE's second value is infer), of SHAPE (model,
     tuning and seq_len, or model, infer and precision) where given, that ran and searched no
-    batch; `scale`, the bf16 LoRA train results."""
+    batch; `scale`, the bf16 LoRA train results in eager mode."""
     shape = tuple(args.shape)
     infer = len(shape) > 1 and shape[1] == "infer"
     for path, r in results_in(args.run_dir):
         b = r.get("benchmark", {})
         if args.extra == "scale":
-            chosen = b.get("tuning") == "lora" and b.get("precision") == "bf16" and b.get("task") == "train"
+            chosen = (b.get("tuning") == "lora" and b.get("precision") == "bf16" and b.get("task") == "train"
+                      and b.get("mode", "eager") == "eager")
         else:
             chosen = (r.get("status") == "ok" and b.get("task") == ("infer" if infer else "train")
                       and b.get("mode") == "eager" and not r.get("batch_search", {}).get("searched"))
