@@ -15,40 +15,33 @@
 #include <cmath>
 
 #include "kernels/cuda/decode_attention.h"
+#include "kernels/cuda/reductions.cuh"
 #include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
 
 namespace gpubench::kernels {
 namespace {
 
-constexpr int kWarp = 32;
 constexpr int kWarps = 4;         // a block's warps, each taking every fourth run of positions
 constexpr int kUnroll = 4;        // the positions a warp reads before it computes on them
 constexpr int kMinChunk = 64;     // positions a split, at least
 constexpr int kMostSplits = 256;  // a longer cache takes longer splits
 
-float __device__ warp_sum(float value) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  }
-  return value;
-}
-
 // Partials [batch, heads, splits] (max and sum) and [batch, heads, splits, head_dim] (the
 // unnormalised output) of each split that holds a position up to the last; splits past it
 // write nothing (the join reads none of them). Each lane holds kVec of head_dim's elements.
 template <typename T, typename Cache, int kVec, int kMaxGroup>
-__global__ void __launch_bounds__(kWarps* kWarp)
+__global__ void __launch_bounds__(kWarps* kWarpSize)
     attend_splits(const T* __restrict__ q, int64_t q_batch_stride, int64_t q_head_stride,
                   const Cache* __restrict__ keys, const Cache* __restrict__ values,
                   int64_t cache_batch_stride, int64_t cache_head_stride,
                   const int64_t* __restrict__ position, int64_t capacity, int group, int chunk,
                   float scale, float* __restrict__ partial_out, float* __restrict__ partial_max,
                   float* __restrict__ partial_sum) {
-  constexpr int kHeadDim = kVec * kWarp;
+  constexpr int kHeadDim = kVec * kWarpSize;
   const int split = blockIdx.x, kv_head = blockIdx.y, batch = blockIdx.z;
   const int splits = gridDim.x, heads = gridDim.y * group;
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const int64_t last = *position;
   CUDA_KERNEL_ASSERT(last >= 0 && last < capacity);
   const int64_t begin = static_cast<int64_t>(split) * chunk;
@@ -94,7 +87,7 @@ __global__ void __launch_bounds__(kWarps* kWarp)
         float dot = 0.0f;
 #pragma unroll
         for (int i = 0; i < kVec; ++i) dot += query[g][i] * key[u][i];
-        const float score = warp_sum(dot);
+        const float score = warp_reduce(dot, Sum{});
         const float new_max = fmaxf(running_max[g], score);
         const float kept = expf(running_max[g] - new_max), weight = expf(score - new_max);
         running_sum[g] = running_sum[g] * kept + weight;
@@ -191,7 +184,7 @@ void launch_splits(const at::Tensor& q, const at::Tensor& keys, const at::Tensor
   const dim3 blocks(static_cast<unsigned>(partial_out.size(2)), static_cast<unsigned>(keys.size(1)),
                     static_cast<unsigned>(q.size(0)));
   attend_splits<T, Cache, kVec, kMaxGroup>
-      <<<blocks, kWarps * kWarp, 0, c10::cuda::getCurrentCUDAStream()>>>(
+      <<<blocks, kWarps * kWarpSize, 0, c10::cuda::getCurrentCUDAStream()>>>(
           q.data_ptr<T>(), q.stride(0), q.stride(1),
           reinterpret_cast<const Cache*>(keys.data_ptr()),
           reinterpret_cast<const Cache*>(values.data_ptr()), keys.stride(0), keys.stride(1),

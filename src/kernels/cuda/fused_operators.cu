@@ -12,34 +12,12 @@
 
 #include "kernels/cuda/decode_attention.h"
 #include "kernels/cuda/quantize_fp8.h"
+#include "kernels/cuda/reductions.cuh"
 #include "kernels/cuda/weight_only_linear.h"
 #include "kernels/fused_compositions.h"
 
 namespace gpubench::kernels {
 namespace {
-
-constexpr int kWarp = 32;
-
-// The sum of every thread's value in the block, in every thread. blockDim.x is a multiple of 32.
-__device__ float block_sum(float value) {
-  __shared__ float warp_sums[kWarp];
-  __shared__ float total;
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  }
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  if (lane == 0) warp_sums[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < static_cast<int>(blockDim.x / kWarp) ? warp_sums[lane] : 0.0f;
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-      value += __shfl_xor_sync(0xffffffffu, value, offset);
-    }
-    if (lane == 0) total = value;
-  }
-  __syncthreads();
-  return total;
-}
 
 // One block a row of `width`. With `addend`, the row is first x + addend rounded to T, written to
 // `sum` and normalised; the weight (T, or float32 where `Weight` is float) multiplies after the
@@ -68,7 +46,8 @@ __global__ void rms_norm_rows(const T* __restrict__ x, const T* __restrict__ add
       squares += v * v;
     }
   }
-  const float inverse_rms = rsqrtf(block_sum(squares) / static_cast<float>(width) + eps);
+  const float inverse_rms =
+      rsqrtf(block_reduce(squares, Sum{}, 0.0f) / static_cast<float>(width) + eps);
   T* out_row = out + row * width;
   for (int64_t i = threadIdx.x; i < width; i += blockDim.x) {
     const float normed = static_cast<float>(source[i]) * inverse_rms;
@@ -274,7 +253,7 @@ at::Tensor rotary_cache_write_cuda(const at::Tensor& q, const at::Tensor& k, con
   const int head_dim = static_cast<int>(q.size(3));
   at::Tensor q_out = at::empty({q.size(0), heads, 1, head_dim}, q.options());
   const dim3 blocks(heads + kv_heads, static_cast<unsigned>(q.size(0)));
-  const int threads = std::min(256, (head_dim + kWarp - 1) / kWarp * kWarp);
+  const int threads = std::min(256, (head_dim + kWarpSize - 1) / kWarpSize * kWarpSize);
   const auto stream = c10::cuda::getCurrentCUDAStream();
   AT_DISPATCH_FLOATING_TYPES_AND2(
       at::kHalf, at::kBFloat16, q.scalar_type(), "rotary_cache_write", [&] {

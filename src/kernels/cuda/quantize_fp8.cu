@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "kernels/cuda/quantize_fp8.h"
+#include "kernels/cuda/reductions.cuh"
 #include "kernels/fused_compositions.h"
 
 namespace gpubench::kernels {
@@ -24,27 +25,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMostAmaxBlocks = 1024;
 constexpr double kLargestScale = 8.507059173023462e37;  // 2^126, as the composition
-
-// The largest of every thread's value in the block, in every thread.
-__device__ float block_max(float value) {
-  __shared__ float warp_max[kThreads / 32];
-  __shared__ float total;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
-  }
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_max[warp] = value;
-  __syncthreads();
-  if (warp == 0) {
-    value = lane < static_cast<int>(blockDim.x / 32) ? warp_max[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) {
-      value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
-    }
-    if (lane == 0) total = value;
-  }
-  __syncthreads();
-  return total;
-}
 
 // The scale applied to x from its amax, rounded to T as the composition rounds it.
 template <typename T>
@@ -71,7 +51,7 @@ __global__ void amax_of_blocks(const T* __restrict__ x, int64_t count, float* __
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     largest = fmaxf(largest, fabsf(static_cast<float>(x[i])));
   }
-  largest = block_max(largest);
+  largest = block_reduce(largest, Max{}, 0.0f);
   if (threadIdx.x == 0) amax[blockIdx.x] = largest;
 }
 
@@ -81,7 +61,8 @@ __global__ void cast_tensor(const T* __restrict__ x, int64_t count, const float*
                             Format* __restrict__ codes, float* __restrict__ scale) {
   float joined = 0.0f;
   for (int p = threadIdx.x; p < partials; p += blockDim.x) joined = fmaxf(joined, amax[p]);
-  const float applied = applied_scale<T>(block_max(joined), smallest_amax, largest, false);
+  const float applied =
+      applied_scale<T>(block_reduce(joined, Max{}, 0.0f), smallest_amax, largest, false);
   if (blockIdx.x == 0 && threadIdx.x == 0) *scale = 1.0f / applied;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -97,7 +78,8 @@ __global__ void cast_rows(const T* __restrict__ x, int64_t width, float smallest
   for (int64_t i = threadIdx.x; i < width; i += blockDim.x) {
     amax = fmaxf(amax, fabsf(static_cast<float>(row[i])));
   }
-  const float applied = applied_scale<T>(block_max(amax), smallest_amax, largest, true);
+  const float applied =
+      applied_scale<T>(block_reduce(amax, Max{}, 0.0f), smallest_amax, largest, true);
   if (threadIdx.x == 0) scales[blockIdx.x] = 1.0f / applied;
   Format* out = codes + blockIdx.x * width;
   for (int64_t i = threadIdx.x; i < width; i += blockDim.x)

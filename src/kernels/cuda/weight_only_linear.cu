@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/reductions.cuh"
 #include "kernels/cuda/weight_only_linear.h"
 #include "kernels/fused_compositions.h"
 #include "kernels/fused_operators.h"
@@ -20,7 +21,6 @@
 namespace gpubench::kernels {
 namespace {
 
-constexpr int kWarp = 32;
 constexpr int kWarpsPerBlock = 8;  // output rows a block
 constexpr int kCodesPerLoad = 16;  // one 16-byte load of e4m3 codes
 
@@ -65,19 +65,19 @@ __device__ float dot16(const T* x, const float (&weights)[kCodesPerLoad]) {
 }
 
 template <typename T, typename Codes, typename Scale, int kMaxRows>
-__global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
+__global__ void __launch_bounds__(kWarpsPerBlock* kWarpSize)
     weight_only_rows(const T* __restrict__ x, const uint8_t* __restrict__ codes,
                      const Scale* __restrict__ scale, int64_t scale_stride, T* __restrict__ out,
                      int rows, int64_t in_features, int64_t out_features) {
-  const int lane = threadIdx.x % kWarp;
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarp;
+  const int lane = threadIdx.x % kWarpSize;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarpSize;
   if (row >= out_features) return;
   const uint8_t* code_row = codes + row * in_features;
   float sums[kMaxRows];
 #pragma unroll
   for (int r = 0; r < kMaxRows; ++r) sums[r] = 0.0f;
   for (int64_t i = static_cast<int64_t>(lane) * kCodesPerLoad; i < in_features;
-       i += kWarp * kCodesPerLoad) {
+       i += kWarpSize * kCodesPerLoad) {
     float weights[kCodesPerLoad];
     codes_to_float(Codes{}, *reinterpret_cast<const uint4*>(code_row + i), weights);
 #pragma unroll
@@ -89,10 +89,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock* kWarp)
 #pragma unroll
   for (int r = 0; r < kMaxRows; ++r) {
     if (r >= rows) break;
-    float sum = sums[r];
-    for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-    }
+    const float sum = warp_reduce(sums[r], Sum{});
     if (lane == 0) out[r * out_features + row] = static_cast<T>(sum * row_scale);
   }
 }
@@ -133,7 +130,7 @@ at::Tensor launch(const at::Tensor& x, const at::Tensor& codes, const at::Tensor
       at::kHalf, at::kBFloat16, x.scalar_type(), "weight_only_rows", [&] {
         const auto go = [&](auto max_rows) {
           weight_only_rows<scalar_t, Codes, Scale, decltype(max_rows)::value>
-              <<<blocks, kWarpsPerBlock * kWarp, 0, stream>>>(
+              <<<blocks, kWarpsPerBlock * kWarpSize, 0, stream>>>(
                   x.data_ptr<scalar_t>(), reinterpret_cast<const uint8_t*>(codes.data_ptr()),
                   reinterpret_cast<const Scale*>(scale.data_ptr()), scale_stride,
                   out.data_ptr<scalar_t>(), rows, in, out_features);
