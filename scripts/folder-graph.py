@@ -44,6 +44,8 @@ LAYERS = [
     [("reporting", "report, compare, regress, trend, specs (no LibTorch)")],
     [("scaling", "predicted data-parallel scaling: fabrics, collective costs, the overlap "
                  "model (no LibTorch)")],
+    [("charts", "inline-SVG charts: axes at round numbers, linear or log; a colour per series; "
+                "bars with error bars, lines, small multiples (no LibTorch)")],
     [("datasheets", "GPU datasheets, run efficiency (no LibTorch)")],
     [("results", "result files (no LibTorch)")],
     [("settings", "the benchmark's settings, suites (no LibTorch)")],

@@ -136,7 +136,7 @@ ReportCell throughput_cell(const Result* r) {
   const auto& trials = r->metrics.trials;
   if (r->status == RunStatus::kPublished) {
     text += " (published)";
-    return {r->metrics.throughput, text};
+    return {r->metrics.throughput, text, std::nullopt, true};
   }
   if (const double cv = coefficient_of_variation(trials); std::isfinite(cv)) {
     text += " ±" + format_fixed(100.0 * cv, 1) + "%";
@@ -212,17 +212,32 @@ ReportTable table_for(const Layout& layout, std::string id, std::string title) {
   return table;
 }
 
-ReportChart bar_chart(const ReportTable& table, std::string title, std::string y_label) {
-  ReportChart chart;
-  chart.kind = ReportChart::Kind::kBars;
-  chart.title = std::move(title);
-  chart.y_label = std::move(y_label);
-  chart.series = table.columns;
-  for (const ReportRow& row : table.rows) chart.groups.push_back(join(row.labels, " "));
-  chart.values.assign(chart.series.size(), {});
-  for (size_t s = 0; s < chart.series.size(); ++s) {
-    for (const ReportRow& row : table.rows) chart.values[s].push_back(row.cells[s].value);
+// A group of bars per row, a bar per figure of the first `columns` columns.
+charts::BarChart bar_chart(const ReportTable& table, std::string title, std::string unit,
+                           size_t columns = SIZE_MAX) {
+  charts::BarChart chart{std::move(title), std::move(unit), {}, {}};
+  for (size_t c = 0; c < table.columns.size() && c < columns; ++c)
+    chart.series.push_back(table.columns[c]);
+  for (const ReportRow& row : table.rows) {
+    charts::BarGroup group{join(row.labels, " "), {}};
+    for (size_t c = 0; c < row.cells.size() && c < table.columns.size() && c < columns; ++c) {
+      const ReportCell& cell = row.cells[c];
+      if (!cell.value || !std::isfinite(*cell.value)) continue;
+      group.bars.push_back({table.columns[c], *cell.value, cell.spread_pct, cell.published});
+    }
+    chart.groups.push_back(std::move(group));
   }
+  // The columns with a bar, in the table's order: a system keeps its colour across the charts
+  // where the same systems have bars.
+  const auto has_bar = [&](const std::string& series) {
+    return std::any_of(chart.groups.begin(), chart.groups.end(), [&](const charts::BarGroup& g) {
+      return std::any_of(g.bars.begin(), g.bars.end(),
+                         [&](const charts::Bar& bar) { return bar.series == series; });
+    });
+  };
+  chart.series.erase(std::remove_if(chart.series.begin(), chart.series.end(),
+                                    [&](const std::string& s) { return !has_bar(s); }),
+                     chart.series.end());
   return chart;
 }
 
@@ -306,13 +321,13 @@ void add_scaling_table(const Layout& layout, Report& report) {
   }
   if (multi.empty()) return;
   for (const ColumnKey& c : multi) table.columns.push_back(c.label());
-  ReportChart chart;
-  chart.kind = ReportChart::Kind::kLines;
+  charts::LineChart chart;
   chart.title = "Scaling efficiency";
-  chart.y_label = "efficiency";
+  chart.y_label = "efficiency (1 = linear)";
+  chart.x_label = "GPUs";
   std::set<int> counts{1};
   for (const ColumnKey& c : multi) counts.insert(c.gpus);
-  for (int n : counts) chart.groups.push_back(counted(n, "GPU"));
+  for (int n : counts) chart.categories.push_back(counted(n, "GPU"));
   for (const RowKey& row : layout.rows) {
     ReportRow out{row.labels(), {}};
     std::map<std::string, std::vector<std::optional<double>>> lines;  // system -> per count
@@ -333,8 +348,8 @@ void add_scaling_table(const Layout& layout, Report& report) {
       line[std::distance(counts.begin(), counts.find(c.gpus))] = efficiency;
     }
     for (auto& [system, values] : lines) {
-      chart.series.push_back(system + " " + join(row.labels(), " "));
-      chart.values.push_back(values);
+      chart.series.push_back(
+          {system + " " + join(row.labels(), " "), row.labels().front(), std::move(values)});
     }
     table.rows.push_back(std::move(out));
   }
@@ -648,7 +663,10 @@ ReportCell side_cell(const std::vector<const Result*>& figures, const Across& jo
     }
     texts.push_back(joined.annotate(one, r).text);
   }
-  if (figures.size() == 1) return {throughput_of(figures.front()), texts.front()};
+  if (figures.size() == 1) {
+    const ReportCell one = throughput_cell(figures.front());
+    return {one.value, texts.front(), one.spread_pct, one.published};
+  }
   return {std::nullopt, join(texts, "; ")};
 }
 
@@ -856,9 +874,8 @@ Report build_comparison(const std::vector<LoadedResult>& a, const std::vector<Lo
   std::map<std::string, std::vector<double>> ratios;
   ReportTable table = throughput_comparison(rows, joined, a_name, b_name, ratios);
   ReportTable latency = latency_comparison(rows, a_name, b_name);
-  report.charts.push_back(bar_chart(table, table.title, "samples/sec"));
-  report.charts.back().series.resize(2);  // bars for A and B; the ratio columns are not throughputs
-  report.charts.back().values.resize(2);
+  // Bars for A and B; the ratio columns are not throughputs.
+  report.charts.push_back(bar_chart(table, table.title, "samples/sec", 2));
   report.tables.push_back(std::move(table));
   if (!latency.rows.empty()) report.tables.push_back(std::move(latency));
   // No row measured on both sides: no ratio, so no table of their means.

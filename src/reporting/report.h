@@ -3,8 +3,11 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "charts/bar_chart.h"
+#include "charts/line_chart.h"
 #include "reporting/trend.h"
 #include "results/result_set.h"
 
@@ -16,6 +19,7 @@ struct ReportCell {
   // The spread of the trials the value is the median of (their coefficient of variation, %),
   // where the cell is one measured result's.
   std::optional<double> spread_pct = std::nullopt;
+  bool published = false;  // a published figure's, not measured by gpubench
 };
 
 struct ReportRow {
@@ -34,16 +38,8 @@ struct ReportTable {
   std::vector<std::string> notes;
 };
 
-// Grouped bars (x: groups, one bar per series) or lines (x: groups as positions).
-struct ReportChart {
-  enum class Kind { kBars, kLines };
-  Kind kind = Kind::kBars;
-  std::string title;
-  std::string y_label;
-  std::vector<std::string> groups;
-  std::vector<std::string> series;
-  std::vector<std::vector<std::optional<double>>> values;  // [series][group]
-};
+// A chart HTML draws above the tables.
+using ReportChart = std::variant<charts::BarChart, charts::LineChart>;
 
 struct Report {
   std::string title;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "charts/bar_chart.h"
+#include "charts/line_chart.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_text.h"
@@ -26,89 +28,48 @@ std::vector<std::string> cells_of(const ReportRow& row) {
   return cells;
 }
 
-const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-
-std::string color(size_t i) {
-  return kPalette[i % (sizeof(kPalette) / sizeof(kPalette[0]))];
+std::string chart_html(const ReportChart& chart, size_t index) {
+  if (const auto* bars = std::get_if<charts::BarChart>(&chart)) {
+    return "<h2>" + escape_markup(bars->title) + "</h2>\n" +
+           charts::render_bar_chart(*bars, "chart" + std::to_string(index));
+  }
+  const auto& lines = std::get<charts::LineChart>(chart);
+  return "<h2>" + escape_markup(lines.title) + "</h2>\n<div class=\"panels\">" +
+         charts::render_line_chart(lines) + "</div>\n";
 }
 
-double chart_max(const ReportChart& chart) {
-  double top = 0;
-  for (const auto& series : chart.values) {
-    for (const auto& v : series) {
-      if (v && std::isfinite(*v)) top = std::max(top, *v);
-    }
-  }
-  return top > 0 && std::isfinite(top * 1.1) ? top * 1.1 : top > 0 ? top : 1.0;
-}
+// A table with more value columns than a page shows side by side is cut into parts, each with
+// the label columns, so the page never scrolls sideways.
+constexpr size_t kHtmlValueColumns = 5;
 
-std::string svg_chart(const ReportChart& chart) {
-  const double width = 900, height = 360, left = 70, right = 20, top = 30, bottom = 90;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
-  const double y_max = chart_max(chart);
-  std::ostringstream svg;
-  svg << "<svg class=\"chart\" width=\"" << width << "\" height=\""
-      << height + 20.0 * chart.series.size() << "\" role=\"img\">\n";
-  svg << "<title>" << escape_markup(chart.title) << "</title>\n";
-  for (int tick = 0; tick <= 4; ++tick) {
-    const double value = y_max * tick / 4, y = top + plot_h - plot_h * tick / 4;
-    svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
-        << y << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
-        << "\" text-anchor=\"end\" font-size=\"11\">" << format_fixed(value, y_max < 10 ? 2 : 0)
-        << "</text>\n";
-  }
-  svg << "<text x=\"14\" y=\"" << top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
-      << top + plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
-      << escape_markup(chart.y_label) << "</text>\n";
-  const size_t groups = std::max<size_t>(chart.groups.size(), 1);
-  const double group_w = plot_w / static_cast<double>(groups);
-  for (size_t g = 0; g < chart.groups.size(); ++g) {
-    const double x = left + group_w * (static_cast<double>(g) + 0.5);
-    svg << "<text x=\"" << x << "\" y=\"" << top + plot_h + 14
-        << "\" text-anchor=\"end\" font-size=\"11\" transform=\"rotate(-30 " << x << " "
-        << top + plot_h + 14 << ")\">" << escape_markup(chart.groups[g]) << "</text>\n";
-  }
-  // Charts never carry nan or inf: values are checked where results are read, and clamped here.
-  const auto y_of = [&](double v) {
-    return top + plot_h - plot_h * std::clamp(v / y_max, 0.0, 1.0);
-  };
-  const size_t series = std::max<size_t>(chart.series.size(), 1);
-  for (size_t s = 0; s < chart.series.size(); ++s) {
-    if (chart.kind == ReportChart::Kind::kBars) {
-      const double bar_w = group_w * 0.8 / static_cast<double>(series);
-      for (size_t g = 0; g < chart.values[s].size(); ++g) {
-        const auto& v = chart.values[s][g];
-        if (!v || !std::isfinite(*v)) continue;
-        const double x = left + group_w * static_cast<double>(g) + group_w * 0.1 +
-                         bar_w * static_cast<double>(s);
-        svg << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(*v) << "\" width=\"" << bar_w
-            << "\" height=\"" << top + plot_h - y_of(*v) << "\" fill=\"" << color(s) << "\"><title>"
-            << escape_markup(chart.series[s] + ", " + chart.groups[g] + ": " + format_fixed(*v, 2))
-            << "</title></rect>\n";
-      }
-    } else {
-      std::string points;
-      for (size_t g = 0; g < chart.values[s].size(); ++g) {
-        const auto& v = chart.values[s][g];
-        if (!v || !std::isfinite(*v)) continue;
-        const double x = left + group_w * (static_cast<double>(g) + 0.5);
-        points += format_fixed(x, 1) + "," + format_fixed(y_of(*v), 1) + " ";
-        svg << "<circle cx=\"" << x << "\" cy=\"" << y_of(*v) << "\" r=\"4\" fill=\"" << color(s)
-            << "\"/>\n";
-      }
-      svg << "<polyline class=\"line\" fill=\"none\" stroke-width=\"3\" stroke=\"" << color(s)
-          << "\" points=\"" << points << "\"/>\n";
+void table_html(std::ostringstream& html, const ReportTable& table) {
+  const size_t parts =
+      std::max<size_t>((table.columns.size() + kHtmlValueColumns - 1) / kHtmlValueColumns, 1);
+  for (size_t part = 0; part < parts; ++part) {
+    const size_t first = part * kHtmlValueColumns;
+    const size_t last = std::min(first + kHtmlValueColumns, table.columns.size());
+    html << "<h2>" << escape_markup(table.title);
+    if (parts > 1) {
+      html << " <small>(columns " << first + 1 << "-" << last << " of " << table.columns.size()
+           << ")</small>";
     }
+    html << "</h2>\n<table><tr>";
+    for (const auto& h : table.label_columns) html << "<th>" << escape_markup(h) << "</th>";
+    for (size_t c = first; c < last; ++c)
+      html << "<th>" << escape_markup(table.columns[c]) << "</th>";
+    html << "</tr>\n";
+    for (const ReportRow& row : table.rows) {
+      html << "<tr>";
+      for (const auto& label : row.labels)
+        html << "<td class=\"label\">" << escape_markup(label) << "</td>";
+      for (size_t c = first; c < last && c < row.cells.size(); ++c) {
+        html << "<td>" << escape_markup(row.cells[c].text) << "</td>";
+      }
+      html << "</tr>\n";
+    }
+    html << "</table>\n";
   }
-  for (size_t s = 0; s < chart.series.size(); ++s) {
-    const double y = height + 20.0 * static_cast<double>(s) - 6;
-    svg << "<rect x=\"" << left << "\" y=\"" << y - 10 << "\" width=\"12\" height=\"12\" fill=\""
-        << color(s) << "\"/><text x=\"" << left + 18 << "\" y=\"" << y << "\" font-size=\"12\">"
-        << escape_markup(chart.series[s]) << "</text>\n";
-  }
-  svg << "</svg>\n";
-  return svg.str();
+  for (const std::string& note : table.notes) html << "<p>" << escape_markup(note) << "</p>\n";
 }
 
 }  // namespace
@@ -204,27 +165,15 @@ std::string render_html(const Report& report) {
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
        << escape_markup(report.title) << "</title>\n<style>\n"
        << "body{font-family:sans-serif;margin:24px;color:#222}"
-       << "table{border-collapse:collapse;margin:8px 0 24px}"
+       << "table{border-collapse:collapse;margin:8px 0 24px;font-size:14px}"
        << "th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}"
-       << "th{background:#f3f3f3}td.label{text-align:left}\n</style></head><body>\n";
+       << "th{background:#f3f3f3}td.label{text-align:left}"
+       << "svg.chart{display:block;margin:8px 0 24px}"
+       << "div.panels svg{display:inline-block;vertical-align:top;margin:0 12px 16px 0}"
+       << "\n</style></head><body>\n";
   html << "<h1>" << escape_markup(report.title) << "</h1>\n";
-  for (const ReportChart& chart : report.charts) {
-    html << "<h2>" << escape_markup(chart.title) << "</h2>\n" << svg_chart(chart);
-  }
-  for (const ReportTable& table : report.tables) {
-    html << "<h2>" << escape_markup(table.title) << "</h2>\n<table><tr>";
-    for (const auto& h : header_of(table)) html << "<th>" << escape_markup(h) << "</th>";
-    html << "</tr>\n";
-    for (const ReportRow& row : table.rows) {
-      html << "<tr>";
-      for (const auto& label : row.labels)
-        html << "<td class=\"label\">" << escape_markup(label) << "</td>";
-      for (const auto& cell : row.cells) html << "<td>" << escape_markup(cell.text) << "</td>";
-      html << "</tr>\n";
-    }
-    html << "</table>\n";
-    for (const std::string& note : table.notes) html << "<p>" << escape_markup(note) << "</p>\n";
-  }
+  for (size_t i = 0; i < report.charts.size(); ++i) html << chart_html(report.charts[i], i);
+  for (const ReportTable& table : report.tables) table_html(html, table);
   if (report.history && !report.history->benchmarks.empty()) {
     html << "<h2>History</h2>\n" << render_trend_charts(*report.history);
   }

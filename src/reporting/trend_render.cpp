@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <sstream>
 
+#include "charts/axis.h"
+#include "charts/svg_elements.h"
 #include "common/errors.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
@@ -26,10 +29,6 @@ std::string percent(double fraction, bool sign = false) {
 
 nlohmann::json finite_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
-}
-
-std::string day_of(const std::string& started_at) {
-  return started_at.substr(0, std::min<size_t>(10, started_at.size()));
 }
 
 std::string detectable_text(const TrendNoise& noise) {
@@ -188,25 +187,55 @@ double epoch_seconds(const std::string& text) {
   return static_cast<double>(timegm(&tm));
 }
 
-// x positions by time, or by order when a time cannot be read.
-std::vector<double> time_axis(const std::vector<std::string>& times) {
-  std::vector<double> x;
-  for (const std::string& t : times) x.push_back(epoch_seconds(t));
-  if (std::any_of(x.begin(), x.end(), [](double v) { return !std::isfinite(v); })) {
+// x positions in nights: a run's UTC day, counted from the first run's, with runs of one day
+// spread across it in order; by order when a time cannot be read. `nights` gets each day's
+// label where the times are read (empty otherwise).
+std::vector<double> night_axis(const std::vector<std::string>& times,
+                               std::vector<std::string>& nights) {
+  std::vector<double> seconds;
+  for (const std::string& t : times) seconds.push_back(epoch_seconds(t));
+  std::vector<double> x(times.size());
+  nights.clear();
+  if (std::any_of(seconds.begin(), seconds.end(), [](double v) { return !std::isfinite(v); })) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);
+    return x;
+  }
+  if (seconds.empty()) return x;
+  const double first_day = std::floor(*std::min_element(seconds.begin(), seconds.end()) / 86400);
+  std::map<double, std::vector<size_t>> by_day;  // day -> runs, in time order
+  std::vector<size_t> order(times.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
+  for (size_t i : order) by_day[std::floor(seconds[i] / 86400) - first_day].push_back(i);
+  for (const auto& [day, runs] : by_day) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      x[runs[k]] = day + (static_cast<double>(k) + 0.5) / static_cast<double>(runs.size()) - 0.5;
+    }
+  }
+  const double last_day = by_day.rbegin()->first;
+  for (double day = 0; day <= last_day; ++day) {
+    const auto at = static_cast<time_t>((first_day + day) * 86400);
+    std::tm tm{};
+    gmtime_r(&at, &tm);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &tm);
+    nights.push_back(text);
   }
   return x;
 }
 
 // A chart's geometry: the plot area, the runs' times (points, then failures) and the scales.
 struct ChartFrame {
-  double width = 900, height = 260, left = 80, right = 20, top = 16, bottom = 44;
+  double width = 900, height = 270, left = 80, right = 20, top = 16, bottom = 54;
   double plot_w = 0, plot_h = 0;
   std::vector<std::string> times;
-  std::vector<double> t;  // times as x values
-  double t_min = 0, t_max = 1, y_min = 0, y_max = 1;
+  std::vector<std::string> nights;  // each night's date from the first run's on, where read
+  std::vector<double> t;            // runs as x values, in nights
+  double t_min = 0, t_max = 1;
+  charts::Axis y;
   double x_of(double v) const { return left + plot_w * (v - t_min) / (t_max - t_min); }
-  double y_of(double v) const { return top + plot_h - plot_h * (v - y_min) / (y_max - y_min); }
+  double y_of(double v) const { return top + plot_h - plot_h * y.fraction(v); }
 };
 
 std::string f(double v) {
@@ -219,11 +248,10 @@ ChartFrame frame_for(const BenchmarkTrend& b, double threshold) {
   frame.plot_h = frame.height - frame.top - frame.bottom;
   for (const TrendPoint& p : b.points) frame.times.push_back(p.started_at);
   for (const TrendFailure& failure : b.failures) frame.times.push_back(failure.started_at);
-  frame.t = time_axis(frame.times);
+  frame.t = night_axis(frame.times, frame.nights);
   const std::vector<double>& t = frame.t;
-  frame.t_min = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
-  frame.t_max = t.empty() ? 1 : *std::max_element(t.begin(), t.end());
-  if (frame.t_max <= frame.t_min) frame.t_max = frame.t_min + 1;
+  frame.t_min = (t.empty() ? 0 : *std::min_element(t.begin(), t.end())) - 0.5;
+  frame.t_max = (t.empty() ? 0 : *std::max_element(t.begin(), t.end())) + 0.5;
   double y_min = INFINITY, y_max = -INFINITY;
   const auto widen = [&](double v) {
     y_min = std::min(y_min, v);
@@ -238,20 +266,17 @@ ChartFrame frame_for(const BenchmarkTrend& b, double threshold) {
     widen(b.baseline->throughput * (1 + threshold));
   }
   if (!std::isfinite(y_min)) y_min = 0, y_max = 1;
-  const double pad = std::max((y_max - y_min) * 0.08, std::fabs(y_max) * 0.01 + 1e-9);
-  frame.y_min = y_min - pad;
-  frame.y_max = y_max + pad;
+  frame.y = charts::linear_axis(y_min, y_max, false);
   return frame;
 }
 
 void draw_axes(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
-  for (int tick = 0; tick <= 4; ++tick) {
-    const double value = c.y_min + (c.y_max - c.y_min) * tick / 4;
+  for (const double value : c.y.ticks) {
     const double y = c.y_of(value);
     svg << "<line x1=\"" << c.left << "\" y1=\"" << f(y) << "\" x2=\"" << c.left + c.plot_w
         << "\" y2=\"" << f(y) << "\" stroke=\"#ddd\"/><text x=\"" << c.left - 6 << "\" y=\""
-        << f(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">"
-        << format_fixed(value, c.y_max - c.y_min < 10 ? 2 : 0) << "</text>\n";
+        << f(y + 4) << "\" text-anchor=\"end\" font-size=\"11\">" << c.y.label(value)
+        << "</text>\n";
   }
   svg << "<text x=\"14\" y=\"" << c.top + c.plot_h / 2 << "\" transform=\"rotate(-90 14 "
       << c.top + c.plot_h / 2 << ")\" text-anchor=\"middle\" font-size=\"12\">"
@@ -338,29 +363,30 @@ void draw_runs(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTren
   }
 }
 
-// Dates: the first and last run, and every change point.
-void draw_dates(std::ostringstream& svg, const ChartFrame& c, const BenchmarkTrend& b) {
-  struct DateLabel {
-    double at;
-    std::string text, anchor;
-  };
-  std::vector<DateLabel> labels;
-  const std::vector<double>& t = c.t;
-  if (!t.empty()) {
-    const auto first = std::min_element(t.begin(), t.end()) - t.begin();
-    const auto last = std::max_element(t.begin(), t.end()) - t.begin();
-    labels.push_back({c.t_min, day_of(c.times[static_cast<size_t>(first)]), "start"});
-    labels.push_back({c.t_max, day_of(c.times[static_cast<size_t>(last)]), "end"});
+// The x axis in nights: a tick per night, labelled with its date as often as the labels fit (by
+// run where the times could not be read).
+void draw_nights(std::ostringstream& svg, const ChartFrame& c) {
+  const bool dated = !c.nights.empty();
+  const size_t count = dated ? c.nights.size() : c.t.size();
+  if (count == 0) return;
+  const double label_w =
+      charts::text_width(dated ? c.nights.front() : "run " + std::to_string(count), 11) + 12;
+  const double spacing = c.plot_w / static_cast<double>(count);
+  const size_t every = std::max<size_t>(1, static_cast<size_t>(std::ceil(label_w / spacing)));
+  const double y = c.top + c.plot_h;
+  for (size_t night = 0; night < count; ++night) {
+    const double x = c.x_of(static_cast<double>(night));
+    svg << "<line x1=\"" << f(x) << "\" y1=\"" << f(y) << "\" x2=\"" << f(x) << "\" y2=\""
+        << f(y + 4) << "\" stroke=\"#888\"/>\n";
+    if (night % every != 0) continue;
+    svg << "<text x=\"" << f(x) << "\" y=\"" << f(y + 16)
+        << "\" text-anchor=\"middle\" font-size=\"11\">"
+        << escape_markup(dated ? c.nights[night] : "run " + std::to_string(night + 1))
+        << "</text>\n";
   }
-  const std::vector<size_t> starts = segment_starts(b);
-  for (size_t i = 0; i < b.change_points.size(); ++i) {
-    labels.push_back({t[starts[i + 1]], day_of(b.change_points[i].started_at), "middle"});
-  }
-  for (const DateLabel& label : labels) {
-    svg << "<text x=\"" << f(c.x_of(label.at)) << "\" y=\"" << c.top + c.plot_h + 16
-        << "\" text-anchor=\"" << label.anchor << "\" font-size=\"11\">"
-        << escape_markup(label.text) << "</text>\n";
-  }
+  svg << "<text x=\"" << f(c.left + c.plot_w / 2) << "\" y=\"" << f(y + 34)
+      << "\" text-anchor=\"middle\" font-size=\"12\">" << (dated ? "night (UTC date)" : "run")
+      << "</text>\n";
 }
 
 std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
@@ -372,7 +398,7 @@ std::string svg_trend_chart(const BenchmarkTrend& b, double threshold) {
   draw_baseline(svg, frame, b, threshold);
   draw_changes(svg, frame, b);
   draw_runs(svg, frame, b);
-  draw_dates(svg, frame, b);
+  draw_nights(svg, frame);
   svg << "</svg>\n";
   return svg.str();
 }

@@ -1,9 +1,12 @@
 // The renderings of a scaling prediction (scaling_prediction.h).
 #include <cmath>
+#include <iterator>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "charts/line_chart.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/json_text.h"
@@ -148,53 +151,27 @@ nlohmann::json render_json_document(const ScalePrediction& p) {
           {"gpus_per_node", p.gpus_per_node}, {"fabrics", lines}};
 }
 
-// Efficiency against GPUs (log2 axis), one line per fabric.
+// Efficiency against GPUs, a category per count (doubling, so a log2 axis), a line per fabric.
 std::string svg_efficiency_chart(const ScalePrediction& p) {
-  const double width = 720, height = 360, left = 60, right = 220, top = 20, bottom = 40;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
-  int max_gpus = 2;
+  charts::LineChart chart;
+  chart.title = "predicted scaling efficiency against GPUs";
+  chart.y_label = "efficiency, % (predicted)";
+  chart.x_label = "GPUs (predicted)";
+  std::set<int> counts;
   for (const ScaleLine& line : p.lines) {
-    for (const ScalePoint& s : line.points) max_gpus = std::max(max_gpus, s.gpus);
+    for (const ScalePoint& s : line.points) counts.insert(s.gpus);
   }
-  const double span = std::log2(static_cast<double>(max_gpus));
-  const auto x_of = [&](int gpus) { return left + plot_w * std::log2(gpus) / span; };
-  const auto y_of = [&](double eff) { return top + plot_h * (1 - eff); };
-  const char* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1"};
-  std::ostringstream svg;
-  svg << "<svg class=\"scaling\" width=\"" << width << "\" height=\"" << height
-      << "\" role=\"img\"><title>predicted scaling efficiency against GPUs</title>\n";
-  for (int pct = 0; pct <= 100; pct += 20) {
-    const double y = y_of(pct / 100.0);
-    svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << left + plot_w << "\" y2=\""
-        << y << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
-        << "\" text-anchor=\"end\" font-size=\"11\">" << pct << " %</text>\n";
-  }
-  for (int g = 1; g <= max_gpus; g *= 2) {
-    svg << "<text x=\"" << x_of(g) << "\" y=\"" << top + plot_h + 16
-        << "\" text-anchor=\"middle\" font-size=\"11\">" << g << "</text>\n";
-  }
-  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 4
-      << "\" text-anchor=\"middle\" font-size=\"12\">GPUs (predicted)</text>\n";
-  for (size_t i = 0; i < p.lines.size(); ++i) {
-    const char* colour = colours[i % 6];
-    svg << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
-    for (const ScalePoint& s : p.lines[i].points) {
-      svg << x_of(s.gpus) << "," << y_of(s.efficiency) << " ";
+  for (int gpus : counts) chart.categories.push_back(std::to_string(gpus));
+  for (const ScaleLine& line : p.lines) {
+    charts::LineSeries series{line.fabric.label, line.fabric.label, {}};
+    series.values.assign(counts.size(), std::nullopt);
+    for (const ScalePoint& s : line.points) {
+      series.values[static_cast<size_t>(std::distance(counts.begin(), counts.find(s.gpus)))] =
+          100 * s.efficiency;
     }
-    svg << "\"/>\n";
-    for (const ScalePoint& s : p.lines[i].points) {
-      svg << "<circle cx=\"" << x_of(s.gpus) << "\" cy=\"" << y_of(s.efficiency)
-          << "\" r=\"3\" fill=\"" << colour << "\"><title>"
-          << escape_markup(p.lines[i].fabric.label + ", " + std::to_string(s.gpus) +
-                           " GPUs: " + fixed(100 * s.efficiency, 1) + " % (" + s.bottleneck + ")")
-          << "</title></circle>\n";
-    }
-    svg << "<text x=\"" << left + plot_w + 10 << "\" y=\"" << top + 14 + 18 * i
-        << "\" font-size=\"12\" fill=\"" << colour << "\">"
-        << escape_markup(p.lines[i].fabric.label) << "</text>\n";
+    chart.series.push_back(std::move(series));
   }
-  svg << "</svg>\n";
-  return svg.str();
+  return charts::render_line_chart(chart);
 }
 
 std::string render_html(const ScalePrediction& p) {

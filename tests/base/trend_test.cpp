@@ -318,6 +318,16 @@ TEST(Trend, CsvHasARowPerRunAndHtmlAChartPerBenchmark) {
   EXPECT_EQ(count_of(html, "class=\"failure\""), 1u);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("href"), std::string::npos);
+  // The x axis in nights: a tick a night from 2026-11-01 to 11-16, every other one dated (the
+  // ends had both read the first run's date); the y axis at round numbers, none below zero.
+  EXPECT_EQ(count_of(html, "stroke=\"#888\""), 2u * 16);
+  EXPECT_EQ(count_of(html, ">2026-11-01</text>"), 2u);
+  EXPECT_EQ(count_of(html, ">2026-11-15</text>"), 2u);
+  EXPECT_EQ(count_of(html, ">2026-11-16</text>"), 0u);
+  EXPECT_EQ(count_of(html, ">night (UTC date)</text>"), 2u);
+  EXPECT_NE(html.find(">1100</text>"), std::string::npos);
+  EXPECT_NE(html.find(">1300</text>"), std::string::npos);
+  EXPECT_EQ(html.find("text-anchor=\"end\" font-size=\"11\">-"), std::string::npos);
   EXPECT_NE(render_trend(trend, "markdown")
                 .find("| resnet50 fp16 x1 batch 64 on NVIDIA A40 | "
                       "2026-11-11T02:00:00Z | 1263.2 | 1133.5 | -10.3% |"),
