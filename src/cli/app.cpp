@@ -218,6 +218,9 @@ std::unique_ptr<CLI::App> new_app(GlobalOptions& global, const CommandRegistrati
       ->capture_default_str();
   app->add_flag("--wide", global.wide,
                 "Tables at their full width on a terminal too (they fit 100 columns there)");
+  app->add_flag("--quiet,-q", global.quiet,
+                "No progress and no info lines on stderr: warnings and errors only (--log-level "
+                "warn, which children and ranks get too)");
   add_commands(*app, global, exit_code);
   return app;
 }
@@ -234,6 +237,10 @@ int run_app(int argc, char** argv, const CommandRegistration& add_commands) {
   const std::unique_ptr<CLI::App> app_holder = new_app(global, add_commands, exit_code);
   CLI::App& app = *app_holder;
   app.parse_complete_callback([&] {
+    if (global.quiet && (global.log_level == "trace" || global.log_level == "debug" ||
+                         global.log_level == "info")) {
+      global.log_level = "warn";
+    }
     log::configure(global.log_level);
     set_wide_tables(global.wide);
   });

@@ -13,10 +13,12 @@
 
 namespace gpubench::cli {
 
+std::string progress_unit(const ResolvedBenchmark& benchmark) {
+  return ModelRegistry::instance().get(benchmark.model).throughput_unit(benchmark.task);
+}
+
 ProgressPrinter progress_for(const ResolvedBenchmark& benchmark) {
-  return ProgressPrinter(
-      benchmark.model,
-      ModelRegistry::instance().get(benchmark.model).throughput_unit(benchmark.task));
+  return ProgressPrinter(benchmark.model, progress_unit(benchmark));
 }
 
 RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress) {

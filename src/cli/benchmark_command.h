@@ -10,8 +10,9 @@
 
 namespace gpubench::cli {
 
-// The progress line of `benchmark`, in its throughput unit.
+// The progress line of `benchmark`, in its throughput unit (progress_unit).
 ProgressPrinter progress_for(const ResolvedBenchmark& benchmark);
+std::string progress_unit(const ResolvedBenchmark& benchmark);
 // The runner's options for this command line; `progress` (may be null) receives rank 0's.
 RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
 

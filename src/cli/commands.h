@@ -45,6 +45,8 @@ struct GlobalOptions {
   std::string log_level = "info";
   // --wide: tables at their natural width on a terminal too (cli/terminal_width.h).
   bool wide = false;
+  // --quiet: no progress and no info lines (the log level at warn where it was lower).
+  bool quiet = false;
   // The command line after the executable's name, as given: what a subcommand's ranks run again
   // (the way torchrun starts each rank with the same command).
   std::vector<std::string> arguments;

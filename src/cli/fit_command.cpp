@@ -2,11 +2,12 @@
 // machine, and for each card whether it fits and the largest batch that would (docs/memory.md).
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "benchmark_options.h"
 #include "benchmark_to_run.h"
+#include "cli/progress_printer.h"
 #include "commands.h"
-#include "common/json_text.h"
 #include "fit_options.h"
 #include "reporting/fit_verdicts.h"
 #include "runner/prediction_subject.h"
@@ -125,14 +126,17 @@ int run_fit(const FitCommandOptions& o) {
   const FitSettings settings = checked_fit_settings(o);
   const PredictionSubject subject = subject_of(o, settings);
   const bool by_blocks = o.probe == "blocks";
+  // The probes' progress, cleared before the report is written.
+  std::optional<ProgressPrinter> progress;
+  progress.emplace("fit " + subject.probed.model, "");
   FitReport report = subject.probed.task == Task::kInfer
                          ? inference_report(subject, settings, by_blocks)
                          : training_report(subject.probed, settings, by_blocks);
   report.counted.insert(report.counted.begin(), subject.stand_ins.begin(), subject.stand_ins.end());
+  progress.reset();
   report.recipe = recipe_text(subject.asked);
   report.reserve_bytes = settings.reserve;
-  write_output(o.output, o.format == "json" ? json_text(fit_report_to_json(report)) + "\n"
-                                            : render_fit_markdown(report));
+  write_output(o.output, render_fit(report, o.format));
   return kExitOk;
 }
 

@@ -1,10 +1,13 @@
 // gpubench models: the registry with counted parameters and FLOPs.
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "cli/progress_printer.h"
 #include "commands.h"
 #include "common/json_text.h"
+#include "common/phase_progress.h"
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
 #include "terminal_width.h"
@@ -35,7 +38,12 @@ void add_models_command(CLI::App& app, int& exit_code) {
     nlohmann::json list = nlohmann::json::array();
     TextTable table({"name", "family", "task", "input", "params", "active params",
                      "forward GFLOPs/sample", "default batch", "reference"});
-    for (const ModelInfo* info : models) {
+    std::optional<ProgressPrinter> progress;  // counting builds the models: up to a minute
+    progress.emplace("models", "");
+    for (size_t i = 0; i < models.size(); ++i) {
+      const ModelInfo* info = models[i];
+      report_phase(
+          {"counting", info->name, static_cast<int>(i) + 1, static_cast<int>(models.size())});
       const ModelStats stats = listed_counts(*info);
       list.push_back({{"name", info->name},
                       {"aliases", info->aliases},
@@ -54,6 +62,7 @@ void add_models_command(CLI::App& app, int& exit_code) {
                      format_fixed(stats.forward_flops / 1e9, 3),
                      std::to_string(info->default_batch_size), info->reference});
     }
+    progress.reset();
     std::fputs(*format == "json" ? (json_text(list) + "\n").c_str()
                                  : table.render_as(*format, table_width()).c_str(),
                stdout);

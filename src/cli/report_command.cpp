@@ -6,10 +6,12 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/text_table.h"
 #include "reporting/predicted_scaling.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "results/result_set.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 namespace {
@@ -87,7 +89,7 @@ void add_gate_options(CLI::App& cmd, RegressOptions& gate) {
 void add_report_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> inputs;
-    std::string format = "markdown";
+    std::string format;  // reading_format
     std::string output;
     std::string normalize_to;
     std::vector<std::string> across;
@@ -97,7 +99,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("report", "Tables (and charts in HTML) from result files");
   cmd->add_option("results", o->inputs, "Result files or directories")->required();
-  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--format,-f", o->format, kReadingFormatHelp);
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->add_option(
       "--normalize-to", o->normalize_to,
@@ -106,6 +108,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   add_select_option(*cmd, o->select);
   add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
+    const bool table_asked = o->format == "table";
+    o->format = reading_format(o->format, o->output);
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
     options.across = o->across;
@@ -114,14 +118,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
     const std::vector<LoadedResult> results = select_results(load_results(o->inputs), o->select);
     Report report = build_report(results, options);
     add_predicted_scaling_table(results, o->prediction, report);
-    write_output(o->output, render_report(report, o->format));
+    write_output(o->output, render_report(report, o->format, table_width(table_asked)));
     exit_code = kExitOk;
   });
 }
 
 void add_compare_command(CLI::App& app, int& exit_code) {
   struct Options {
-    std::string a, b, format = "markdown", output;
+    std::string a, b, format, output;  // format: reading_format
     std::vector<std::string> pool = {"results"};
     std::vector<std::string> across;
     PredictionOptions prediction;
@@ -134,11 +138,13 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   // translation unit that instantiates it sees LibTorch's operator<< for vectors or not.
   cmd->add_option("--results", o->pool, "Where selectors look (files or directories)")
       ->default_str(o->pool.front());
-  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--format,-f", o->format, kReadingFormatHelp);
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   add_across_option(*cmd, o->across);
   add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
+    const bool table_asked = o->format == "table";
+    o->format = reading_format(o->format, o->output);
     check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
@@ -148,7 +154,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         build_comparison(both, b, o->a, o->b, with_settings_both_sides_pin(o->across, o->a, o->b));
     both.insert(both.end(), b.begin(), b.end());
     add_predicted_scaling_table(both, o->prediction, report);
-    write_output(o->output, render_report(report, o->format));
+    write_output(o->output, render_report(report, o->format, table_width(table_asked)));
     exit_code = kExitOk;
   });
 }
@@ -159,6 +165,7 @@ void add_regress_command(CLI::App& app, int& exit_code) {
     RegressOptions check;
     std::string junit;
     std::string select;
+    std::string format;  // table (the default)
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -173,12 +180,19 @@ void add_regress_command(CLI::App& app, int& exit_code) {
                 "Pass a benchmark whose trials cannot detect a slowdown of the threshold's size "
                 "(INCONCLUSIVE fails by default)");
   cmd->add_option("--junit", o->junit, "Also write JUnit XML here");
+  cmd->add_option("--format,-f", o->format,
+                  "table (the default: fitted to the terminal, or to 100 columns where asked "
+                  "for), markdown, csv (one record per figure) or json")
+      ->check(CLI::IsMember(kTableCommandFormats));
   add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
     const RegressionReport report =
         check_regressions(select_results(load_results(o->baseline), o->select),
                           select_results(load_results(o->current), o->select), o->check);
-    std::fputs(render_regression_table(report).c_str(), stdout);
+    const bool table_asked = o->format == "table";
+    write_output("",
+                 render_regression(report, table_asked || o->format.empty() ? "table" : o->format,
+                                   table_width(table_asked)));
     if (!o->junit.empty()) write_text_atomically(o->junit, render_junit(report));
     exit_code = report.failed() ? kExitBenchmarkFailed : kExitOk;
   });

@@ -2,6 +2,8 @@
 // batch probes run. A resolved benchmark file run as given, never resolved again, through the
 // runner's one entry point (runner/runner.h); the result goes to --output (a rank's to its rank
 // file, which the runner writes). Nobody types it; it is left out of --help.
+#include <optional>
+
 #include "benchmark_command.h"
 #include "commands.h"
 #include "common/errors.h"
@@ -33,7 +35,16 @@ void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global) {
       if (!launch.rank && options->output.empty()) {
         throw UsageError("--output names the child's result file");
       }
-      const Result result = gpubench::launch(launch, runner_options(global, nullptr));
+      // A suite's child, or rank 0 of gpubench's own ranks, shows the progress (stderr is the
+      // parent's); a batch probe's child runs at --log-level warn and shows none.
+      const ResolvedBenchmark& benchmark = launch.benchmark;
+      const bool shows_progress = !launch.rank || launch.rank->rank == 0;
+      const std::string label =
+          launch.rank ? " rank 0 of " + std::to_string(launch.rank->world_size) : "";
+      std::optional<ProgressPrinter> progress;
+      if (shows_progress) progress.emplace(benchmark.model + label, progress_unit(benchmark));
+      const Result result =
+          gpubench::launch(launch, runner_options(global, progress ? &*progress : nullptr));
       if (!launch.rank) save_result(result, options->output, /*new_name=*/false);
       code = exit_code_of(result);
     } catch (const UsageError& error) {  // not unwinding past a rank's c10d threads

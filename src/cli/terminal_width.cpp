@@ -48,4 +48,14 @@ size_t table_width() {
   return table_width(wide_tables, terminal_columns());
 }
 
+size_t table_width(bool table_format_asked) {
+  if (!table_format_asked) return table_width();
+  return table_width(wide_tables, terminal_columns().value_or(kDefaultOutputWidth));
+}
+
+std::string reading_format(const std::string& given, const std::string& output) {
+  if (!given.empty()) return given;
+  return output.empty() && terminal_columns() ? "table" : "markdown";
+}
+
 }  // namespace gpubench::cli

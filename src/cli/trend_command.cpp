@@ -3,13 +3,14 @@
 #include "reporting/report.h"
 #include "reporting/trend.h"
 #include "results/result_set.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 
 void add_trend_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> inputs, baseline;
-    std::string format = "markdown";
+    std::string format;  // reading_format
     std::string output;
     TrendOptions trend;
     std::string select;
@@ -19,7 +20,7 @@ void add_trend_command(CLI::App& app, int& exit_code) {
       "trend", "Each benchmark's history over many runs: change points, and what its noise hides");
   cmd->add_option("results", o->inputs, "Result files or directories (e.g. results/nightly)")
       ->required();
-  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--format,-f", o->format, kReadingFormatHelp);
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->add_option("--baseline", o->baseline,
                   "Baseline result files or directories: drawn as the band regress accepts");
@@ -38,13 +39,15 @@ void add_trend_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
+    const bool table_asked = o->format == "table";
+    o->format = reading_format(o->format, o->output);
     check_report_format(o->format);
     const std::vector<LoadedResult> baseline =
         o->baseline.empty() ? std::vector<LoadedResult>{}
                             : select_results(load_results(o->baseline), o->select);
     const Trend trend =
         build_trend(select_results(load_results(o->inputs), o->select), baseline, o->trend);
-    write_output(o->output, render_trend(trend, o->format));
+    write_output(o->output, render_trend(trend, o->format, table_width(table_asked)));
     exit_code = kExitOk;
   });
 }

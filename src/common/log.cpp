@@ -23,6 +23,20 @@ void configure(const std::string& level) {
   logger()->set_level(spdlog::level::from_str(level));
 }
 
+bool enabled(Level level) {
+  switch (level) {
+    case Level::kDebug:
+      return logger()->should_log(spdlog::level::debug);
+    case Level::kInfo:
+      return logger()->should_log(spdlog::level::info);
+    case Level::kWarn:
+      return logger()->should_log(spdlog::level::warn);
+    case Level::kError:
+      return logger()->should_log(spdlog::level::err);
+  }
+  return true;
+}
+
 void write(Level level, const std::string& raw) {
   // One entry is one line whatever it quotes (an address from the environment, a library's
   // message): a control character would split it or drive the terminal.

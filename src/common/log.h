@@ -14,6 +14,8 @@ enum class Level { kDebug, kInfo, kWarn, kError };
 // `level`: trace, debug, info, warn, error or off.
 void configure(const std::string& level);
 void write(Level level, const std::string& message);
+// Whether a message at `level` is written at the configured level (progress follows it too).
+bool enabled(Level level);
 
 namespace detail {
 inline void substitute(std::ostringstream& out, const char* pattern) {

@@ -235,6 +235,14 @@ std::string format_fixed(double value, int decimals) {
   return text;
 }
 
+std::string counted_parameters(int64_t count) {
+  const double n = static_cast<double>(count);
+  const auto three_figures = [](double v) { return format_fixed(v, v < 10 ? 2 : v < 100 ? 1 : 0); };
+  if (n >= 1e9) return three_figures(n / 1e9) + " billion parameters";
+  if (n >= 1e6) return three_figures(n / 1e6) + " million parameters";
+  return counted(count, "parameter");
+}
+
 std::string counted(int64_t count, const std::string& noun, const std::string& plural) {
   return std::to_string(count) + " " + (count == 1 ? noun : plural.empty() ? noun + "s" : plural);
 }

@@ -69,5 +69,8 @@ std::string format_fixed(double value, int decimals);
 // "1 thread", "2 threads": `count` and the noun, plural where the count is not 1 (`plural`, or
 // the noun and an s).
 std::string counted(int64_t count, const std::string& noun, const std::string& plural = "");
+// A model's size to three figures: "1.24 billion parameters", "25.6 million parameters",
+// "4,200 parameters".
+std::string counted_parameters(int64_t count);
 
 }  // namespace gpubench

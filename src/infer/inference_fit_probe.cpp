@@ -197,6 +197,7 @@ GenerationFits probe_generation(const ResolvedBenchmark& b, const ModelInfo& inf
   for (size_t i = 0; i < prefill_shapes.size(); ++i) {
     const ProbeShape& shape = prefill_shapes[i];
     const ProbeShape& decode_shape = decode_shapes[i];
+    report_probing(prefill_shapes, i);
     auto reading = probe_reading<InferenceProbeReading>(options, shape);
     reading.decode_context = decode_shape.seq;
     reading.weights = fits.weights;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.h"
+#include "common/phase_progress.h"
 #include "memory/memory_plan.h"
 #include "memory/tensor_memory.h"
 #include "results/memory_info.h"
@@ -303,6 +304,14 @@ std::string probe_method(const std::string& what, const ProbeModels& models, con
          (narrowed ? " and " + std::to_string(info.capabilities.vocab) + " tokens" : "") +
          (models.experts > 0 ? " and " + std::to_string(models.held_experts) + " experts" : "") +
          (k > 1 ? " and widened to its width" : "");
+}
+
+void report_probing(const std::vector<ProbeShape>& shapes, size_t index) {
+  const ProbeShape& shape = shapes[index];
+  report_phase({"probing",
+                "batch " + std::to_string(shape.batch) +
+                    (shape.seq > 0 ? " x " + std::to_string(shape.seq) + " tokens" : ""),
+                static_cast<int>(index) + 1, static_cast<int>(shapes.size())});
 }
 
 }  // namespace gpubench

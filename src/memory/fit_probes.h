@@ -66,6 +66,9 @@ void check_fit_shape(const ResolvedBenchmark& b);
 struct ProbeShape {
   int64_t batch, seq;  // seq 0: a model without a sequence length
 };
+// The progress of probe `index` of `shapes` starting (common/phase_progress.h), named
+// "batch 2" or "batch 2 x 512 tokens".
+void report_probing(const std::vector<ProbeShape>& shapes, size_t index);
 
 // A training or generation probe's reading (ProbeReading, InferenceProbeReading) with what
 // names it: its model's narrowing and its shape.

@@ -3,8 +3,10 @@
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/json_text.h"
 #include "common/text_table.h"
 #include "datasheets/datasheet_database.h"
+#include "reporting/report.h"
 
 namespace gpubench {
 
@@ -161,6 +163,56 @@ std::string render_fit_markdown(const FitReport& r) {
          " free (--reserve) for what the allocator's count leaves out: the CUDA context, "
          "cuBLAS and cuDNN workspaces, fragmentation. Datasheet GB are 10^9 bytes.\n";
   return out;
+}
+
+// The tables of the markdown as a Report (report.h), so CSV is tidy as report's is: one record
+// per figure, its number in full and its text apart.
+Report fit_report_tables(const FitReport& r) {
+  const auto number = [](int64_t value) {
+    return ReportCell{static_cast<double>(value), std::to_string(value)};
+  };
+  Report report;
+  report.title = "gpubench fit: " + r.recipe;
+  ReportTable peak{"prediction", "Predicted peak per device",
+                   {"recipe"},   {"predicted_peak_bytes", "reserve_bytes", "probe_seconds"},
+                   {},           r.counted};
+  peak.rows.push_back({{r.recipe},
+                       {number(r.predicted_peak_bytes),
+                        number(r.reserve_bytes),
+                        {r.probe_seconds, format_fixed(r.probe_seconds, 1)}}});
+  ReportTable parts{"breakdown", "Peak per device by part", {"part"}, {"bytes", "how"}, {}, {}};
+  for (const PartRow& part : part_rows(r)) {
+    parts.rows.push_back({{part.name}, {number(part.bytes), {std::nullopt, part.how}}});
+  }
+  ReportTable probes{"probes", "Measured by " + r.method, {"probe"}, r.probe_columns, {}, {}};
+  for (size_t i = 0; i < r.probes.size(); ++i) {
+    ReportRow row{{std::to_string(i + 1)}, {}};
+    for (int64_t value : r.probes[i]) {
+      row.cells.push_back(value < 0 ? ReportCell{std::nullopt, "not run"} : number(value));
+    }
+    probes.rows.push_back(std::move(row));
+  }
+  const bool infer = r.task == Task::kInfer;
+  ReportTable cards{
+      "cards", "Cards", {"card"}, {"memory_bytes", "fits", "headroom_bytes", "max_batch"}, {}, {}};
+  if (infer) cards.columns.push_back("max_context");
+  for (const CardVerdict& v : r.cards) {
+    ReportRow row{{v.card.name},
+                  {number(v.card.memory_bytes),
+                   {v.fits ? 1.0 : 0.0, v.fits ? "yes" : "no"},
+                   number(v.headroom_bytes),
+                   number(v.max_batch)}};
+    if (infer) row.cells.push_back(number(v.max_context));
+    cards.rows.push_back(std::move(row));
+  }
+  report.tables = {std::move(peak), std::move(parts), std::move(probes), std::move(cards)};
+  return report;
+}
+
+std::string render_fit(const FitReport& report, const std::string& format) {
+  if (format == "json") return json_text(fit_report_to_json(report)) + "\n";
+  if (format == "csv") return render_csv(fit_report_tables(report));
+  return render_fit_markdown(report);
 }
 
 }  // namespace gpubench

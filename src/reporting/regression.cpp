@@ -7,7 +7,9 @@
 
 #include "common/enum_names.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/text_table.h"
+#include "reporting/report.h"
 #include "results/statistics.h"
 
 namespace gpubench {
@@ -235,27 +237,96 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
   return report;
 }
 
-std::string render_regression_table(const RegressionReport& report) {
-  TextTable table({"verdict", "benchmark", "baseline", "current", "change", "detectable", "note"});
-  const auto number = [](const std::optional<double>& v) { return v ? format_fixed(*v, 1) : "-"; };
+namespace {
+
+std::string detectable_line(const RegressionReport& report) {
+  return "detectable: the smallest slowdown the trials flag " +
+         format_fixed(100.0 * report.options.power, 0) + "% of the time (one-sided Welch, alpha " +
+         format_fixed(report.options.alpha, 3) + ")";
+}
+
+std::vector<std::string> too_noisy_of(const RegressionReport& report) {
   std::vector<std::string> too_noisy;
   for (const RegressionRow& row : report.rows) {
-    table.add_row({to_string(row.verdict), row.benchmark, number(row.baseline), number(row.current),
-                   row.change ? percent(*row.change) : "-",
-                   row.detectable ? row.detectable->text() : "-", row.note});
     if (row.detectable && row.detectable->too_noisy(report.options.threshold)) {
       too_noisy.push_back(row.benchmark);
     }
   }
-  std::string out = table.render();
-  out += "\ndetectable: the smallest slowdown the trials flag " +
-         format_fixed(100.0 * report.options.power, 0) + "% of the time (one-sided Welch, alpha " +
-         format_fixed(report.options.alpha, 3) + ")\n";
-  if (!too_noisy.empty()) {
-    out += std::to_string(too_noisy.size()) + " of " + std::to_string(report.rows.size()) +
-           " benchmarks are too noisy for the " +
-           format_fixed(100.0 * report.options.threshold, 1) +
-           "% threshold to mean anything: " + join(too_noisy, "; ") + "\n";
+  return too_noisy;
+}
+
+std::string too_noisy_line(const RegressionReport& report,
+                           const std::vector<std::string>& too_noisy) {
+  return std::to_string(too_noisy.size()) + " of " + std::to_string(report.rows.size()) +
+         " benchmarks are too noisy for the " + format_fixed(100.0 * report.options.threshold, 1) +
+         "% threshold to mean anything: " + join(too_noisy, "; ");
+}
+
+// The verdicts as a Report (report.h): markdown, tidy CSV (each figure its own record, in full)
+// and JSON as report's.
+Report regression_tables(const RegressionReport& report) {
+  const auto figure = [](const std::optional<double>& value, int decimals) {
+    if (!value || !std::isfinite(*value)) return ReportCell{std::nullopt, "-"};
+    return ReportCell{*value, format_fixed(*value, decimals)};
+  };
+  ReportTable table{
+      "regress",
+      "Regressions against the baseline",
+      {"benchmark"},
+      {"verdict", "baseline", "current", "change", "p", "detectable", "trials needed", "note"},
+      {},
+      {detectable_line(report)}};
+  for (const RegressionRow& row : report.rows) {
+    ReportCell change = figure(row.change, 4), detectable{std::nullopt, "-"}, needed = detectable;
+    if (row.change) change.text = percent(*row.change);
+    if (row.detectable && row.detectable->known()) {
+      detectable = {-row.detectable->slowdown, row.detectable->text()};
+      const size_t trials = row.detectable->trials_needed;
+      needed = trials > 0 ? ReportCell{static_cast<double>(trials), std::to_string(trials)}
+                          : ReportCell{std::nullopt, "> 1000"};
+    }
+    table.rows.push_back({{row.benchmark},
+                          {{std::nullopt, to_string(row.verdict)},
+                           figure(row.baseline, 1),
+                           figure(row.current, 1),
+                           change,
+                           figure(row.p_value, 6),
+                           detectable,
+                           needed,
+                           {std::nullopt, row.note}}});
+  }
+  if (const auto too_noisy = too_noisy_of(report); !too_noisy.empty()) {
+    table.notes.push_back(too_noisy_line(report, too_noisy));
+  }
+  Report out;
+  out.title = "gpubench regress: " + std::string(report.failed() ? "FAILED" : "passed");
+  out.tables.push_back(std::move(table));
+  return out;
+}
+
+}  // namespace
+
+std::string render_regression(const RegressionReport& report, const std::string& format,
+                              size_t max_width) {
+  if (format == "table") return render_regression_table(report, max_width);
+  if (format == "markdown") return render_markdown(regression_tables(report));
+  if (format == "csv") return render_csv(regression_tables(report));
+  if (format == "json") return render_json(regression_tables(report));
+  throw UsageError("--format '" + echoed(format) + "' is not one of table, markdown, csv, json");
+}
+
+std::string render_regression_table(const RegressionReport& report, size_t max_width) {
+  TextTable table({"verdict", "benchmark", "baseline", "current", "change", "detectable", "note"});
+  const auto number = [](const std::optional<double>& v) { return v ? format_fixed(*v, 1) : "-"; };
+  for (const RegressionRow& row : report.rows) {
+    table.add_row({to_string(row.verdict), row.benchmark, number(row.baseline), number(row.current),
+                   row.change ? percent(*row.change) : "-",
+                   row.detectable ? row.detectable->text() : "-", row.note});
+  }
+  std::string out = table.render(max_width);
+  out += "\n" + detectable_line(report) + "\n";
+  if (const auto too_noisy = too_noisy_of(report); !too_noisy.empty()) {
+    out += too_noisy_line(report, too_noisy) + "\n";
   }
   return out;
 }

@@ -89,7 +89,12 @@ RegressionReport check_regressions(const std::vector<LoadedResult>& baseline,
                                    const std::vector<LoadedResult>& current,
                                    const RegressOptions& options);
 
-std::string render_regression_table(const RegressionReport& report);
+// The verdicts for the terminal, each table narrowed to `max_width` (0: its full width).
+std::string render_regression_table(const RegressionReport& report, size_t max_width = 0);
+// table (render_regression_table), markdown, csv (one record per figure, as report's) or json
+// (report's document). UsageError for another.
+std::string render_regression(const RegressionReport& report, const std::string& format,
+                              size_t max_width = 0);
 std::string render_junit(const RegressionReport& report);
 
 }  // namespace gpubench

@@ -82,7 +82,11 @@ inline constexpr const char* kReportSchema = "gpubench.report/1";
 std::string render_json(const Report& report);
 // One self-contained file: inline CSS and SVG, no scripts, fonts or network.
 std::string render_html(const Report& report);
-std::string render_report(const Report& report, const std::string& format);  // UsageError
+// Aligned text for the terminal: each table narrowed to `max_width` (0: its full width), its
+// cells wrapped (TextTable::render).
+std::string render_text(const Report& report, size_t max_width);
+// `format`: table (render_text at `max_width`), markdown, csv, json or html. UsageError.
+std::string render_report(const Report& report, const std::string& format, size_t max_width = 0);
 void check_report_format(const std::string& format);  // UsageError naming the allowed formats
 
 }  // namespace gpubench

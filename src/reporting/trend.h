@@ -73,7 +73,9 @@ Trend with_history(Trend trend, size_t min_points);
 
 // JSON's schema: a folder's reader passes over the trend.json the nightly job writes.
 inline constexpr const char* kTrendSchema = "gpubench.trend/1";
-std::string render_trend(const Trend& trend, const std::string& format);  // UsageError
+// As render_report; `max_width` for the table format.
+std::string render_trend(const Trend& trend, const std::string& format,
+                         size_t max_width = 0);  // UsageError
 // One line chart per benchmark, inline SVG: the series, its trial spread, the baseline band,
 // change points marked. The HTML of `trend` and report's history section.
 std::string render_trend_charts(const Trend& trend);

@@ -417,11 +417,12 @@ std::string render_trend_charts(const Trend& trend) {
   return html;
 }
 
-std::string render_trend(const Trend& trend, const std::string& format) {
+std::string render_trend(const Trend& trend, const std::string& format, size_t max_width) {
   check_report_format(format);
   if (format == "json") return render_trend_json(trend);
   if (format == "csv") return render_trend_csv(trend);
   Report report = trend_tables(trend);
+  if (format == "table") return render_text(report, max_width);
   if (format != "html") return render_markdown(report);
   report.history = trend;
   return render_html(report);

@@ -1,6 +1,8 @@
 #include "run/run_session.h"
 
 #include "common/errors.h"
+#include "common/phase_progress.h"
+#include "common/text_table.h"
 #include "datasheets/run_efficiency.h"
 #include "distributed/collective_errors.h"
 #include "distributed/collectives.h"
@@ -138,6 +140,7 @@ void RunSession::build_model(Workload& workload) {
     workload.check_counted(*this, *counted);
   }
   options_.defer_initialization = counted.has_value();
+  report_phase({"building the model", counted ? counted_parameters(counted->params) : "", 0, 0});
   model_ = gpubench::build_model(info(), options_, benchmark_, policy());
   const ModelStats stats = counted ? *counted : measure_instance(*model_);  // on the CPU
   if (!counted) record_size(stats);

@@ -178,8 +178,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
                       torch::Device device, const PrecisionPolicy& policy,
                       const std::vector<ProbeShape>& shapes, bool shared_storage,
                       std::vector<ProbeReading>& readings) {
-  // Counted models are built undrawn and their weights zeroed on the device: memory does not
-  // depend on the values, and drawing billions of them on the CPU would take the minute.
+  // Counted models built undrawn, their weights zeroed on the device (memory is not the values).
   options.defer_initialization = probed_undrawn(info);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
   ModelOptions placed = options;
@@ -203,6 +202,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   std::vector<BatchSeqFit::Point> backward_extra;
   std::vector<std::vector<BackwardMoments::Moment>> moments;  // above the step's start
   for (const ProbeShape& shape : shapes) {
+    report_probing(shapes, static_cast<size_t>(&shape - shapes.data()));
     if (shape.seq > 0) model->set_sequence_length(shape.seq);
     model->clear_recurrent_memory();  // the shape before's, which its batch would let go
     tensor_memory::trim_host_heap();

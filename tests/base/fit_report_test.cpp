@@ -73,5 +73,24 @@ TEST(FitReport, ATrainingFitHasNoContext) {
       << markdown;
 }
 
+// fit --format csv is tidy, as report's: a record per figure, its number in full apart from its
+// text; every figure of the markdown is there.
+TEST(FitReport, CsvHasARecordPerFigure) {
+  const FitReport r = inference_report();
+  const std::string csv = render_fit(r, "csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "table,recipe,part,probe,card,column,value,spread_pct,text");
+  for (const std::string& record :
+       {",predicted_peak_bytes," + std::to_string(r.predicted_peak_bytes) + ",,",
+        std::string("breakdown,,key/value cache,,,bytes,10737418240,,10737418240"),
+        std::string("probes,,,2,,vocabulary,2048,,2048"), std::string("cards,,,,48GB,fits,0,,no"),
+        std::string("cards,,,,80GB,max_context,13933,,"),
+        std::string("cards,,,,80GB,max_batch,6,,6")}) {
+    EXPECT_NE(csv.find(record), std::string::npos) << record << "\n" << csv;
+  }
+  EXPECT_EQ(render_fit(r, "markdown"), render_fit_markdown(r));
+  EXPECT_EQ(nlohmann::json::parse(render_fit(r, "json")), fit_report_to_json(r));
+}
+
 }  // namespace
 }  // namespace gpubench

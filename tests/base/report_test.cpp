@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -557,6 +558,57 @@ TEST(Regress, FlagsATightTenPercentDropOnly) {
   EXPECT_NE(junit.find("<failure message=\"REGRESSION -10.0%"), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"INCONCLUSIVE -10.0%"), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"MISSING: in the baseline"), std::string::npos) << junit;
+}
+
+// regress --format: the terminal's table fitted to a width, and markdown, tidy CSV (a record per
+// figure, numbers in full) and JSON from the same verdicts.
+TEST(Regress, EachFormatCarriesTheVerdictsAndTheirFigures) {
+  const RegressionReport report = check_regressions(
+      {measured("resnet50", {1000, 1002, 998}), measured("vgg16", {1000, 1002, 998})},
+      {measured("resnet50", {900, 902, 898}), measured("vgg16", {990, 1000, 998})}, {});
+  const std::string table = render_regression(report, "table", 70);
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("detectable:", 0) != 0) {
+      EXPECT_LE(line.size(), 70u) << line;
+    }
+  }
+  EXPECT_EQ(render_regression(report, "table"), render_regression_table(report));
+  const std::string csv = render_regression(report, "csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "table,benchmark,column,value,spread_pct,text");
+  const std::string resnet = row_for(report, "resnet50").benchmark;
+  EXPECT_NE(csv.find("regress," + resnet + ",verdict,,,REGRESSION"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("regress," + resnet + ",change,-0.09999999999999998,,'-10.0%"),
+            std::string::npos)
+      << csv;  // 900 / 1000 - 1 in full
+  EXPECT_NE(csv.find("regress," + resnet + ",baseline,1000,,1000.0"), std::string::npos) << csv;
+  const nlohmann::json json = nlohmann::json::parse(render_regression(report, "json"));
+  EXPECT_EQ(json["title"], "gpubench regress: FAILED");
+  EXPECT_EQ(json["tables"][0]["rows"].size(), 2u);
+  EXPECT_NE(render_regression(report, "markdown").find("| " + resnet + " | REGRESSION | 1000.0 |"),
+            std::string::npos);
+  EXPECT_THROW(render_regression(report, "html"), UsageError);
+}
+
+// report's table format on a terminal: the 47 published results' tables (466 columns as Markdown)
+// within 100 columns, their cells wrapped; reading_format picks it only for a terminal.
+TEST(Report, TheTableFormatFitsTheWidth) {
+  const Report report =
+      build_report(load_results({std::string(GPUBENCH_SOURCE_DIR) + "/results/reference"}), {});
+  const std::string markdown = render_report(report, "markdown");
+  size_t widest = 0;
+  std::istringstream markdown_lines(markdown);
+  for (std::string line; std::getline(markdown_lines, line);)
+    widest = std::max(widest, line.size());
+  EXPECT_GT(widest, 400u);
+  const std::string text = render_report(report, "table", 100);
+  std::istringstream lines(text);
+  size_t count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    EXPECT_LE(line.size(), 100u) << line;  // ASCII but for ±, 2 bytes: still within 100 bytes
+  }
+  EXPECT_GT(count, 50u);
+  EXPECT_NE(text.find("Throughput (global, median trial"), std::string::npos);
 }
 
 // The gate fails on what it cannot vouch for: a baseline benchmark that did not run, and one

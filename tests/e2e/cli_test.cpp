@@ -13,6 +13,9 @@
 #include "cli/help_formatter.h"
 #include "cli/progress_printer.h"
 #include "cli/terminal_width.h"
+#include "common/log.h"
+#include "common/phase_progress.h"
+#include "common/stderr_capture.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
 #include "modeling/model_registry.h"
@@ -165,7 +168,7 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   EXPECT_EQ(weights.exit_code, 2) << weights.output;
   EXPECT_NE(weights.output.find("int3"), std::string::npos) << weights.output;
   const auto format = testing::run_command(alone + " fit --format pdf");
-  EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, json\n");
+  EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, csv, json\n");
   const auto task = testing::run_command(alone + " fit --task serve");
   EXPECT_EQ(task.output, "gpubench: error: --task 'serve' is not one of train, infer\n");
   const auto flag = testing::run_command(alone + " train --no-such-flag");
@@ -222,6 +225,65 @@ TEST(Cli, ProgressEstimatesTheTimeLeft) {
   EXPECT_EQ(time_left_text(200), "about 3 min 20 s left");
   EXPECT_EQ(time_left_text(180), "about 3 min left");
   EXPECT_EQ(time_left_text(3900), "about 1 h 5 min left");
+}
+
+// Long work before the timed steps says its phase: a counted one with its count and, from the
+// second item on, the time left at the pace so far; a phase's line is cleared when the printer
+// ends, the run's last step line stays and ends before the table; at --log-level warn
+// (--quiet) nothing.
+TEST(Cli, ProgressShowsPhasesWithTheirCountAndTimeLeft) {
+  double now = 100;
+  const auto shown = [&](bool terminal, const std::function<void(ProgressPrinter&)>& events) {
+    StderrCapture capture;
+    {
+      ProgressPrinter printer(
+          "fit llama-3.2-1b", "", [&] { return now; }, terminal);
+      events(printer);
+    }
+    return capture.release();
+  };
+  const std::string probes = shown(true, [&](ProgressPrinter&) {
+    report_phase({"building the model", "1.24 billion parameters", 0, 0});
+    for (int probe = 1; probe <= 4; ++probe, now += 5) {
+      report_phase({"probing", "batch " + std::to_string(probe), probe, 4});
+    }
+  });
+  EXPECT_NE(probes.find("\r\033[Kfit llama-3.2-1b  building the model: 1.24 billion parameters"),
+            std::string::npos);
+  EXPECT_NE(probes.find("\r\033[Kfit llama-3.2-1b  probing 1/4: batch 1\r"), std::string::npos);
+  EXPECT_NE(probes.find("probing 2/4: batch 2  about 15 s left"), std::string::npos);  // 5 s each
+  EXPECT_NE(probes.find("probing 4/4: batch 4  about 5 s left"), std::string::npos);
+  EXPECT_EQ(probes.substr(probes.size() - 4), "\r\033[K");  // cleared: the report follows
+  report_phase({"probing", "after the printer", 1, 1});     // nobody listens now
+  const std::string steps = shown(true, [&](ProgressPrinter& printer) {
+    printer({false, 1, 1, 1, 2, 10.0});
+    printer({false, 1, 1, 2, 2, 12.5});
+  });
+  EXPECT_EQ(steps.substr(steps.size() - 1), "\n");
+  EXPECT_NE(steps.find("trial 1/1  step 2/2  12.5 "), std::string::npos);
+  // Off a terminal nothing: a script reading fit --format json 2>&1 gets the JSON alone.
+  const std::string logged = shown(false, [&](ProgressPrinter&) {
+    for (int probe = 1; probe <= 3; ++probe) report_phase({"probing", "b", probe, 3});
+  });
+  EXPECT_EQ(logged, "");
+  log::configure("warn");
+  const std::string quiet = shown(true, [&](ProgressPrinter& printer) {
+    report_phase({"probing", "b", 1, 3});
+    printer({false, 1, 1, 1, 1, 10.0});
+  });
+  log::configure("info");
+  EXPECT_EQ(quiet, "");
+}
+
+// --quiet: a run prints its table and result line, no progress and no info lines.
+TEST(Cli, QuietLeavesTheTableAndWarningsOnly) {
+  const auto run = run_gpubench("--quiet fit --model resnet50 --batch-size 2 --device cpu");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("[info]"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("probing"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("Predicted peak per device"), std::string::npos);
+  const auto told = run_gpubench("fit --model resnet50 --batch-size 2 --device cpu -f json");
+  EXPECT_NO_THROW(nlohmann::json::parse(told.output)) << told.output;  // no progress off a terminal
 }
 
 // Help fits the width: the terminal's, else $COLUMNS, else 100 (the tests' output is a pipe);

@@ -447,7 +447,7 @@ TEST(HostileInput, NumbersOfTrendSuitesAndTheEnvironmentAreRangeChecked) {
        {{"r.json", valid_result().dump()}},
        "trend r.json --format pdf",
        2,
-       "unknown format 'pdf'; allowed: markdown, csv, json, html"},
+       "unknown format 'pdf'; allowed: table, markdown, csv, json, html"},
       {"trend-missing-baseline",
        {{"r.json", valid_result().dump()}},
        "trend r.json --baseline nowhere",
