@@ -26,15 +26,19 @@ CLI::App* add_fit_subcommand(CLI::App& app, const std::shared_ptr<FitCommandOpti
                   "train (a training step's peak) or infer (a generation's: the weights in their "
                   "format, the key/value cache, the prompt's pass; the models that generate text)")
       ->capture_default_str();
-  cmd->add_option("--format,-f", o->format, "markdown, csv (one record per figure) or json")
+  cmd->add_option("--format,-f", o->format,
+                  "table (fitted to the terminal: the default there), markdown (the default "
+                  "elsewhere), csv (one record per figure) or json")
       ->capture_default_str();
   cmd->add_option("--output,-o", o->output, "Write to this file instead of standard output");
   return cmd;
 }
 
 FitSettings checked_fit_settings(const FitCommandOptions& o) {
-  if (o.format != "markdown" && o.format != "json" && o.format != "csv") {
-    throw UsageError("--format '" + echoed(o.format) + "' is not one of markdown, csv, json");
+  if (!o.format.empty() && o.format != "table" && o.format != "markdown" && o.format != "json" &&
+      o.format != "csv") {
+    throw UsageError("--format '" + echoed(o.format) +
+                     "' is not one of table, markdown, csv, json");
   }
   if (o.probe != "auto" && o.probe != "blocks") {
     throw UsageError("--probe '" + echoed(o.probe) + "' is not one of auto, blocks");

@@ -4,10 +4,12 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "datasheets/datasheet_database.h"
+#include "reporting/markdown_text.h"
 #include "results/result.h"
 #include "scaling/scaling_prediction.h"
 #include "scaling/sharded_prediction.h"
 #include "scaling/tensor_parallel_prediction.h"
+#include "terminal_width.h"
 
 namespace gpubench::cli {
 namespace {
@@ -40,7 +42,7 @@ struct ScaleOptions {
   int64_t batch_size = 0;
   int64_t seq_len = 0;
   bool no_overlap = false;
-  std::string format = "markdown";
+  std::string format;  // reading_format
   std::string output;
 };
 
@@ -76,30 +78,35 @@ void run_scale(const ScaleOptions& o) {
     }
   }
   if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
+  // The table format is the Markdown laid out for the terminal (reporting/markdown_text.h).
+  const bool table_asked = o.format == "table";
+  const std::string format = reading_format(o.format, o.output);
+  const std::string rendered_as = format == "table" ? "markdown" : format;
+  const auto emit = [&](const std::string& text) {
+    write_output(o.output,
+                 format == "table" ? markdown_as_text(text, table_width(table_asked)) : text);
+  };
   if (!o.shard.empty()) {
-    write_output(
-        o.output,
-        render_sharded(predict_sharded(input, o.shard, fabrics, gpus, o.gpus_per_node), o.format));
+    emit(render_sharded(predict_sharded(input, o.shard, fabrics, gpus, o.gpus_per_node),
+                        rendered_as));
     return;
   }
   if (!o.tensor_parallel.empty()) {
     const std::vector<int> ranks =
         integer_list(o.tensor_parallel, "--tensor-parallel", 1, 1024, "1,2,4,8");
-    write_output(o.output,
-                 render_tensor_parallel(
-                     predict_tensor_parallel(input, fabrics, ranks, o.gpus_per_node), o.format));
+    emit(render_tensor_parallel(predict_tensor_parallel(input, fabrics, ranks, o.gpus_per_node),
+                                rendered_as));
     return;
   }
   if (!o.expert_parallel.empty()) {
     const std::vector<int> ranks =
         integer_list(o.expert_parallel, "--expert-parallel", 1, kMaxWorldSize, "1,2,4,8");
-    write_output(o.output,
-                 render_tensor_parallel(
-                     predict_expert_parallel(input, fabrics, ranks, o.gpus_per_node), o.format));
+    emit(render_tensor_parallel(predict_expert_parallel(input, fabrics, ranks, o.gpus_per_node),
+                                rendered_as));
     return;
   }
   const ScalePrediction prediction = predict_scaling(input, fabrics, gpus, o.gpus_per_node);
-  write_output(o.output, render_scaling(prediction, o.format));
+  emit(render_scaling(prediction, rendered_as));
 }
 
 }  // namespace
@@ -151,7 +158,7 @@ void add_scale_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-overlap", o->no_overlap,
                 "The all-reduces take the device's compute for their whole time instead of "
                 "overlapping backward (CPU ranks of one core each)");
-  cmd->add_option("--format,-f", o->format, "markdown, csv, json or html")->capture_default_str();
+  cmd->add_option("--format,-f", o->format, kReadingFormatHelp);
   cmd->add_option("--output,-o", o->output, "Write here instead of standard output");
   cmd->callback([o, &exit_code] {
     run_scale(*o);

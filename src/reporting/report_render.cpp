@@ -131,9 +131,9 @@ size_t narrowest(const ReportTable& table, size_t column) {
   return width + 2;
 }
 
-// A table too wide for `max_width` with its words whole is cut into parts of as many value
-// columns as fit, each with the label columns (as HTML's are).
-std::string text_table(const ReportTable& table, size_t max_width) {
+}  // namespace
+
+std::string render_text_table(const ReportTable& table, size_t max_width) {
   if (max_width == 0 || table.columns.empty()) return text_part(table, 0, table.columns.size(), 0);
   size_t label_width = 0;
   for (size_t c = 0; c < table.label_columns.size(); ++c) label_width += narrowest(table, c);
@@ -148,16 +148,17 @@ std::string text_table(const ReportTable& table, size_t max_width) {
       ++last;
     }
     if (first > 0 || last < table.columns.size()) {
-      out += (first > 0 ? "\n" : "") + std::string("(columns ") + std::to_string(first + 1) + "-" +
-             std::to_string(last) + " of " + std::to_string(table.columns.size()) + ")\n";
+      const std::string span =
+          last == first + 1 ? "column " + std::to_string(last)
+                            : "columns " + std::to_string(first + 1) + "-" + std::to_string(last);
+      out += (first > 0 ? "\n" : "") + ("(" + span + " of ") +
+             std::to_string(table.columns.size()) + ")\n";
     }
     out += text_part(table, first, last, max_width);
     first = last;
   }
   return out;
 }
-
-}  // namespace
 
 std::string render_text(const Report& report, size_t max_width) {
   const auto wrap = [&](const std::string& text, const std::string& indent) {
@@ -171,7 +172,7 @@ std::string render_text(const Report& report, size_t max_width) {
   };
   std::string out = wrap(report.title, "");
   for (const ReportTable& table : report.tables) {
-    out += "\n" + wrap(table.title, "") + "\n" + text_table(table, max_width);
+    out += "\n" + wrap(table.title, "") + "\n" + render_text_table(table, max_width);
     if (!table.notes.empty()) out += "\n";
     for (const std::string& note : table.notes) out += wrap(note, "- ");
   }

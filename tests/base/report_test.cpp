@@ -12,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/errors.h"
 #include "reporting/fp8_speedup.h"
+#include "reporting/markdown_text.h"
 #include "reporting/regression.h"
 #include "reporting/report.h"
 #include "reporting/results_table.h"
@@ -609,6 +610,27 @@ TEST(Report, TheTableFormatFitsTheWidth) {
   }
   EXPECT_GT(count, 50u);
   EXPECT_NE(text.find("Throughput (global, median trial"), std::string::npos);
+}
+
+// fit's and scale's Markdown on a terminal: paragraphs and bullets wrapped, tables aligned, a
+// table too wide cut into parts that repeat its first column; escapes undone, nothing lost.
+TEST(MarkdownText, FitsTheWidthAndKeepsEveryCell) {
+  const std::string markdown =
+      "# A title that is long enough to wrap at forty columns\n\n"
+      "- a bullet whose words wrap under its own text, not under the dash\n\n"
+      "| GPUs | step ms | predicted sequences/sec | efficiency | algorithm |\n"
+      "|---|---|---|---|---|\n"
+      "| 2 | 68.70 | 872.2 | 72.0 % | ring \\| tree |\n"
+      "| 1024 | 142.47 | 215336.9 | 34.7 % | hierarchical ring |\n";
+  const std::string text = markdown_as_text(markdown, 40);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 40u) << line;
+  for (const char* kept : {"68.70", "215336.9", "ring | tree", "hierarchical", "34.7 %", "(columns",
+                           "\n  own text", "(column 4 of 4)"}) {
+    EXPECT_NE(text.find(kept), std::string::npos) << kept << "\n" << text;
+  }
+  EXPECT_EQ(text.find("|---"), std::string::npos) << text;
+  EXPECT_EQ(markdown_as_text("plain\n", 0), "plain\n");
 }
 
 // The gate fails on what it cannot vouch for: a baseline benchmark that did not run, and one
