@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/text_table.h"
 #include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {
@@ -125,11 +126,21 @@ bool any_setting_given(const BenchmarkOptions& options) {
   return false;
 }
 
+void add_results_format_option(CLI::App& cmd, std::string& format) {
+  cmd.add_option("--format,-f", format,
+                 "How the results print on standard output: table (the results table and each "
+                 "run's lines), or markdown, csv (one record per figure) or json as `gpubench "
+                 "report` renders the same results; the result files are written either way")
+      ->check(CLI::IsMember(kTableCommandFormats))
+      ->capture_default_str();
+}
+
 CLI::App* add_train_subcommand(CLI::App& app, const std::shared_ptr<TrainOptions>& options) {
   CLI::App* cmd = app.add_subcommand("train", torch_command_description("train"));
   add_benchmark_options(*cmd, options->settings, kUsedByTrain);
   cmd->add_option("--output,-o", options->output, "Result file (.json) or directory")
       ->capture_default_str();
+  add_results_format_option(*cmd, options->format);
   return cmd;
 }
 

@@ -56,7 +56,12 @@ auto naming_options(Work work) -> decltype(work()) {
 struct TrainOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
   std::string output = "results";
+  std::string format = "table";  // set_results_format
 };
+
+// --format of train, infer and run: how their results print on standard output
+// (cli/reporters.h's set_results_format).
+void add_results_format_option(CLI::App& cmd, std::string& format);
 
 // The `train` subcommand with its options, the benchmark settings and --output: one definition
 // for gpubench-train's train and for gpubench's check of its values.

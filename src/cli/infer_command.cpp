@@ -69,7 +69,7 @@ int run_infer(InferOptions& options, const GlobalOptions& global) {
     code =
         std::max(code, run_and_report(benchmark, options.output, global, &results.back(), !sweep));
   }
-  if (sweep) write_standard_output(render_results_table(results, table_width()));
+  if (sweep) write_standard_output(render_results(results));
   if (options.tpot_target_ms > 0) {
     write_standard_output(tpot_target_verdict(results, options.tpot_target_ms) + "\n");
   }
@@ -82,6 +82,7 @@ void add_infer_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   auto options = std::make_shared<InferOptions>();
   CLI::App* cmd = add_infer_subcommand(app, options);
   cmd->callback([options, &global, &exit_code] {
+    set_results_format(options->format);
     exit_code = naming_options([&] { return run_infer(*options, global); });
   });
 }

@@ -21,6 +21,7 @@ CLI::App* add_infer_subcommand(CLI::App& app, const std::shared_ptr<InferOptions
                   "per output token meets this at p99 (MLPerf's Llama 2 70B: 40 interactive, 200 "
                   "standard)")
       ->check(number_in_range(0.001, 1e7, false));
+  add_results_format_option(*cmd, options->format);
   return cmd;
 }
 

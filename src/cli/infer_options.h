@@ -15,6 +15,7 @@ namespace gpubench::cli {
 struct InferOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
   std::string output = "results";
+  std::string format = "table";  // set_results_format
   // --tpot-target-ms (reporting/tpot_target.h); 0: none. Checked as parsed: above 0, finite.
   double tpot_target_ms = 0;
 };

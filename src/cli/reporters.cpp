@@ -10,9 +10,27 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/log.h"
+#include "reporting/report.h"
 #include "reporting/results_table.h"
 
 namespace gpubench::cli {
+
+namespace {
+std::string results_format = "table";
+}  // namespace
+
+void set_results_format(const std::string& format) {
+  results_format = format;
+}
+
+std::string render_results(const std::vector<Result>& results) {
+  if (results_format == "table") return render_results_table(results, table_width());
+  std::vector<LoadedResult> loaded;
+  for (const Result& result : results) loaded.push_back({result, ""});
+  ReportOptions options;
+  options.history = false;
+  return render_report(build_report(loaded, options), results_format);
+}
 
 std::string save_result(const Result& result, const std::string& path, bool new_name) {
   const std::string text = json_text(result_to_json(result)) + "\n";
@@ -22,8 +40,12 @@ std::string save_result(const Result& result, const std::string& path, bool new_
 }
 
 void print_result(const Result& result, bool with_table) {
+  if (results_format != "table") {  // report's rendering, of a sweep's results after them
+    if (with_table) std::fputs(render_results({result}).c_str(), stdout);
+    return;
+  }
   std::fputs(render_batch_search(result.batch_search).c_str(), stdout);
-  if (with_table) std::fputs(render_results_table({result}, table_width()).c_str(), stdout);
+  if (with_table) std::fputs(render_results({result}).c_str(), stdout);
   if (result.status != RunStatus::kOk) return;
   std::fputs(render_noise_line(result).c_str(), stdout);
   std::fputs(render_inference_lines(result).c_str(), stdout);
@@ -45,7 +67,7 @@ int report_result(const Result& result, const std::string& path, bool new_name, 
   }
   print_result(result, with_table);
   if (unwritten) throw *unwritten;
-  std::printf("result: %s\n", shown(written).c_str());
+  std::fprintf(results_format == "table" ? stdout : stderr, "result: %s\n", shown(written).c_str());
   if (result.status != RunStatus::kOk) {
     log::error("benchmark {}: {}", to_string(result.status), result.error);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "results/result.h"
 
@@ -13,6 +14,14 @@ namespace gpubench::cli {
 // over another run's file: the next free name. Returns the path written; throws UsageError (an
 // output error) when it cannot be written.
 std::string save_result(const Result& result, const std::string& path, bool new_name);
+
+// How results print on standard output: "table" (the results table and each run's lines, for a
+// person) or, as `report` renders them, "markdown", "csv" or "json" (for a script: then the
+// "result:" lines go to standard error). Set once by train, infer and run from their --format.
+void set_results_format(const std::string& format);
+
+// The results as set_results_format prints them: the results table, or report's rendering.
+std::string render_results(const std::vector<Result>& results);
 
 // Prints the result's batch search, its table (unless a sweep prints one table of its results
 // after them: `with_table` false) and, for a run that succeeded, its inference, FP8 and

@@ -10,6 +10,7 @@
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/standard_streams.h"
+#include "reporters.h"
 #include "reporting/results_table.h"
 #include "run_options.h"
 #include "runner/runner.h"
@@ -20,6 +21,7 @@ namespace gpubench::cli {
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   add_run_subcommand(app, options)->callback([options, &global, &exit_code] {
+    set_results_format(options->format);
     if (const auto launch = launched_by()) {
       throw UsageError("gpubench run starts each benchmark's ranks itself; under " +
                        launch->launcher + " launch `gpubench train` for each benchmark instead");
@@ -34,10 +36,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code)
     run.log_level = global.log_level;
     warn_of_timing_hazards();
     const std::vector<Result> results = run_suite(benchmarks, run);
-    write_standard_output(render_results_table(results, table_width()));
+    write_standard_output(render_results(results));
     for (const Result& r : results) {
       const std::string noise = render_noise_line(r);
-      if (!noise.empty())
+      if (!noise.empty() && options->format == "table")
         write_standard_output(r.benchmark.model + " batch " +
                               std::to_string(r.benchmark.batch_size) + ": " + noise);
     }

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "benchmark_options.h"
 #include "commands.h"
 
 namespace gpubench::cli {
@@ -36,6 +37,7 @@ CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunOptions>& o
                   "KEY=VALUE: a suite setting over every entry, after the file's own (repeatable; "
                   "--set device=cpu, --set batch_size=[1,4])")
       ->type_name("KEY=VALUE");
+  add_results_format_option(*cmd, options->format);
   return cmd;
 }
 

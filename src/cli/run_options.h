@@ -22,6 +22,7 @@ struct RunOptions {
   bool skip_unavailable = false;
   bool rehearsal = false;
   std::vector<std::string> overrides;  // --set KEY=VALUE
+  std::string format = "table";        // set_results_format
 };
 
 CLI::App* add_run_subcommand(CLI::App& app, const std::shared_ptr<RunOptions>& options);

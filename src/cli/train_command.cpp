@@ -6,6 +6,7 @@
 #include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"
+#include "reporters.h"
 #include "runner/runner.h"
 
 namespace gpubench::cli {
@@ -29,6 +30,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   auto options = std::make_shared<TrainOptions>();
   CLI::App* cmd = add_train_subcommand(app, options);
   cmd->callback([options, &global, &exit_code] {
+    set_results_format(options->format);
     exit_code = naming_options([&] { return run_train(*options, global); });
   });
 }

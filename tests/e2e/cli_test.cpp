@@ -168,7 +168,8 @@ TEST(Cli, BadValuesAreRefusedBeforeLibTorchStarts) {
   EXPECT_EQ(weights.exit_code, 2) << weights.output;
   EXPECT_NE(weights.output.find("int3"), std::string::npos) << weights.output;
   const auto format = testing::run_command(alone + " fit --format pdf");
-  EXPECT_EQ(format.output, "gpubench: error: --format 'pdf' is not one of markdown, csv, json\n");
+  EXPECT_EQ(format.output,
+            "gpubench: error: --format 'pdf' is not one of table, markdown, csv, json\n");
   const auto task = testing::run_command(alone + " fit --task serve");
   EXPECT_EQ(task.output, "gpubench: error: --task 'serve' is not one of train, infer\n");
   const auto flag = testing::run_command(alone + " train --no-such-flag");
@@ -386,6 +387,36 @@ TEST(Cli, MalformedSuiteNamesFileAndLine) {
   expect_refused("run " + dir.file("graph.yaml") + " --output " + dir.path(),
                  dir.file("graph.yaml") + ":3: graph mode needs a CUDA device");
   EXPECT_TRUE(dir.files_with_extension(".json").empty());  // nothing ran
+}
+
+// train --format for a script: standard output is report's rendering of the run (JSON, tidy
+// CSV), the "result:" line goes to standard error; the result file is written as ever.
+TEST(Cli, TrainPrintsReportsRenderingForAScript) {
+  ScratchDirectory dir("cli-train-format");
+  const std::string train = std::string(GPUBENCH_BINARY) +
+                            " train --model test-tiny-cnn --device cpu --batch-size 2 "
+                            "--warmup-steps 0 --steps 1 --repeat 2 --output " +
+                            dir.path();
+  const auto json = testing::run_command("bash -c '" + train + " -f json 2>/dev/null'");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const nlohmann::json document = nlohmann::json::parse(json.output);
+  EXPECT_EQ(document["schema"], "gpubench.report/1");
+  EXPECT_EQ(document["tables"][0]["id"], "throughput");
+  EXPECT_EQ(document["tables"][0]["rows"][0]["labels"][0], "test-tiny-cnn");
+  const auto csv = testing::run_command("bash -c '" + train + " -f csv 2>/dev/null'");
+  ASSERT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("table,model,precision,setup,unit,column,value,spread_pct,text\n", 0),
+            0u)
+      << csv.output;
+  EXPECT_NE(csv.output.find("throughput,test-tiny-cnn,fp32,batch 2 "), std::string::npos)
+      << csv.output;
+  const auto both = run_gpubench(
+      "train --model test-tiny-cnn --device cpu --batch-size 2 --warmup-steps 0 --steps 1 "
+      "--repeat 1 -f markdown --output " +
+      dir.path());
+  EXPECT_NE(both.output.find("result: " + dir.path()), std::string::npos) << both.output;
+  EXPECT_NE(both.output.find("| test-tiny-cnn | fp32 |"), std::string::npos) << both.output;
+  EXPECT_EQ(dir.files_with_extension(".json").size(), 3u);
 }
 
 TEST(Cli, ModelsListsResNetFiftyWithCountedFigures) {
