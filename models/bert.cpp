@@ -156,7 +156,7 @@ class BertNetImpl : public torch::nn::Module {
   void initialize() {
     torch::NoGradGuard no_grad;
     for (auto& item : named_parameters()) {
-      if (item.key().find("lora_") != std::string::npos) continue;  // drawn when added
+      if (layers::is_adapter_parameter(item.key())) continue;  // drawn when added
       const std::string& name = item.key();
       if (name.find("LayerNorm") != std::string::npos) {
         item.value().fill_(name.find("weight") != std::string::npos ? 1.0 : 0.0);

@@ -344,7 +344,7 @@ class GptOssNetImpl : public torch::nn::Module {
   }
 
   static void draw(const std::string& name, Tensor& parameter) {
-    if (name.find("lora_") != std::string::npos) return;  // drawn when added
+    if (layers::is_adapter_parameter(name)) return;  // drawn when added
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
     if (bias && name.find("router") == std::string::npos) {
       parameter.zero_();

@@ -54,8 +54,8 @@ GptOssConfig gpt_oss_120b();
 // embedding table and the experts not chosen, as OpenAI's model card counts them).
 // Trained in full; tuning's part is with_tuning's (modeling/fine_tuning_model.h).
 ModelStats gpt_oss_stats(const GptOssConfig& config, const ModelOptions& options);
-// Its blocks and each block's attention projections by role (the experts are not projections
-// LoRA adapts).
+// Its blocks and each block's attention projections by role (the experts are not projections:
+// nothing applied from outside by role reaches them).
 BlockProjections gpt_oss_projections(const GptOssConfig& config);
 
 // The attention's largest transient on the prompt's pass at `batch` x `tokens` (inference): the

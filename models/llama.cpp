@@ -305,7 +305,7 @@ class LlamaNetImpl : public torch::nn::Module {
   void initialize() {
     torch::NoGradGuard no_grad;
     for (auto& item : named_parameters()) {
-      if (item.key().find("lora_") != std::string::npos) continue;  // drawn when added
+      if (layers::is_adapter_parameter(item.key())) continue;  // drawn when added
       if (item.key().find("norm") == std::string::npos) item.value().normal_(0.0, 0.02);
     }
   }
@@ -594,7 +594,8 @@ LlamaConfig tiny_llama_config() {
   return c;
 }
 
-// Hidden: for the tests (tokens, GQA, LoRA, checkpointing at a size a 2-core CPU trains at once).
+// Hidden: for the tests (tokens, GQA, adapters, checkpointing at a size a 2-core CPU trains at
+// once).
 const ModelRegistration kTinyLlama{llama_info("test-tiny-llama", tiny_llama_config(),
                                               "a test model: Llama, 2 layers, hidden 32", true)};
 

@@ -77,6 +77,10 @@ void AdaptedLinearImpl::add_adapter(int64_t rank, double alpha) {
   });
 }
 
+bool is_adapter_parameter(const std::string& name) {
+  return name.find("lora_") != std::string::npos;
+}
+
 std::vector<std::string> parse_lora_targets(const std::string& text,
                                             const std::vector<std::string>& roles,
                                             const std::string& model) {

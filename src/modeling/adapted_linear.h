@@ -86,6 +86,10 @@ std::vector<std::string> parse_lora_targets(const std::string& text,
                                             const std::vector<std::string>& roles,
                                             const std::string& model);
 
+// Whether a parameter (by its name in the model) belongs to an adapter added to the model from
+// outside (LoRA's factors, drawn when they are added): a model's initialisation leaves it be.
+bool is_adapter_parameter(const std::string& name);
+
 // LoRA as PEFT applies it: every parameter of `module` frozen, then adapters on each
 // AdaptedLinear whose role is in `targets`. Returns how many projections got one.
 int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
