@@ -63,7 +63,10 @@ Axis linear_axis(double low, double high, bool from_zero, int ticks) {
   axis.low = std::floor(low / axis.step + 1e-9) * axis.step;
   axis.high = std::ceil(high / axis.step - 1e-9) * axis.step;
   if (axis.high <= axis.low) axis.high = axis.low + axis.step;
-  for (double tick = axis.low; tick <= axis.high + axis.step * 1e-6; tick += axis.step) {
+  // Ticks by count, not by adding the step: a step below the values' resolution never ends.
+  const double count = std::min(std::round((axis.high - axis.low) / axis.step), 1000.0);
+  for (int i = 0; i <= static_cast<int>(count); ++i) {
+    const double tick = axis.low + axis.step * i;
     axis.ticks.push_back(std::fabs(tick) < axis.step * 1e-6 ? 0.0 : tick);
   }
   return axis;

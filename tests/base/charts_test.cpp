@@ -65,6 +65,19 @@ TEST(ChartAxis, PositiveValuesNeverGetANegativeAxis) {
   }
 }
 
+// Values far above their spread (a throughput of 10^15 that moved by one) still get a few ticks,
+// and the axis ends: ticks are counted, never stepped past the values' resolution.
+TEST(ChartAxis, AHugeValueWithATinySpreadStillEnds) {
+  for (const auto& [low, high] : std::vector<std::pair<double, double>>{
+           {1e15, 1e15 + 1}, {1e300, 1.0000001e300}, {-5e17, -5e17 + 3}}) {
+    const Axis axis = linear_axis(low, high, false);
+    EXPECT_GE(axis.ticks.size(), 2u) << low;
+    EXPECT_LE(axis.ticks.size(), 1001u) << low;
+    EXPECT_LE(axis.low, low);
+    EXPECT_GE(axis.high, high);
+  }
+}
+
 TEST(ChartAxis, ValuesSpanningDecadesReadOnALogAxis) {
   EXPECT_FALSE(spans_decades(122, 9000));
   EXPECT_TRUE(spans_decades(122, 18283));
