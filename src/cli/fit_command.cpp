@@ -10,7 +10,6 @@
 #include "commands.h"
 #include "fit_options.h"
 #include "reporting/fit_verdicts.h"
-#include "reporting/markdown_text.h"
 #include "runner/prediction_subject.h"
 #include "runner/runner.h"
 #include "settings/benchmark_fields.h"
@@ -138,10 +137,8 @@ int run_fit(const FitCommandOptions& o) {
   progress.reset();
   report.recipe = recipe_text(subject.asked);
   report.reserve_bytes = settings.reserve;
-  const std::string format = reading_format(o.format, o.output);
-  write_output(o.output, format == "table" ? markdown_as_text(render_fit_markdown(report),
-                                                              table_width(o.format == "table"))
-                                           : render_fit(report, format));
+  const ReadingOutput out = reading_output(o.format, o.output);
+  write_output(o.output, render_fit(report, out.format, out.table_width));
   return kExitOk;
 }
 

@@ -17,7 +17,7 @@ struct FitCommandOptions {
   std::shared_ptr<BenchmarkOptions> settings = std::make_shared<BenchmarkOptions>();
   std::string memory;
   std::string reserve = "1GiB";
-  std::string format;  // reading_format: table on a terminal, else markdown
+  std::string format;  // reading_output: table on a terminal, else markdown
   std::string probe = "auto";
   std::string task = "train";
   std::string output;

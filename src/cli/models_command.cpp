@@ -10,7 +10,6 @@
 #include "common/phase_progress.h"
 #include "common/text_table.h"
 #include "modeling/model_registry.h"
-#include "reporting/report.h"
 #include "terminal_width.h"
 
 namespace gpubench::cli {
@@ -37,18 +36,8 @@ void add_models_command(CLI::App& app, int& exit_code) {
     for (const std::string& name : *names) models.push_back(&ModelRegistry::instance().get(name));
     if (names->empty()) models = ModelRegistry::instance().all();
     nlohmann::json list = nlohmann::json::array();
-    const std::vector<std::string> header = {"name",
-                                             "family",
-                                             "task",
-                                             "input",
-                                             "params",
-                                             "active params",
-                                             "forward GFLOPs/sample",
-                                             "default batch",
-                                             "reference"};
-    TextTable table(header);
-    // On a terminal, parts of as many columns as fit with their words whole, each with the name.
-    ReportTable parts{"models", "", {header.front()}, {header.begin() + 1, header.end()}, {}, {}};
+    TextTable table({"name", "family", "task", "input", "params", "active params",
+                     "forward GFLOPs/sample", "default batch", "reference"});
     std::optional<ProgressPrinter> progress;  // counting builds the models: up to a minute
     progress.emplace("models", "");
     for (size_t i = 0; i < models.size(); ++i) {
@@ -68,23 +57,15 @@ void add_models_command(CLI::App& app, int& exit_code) {
                       {"default_batch_size", info->default_batch_size},
                       {"sample_unit", info->sample_unit},
                       {"reference", info->reference}});
-      const std::vector<std::string> row = {info->name,
-                                            info->family,
-                                            info->task,
-                                            shape_text(info->input_shape),
-                                            std::to_string(stats.params),
-                                            stats.computed_params_text(),
-                                            format_fixed(stats.forward_flops / 1e9, 3),
-                                            std::to_string(info->default_batch_size),
-                                            info->reference};
-      table.add_row(row);
-      parts.rows.push_back({{row.front()}, {}});
-      for (size_t c = 1; c < row.size(); ++c)
-        parts.rows.back().cells.push_back({std::nullopt, row[c]});
+      table.add_row({info->name, info->family, info->task, shape_text(info->input_shape),
+                     std::to_string(stats.params), stats.computed_params_text(),
+                     format_fixed(stats.forward_flops / 1e9, 3),
+                     std::to_string(info->default_batch_size), info->reference});
     }
     progress.reset();
+    // On a terminal, parts of as many columns as fit with their words whole, each with the name.
     const std::string text = *format == "json"    ? json_text(list) + "\n"
-                             : *format == "table" ? render_text_table(parts, table_width())
+                             : *format == "table" ? table.render_in_parts(table_width(), 1)
                                                   : table.render_as(*format, table_width());
     std::fputs(text.c_str(), stdout);
     exit_code = kExitOk;

@@ -89,7 +89,7 @@ void add_gate_options(CLI::App& cmd, RegressOptions& gate) {
 void add_report_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> inputs;
-    std::string format;  // reading_format
+    std::string format;  // reading_output
     std::string output;
     std::string normalize_to;
     std::vector<std::string> across;
@@ -108,8 +108,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   add_select_option(*cmd, o->select);
   add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
-    const bool table_asked = o->format == "table";
-    o->format = reading_format(o->format, o->output);
+    const ReadingOutput out = reading_output(o->format, o->output);
+    o->format = out.format;
     ReportOptions options;
     if (!o->normalize_to.empty()) options.normalize_to = o->normalize_to;
     options.across = o->across;
@@ -118,14 +118,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
     const std::vector<LoadedResult> results = select_results(load_results(o->inputs), o->select);
     Report report = build_report(results, options);
     add_predicted_scaling_table(results, o->prediction, report);
-    write_output(o->output, render_report(report, o->format, table_width(table_asked)));
+    write_output(o->output, render_report(report, o->format, out.table_width));
     exit_code = kExitOk;
   });
 }
 
 void add_compare_command(CLI::App& app, int& exit_code) {
   struct Options {
-    std::string a, b, format, output;  // format: reading_format
+    std::string a, b, format, output;  // format: reading_output
     std::vector<std::string> pool = {"results"};
     std::vector<std::string> across;
     PredictionOptions prediction;
@@ -143,8 +143,8 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   add_across_option(*cmd, o->across);
   add_prediction_options(*cmd, o->prediction);
   cmd->callback([o, &exit_code] {
-    const bool table_asked = o->format == "table";
-    o->format = reading_format(o->format, o->output);
+    const ReadingOutput out = reading_output(o->format, o->output);
+    o->format = out.format;
     check_report_format(o->format);
     std::vector<LoadedResult> pool;
     if (looks_like_selector(o->a) || looks_like_selector(o->b)) pool = load_results(o->pool);
@@ -154,7 +154,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
         build_comparison(both, b, o->a, o->b, with_settings_both_sides_pin(o->across, o->a, o->b));
     both.insert(both.end(), b.begin(), b.end());
     add_predicted_scaling_table(both, o->prediction, report);
-    write_output(o->output, render_report(report, o->format, table_width(table_asked)));
+    write_output(o->output, render_report(report, o->format, out.table_width));
     exit_code = kExitOk;
   });
 }
@@ -189,10 +189,8 @@ void add_regress_command(CLI::App& app, int& exit_code) {
     const RegressionReport report =
         check_regressions(select_results(load_results(o->baseline), o->select),
                           select_results(load_results(o->current), o->select), o->check);
-    const bool table_asked = o->format == "table";
-    write_output("",
-                 render_regression(report, table_asked || o->format.empty() ? "table" : o->format,
-                                   table_width(table_asked)));
+    const ReadingOutput out = reading_output(o->format, "", "table");
+    write_output("", render_regression(report, out.format, out.table_width));
     if (!o->junit.empty()) write_text_atomically(o->junit, render_junit(report));
     exit_code = report.failed() ? kExitBenchmarkFailed : kExitOk;
   });

@@ -42,7 +42,7 @@ struct ScaleOptions {
   int64_t batch_size = 0;
   int64_t seq_len = 0;
   bool no_overlap = false;
-  std::string format;  // reading_format
+  std::string format;  // reading_output
   std::string output;
 };
 
@@ -79,12 +79,10 @@ void run_scale(const ScaleOptions& o) {
   }
   if (fabrics.empty()) fabrics.push_back(fabric_of_result(result, database));
   // The table format is the Markdown laid out for the terminal (reporting/markdown_text.h).
-  const bool table_asked = o.format == "table";
-  const std::string format = reading_format(o.format, o.output);
-  const std::string rendered_as = format == "table" ? "markdown" : format;
+  const ReadingOutput out = reading_output(o.format, o.output);
+  const std::string rendered_as = out.format == "table" ? "markdown" : out.format;
   const auto emit = [&](const std::string& text) {
-    write_output(o.output,
-                 format == "table" ? markdown_as_text(text, table_width(table_asked)) : text);
+    write_output(o.output, out.format == "table" ? markdown_as_text(text, out.table_width) : text);
   };
   if (!o.shard.empty()) {
     emit(render_sharded(predict_sharded(input, o.shard, fabrics, gpus, o.gpus_per_node),

@@ -11,7 +11,7 @@ namespace gpubench::cli {
 void add_specs_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> names;
-    std::string format;  // reading_format
+    std::string format;  // reading_output
     std::string output;
     std::vector<std::string> results;
   };
@@ -27,15 +27,15 @@ void add_specs_command(CLI::App& app, int& exit_code) {
                   "Result files or directories: adds each card's measured FP8/BF16 speed-up of "
                   "the benchmarks run in both");
   cmd->callback([o, &exit_code] {
-    const bool table_asked = o->format == "table";
-    o->format = reading_format(o->format, o->output);
+    const ReadingOutput out = reading_output(o->format, o->output);
+    o->format = out.format;
     check_report_format(o->format);
     Report report = build_specs_report(datasheets(), o->names);
     if (!o->results.empty()) {
       report.tables.insert(report.tables.end() - 1,
                            fp8_speedup_table(load_results(o->results), datasheets()));
     }
-    write_output(o->output, render_report(report, o->format, table_width(table_asked)));
+    write_output(o->output, render_report(report, o->format, out.table_width));
     exit_code = kExitOk;
   });
 }

@@ -48,14 +48,13 @@ size_t table_width() {
   return table_width(wide_tables, terminal_columns());
 }
 
-size_t table_width(bool table_format_asked) {
-  if (!table_format_asked) return table_width();
-  return table_width(wide_tables, terminal_columns().value_or(kDefaultOutputWidth));
-}
-
-std::string reading_format(const std::string& given, const std::string& output) {
-  if (!given.empty()) return given;
-  return output.empty() && terminal_columns() ? "table" : "markdown";
+ReadingOutput reading_output(const std::string& given, const std::string& output,
+                             const std::string& elsewhere) {
+  if (given == "table") {
+    return {given, table_width(wide_tables, terminal_columns().value_or(kDefaultOutputWidth))};
+  }
+  if (!given.empty()) return {given, table_width()};
+  return {output.empty() && terminal_columns() ? "table" : elsewhere, table_width()};
 }
 
 }  // namespace gpubench::cli

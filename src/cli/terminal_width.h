@@ -26,13 +26,17 @@ size_t table_width();
 // The same decision, from its inputs.
 size_t table_width(bool wide, std::optional<size_t> terminal);
 
-// The width a table is rendered at where --format table was asked for: 100 columns (the
-// terminal's width where narrower) into a pipe too, 0 (whole) with --wide; else table_width().
-size_t table_width(bool table_format_asked);
-
-// The --format of report, compare, trend and specs where none was given: a table fitted to the
-// terminal where standard output is one (and there is no --output), else Markdown.
-std::string reading_format(const std::string& given, const std::string& output);
+// How a reading command (report, compare, trend, specs, regress, fit, scale) prints.
+struct ReadingOutput {
+  // As given; else "table" where standard output is a terminal (and there is no --output), else
+  // the command's `elsewhere`.
+  std::string format;
+  // The width its tables are fitted to: table_width(); where --format table was asked for, 100
+  // columns (the terminal's width where narrower) into a pipe too, 0 (whole) with --wide.
+  size_t table_width = 0;
+};
+ReadingOutput reading_output(const std::string& given, const std::string& output,
+                             const std::string& elsewhere = "markdown");
 inline constexpr const char* kReadingFormatHelp =
     "table (fitted to the terminal: the default there), markdown (the default elsewhere), csv, "
     "json or html";

@@ -10,7 +10,7 @@ namespace gpubench::cli {
 void add_trend_command(CLI::App& app, int& exit_code) {
   struct Options {
     std::vector<std::string> inputs, baseline;
-    std::string format;  // reading_format
+    std::string format;  // reading_output
     std::string output;
     TrendOptions trend;
     std::string select;
@@ -39,15 +39,15 @@ void add_trend_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_select_option(*cmd, o->select);
   cmd->callback([o, &exit_code] {
-    const bool table_asked = o->format == "table";
-    o->format = reading_format(o->format, o->output);
+    const ReadingOutput out = reading_output(o->format, o->output);
+    o->format = out.format;
     check_report_format(o->format);
     const std::vector<LoadedResult> baseline =
         o->baseline.empty() ? std::vector<LoadedResult>{}
                             : select_results(load_results(o->baseline), o->select);
     const Trend trend =
         build_trend(select_results(load_results(o->inputs), o->select), baseline, o->trend);
-    write_output(o->output, render_trend(trend, o->format, table_width(table_asked)));
+    write_output(o->output, render_trend(trend, o->format, out.table_width));
     exit_code = kExitOk;
   });
 }

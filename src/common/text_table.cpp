@@ -55,30 +55,72 @@ std::vector<std::string> wrapped_lines(const std::string& text, size_t width, bo
   return lines;
 }
 
-std::string TextTable::render(size_t max_width) const {
-  std::vector<size_t> widths(header_.size(), 0);
+TextTable::Measured TextTable::measured() const {
+  Measured m;
+  m.widths.assign(header_.size(), 0);
+  m.longest_words.assign(header_.size(), 0);
   // Cells come from result files: shown with their control characters escaped.
-  std::vector<std::vector<std::string>> rows;
   for (const auto& row : rows_) {
     std::vector<std::string> safe;
     for (const auto& cell : row) safe.push_back(terminal_safe(cell));
-    rows.push_back(std::move(safe));
+    m.rows.push_back(std::move(safe));
   }
   // Each column's width, and its longest word: how far it narrows before a word is cut.
-  std::vector<size_t> longest_word(widths.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
+    for (size_t i = 0; i < row.size() && i < m.widths.size(); ++i) {
+      m.widths[i] = std::max(m.widths[i], row[i].size());
       size_t start = 0;
       while (start <= row[i].size()) {
         const size_t space = std::min(row[i].find(' ', start), row[i].size());
-        longest_word[i] = std::max(longest_word[i], space - start);
+        m.longest_words[i] = std::max(m.longest_words[i], space - start);
         start = space + 1;
       }
     }
   };
   measure(header_);
-  for (const auto& row : rows) measure(row);
+  for (const auto& row : m.rows) measure(row);
+  return m;
+}
+
+std::string TextTable::render_in_parts(size_t max_width, size_t repeated) const {
+  repeated = std::min(repeated, header_.size());
+  if (max_width == 0 || repeated == header_.size()) return render(max_width);
+  const std::vector<size_t> narrowest = measured().longest_words;
+  size_t kept = 0;  // the repeated columns' narrowest, each with its gap
+  for (size_t c = 0; c < repeated; ++c) kept += narrowest[c] + 2;
+  const size_t columns = header_.size() - repeated;
+  std::string out;
+  for (size_t first = repeated; first < header_.size();) {
+    size_t last = first + 1, width = kept + narrowest[first];
+    while (last < header_.size() && width + 2 + narrowest[last] <= max_width) {
+      width += 2 + narrowest[last++];
+    }
+    const auto pick = [&](const std::vector<std::string>& row) {
+      std::vector<std::string> part(
+          row.begin(), row.begin() + static_cast<std::ptrdiff_t>(std::min(repeated, row.size())));
+      for (size_t c = first; c < last; ++c) part.push_back(c < row.size() ? row[c] : "");
+      return part;
+    };
+    TextTable part(pick(header_));
+    for (const auto& row : rows_) part.add_row(pick(row));
+    if (first > repeated || last < header_.size()) {
+      const size_t from = first - repeated + 1, to = last - repeated;
+      out += (first > repeated ? "\n(" : "(") +
+             (from == to ? "column " + std::to_string(to)
+                         : "columns " + std::to_string(from) + "-" + std::to_string(to)) +
+             " of " + std::to_string(columns) + ")\n";
+    }
+    out += part.render(max_width);
+    first = last;
+  }
+  return out;
+}
+
+std::string TextTable::render(size_t max_width) const {
+  Measured m = measured();
+  std::vector<size_t>& widths = m.widths;
+  const std::vector<size_t>& longest_word = m.longest_words;
+  const std::vector<std::vector<std::string>>& rows = m.rows;
   // Too wide: the widest column narrowed one character at a time, first down to its longest
   // word (its cells wrap at spaces), then, where that is not enough, down to kNarrowestColumn
   // (its words cut).

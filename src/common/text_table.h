@@ -14,6 +14,10 @@ class TextTable {
   // Aligned columns for the terminal; with a `max_width`, the widest columns narrowed (to 6
   // characters at the least) until the table fits it, their cells wrapped onto more lines.
   std::string render(size_t max_width = 0) const;
+  // As render, but a table too wide for `max_width` with its words whole is cut into parts of
+  // as many columns as fit, each part headed "(columns 3-5 of 9)" (counting the columns after
+  // the first `repeated`) and repeating those first `repeated` columns. 0: render().
+  std::string render_in_parts(size_t max_width, size_t repeated) const;
   // A Markdown table (markdown_row), and CSV (csv_field): one header record, a record per row.
   std::string render_markdown() const;
   std::string render_csv() const;
@@ -22,6 +26,13 @@ class TextTable {
   std::string render_as(const std::string& format, size_t max_width = 0) const;
 
  private:
+  // The cells as shown (control characters escaped), each column's width and its longest word.
+  struct Measured {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<size_t> widths, longest_words;
+  };
+  Measured measured() const;
+
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };

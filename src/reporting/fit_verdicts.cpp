@@ -6,6 +6,7 @@
 #include "common/json_text.h"
 #include "common/text_table.h"
 #include "datasheets/datasheet_database.h"
+#include "reporting/markdown_text.h"
 #include "reporting/report.h"
 
 namespace gpubench {
@@ -209,7 +210,8 @@ Report fit_report_tables(const FitReport& r) {
   return report;
 }
 
-std::string render_fit(const FitReport& report, const std::string& format) {
+std::string render_fit(const FitReport& report, const std::string& format, size_t max_width) {
+  if (format == "table") return markdown_as_text(render_fit_markdown(report), max_width);
   if (format == "json") return json_text(fit_report_to_json(report)) + "\n";
   if (format == "csv") return render_csv(fit_report_tables(report));
   return render_fit_markdown(report);

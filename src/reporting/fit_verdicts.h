@@ -73,8 +73,8 @@ std::vector<CardVerdict> card_verdicts(
 // and each card's "max_context" too.
 nlohmann::json fit_report_to_json(const FitReport& report);
 std::string render_fit_markdown(const FitReport& report);
-// markdown, json, or csv: one record per figure of each table (prediction, breakdown, probes,
-// cards), as report's CSV.
-std::string render_fit(const FitReport& report, const std::string& format);
+// table (the markdown laid out within `max_width`: markdown_text.h), markdown, json, or csv: one
+// record per figure of each table (prediction, breakdown, probes, cards), as report's CSV.
+std::string render_fit(const FitReport& report, const std::string& format, size_t max_width = 0);
 
 }  // namespace gpubench

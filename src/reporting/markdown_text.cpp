@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "common/text_table.h"
-#include "reporting/report.h"
 
 namespace gpubench {
 namespace {
@@ -39,25 +38,21 @@ bool is_separator(const std::vector<std::string>& cells) {
   return !cells.empty();
 }
 
-// A table's lines (header, separator, rows) with the first column as its label column.
+// A table's lines (header, separator, rows), its first column repeated in each part.
 std::string table_text(const std::vector<std::string>& lines, size_t max_width) {
-  std::vector<std::string> header = cells_of(lines.front());
-  ReportTable table;
-  table.label_columns = {header.empty() ? "" : header.front()};
-  table.columns.assign(header.begin() + (header.empty() ? 0 : 1), header.end());
+  TextTable table(cells_of(lines.front()));
   for (size_t i = 1; i < lines.size(); ++i) {
     std::vector<std::string> cells = cells_of(lines[i]);
     if (i == 1 && is_separator(cells)) continue;
-    ReportRow row;
-    row.labels = {cells.empty() ? "" : cells.front()};
-    for (size_t c = 1; c < cells.size(); ++c) row.cells.push_back({std::nullopt, cells[c]});
-    table.rows.push_back(std::move(row));
+    table.add_row(std::move(cells));
   }
-  return render_text_table(table, max_width);
+  return table.render_in_parts(max_width, 1);
 }
 
-std::string wrapped_text(const std::string& line, size_t max_width) {
-  if (max_width == 0 || line.size() <= max_width) return line + "\n";
+}  // namespace
+
+std::string wrapped_line(const std::string& line, size_t max_width) {
+  if (max_width <= 2 || line.size() <= max_width) return line + "\n";  // 0: as it is
   const bool bullet = line.rfind("- ", 0) == 0;
   const std::string indent = bullet ? "  " : "";
   std::string out;
@@ -67,8 +62,6 @@ std::string wrapped_text(const std::string& line, size_t max_width) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string markdown_as_text(const std::string& markdown, size_t max_width) {
   std::istringstream in(markdown);
@@ -80,7 +73,7 @@ std::string markdown_as_text(const std::string& markdown, size_t max_width) {
       continue;
     }
     if (!table.empty()) out += table_text(table, max_width), table.clear();
-    out += wrapped_text(line, max_width);
+    out += wrapped_line(line, max_width);
   }
   if (!table.empty()) out += table_text(table, max_width);
   return out;

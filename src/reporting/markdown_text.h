@@ -8,6 +8,10 @@
 
 namespace gpubench {
 
+// One line broken at spaces to `max_width` (0: as it is), a "- " bullet's continuation lines
+// under its text; each line ends in a newline.
+std::string wrapped_line(const std::string& line, size_t max_width);
+
 // `max_width` 0: tables aligned at their full width and text unwrapped.
 std::string markdown_as_text(const std::string& markdown, size_t max_width);
 

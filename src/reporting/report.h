@@ -82,9 +82,8 @@ inline constexpr const char* kReportSchema = "gpubench.report/1";
 std::string render_json(const Report& report);
 // One self-contained file: inline CSS and SVG, no scripts, fonts or network.
 std::string render_html(const Report& report);
-// One table as aligned text narrowed to `max_width` (0: its full width), its cells wrapped
-// (TextTable::render); one too wide with its words whole cut into parts of as many value columns
-// as fit, each with the label columns ("(columns 1-3 of 14)").
+// One table as aligned text narrowed to `max_width` (0: its full width), cut into parts that
+// repeat the label columns where too wide with its words whole (TextTable::render_in_parts).
 std::string render_text_table(const ReportTable& table, size_t max_width);
 // Aligned text for the terminal: each table as render_text_table, titles and notes wrapped.
 std::string render_text(const Report& report, size_t max_width);

@@ -11,6 +11,7 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
+#include "reporting/markdown_text.h"
 #include "reporting/report.h"
 
 namespace gpubench {
@@ -88,93 +89,21 @@ std::string render_markdown(const Report& report) {
   return out;
 }
 
-namespace {
-
-// The table's label columns and value columns [first, last), narrowed to `max_width`.
-std::string text_part(const ReportTable& table, size_t first, size_t last, size_t max_width) {
-  std::vector<std::string> header = table.label_columns;
-  header.insert(header.end(), table.columns.begin() + static_cast<std::ptrdiff_t>(first),
-                table.columns.begin() + static_cast<std::ptrdiff_t>(last));
-  TextTable text(header);
-  for (const ReportRow& row : table.rows) {
-    std::vector<std::string> cells;
-    for (const std::string& label : row.labels) cells.push_back(terminal_safe(label));
-    for (size_t c = first; c < last && c < row.cells.size(); ++c) {
-      cells.push_back(terminal_safe(row.cells[c].text));
-    }
-    text.add_row(std::move(cells));
-  }
-  return text.render(max_width);
-}
-
-size_t longest_word(const std::string& text) {
-  size_t longest = 0, start = 0;
-  for (size_t end = text.find(' '); end != std::string::npos; end = text.find(' ', start)) {
-    longest = std::max(longest, end - start);
-    start = end + 1;
-  }
-  return std::max(longest, text.size() - start);
-}
-
-// The narrowest a column gets without cutting a word: its longest word, and the gap after it.
-size_t narrowest(const ReportTable& table, size_t column) {
-  const size_t labels = table.label_columns.size();
-  size_t width =
-      longest_word(column < labels ? table.label_columns[column] : table.columns[column - labels]);
-  for (const ReportRow& row : table.rows) {
-    if (column < labels && column < row.labels.size()) {
-      width = std::max(width, longest_word(row.labels[column]));
-    } else if (column >= labels && column - labels < row.cells.size()) {
-      width = std::max(width, longest_word(row.cells[column - labels].text));
-    }
-  }
-  return width + 2;
-}
-
-}  // namespace
-
 std::string render_text_table(const ReportTable& table, size_t max_width) {
-  if (max_width == 0 || table.columns.empty()) return text_part(table, 0, table.columns.size(), 0);
-  size_t label_width = 0;
-  for (size_t c = 0; c < table.label_columns.size(); ++c) label_width += narrowest(table, c);
-  std::string out;
-  for (size_t first = 0; first < table.columns.size();) {
-    size_t last = first + 1,
-           width = label_width + narrowest(table, table.label_columns.size() + first);
-    while (last < table.columns.size()) {
-      const size_t next = narrowest(table, table.label_columns.size() + last);
-      if (width + next > max_width + 2) break;  // the last column needs no gap
-      width += next;
-      ++last;
-    }
-    if (first > 0 || last < table.columns.size()) {
-      const std::string span =
-          last == first + 1 ? "column " + std::to_string(last)
-                            : "columns " + std::to_string(first + 1) + "-" + std::to_string(last);
-      out += (first > 0 ? "\n" : "") + ("(" + span + " of ") +
-             std::to_string(table.columns.size()) + ")\n";
-    }
-    out += text_part(table, first, last, max_width);
-    first = last;
-  }
-  return out;
+  TextTable text(header_of(table));
+  for (const ReportRow& row : table.rows) text.add_row(cells_of(row));
+  return text.render_in_parts(max_width, table.label_columns.size());
 }
 
 std::string render_text(const Report& report, size_t max_width) {
-  const auto wrap = [&](const std::string& text, const std::string& indent) {
-    std::string out;
-    const size_t width = max_width > indent.size() ? max_width - indent.size() : 0;
-    for (const std::string& line : width > 0 ? wrapped_lines(terminal_safe(text), width, true)
-                                             : std::vector<std::string>{terminal_safe(text)}) {
-      out += (out.empty() ? indent : std::string(indent.size(), ' ')) + line + "\n";
-    }
-    return out;
-  };
-  std::string out = wrap(report.title, "");
+  std::string out = wrapped_line(terminal_safe(report.title), max_width);
   for (const ReportTable& table : report.tables) {
-    out += "\n" + wrap(table.title, "") + "\n" + render_text_table(table, max_width);
+    out += "\n" + wrapped_line(terminal_safe(table.title), max_width) + "\n" +
+           render_text_table(table, max_width);
     if (!table.notes.empty()) out += "\n";
-    for (const std::string& note : table.notes) out += wrap(note, "- ");
+    for (const std::string& note : table.notes) {
+      out += wrapped_line("- " + terminal_safe(note), max_width);
+    }
   }
   return out;
 }

@@ -592,7 +592,7 @@ TEST(Regress, EachFormatCarriesTheVerdictsAndTheirFigures) {
 }
 
 // report's table format on a terminal: the 47 published results' tables (466 columns as Markdown)
-// within 100 columns, their cells wrapped; reading_format picks it only for a terminal.
+// within 100 columns, their cells wrapped; the CLI picks it only for a terminal (reading_output).
 TEST(Report, TheTableFormatFitsTheWidth) {
   const Report report =
       build_report(load_results({std::string(GPUBENCH_SOURCE_DIR) + "/results/reference"}), {});
