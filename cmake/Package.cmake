@@ -1,7 +1,7 @@
 # The installed package (docs/api.md): `cmake --install BUILD --prefix PREFIX` installs the public
-# headers (include/gpubench/), the internal headers they include (under include/gpubench/internal/,
-# with their folders), two static libraries and a CMake package config, so that a project of its
-# own does find_package(gpubench) and links gpubench::gpubench (examples/custom_model/).
+# headers (include/gpubench/, which include LibTorch and the standard library only), two static
+# libraries and a CMake package config, so that a project of its own does find_package(gpubench)
+# and links gpubench::gpubench (examples/custom_model/).
 #
 # libgpubench.a holds everything that trains and the command line; it is linked whole (the models
 # and workloads register themselves from static objects, which a plain static link would drop).
@@ -21,21 +21,7 @@ add_custom_target(gpubench_package DEPENDS gpubench_archive gpubench_base)
 install(FILES $<TARGET_FILE:gpubench_archive> $<TARGET_FILE:gpubench_base>
         DESTINATION ${CMAKE_INSTALL_LIBDIR} OPTIONAL)
 install(DIRECTORY include/gpubench DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY src/ ${GPUBENCH_GENERATED_DIR}/
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpubench/internal FILES_MATCHING PATTERN "*.h"
-        PATTERN "*.def" PATTERN "*.inc")
-install(DIRECTORY models DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpubench/internal
-        FILES_MATCHING PATTERN "*.h")
 
-# What a consumer compiles and links with, as this build did.
-get_target_property(GPUBENCH_PACKAGE_DEFINITIONS gpubench_core INTERFACE_COMPILE_DEFINITIONS)
-set(GPUBENCH_PACKAGE_SYSTEM_INCLUDES "")
-if(GPUBENCH_WITH_GLOO AND NOT GPUBENCH_GLOO_INCLUDE_DIR STREQUAL "/usr/include")
-  list(APPEND GPUBENCH_PACKAGE_SYSTEM_INCLUDES ${GPUBENCH_GLOO_INCLUDE_DIR})
-endif()
-if(GPUBENCH_WITH_NCCL)
-  list(APPEND GPUBENCH_PACKAGE_SYSTEM_INCLUDES ${GPUBENCH_NCCL_INCLUDE_DIR})
-endif()
 configure_file(cmake/gpubenchConfig.cmake.in
                "${CMAKE_CURRENT_BINARY_DIR}/package/gpubenchConfig.cmake" @ONLY)
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/package/gpubenchConfigVersion.cmake"

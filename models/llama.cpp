@@ -519,7 +519,7 @@ ModelInfo llama_info(std::string name, LlamaConfig config, std::string reference
        {config.num_layers, config.hidden_size, config.num_heads, config.vocab_size},
        hidden});
   info.capabilities.generates = true;
-  // Every width to multiples of 128, int4's largest group.
+  // Every width to multiples of 128, the largest group a weight format quantises by.
   info.capabilities.max_width_divisor = max_width_divisor(config, false, 128);
   info.capabilities.max_width_divisor_keeping_key_value_heads =
       max_width_divisor(config, true, 128);

@@ -429,7 +429,7 @@ ModelInfo transformer_xl_info(const std::string& name, TransformerXLConfig confi
   info.reference = reference;
   // Its memory is a new tensor every step, which a replayed graph would never read.
   info.capabilities.input = SyntheticInput::kTokenSegments;
-  info.capabilities.fp8_linear_layers = true;
+  info.capabilities.products_in_linear_layers = true;
   info.capabilities.memory_independent_of_weights = true;  // its clusters go by the tokens
   info.capabilities.blocks = config.n_layer;
   info.capabilities.weight_formats.clear();  // no inference path

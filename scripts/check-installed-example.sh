@@ -2,8 +2,9 @@
 # The installed package as a user meets it (docs/api.md): installs BUILD_DIR into a scratch
 # prefix, builds examples/custom_model against it with find_package(gpubench), and runs the
 # example's own model through train (one process, then two CPU ranks: the executable re-runs
-# itself), models and report, and from code (run_request, write_result_file); and checks that docs/api.md shows the example as it is. A CTest test
-# runs it.
+# itself), models and report, and from code (run_in_this_process, write_result); and checks
+# that the installed headers are the public ones alone and that docs/api.md shows the example as
+# it is. A CTest test runs it.
 #   usage: check-installed-example.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,11 @@ trap 'rm -rf "$scratch"' EXIT
 prefix="$scratch/prefix"
 
 cmake --install "$build" --prefix "$prefix" >"$scratch/install.log"
+# The example compiles against the public headers alone: the installed include folder holds
+# include/gpubench/ as it is and nothing more, and gpubench::gpubench's include path is that
+# folder (cmake/gpubenchConfig.cmake.in).
+diff <(cd "$prefix/include" && find . -type f | sort) <(cd include && find . -type f | sort) ||
+  { echo "check-installed-example: the installed headers are not include/gpubench/'s" >&2; exit 1; }
 launcher=()
 # The example is built from a copy in the scratch folder, with the compiler cache's keys relative
 # to that folder: whatever the scratch folder's and the clone's names, the example's three objects
@@ -64,7 +70,7 @@ for path, ranks in zip(sys.argv[1:], (1, 2)):
 PY
 "$bench" report "$scratch/one.json" "$scratch/two.json" | grep -q "example-net" ||
   fail "report does not show example-net"
-# The API from code: run_request in this process, write_result_file, read back.
+# The API from code: run_in_this_process, write_result, read back.
 "$scratch/example/run_from_code" "$scratch/code.json" >"$scratch/code.log" 2>&1 ||
   { cat "$scratch/code.log"; fail "run_from_code failed"; }
 grep -q "^example-net ok: " "$scratch/code.log" || { cat "$scratch/code.log"; fail "run_from_code said no result"; }

@@ -16,9 +16,9 @@ import sys
 
 # Top first. A folder may include folders of the layers below it, never of its own layer or above.
 LAYERS = [
-    [("gpubench", "the public API (include/gpubench/): a model's interface and registration, "
-                  "running gpubench from code, result files")],
-    [("cli", "the subcommands: thin, one file each; the reporters (file, terminal)")],
+    [("cli", "the subcommands: thin, one file each; the reporters (file, terminal)"),
+     ("api", "the public API's implementation (include/gpubench/): one benchmark in this "
+             "process, result files")],
     [("runner", "the one runner: a benchmark here, as local ranks, after a batch search, as a "
                 "launcher's rank, as a child; suites")],
     [("process", "child processes: data-parallel ranks, batch probes, the child's command")],
@@ -50,6 +50,9 @@ LAYERS = [
     [("results", "result files (no LibTorch)")],
     [("settings", "the benchmark's settings, suites (no LibTorch)")],
     [("common", "errors, files, text tables, JSON helpers (no LibTorch)")],
+    [("gpubench", "the public headers (include/gpubench/): a model's interface, layers and "
+                  "registration, running gpubench from code, result files; they include "
+                  "LibTorch and the standard library only")],
 ]
 
 # cli/ parses, calls the runner and hands results to the reporters: each subcommand reaches its own

@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/command_line.h"
+#include "gpubench/benchmark.h"  // run_command_line
 #include "test_helpers.h"
 
 namespace gpubench::testing {

@@ -3,7 +3,7 @@
 // as the zoo's are.
 #include <torch/torch.h>
 
-#include "gpubench/model.h"
+#include "gpubench/image_classifier.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ class ExampleNetImpl : public torch::nn::Module {
 TORCH_MODULE(ExampleNet);
 
 // Name, aliases, image size, default batch, reference, and how to build it.
-GPUBENCH_REGISTER_MODEL(gpubench::image_classifier_info<ExampleNet>(
+GPUBENCH_REGISTER_MODEL(gpubench::image_classifier<ExampleNet>(
     "example-net", {}, 32, 8, "examples/custom_model: one convolution and a classifier",
     [](int64_t classes) { return ExampleNet(classes); }));
 

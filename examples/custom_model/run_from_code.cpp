@@ -1,6 +1,6 @@
 // gpubench from code: one benchmark of example-net (example_net.cpp) resolved on this machine
-// and run in this process (run_request), its result written whole (write_result_file) and read
-// back (read_result_file).
+// and run in this process (run_in_this_process), its result written whole (write_result) and
+// read back (read_result).
 //   run_from_code RESULT.json
 #include <cstdio>
 
@@ -12,21 +12,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: run_from_code RESULT.json\n");
     return 2;
   }
-  gpubench::BenchmarkRequest request;
-  request.model = "example-net";
-  request.device = gpubench::DeviceKind::kCpu;
-  request.batch_size = 2;
-  request.warmup_steps = 1;
-  request.steps = 2;
-  request.repeat = 1;
   try {
-    const gpubench::Result result = gpubench::run_request(request);
-    gpubench::write_result_file(argv[1], result);
-    const gpubench::Result written = gpubench::read_result_file(argv[1]);
-    std::printf("%s %s: %.1f %s\n", written.benchmark.model.c_str(),
-                gpubench::to_string(written.status).c_str(), written.metrics.throughput,
-                written.metrics.throughput_unit.c_str());
-    return written.status == gpubench::RunStatus::kOk ? 0 : 1;
+    const gpubench::RunResult result = gpubench::run_in_this_process({{"model", "example-net"},
+                                                                      {"device", "cpu"},
+                                                                      {"batch_size", "2"},
+                                                                      {"warmup_steps", "1"},
+                                                                      {"steps", "2"},
+                                                                      {"repeat", "1"}});
+    gpubench::write_result(argv[1], result);
+    const gpubench::RunResult written = gpubench::read_result(argv[1]);
+    std::printf("%s %s: %.1f %s\n", written.model.c_str(), written.status.c_str(),
+                written.throughput, written.throughput_unit.c_str());
+    return written.ok() ? 0 : 1;
   } catch (const gpubench::UsageError& error) {
     std::fprintf(stderr, "run_from_code: %s\n", error.what());
     return 2;

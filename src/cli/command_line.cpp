@@ -2,7 +2,7 @@
 // `gpubench` hands them over to it, and the rank launcher and the suite runner start their
 // children with it), and a user's executable with its own models (include/gpubench/benchmark.h).
 // It answers the LibTorch-free subcommands too, so that help-reference describes every one.
-#include "cli/command_line.h"
+#include "gpubench/benchmark.h"  // run_command_line
 
 #include "commands.h"
 #include "runner/runner.h"

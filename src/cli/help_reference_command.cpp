@@ -172,7 +172,7 @@ std::string models_reference() {
     out += markdown_row(
         {code(info->name), to_string(can.input), join(tasks), graph.empty() ? "no" : join(graph),
          join(can.lora_roles, ","), yes_no(can.activation_checkpointing),
-         can.fp8_linear_layers ? "linear" : "none",
+         can.products_in_linear_layers ? "linear" : "none",
          can.blocks > 0 ? "1-" + std::to_string(can.blocks) : "no",
          can.experts > 0
              ? std::to_string(can.experts) + " (" + std::to_string(can.experts_per_token) + ")"

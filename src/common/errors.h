@@ -6,13 +6,9 @@
 #include <utility>
 #include <vector>
 
-namespace gpubench {
+#include "gpubench/errors.h"  // UsageError: bad input from the user, exit code 2
 
-// Bad input from the user (flags, suite files, paths): one line, exit code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace gpubench {
 
 // What a benchmark can need that a machine or a build may lack (docs/results.md#skipped).
 namespace requirement {

@@ -177,7 +177,7 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
   can.graph_training = true;
   can.graph_inference = true;
   can.activation_checkpointing = true;
-  can.fp8_linear_layers = true;
+  can.products_in_linear_layers = true;
   can.blocks = entry.shape.layers;
   can.observed_blocks = true;
   can.vocab = entry.shape.vocab;

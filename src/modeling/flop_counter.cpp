@@ -1,5 +1,7 @@
 #include "modeling/flop_counter.h"
 
+#include "gpubench/layers.h"
+
 namespace gpubench {
 namespace {
 thread_local FlopCounter* active_counter = nullptr;
@@ -51,4 +53,11 @@ void FlopCounter::record_weight_read(int64_t bytes) {
   if (active_counts != nullptr) active_counts->weight_bytes_read += bytes;
 }
 
+namespace layers {
+
+void count_multiply_adds(int64_t multiply_adds, bool frozen_weight) {
+  FlopCounter::record_multiply_adds(multiply_adds, frozen_weight);
+}
+
+}  // namespace layers
 }  // namespace gpubench

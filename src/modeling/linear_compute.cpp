@@ -4,6 +4,22 @@
 
 namespace gpubench::layers {
 
+std::shared_ptr<LinearCompute> new_linear_compute() {
+  return std::make_shared<LinearCompute>();
+}
+
+torch::Tensor LinearImpl::forward(const torch::Tensor& input) {
+  return compute_->forward(input, weight, bias);
+}
+
+bool LinearImpl::hold_weight_in(const WeightFormat& format) {
+  return compute_->quantize(*this, weight, format);
+}
+
+int64_t LinearImpl::bytes_change_in(const WeightFormat& format) const {
+  return weight_bytes_change(weight, format);
+}
+
 torch::Tensor LinearCompute::forward(const torch::Tensor& input, const torch::Tensor& weight,
                                      const torch::Tensor& bias) {
   const bool frozen = !weight.requires_grad();

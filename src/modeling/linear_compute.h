@@ -1,15 +1,16 @@
-// How the counted linear layers (layers.h's Linear, adapted_linear.h's AdaptedLinear) compute
-// y = x W^T + b, and what they report to an active FlopCounter: by the product rule active on
-// the thread where it runs the shape (modeling/linear_products.h: precision fp8's training
-// products), or from the weight held in a format (modeling/weight_formats.h: FP8, int8, int4,
-// NF4); else torch's linear, in autocast's dtype. Both are applied from outside (src/features/;
-// docs/fp8.md, docs/inference.md#integer-weights).
+// How the counted linear layers (include/gpubench/layers.h's Linear, adapted_linear.h's
+// AdaptedLinear) compute y = x W^T + b, and what they report to an active FlopCounter: by the
+// product rule active on the thread where it runs the shape (modeling/linear_products.h: precision
+// fp8's training products), or from the weight held in a format (modeling/weight_formats.h: FP8,
+// int8, int4, NF4); else torch's linear, in autocast's dtype. Both are applied from outside
+// (src/features/; docs/fp8.md, docs/inference.md#integer-weights).
 #pragma once
 
 #include <memory>
 
 #include <torch/torch.h>
 
+#include "gpubench/layers.h"  // QuantizableLinear
 #include "modeling/linear_products.h"
 #include "modeling/weight_formats.h"
 
@@ -35,16 +36,6 @@ class LinearCompute {
   std::shared_ptr<const HeldWeight> held_;
   std::shared_ptr<ProductState> product_state_;  // the active product rule's, for this layer
   int64_t in_features_ = 0, out_features_ = 0;
-};
-
-// A linear layer whose weight inference can hold in a WeightFormat.
-class QuantizableLinear {
- public:
-  virtual ~QuantizableLinear() = default;
-  virtual bool hold_weight_in(const WeightFormat& format) = 0;
-  // What hold_weight_in(format) would change its bytes by (WeightFormat::bytes_in less
-  // the weight's own); 0 where it would keep them.
-  virtual int64_t bytes_change_in(const WeightFormat& format) const = 0;
 };
 
 // Every QuantizableLinear of `model` whose shape aligns, quantised; returns how many were and

@@ -13,68 +13,13 @@
 
 #include <torch/torch.h>
 
+#include "gpubench/model.h"  // TrainableModel, SyntheticBatch, SyntheticInput, ModelDeclaration
 #include "modeling/layer_placement.h"
 #include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
 #include "settings/benchmark.h"
 
 namespace gpubench {
-
-// One synthetic batch that lives on the device for the whole run.
-struct SyntheticBatch {
-  torch::Tensor inputs;
-  torch::Tensor targets;
-  std::vector<torch::Tensor> extras;  // further inputs of one model (BERT's token types, ...)
-};
-
-// A model ready to train: its module, its synthetic data and its loss.
-class TrainableModel {
- public:
-  virtual ~TrainableModel() = default;
-  virtual torch::nn::Module& module() = 0;
-  virtual SyntheticBatch synthetic_batch(int64_t batch_size, torch::Device device,
-                                         bool channels_last) = 0;
-  // Forward pass and loss, returned in float32 whatever autocast computed inside.
-  virtual torch::Tensor training_loss(const SyntheticBatch& batch) = 0;
-  // One inference-mode forward pass on the CPU, for counting FLOPs; returns how many samples
-  // (images, tokens) it covered.
-  virtual int64_t count_forward() = 0;
-  // Samples in one batch item: 1 for an image or a BERT sequence, tgt_len or seq_len tokens for
-  // a language model whose throughput is in tokens.
-  virtual int64_t samples_per_item() const { return 1; }
-  // Tokens in one batch item; 0 for a model that does not read tokens.
-  virtual int64_t tokens_per_item() const { return 0; }
-  // Draws the weights of a model built with ModelOptions::defer_initialization.
-  virtual void initialize_weights() {}
-  // Draws, each into storage of its own, the weights whose values decide what a pass allocates
-  // (a mixture of experts' routing: which experts take how many tokens), as initialize_weights()
-  // draws them: fit's probes, whose other weights are zeros, then route as a run does. With a
-  // zero embedding every token's hidden state is the same and every token goes to the same
-  // experts (test-tiny-gpt-oss at batch 4, prompt 56: a prompt's pass 60 % above the run's).
-  virtual void initialize_routing() {}
-  // A model that reads its segments with a recurrent memory (SyntheticInput::kTokenSegments)
-  // lets it go, as a new synthetic batch does: fit's probes read each shape's from nothing.
-  virtual void clear_recurrent_memory() {}
-  // Models whose batches are token sequences: the next synthetic batches have `tokens` per
-  // item (what `fit` probes at). false where the model has no sequence length to change.
-  virtual bool set_sequence_length(int64_t tokens) {
-    (void)tokens;
-    return false;
-  }
-
-  // gpubench infer (docs/inference.md). The forward pass as served, its main output (logits);
-  // called in evaluation mode under inference mode. Undefined (the default): the model has no
-  // inference path.
-  virtual torch::Tensor inference_output(const SyntheticBatch& batch) {
-    (void)batch;
-    return {};
-  }
-  // Models that generate text: their generation with a key/value cache; null for the others.
-  virtual TextGenerator* text_generator() { return nullptr; }
-  // Weights (and buffers) in `dtype` for half-precision inference, as inference engines hold
-  // them; what must stay float32 (Llama's rotary frequencies) is kept outside the buffers.
-  virtual void cast_for_inference(torch::ScalarType dtype) { module().to(dtype); }
-};
 
 struct LoraSettings {
   int64_t rank = 16;
@@ -163,13 +108,6 @@ struct ModelStats {
   }
 };
 
-// The kind of synthetic batch a model trains on.
-enum class SyntheticInput {
-  kImages,           // images and class labels
-  kTokenSegments,    // token segments read with a recurrent memory (tgt_len, mem_len)
-  kTokenSequences,   // token sequences of seq_len (masked or causal language modelling)
-  kDetectionImages,  // images with objects_per_image boxes and labels each (object detection)
-};
 std::string to_string(SyntheticInput input);
 
 // What a model can do, declared in its registration. Resolve, the precision policy and graph
@@ -194,9 +132,10 @@ struct ModelCapabilities {
   bool needs_vision_ops = false;
   // Its transformer blocks can recompute their activations in backward.
   bool activation_checkpointing = false;
-  // Its products run through gpubench's linear layers (modeling/linear_compute.h), which
-  // precision fp8 runs in FP8; convolutions have no FP8 path in PyTorch.
-  bool fp8_linear_layers = false;
+  // Its products (its weights' products, most of its FLOPs) run through gpubench's linear layers
+  // (layers::Linear, modeling/linear_compute.h), where features such as precision fp8 rewrite
+  // them; not its convolutions, and not a mixture's experts.
+  bool products_in_linear_layers = false;
   // What a step allocates depends on its shapes alone, not on its weights' values (no routing or
   // selection by score): fit's probes may build it undrawn, its weights zeroed over one shared
   // buffer (memory/shared_storage.h), as they do every counted model (ModelInfo::count).
@@ -218,7 +157,8 @@ struct ModelCapabilities {
   int64_t vocab = 0;
   // The largest ModelOptions::width_divisor its configuration divides by (a power of two; 1:
   // fit's probes keep its width): every width its blocks split, heads and key/value heads
-  // included, divides by it (a Llama's to multiples of 128, int4's largest group).
+  // included, divides by it (a Llama's to multiples of 128, the largest group a weight format
+  // quantises by).
   int64_t max_width_divisor = 1;
   // The same with the key/value heads kept whole (ModelOptions::width_keeps_key_value_heads):
   // every other width divides by it, and the attention heads then still group over the key/value
@@ -329,6 +269,10 @@ struct ModelInfo {
     return create(options);
   }
 };
+
+// The registry entry of a model of one's own (include/gpubench/model.h): what it declares, and
+// the defaults of a model that declares nothing more.
+ModelInfo model_info_of(const ModelDeclaration& declaration);
 
 // `info` with its counts at its default options declared (ModelInfo::default_counts): its
 // parameters, those that train, and forward FLOPs per sample with their part that multiplies by

@@ -2,9 +2,7 @@
 
 #include "common/errors.h"
 #include "datasheets/run_efficiency.h"
-#include "run/resolve_benchmark.h"
 #include "run/run_session.h"
-#include "system/machine.h"
 
 namespace gpubench {
 
@@ -14,18 +12,6 @@ Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_set
       WorkloadRegistry::instance().for_benchmark(benchmark, session.info());
   const std::unique_ptr<Workload> workload = workload_info.make();
   return session.run(*workload);
-}
-
-Result run_request(const BenchmarkRequest& request) {
-  const ResolvedBenchmark benchmark = resolve(request, read_machine_facts());
-  if (benchmark.runs_process_group()) {
-    throw UsageError("run_request runs one process, not " +
-                     (benchmark.gpus > 1 ? std::to_string(benchmark.gpus) + " ranks"
-                                         : std::string("a process group of one")) +
-                     ": data parallelism and sharding run through the command line (train "
-                     "--gpus N, --shard)");
-  }
-  return run_benchmark(benchmark);
 }
 
 Result failed_result_for(const ResolvedBenchmark& resolved, const std::string& error) {

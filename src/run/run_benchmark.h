@@ -17,12 +17,6 @@ namespace gpubench {
 // and peak memory of the worst rank.
 Result run_benchmark(const ResolvedBenchmark& benchmark, const RunSetup& run_setup = {});
 
-// `request` resolved on this machine (the model's defaults, the precision policy, the devices
-// present) and run in this process, as `gpubench train` (or infer, by its task) runs one device.
-// Throws UsageError for a request that cannot run here, data parallelism among them: several
-// ranks are several processes (GPUBENCH_MAIN's train --gpus N).
-Result run_request(const BenchmarkRequest& request);
-
 // The result of a run that never reported (a child that died): result_for (run/run_session.h)
 // with the error, and the datasheet.
 Result failed_result_for(const ResolvedBenchmark& benchmark, const std::string& error);

@@ -41,7 +41,7 @@ ModelInfo linear_image_net_info() {
   ModelCapabilities& can = info.capabilities;
   can.graph_training = false;
   can.graph_inference = false;
-  can.fp8_linear_layers = true;
+  can.products_in_linear_layers = true;
   can.weight_formats = {"fp32", "bf16", "fp8"};
   return info;
 }
@@ -61,7 +61,7 @@ const ModelRegistration kInferenceOnly{inference_only_info()};
 
 auto capability_set(const ModelCapabilities& can) {
   return std::make_tuple(can.input, can.trains, can.infers, can.generates, can.graph_training,
-                         can.graph_inference, can.activation_checkpointing, can.fp8_linear_layers,
+                         can.graph_inference, can.activation_checkpointing, can.products_in_linear_layers,
                          can.lora_roles, can.blocks, can.weight_formats);
 }
 

@@ -157,7 +157,7 @@ TEST(ModelRegistry, EveryListedModelIsCheckedAndDeclaresConsistentCapabilities) 
     // Weight formats are infer's: fp32 always, fp8 where the linear layers run in FP8.
     if (can.infers) {
       EXPECT_TRUE(can.holds_weights_in("fp32")) << info->name;
-      EXPECT_EQ(can.holds_weights_in("fp8"), can.fp8_linear_layers) << info->name;
+      EXPECT_EQ(can.holds_weights_in("fp8"), can.products_in_linear_layers) << info->name;
     } else {
       EXPECT_TRUE(can.weight_formats.empty()) << info->name;
     }

@@ -21,7 +21,7 @@ void resolve_fp8(const ResolveInputs& inputs, ResolvedBenchmark& out) {
   if (out.precision != Precision::kFp8) {
     if (inputs.request.fp8_recipe) throw UsageError("fp8_recipe applies to precision fp8 only");
     out.fp8_recipe.clear();
-  } else if (!info.capabilities.fp8_linear_layers) {
+  } else if (!info.capabilities.products_in_linear_layers) {
     throw UsageError("precision 'fp8' runs the linear layers' products in FP8, and " + info.name +
                      " declares no FP8-eligible layers (FP8 convolutions are not a PyTorch "
                      "path); use bf16");
