@@ -527,8 +527,8 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   // The experts' grouping reads their token counts on the host: no step is captured.
   can.graph_training = false;
   can.graph_inference = false;
-  // The experts' products, most of its FLOPs, are not linear layers: products_in_linear_layers
-  // stays false.
+  // The experts' products, most of its FLOPs, are not linear layers.
+  can.products_in_linear_layers = false;
   can.weight_formats = {"fp32", "bf16", "fp16", "mxfp4"};
   can.default_weights = "mxfp4";
   can.experts = config.num_experts;
