@@ -29,7 +29,8 @@ LAYERS = [
              "the workload registry, resolving a request (a loop over the rules), the trials' "
              "timing")],
     [("features", "what is applied to a model from outside, a folder each (precision, weight "
-                  "formats, tuning, parallelism, graph mode): its resolve rules and refusals")],
+                  "formats, tuning, parallelism, graph mode): its resolve rules and refusals, "
+                  "its memory terms")],
     [("models", "the model zoo (models/), one file per family, each registering itself"),
      ("memory", "memory plans, tensor accounting, the fit model"),
      ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],

@@ -209,6 +209,17 @@ std::string resolve_rules_reference() {
   for (const auto& [owner, decides] : resolve_rule_list()) {
     out += markdown_row({std::to_string(++number), owner, decides});
   }
+  out +=
+      "\n## The memory plan's terms\n\n"
+      "What a run needs before its first activation (src/features/memory_terms.cpp: the memory "
+      "plan: a run whose plan cannot fit ends as an `oom` result before anything is allocated): "
+      "the model's own term, then each feature's "
+      "from its folder, in this order.\n\n" +
+      header({"#", "whose", "counts"});
+  number = 0;
+  for (const auto& [owner, counts] : memory_term_list()) {
+    out += markdown_row({std::to_string(++number), owner, counts});
+  }
   return out;
 }
 

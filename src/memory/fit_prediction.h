@@ -116,10 +116,10 @@ struct MemoryFit {
   // larger of the two.
   std::optional<BatchSeqFit> backward_steepest;
   int64_t gradient_peak_extra = 0;
-  // --shard (memory/sharded_memory.h): the unsharded gradients a sharded backward holds at a
-  // time (the root's, one block's and its float32 buffer), beside the activations early in
-  // backward, where the master shards' gradients have not arrived, and beside those gradients at
-  // its end, where the activations are gone; 0: not sharded.
+  // --shard (parallelism's, features/parallelism/parallelism_memory.h): the unsharded gradients
+  // a sharded backward holds at a time (the root's, one block's and its float32 buffer), beside
+  // the activations early in backward, where the master shards' gradients have not arrived, and
+  // beside those gradients at its end, where the activations are gone; 0: not sharded.
   int64_t sharded_unit_gradients = 0;
   std::string method;                // how it was probed, in words
   std::vector<std::string> counted;  // what was counted rather than probed, a line each

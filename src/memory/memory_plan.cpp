@@ -1,47 +1,20 @@
 #include "memory/memory_plan.h"
 
-#include <algorithm>
-
 #include <fstream>
 #include <sstream>
 
-#include "optim/optimizer_registry.h"
-
 namespace gpubench {
 
-MemoryPlan plan_memory(const ModelStats& stats, const ResolvedBenchmark& b, const ModelInfo& info,
-                       const ModelOptions& options) {
+void model_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan) {
+  const ResolvedBenchmark& b = inputs.benchmark;
+  plan.weights = 4 * inputs.stats.params;
+  plan.gradients = 4 * inputs.stats.trainable_params;
   // fp8: bf16 everywhere but the linear layers' products (which keep FP8 copies of their inputs
   // for backward, a byte each: the bf16 estimate is the larger).
   const bool half = compute_element_bytes(b.precision) == 2;
-  const bool half_frozen = uses_lora(b.tuning) && half;
-  const int64_t frozen = stats.params - stats.trainable_params - stats.nf4_params;
-  MemoryPlan plan;
-  // NF4: half a byte a weight and a float32 absmax a block of 64 (features/weights/nf4_weights.h).
-  plan.weights = 4 * stats.trainable_params + (half_frozen ? 2 : 4) * frozen +
-                 stats.nf4_params / 2 + stats.nf4_params / 64 * 4;
-  // fp8 LoRA: each frozen weight keeps its two FP8 operands, a byte a weight each
-  // (fp8::FrozenWeightOperands; the norms' few weights, which keep none, are counted too).
-  if (b.precision == Precision::kFp8 && uses_lora(b.tuning)) plan.weights += 2 * frozen;
-  plan.gradients = 4 * stats.trainable_params;
-  // AdamW: two moments; SGD: the momentum buffer.
-  plan.optimizer_state = OptimizerRegistry::instance()
-                             .get(optimizer_for(b.optimizer, info.optimizer))
-                             .state_bytes_per_parameter *
-                         stats.trainable_params;
-  // Tensor parallelism: each rank holds its slice (the norms, whole on every rank, are about
-  // 0.01 % of a Llama's weights and left out).
-  // --shard: each rank holds its master shards, their gradients and states (the gathered units,
-  // a block or two in the compute dtype, are left out).
-  const int64_t ranks = b.sharded() ? std::max(1, b.gpus) : std::max(1, b.tensor_parallel);
-  plan.weights /= ranks;
-  plan.gradients /= ranks;
-  plan.optimizer_state /= ranks;
-  // A sharded rank builds the whole model before it keeps its shards.
-  plan.host_build = b.sharded() ? plan.weights * ranks : plan.weights;
-  if (info.activation_bytes)
-    plan.activations = info.activation_bytes(options, b.batch_size, half ? 2 : 4);
-  return plan;
+  if (inputs.model.activation_bytes) {
+    plan.activations = inputs.model.activation_bytes(inputs.options, b.batch_size, half ? 2 : 4);
+  }
 }
 
 std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "distributed/launch_environment.h"
+#include "features/memory_terms.h"  // memory_term_list, for the generated reference
 #include "memory/fit_prediction.h"
 #include "memory/inference_fit.h"
 #include "modeling/linear_compute.h"

@@ -8,11 +8,12 @@
 
 #include <torch/torch.h>
 
+#include "features/memory_terms.h"
+#include "features/parallelism/parallelism_memory.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/nf4_weights.h"
 #include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
-#include "memory/sharded_memory.h"
 #include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"

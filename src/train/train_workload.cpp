@@ -6,6 +6,7 @@
 #include "distributed/expert_parallel_sync.h"
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/sharded_data_parallel.h"
+#include "features/memory_terms.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"

@@ -79,9 +79,10 @@ TEST(FitCli, AnExpertParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) 
       "--warmup-steps 1 --steps 2 --repeat 1", "expert-parallel rank");
 }
 
-// fit --shard probes the unsharded step and takes one rank's share (memory/sharded_memory.h);
-// 2 and 4 Gloo ranks then train the recipe sharded. Rank 0's tensors' peak is within 10 % of the
-// prediction (on a Zen 4: 2 full bf16 -3 %, 4 grads fp32 +5 %).
+// fit --shard probes the unsharded step and takes one rank's share
+// (features/parallelism/parallelism_memory.h); 2 and 4 Gloo ranks then train the recipe sharded.
+// Rank 0's tensors' peak is within 10 % of the prediction (on a Zen 4: 2 full bf16 -3 %, 4 grads
+// fp32 +5 %).
 TEST(FitCli, ShardedRanksArePredictedWithinTenPercentOfTheirMeasuredPeak) {
   for (const std::string recipe :
        {" --gpus 2 --shard full --precision bf16", " --gpus 4 --shard grads --precision fp32"}) {

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "cpu_benchmark.h"
+#include "features/memory_terms.h"
 #include "features/precision/precision_policy.h"
 #include "features/tuning/qlora.h"
 #include "features/weights/nf4_weights.h"

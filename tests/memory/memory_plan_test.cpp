@@ -1,5 +1,6 @@
 // The bytes a run needs before its first activation, and when a run is refused for them.
 #include "memory/memory_plan.h"
+#include "features/memory_terms.h"
 
 #include <gtest/gtest.h>
 

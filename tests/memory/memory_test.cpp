@@ -12,6 +12,7 @@
 
 #include "common/errors.h"
 #include "cpu_benchmark.h"
+#include "features/memory_terms.h"
 #include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
@@ -542,8 +543,8 @@ TEST(FitPrediction, ShardedAndExpertParallelFitsProbeAsTheWholeModelsDo) {
   EXPECT_GT(rank.readings.front().width_divisor, 1);
 }
 
-// A sharded recipe's fit (one rank's of 4, memory/sharded_memory.h) from probes of one and two
-// blocks is the whole model's within 2 %, and a rank holds a quarter of the state.
+// A sharded recipe's fit (one rank's of 4, features/parallelism/parallelism_memory.h) from probes
+// of one and two blocks is the whole model's within 2 %, and a rank holds a quarter of the state.
 TEST(FitPrediction, ShardedByBlocksPredictsWhatTheWholeModelDoes) {
   ResolvedBenchmark b = cpu_benchmark("test-deep-llama", 2);
   b.seq_len = 32;

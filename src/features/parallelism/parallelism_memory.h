@@ -1,15 +1,27 @@
-// What one rank of a sharded run (--shard, distributed/sharded_data_parallel.h) holds, from what
-// an unsharded step holds (docs/memory.md): `gpubench fit --shard` probes the unsharded step and
+// Parallelism's memory: one rank's share of the memory plan (features/memory_terms.h), and what one
+// rank of a sharded run (--shard, distributed/sharded_data_parallel.h) holds, from what an
+// unsharded step holds (docs/memory.md): `gpubench fit --shard` probes the unsharded step and
 // divides and adds by these rules; the run's own breakdown is counted from its tensors.
 #pragma once
 
 #include <cstdint>
 
 #include "memory/fit_prediction.h"
+#include "memory/memory_plan.h"
 #include "modeling/model_registry.h"
 #include "settings/benchmark.h"
 
 namespace gpubench {
+namespace parallelism {
+
+// The plan's weights, gradients and optimiser state, one rank's: a tensor-parallel rank holds its
+// slice (the norms, whole on every rank, are about 0.01 % of a Llama's weights and left out); a
+// sharded rank its master shards, their gradients and states (the gathered units, a block or two
+// in the compute dtype, are left out). The host build: the weights as a rank builds them before
+// they move, the whole model for a sharded rank, which keeps its shards after.
+void rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan);
+
+}  // namespace parallelism
 
 // The parameters of the sharding units, counted by rule from the configuration.
 struct ShardUnitParams {

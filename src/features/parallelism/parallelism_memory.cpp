@@ -1,6 +1,17 @@
-#include "memory/sharded_memory.h"
+#include "features/parallelism/parallelism_memory.h"
+
+#include <algorithm>
 
 namespace gpubench {
+
+void parallelism::rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan) {
+  const ResolvedBenchmark& b = inputs.benchmark;
+  const int64_t ranks = b.sharded() ? std::max(1, b.gpus) : std::max(1, b.tensor_parallel);
+  plan.weights /= ranks;
+  plan.gradients /= ranks;
+  plan.optimizer_state /= ranks;
+  plan.host_build = b.sharded() ? plan.weights * ranks : plan.weights;
+}
 
 ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& options) {
   ModelOptions one = options, two = options;
