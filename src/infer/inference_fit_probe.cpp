@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
+#include "features/model_options.h"
 #include "infer/inference_model.h"
 #include "memory/fit_prediction.h"
 #include "memory/shared_storage.h"
@@ -336,7 +337,7 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
                      b.model + " does not");
   }
   const torch::Device device = setup.device();
-  const ModelOptions options = probed_options(b);
+  const ModelOptions options = probed_model_options(b);
   const ProbeBytes weights = [&](const ModelOptions& probe) {
     return planned_weight_bytes(info, probe, b);
   };

@@ -253,16 +253,6 @@ int64_t held_experts(const ModelInfo& info, const ModelOptions& options) {
   return options.experts > 0 ? options.experts : info.capabilities.experts;
 }
 
-ModelOptions probed_options(const ResolvedBenchmark& b) {
-  ModelOptions options(b);
-  options.placement.tensor_parallel = tensor_parallel::one_rank_alone(b.tensor_parallel);
-  if (b.expert_parallel > 1) {
-    options.experts =
-        ModelRegistry::instance().get(b.model).capabilities.experts / b.expert_parallel;
-  }
-  return options;
-}
-
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
                          const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b) {
   const std::string where =

@@ -179,16 +179,9 @@ std::string shapes_text(const std::vector<ProbeShape>& shapes);
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
                          const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b);
 
-// The benchmark's model options as probed: with --tensor-parallel N, rank 0's slice of the model
-// alone (tensor_parallel::one_rank_alone), whose memory is a rank's without its collectives'
-// buffers; with --expert-parallel N, a model with one rank's share of the experts
-// (ModelOptions::experts) that its own tokens' routes all go to: evenly routed, a rank of N
-// receives as many routes from its peers as its tokens make, and holds those rows while its
-// experts compute (the exchanges' send and receive buffers left out).
-ModelOptions probed_options(const ResolvedBenchmark& b);
-
 // A mixture of experts' experts in each layer of the model `options` build: one expert-parallel
-// rank's share where probed_options set it, else the model's.
+// rank's share where the probes' options set it (features/model_options.h:
+// probed_model_options), else the model's.
 int64_t held_experts(const ModelInfo& info, const ModelOptions& options);
 
 }  // namespace gpubench

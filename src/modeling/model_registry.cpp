@@ -5,24 +5,11 @@
 #include "common/closest_name.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
 #include "modeling/weight_formats.h"
 #include "testing/test_hooks.h"
 
 namespace gpubench {
-
-ModelOptions::ModelOptions(const ResolvedBenchmark& benchmark)
-    : SequenceSettings(benchmark), DetectionSettings(benchmark), FineTuningSettings(benchmark) {
-  experts_in_mxfp4 = benchmark.weights == "mxfp4";
-  experts_per_token = benchmark.experts_per_token;
-  if (!uses_lora(benchmark.tuning)) return;
-  const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
-  lora.rank = benchmark.lora_rank;
-  lora.alpha = benchmark.lora_alpha;
-  lora.targets =
-      layers::parse_lora_targets(benchmark.lora_targets, info.capabilities.lora_roles, info.name);
-}
 
 ModelRegistry& ModelRegistry::instance() {
   static ModelRegistry registry;

@@ -17,7 +17,7 @@
 #include "modeling/layer_placement.h"
 #include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
-#include "settings/benchmark.h"
+#include "settings/setting_sections.h"
 
 namespace gpubench {
 
@@ -28,15 +28,11 @@ struct LoraSettings {
   std::vector<std::string> targets;
 };
 
-// What a model is built with: the benchmark's sequence and fine-tuning sections as resolved (a
-// length of 0: the model's own, for FLOP counts), LoRA's adapters with their targets read, and
-// when the weights are drawn.
+// What a model is built with: the benchmark's sequence, detection and fine-tuning sections as
+// resolved (a length of 0: the model's own, for FLOP counts), and what the features applied to it
+// decide (features/model_options.h: LoRA's adapters with their targets read, a mixture's experts
+// in MXFP4, the layers' placement over ranks), and when the weights are drawn.
 struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
-  ModelOptions() = default;
-  // `benchmark`'s sections; where its tuning is lora, its adapters, the targets checked against
-  // the roles its model declares (throws UsageError).
-  explicit ModelOptions(const ResolvedBenchmark& benchmark);
-
   LoraSettings lora;
   // fit's probes: the rows of the token embedding and the output head, narrowed from the model's
   // own vocabulary (ModelCapabilities::vocab); 0: the model's.

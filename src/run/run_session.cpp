@@ -7,6 +7,7 @@
 #include "distributed/collective_errors.h"
 #include "distributed/collectives.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "features/model_options.h"
 #include "features/parallelism/parallelism_memory.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
@@ -66,7 +67,7 @@ Result result_for(const ResolvedBenchmark& resolved) {
   }
   result.model_tensor_parallel_splits = info.capabilities.split_counts;
   if (info.capabilities.blocks > 0 && info.count) {
-    result.model_block_params = count_shard_units(info, ModelOptions(resolved)).block;
+    result.model_block_params = count_shard_units(info, model_options_for(resolved)).block;
   }
   result.experts.experts = info.capabilities.experts;
   result.experts.experts_per_token = resolved.experts_per_token;
@@ -123,7 +124,7 @@ std::optional<int64_t> RunSession::host_memory() const {
 }
 
 void RunSession::build_model(Workload& workload) {
-  options_ = ModelOptions(benchmark_);
+  options_ = model_options_for(benchmark_);
   options_.placement.tensor_parallel = run_setup_.rank.tensor_parallel;
   options_.placement.expert_parallel = run_setup_.rank.expert_parallel;
   std::optional<ModelStats> counted;

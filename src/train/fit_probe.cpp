@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "features/memory_terms.h"
+#include "features/model_options.h"
 #include "features/parallelism/parallelism_memory.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/nf4_weights.h"
@@ -452,7 +453,8 @@ double train_flops_per_token(const ModelInfo& info, const ModelOptions& options,
 // bound: the moment LoRA's probes peak at need not be a product's). The steps keep the same
 // activations: neither product saves more than its adapters' input.
 MemoryFit with_nf4_counted(MemoryFit fit, const ResolvedBenchmark& asked, const ModelInfo& info) {
-  const ModelOptions options = probed_options(asked), as_probed = probed_options(fit.benchmark);
+  const ModelOptions options = probed_model_options(asked),
+                     as_probed = probed_model_options(fit.benchmark);
   const ModelStats qlora = info.count(options);
   fit.weights += plan_memory(qlora, asked, info, options).weights -
                  plan_memory(info.count(as_probed), fit.benchmark, info, as_probed).weights;
@@ -486,7 +488,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   const ModelInfo& info = setup.info();
   const torch::Device device = setup.device();
   const PrecisionPolicy& policy = setup.policy();
-  const ModelOptions options = probed_options(b);
+  const ModelOptions options = probed_model_options(b);
   const bool shared = fit_options.shared_storage;
   const ProbeModels models = with_balanced_routes(
       info, probe_models(info, options, device, fit_options, [&](const ModelOptions& probe) {

@@ -71,7 +71,8 @@ TEST(FitCli, ATensorParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
 }
 
 // fit --expert-parallel probes one rank's share of the experts with its tokens' routes all
-// going to them (memory/fit_probes.h's probed_options); 2 Gloo ranks then train the recipe.
+// going to them (features/model_options.h: probed_model_options); 2 Gloo ranks then train the
+// recipe.
 TEST(FitCli, AnExpertParallelRankIsPredictedWithinTenPercentOfTwoMeasuredRanks) {
   expect_within_ten_percent_of_the_run(
       " --model test-tiny-gpt-oss --gpus 2 --expert-parallel 2 --device cpu --batch-size 4 "

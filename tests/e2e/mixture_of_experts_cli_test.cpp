@@ -71,8 +71,9 @@ TEST(MixtureOfExpertsCli, GeneratesWithItsExpertsInMxfp4ByDefault) {
   EXPECT_GT(r["metrics"]["inference"]["weight_bytes_per_decoded_token"].get<int64_t>(), 0);
 }
 
-// fit --expert-parallel predicts one rank's memory (memory/fit_probes.h's probed_options): its
-// share of the experts, the tokens routed to them as many as its own make.
+// fit --expert-parallel predicts one rank's memory (features/model_options.h:
+// probed_model_options): its share of the experts, the tokens routed to them as many as its own
+// make.
 TEST(MixtureOfExpertsCli, FitPredictsAnExpertParallelRank) {
   const auto run = run_gpubench(
       "fit --model test-tiny-gpt-oss --task infer --gpus 2 "

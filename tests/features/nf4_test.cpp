@@ -6,6 +6,7 @@
 
 #include "cpu_benchmark.h"
 #include "features/memory_terms.h"
+#include "features/model_options.h"
 #include "features/precision/precision_policy.h"
 #include "features/tuning/qlora.h"
 #include "features/weights/nf4_weights.h"
@@ -115,7 +116,7 @@ TEST(Nf4, ARunHoldsTheWeightsItsPlanCounts) {
   const ResolvedBenchmark b =
       testing::cpu_benchmark("test-tiny-llama", 2, Tuning::kQlora, Precision::kBf16);
   const ModelInfo& info = ModelRegistry::instance().get(b.model);
-  const ModelOptions options(b);
+  const ModelOptions options = model_options_for(b);
   const ModelStats stats = info.count(options);
   const MemoryPlan plan = plan_memory(stats, b, info, options);
   const Result run = run_benchmark(b);

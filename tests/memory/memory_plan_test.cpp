@@ -1,9 +1,10 @@
 // The bytes a run needs before its first activation, and when a run is refused for them.
 #include "memory/memory_plan.h"
-#include "features/memory_terms.h"
 
 #include <gtest/gtest.h>
 
+#include "features/memory_terms.h"
+#include "features/model_options.h"
 #include "modeling/model_registry.h"
 #include "run/resolve_benchmark.h"
 
@@ -32,7 +33,7 @@ Planned plan_for(const std::string& model, Tuning tuning, Precision precision, D
   Planned planned;
   planned.benchmark = resolve(request, machine);
   const ModelInfo& info = ModelRegistry::instance().get(model);
-  const ModelOptions options(planned.benchmark);
+  const ModelOptions options = model_options_for(planned.benchmark);
   planned.plan = plan_memory(measure_model(info, options), planned.benchmark, info, options);
   return planned;
 }
@@ -68,7 +69,7 @@ TEST(MemoryPlan, AShardedRankHoldsItsShareOfTheState) {
   sharded.benchmark.gpus = 8;
   sharded.benchmark.shard = "full";
   const ModelInfo& info = ModelRegistry::instance().get("llama-3-8b");
-  const ModelOptions options(sharded.benchmark);
+  const ModelOptions options = model_options_for(sharded.benchmark);
   const MemoryPlan plan =
       plan_memory(measure_model(info, options), sharded.benchmark, info, options);
   EXPECT_EQ(plan.weights, whole.plan.weights / 8);

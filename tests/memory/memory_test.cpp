@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "cpu_benchmark.h"
 #include "features/memory_terms.h"
+#include "features/model_options.h"
 #include "memory/backward_moments.h"
 #include "memory/memory_plan.h"
 #include "memory/run_memory.h"
@@ -40,7 +41,7 @@ struct CpuModel {
   explicit CpuModel(const ResolvedBenchmark& b)
       : info(ModelRegistry::instance().get(b.model)),
         policy(b.precision, kCpu),
-        options(b),
+        options(model_options_for(b)),
         model(build_model(info, options, b, policy)) {
     tensor_memory::track_cpu_tensors();
     place_model(*model, kCpu, options, false);
@@ -814,7 +815,7 @@ TEST(FitPrediction, AnExpertParallelRankHoldsItsShareOfTheExpertsAndAllItsTokens
             std::string::npos)
       << rank.method;
   const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
-  ModelOptions four(alone);
+  ModelOptions four = model_options_for(alone);
   four.experts = 4;
   EXPECT_EQ(rank.weights, info.count(four).params * 4);
   EXPECT_LT(rank.weights, whole.weights);

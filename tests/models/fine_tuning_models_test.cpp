@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
+#include "features/model_options.h"
 #include "features/precision/precision_policy.h"
 #include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
@@ -398,21 +399,21 @@ TEST(ModelOptions, AreTheBenchmarksSectionsAndItsAdapters) {
   b.lora_rank = 4;
   b.lora_alpha = 8;
   b.lora_targets = "q,v";
-  const ModelOptions full(b);
+  const ModelOptions full = model_options_for(b);
   EXPECT_EQ(full.seq_len, 96);
   EXPECT_EQ(full.blocks, 2);
   EXPECT_TRUE(full.activation_checkpointing);
   EXPECT_TRUE(full.lora.targets.empty());
 
   b.tuning = Tuning::kLora;
-  const ModelOptions lora(b);
+  const ModelOptions lora = model_options_for(b);
   EXPECT_EQ(lora.tuning, Tuning::kLora);
   EXPECT_EQ(lora.lora.rank, 4);
   EXPECT_EQ(lora.lora.alpha, 8);
   EXPECT_EQ(lora.lora.targets, (std::vector<std::string>{"q", "v"}));
 
   b.lora_targets = "q,wing";
-  EXPECT_THROW(ModelOptions{b}, UsageError);
+  EXPECT_THROW(model_options_for(b), UsageError);
 }
 
 }  // namespace
