@@ -8,6 +8,7 @@
 #include "gpubench/results.h"
 #include "modeling/model_registry.h"
 #include "test_helpers.h"
+#include "torch_support/compat.h"
 
 namespace gpubench {
 namespace {
@@ -66,13 +67,15 @@ class PublicTokenModel : public TrainableModel {
   int64_t samples_per_item() const override { return seq_len_; }
   int64_t tokens_per_item() const override { return seq_len_; }
 
+  // FP8 takes products whose features and tokens a step are multiples of 16.
   static constexpr int64_t kVocab = 32;
+  static constexpr int64_t kWidth = 16;
 
  private:
   int64_t seq_len_;
   std::shared_ptr<torch::nn::Module> net_ = std::make_shared<torch::nn::Module>();
-  torch::nn::Embedding embedding_{kVocab, 8};
-  layers::Linear head_{8, kVocab};
+  torch::nn::Embedding embedding_{kVocab, kWidth};
+  layers::Linear head_{kWidth, kVocab};
 };
 
 ModelInfo public_token_model_info() {
@@ -86,6 +89,7 @@ ModelInfo public_token_model_info() {
   model.max_seq_len = 64;
   model.reference = "a test model declared through the public API: an embedding and a head";
   model.optimizer = "adamw";
+  model.products_in_linear_layers = true;
   model.create = [](const ModelBuild& build) -> std::unique_ptr<TrainableModel> {
     return std::make_unique<PublicTokenModel>(build.seq_len);
   };
@@ -137,10 +141,37 @@ TEST(PublicApi, ATokenModelIsBuiltWithTheRunsSequenceLength) {
   EXPECT_EQ(document["benchmark"]["seq_len"], 24);
   EXPECT_EQ(document["benchmark"]["optimizer"].get<std::string>().rfind("AdamW", 0), 0u)
       << "the optimiser it declares";
-  // The head's products, 2 x 8 x 32 multiply-adds a token, counted by layers::Linear.
-  EXPECT_EQ(document["metrics"]["forward_flops_per_sample"], 2 * 8 * 32);
+  // The head's products, 16 x 32 multiply-adds a token, counted by layers::Linear.
+  EXPECT_EQ(document["metrics"]["forward_flops_per_sample"], 2 * 16 * 32);
   settings["seq_len"] = "65";
   EXPECT_THROW(run_in_this_process(settings), UsageError) << "past max_seq_len";
+}
+
+// precision fp8 rewrites the products of a model that declares them in layers::Linear, and
+// refuses one that does not (a convnet's are convolutions).
+TEST(PublicApi, Fp8GoesByWhereTheDeclarationSaysTheProductsRun) {
+  const auto fp8_outcome = [](const std::string& model) {
+    RequestedSettings settings = kTinyRun;
+    settings["model"] = model;
+    settings["precision"] = "fp8";
+    try {
+      const RunResult result = run_in_this_process(settings);
+      return result.ok() ? result.status : result.status + ": " + result.error;
+    } catch (const UsageError& error) {
+      return "refused: " + std::string(error.what());
+    }
+  };
+  if (!compat::kHasFp8) {  // LibTorch 1.13: the build's refusal comes first, for either model
+    EXPECT_EQ(fp8_outcome("test-public-api-net"), fp8_outcome("test-public-api-tokens"));
+    EXPECT_EQ(fp8_outcome("test-public-api-net").rfind("refused: ", 0), 0u);
+    return;
+  }
+  EXPECT_NE(fp8_outcome("test-public-api-net").find("declares no FP8-eligible layers"),
+            std::string::npos);
+  const std::string tokens = fp8_outcome("test-public-api-tokens");
+  EXPECT_EQ(tokens.find("FP8-eligible"), std::string::npos) << tokens;
+  EXPECT_TRUE(tokens == "ok" || tokens.rfind("refused: ", 0) == 0)
+      << "it runs in FP8, or this build or machine lacks FP8: " << tokens;
 }
 
 TEST(PublicApi, RefusesWithOneLineNamingTheBadSetting) {
