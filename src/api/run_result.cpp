@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.h"
 #include "common/errors.h"
+#include "common/input_limits.h"
 #include "common/json_text.h"
 #include "results/result_set.h"
 
@@ -36,7 +37,9 @@ std::vector<RunResult> read_results(const std::vector<std::string>& files_and_fo
 void write_result(const std::string& path, const RunResult& result) {
   const nlohmann::json document = nlohmann::json::parse(result.json, nullptr, false);
   if (document.is_discarded()) {
-    throw UsageError("the result for " + path + " is not JSON: a RunResult's json is the file's");
+    throw UsageError("cannot write '" + echoed(path) +
+                     "': the RunResult's json is not JSON (it holds a result file's text, as "
+                     "run_in_this_process and read_result give it)");
   }
   write_json_atomically(path, result_to_json(result_from_json(document)));
 }
