@@ -43,7 +43,8 @@ class QuantizableLinear {
 std::shared_ptr<LinearCompute> new_linear_compute();
 
 // torch::nn::Linear whose product runs as the run applies it: in FP8 under --precision fp8 (in a
-// model that is not a convnet: docs/fp8.md), from a weight held in a format under infer --weights.
+// model that declares products_in_linear_layers: docs/fp8.md), from a weight held in a format
+// under infer --weights.
 class LinearImpl : public torch::nn::LinearImpl, public QuantizableLinear {
  public:
   using torch::nn::LinearImpl::LinearImpl;

@@ -1,9 +1,12 @@
 #include "fit_options.h"
 
+#include <algorithm>
+
 #include "commands.h"
 #include "common/byte_size.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
+#include "common/text_table.h"
 
 namespace gpubench::cli {
 
@@ -35,10 +38,9 @@ CLI::App* add_fit_subcommand(CLI::App& app, const std::shared_ptr<FitCommandOpti
 }
 
 FitSettings checked_fit_settings(const FitCommandOptions& o) {
-  if (!o.format.empty() && o.format != "table" && o.format != "markdown" && o.format != "json" &&
-      o.format != "csv") {
-    throw UsageError("--format '" + echoed(o.format) +
-                     "' is not one of table, markdown, csv, json");
+  const auto& formats = kTableCommandFormats;
+  if (!o.format.empty() && std::find(formats.begin(), formats.end(), o.format) == formats.end()) {
+    throw UsageError("--format '" + echoed(o.format) + "' is not one of " + join(formats));
   }
   if (o.probe != "auto" && o.probe != "blocks") {
     throw UsageError("--probe '" + echoed(o.probe) + "' is not one of auto, blocks");
