@@ -534,7 +534,7 @@ ModelInfo gpt_oss_info(std::string name, GptOssConfig config, std::string refere
   can.experts = config.num_experts;
   can.experts_per_token = config.experts_per_token;
   can.expert_width = config.intermediate_size;
-  // Its experts in float (training); in MXFP4 they keep their width (memory/fit_probes.cpp).
+  // Its experts in float (training); in MXFP4 they keep their width (run/fit_probes.cpp).
   can.max_width_divisor = max_width_divisor(config, false, 1);
   can.max_width_divisor_keeping_key_value_heads = max_width_divisor(config, true, 1);
   can.block_period = 2;  // a sliding-window layer and a full one

@@ -21,20 +21,22 @@ LAYERS = [
     [("cli", "the subcommands: thin, one file each; the reporters (file, terminal)"),
      ("api", "the public API's implementation (include/gpubench/): one benchmark in this "
              "process, result files")],
-    [("runner", "the one runner: a benchmark here, as local ranks, after a batch search, as a "
-                "launcher's rank, as a child; suites")],
-    [("process", "child processes: data-parallel ranks, batch probes, the child's command")],
+    [("launcher", "the one launcher (launch.h): a benchmark in this process, as local ranks "
+                  "(the rank launcher, the data-parallel run), as an external launcher's rank, "
+                  "as a child (its command line; children die with their parent); the batch "
+                  "search and suites wrap it; private temporary folders")],
     [("train", "the training workload (a step, graph capture) and fit's probes"),
      ("infer", "the inference workloads: forward passes, text generation; fit --task infer's "
                "probes")],
     [("run", "one run's lifecycle (device, policy, seed, limits, model, telemetry, failures), "
              "the workload registry, resolving a request (a loop over the rules), the trials' "
-             "timing")],
+             "timing; fit's probe models, which train's and infer's probes share")],
     [("features", "what is applied to a model from outside, a folder each (precision, weight "
                   "formats, tuning, parallelism, graph mode): its resolve rules and refusals, "
-                  "its memory terms")],
+                  "its memory terms, the memory plan they make up")],
     [("models", "the model zoo (models/), one file per family, each registering itself"),
-     ("memory", "memory plans, tensor accounting, the fit model"),
+     ("memory", "tensor and allocator accounting, a run's peak, fit's model of a peak by "
+                "batch and length (neither the plan nor the model: fit passes their numbers)"),
      ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],
     [("modeling", "the model interface and registry, layers, FLOP counting, LoRA adapters"),
      ("optim", "SGD, AdamW (multi-tensor, fused), the grad scaler"),
@@ -58,15 +60,27 @@ LAYERS = [
                   "LibTorch and the standard library only")],
 ]
 
-# cli/ parses, calls the runner and hands results to the reporters: each subcommand reaches its own
-# concern and the runner, never the run's internals. These folders are closed to it but for the
+# cli/ parses, calls the launcher and hands results to the reporters: each subcommand reaches its own
+# concern and the launcher, never the run's internals. These folders are closed to it but for the
 # headers named (a path) or the files named (a cli/ file that may include the whole folder).
 CLI_CLOSED = {
-    "train": [], "optim": [], "testing": [], "process": [], "infer": [], "torch_support": [],
+    "train": [], "optim": [], "testing": [], "infer": [], "torch_support": [],
     "features": [], "kernels": [],
+    # the launcher's entry points; its ranks, children and probes are its own
+    "launcher": ["launcher/launch.h", "launcher/suite_runner.h", "launcher/prediction_subject.h"],
     "modeling": ["modeling/model_registry.h"],  # models, help-reference: the model registry
     "distributed": ["src/cli/allreduce_command.cpp"],  # allreduce: its collectives
     "run": ["src/cli/allreduce_command.cpp"],  # allreduce: the device its ranks resolve to
+}
+
+# The plan (the resolved benchmark) and the model spec (a model's registration) are read by these
+# folders alone: a folder that needs one setting or one count takes it as a value (memory/'s fit
+# takes the lengths, modeling/'s options the sections they need). Issue 72: at most eight each.
+READERS = {
+    "settings/benchmark.h": ["settings", "results", "features", "run", "train", "infer",
+                             "launcher", "cli"],
+    "modeling/model_registry.h": ["modeling", "models", "features", "run", "train", "infer",
+                                  "launcher", "cli"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+/[^"]+)"', re.M)
@@ -94,6 +108,19 @@ def edges_of(root, folders):
                 if target != folder and target in folders:
                     edges[(folder, target)].append(str(path.relative_to(root)))
     return edges
+
+
+def readers_of(root, folders):
+    """header in READERS -> {folder: [file]} of the folders that include it."""
+    readers = {header: collections.defaultdict(list) for header in READERS}
+    for folder, directory in folders.items():
+        for path in sorted(directory.rglob("*")):
+            if path.suffix not in (".h", ".cpp") or not path.is_file():
+                continue
+            for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+                if name in readers:
+                    readers[name][folder].append(str(path.relative_to(root)))
+    return readers
 
 
 def cli_reaches_closed(root, directory):
@@ -186,8 +213,15 @@ def main():
             problems.append(f"{a} includes {b}, {where} ({', '.join(sorted(set(files)))})")
     for reach in public_headers_beyond_torch(root):
         problems.append("a public header includes what the package does not install: " + reach)
+    readers = readers_of(root, directories)
+    for header, by_folder in readers.items():
+        for folder, files in sorted(by_folder.items()):
+            if folder not in READERS[header]:
+                problems.append(f"{folder}/ includes {header}, which only "
+                                f"{', '.join(READERS[header])} read ({', '.join(files)}): take "
+                                "what it needs as values")
     for reach in cli_reaches_closed(root, directories["cli"]):
-        problems.append("cli/ reaches the run's internals instead of the runner: " + reach)
+        problems.append("cli/ reaches the run's internals instead of the launcher: " + reach)
     if problems:
         for problem in problems:
             print("folder-graph: " + problem, file=sys.stderr)
@@ -206,6 +240,12 @@ def main():
                 targets = sorted({b for (a, b) in edges if a == name},
                                  key=lambda f: (layer_of[f], f))
                 print(f"| {depth + 1} | `{name}/` | {what} | {', '.join(targets) or '-'} |")
+        print("\nThe plan's and the model spec's headers, and the folders that include them (no "
+              "other folder may):\n")
+        print("| header | folders |")
+        print("| --- | --- |")
+        for header, by_folder in readers.items():
+            print(f"| `{header}` | {len(by_folder)}: {', '.join(sorted(by_folder))} |")
     return 0
 
 

@@ -1,13 +1,13 @@
 // The public API's one benchmark in this process (include/gpubench/benchmark.h): the settings by
 // their suite keys, as a suite entry gives them, through the field table; resolved here and run
-// through the one runner's launch, as `gpubench train` runs one device.
+// through the one launcher's launch, as `gpubench train` runs one device.
 #include "gpubench/benchmark.h"
 
 #include <string>
 
 #include "api/run_result.h"
 #include "common/input_limits.h"
-#include "runner/runner.h"
+#include "launcher/launch.h"
 #include "settings/benchmark_fields.h"
 
 namespace gpubench {
@@ -31,13 +31,14 @@ RunResult run_in_this_process(const RequestedSettings& settings) {
                      "--gpus N, --shard)");
   }
   if (benchmark.batch_size == kSearchBatchSize) {
-    throw UsageError("run_in_this_process runs one process, and batch_size max searches with "
-                     "probes in child processes: give a batch size, or run train --batch-size "
-                     "max through the command line");
+    throw UsageError(
+        "run_in_this_process runs one process, and batch_size max searches with "
+        "probes in child processes: give a batch size, or run train --batch-size "
+        "max through the command line");
   }
   BenchmarkLaunch alone;
   alone.benchmark = benchmark;
-  return run_result_of(launch(alone, RunnerOptions{}));
+  return run_result_of(launch(alone, LaunchOptions{}));
 }
 
 }  // namespace gpubench

@@ -13,8 +13,8 @@
 #include "common/errors.h"
 #include "distributed/allreduce_benchmark.h"
 #include "distributed/collectives.h"
+#include "launcher/launch.h"
 #include "run/run_rules.h"
-#include "runner/runner.h"
 #include "system/machine.h"
 #include "system/system_probe.h"
 

@@ -21,8 +21,8 @@ ProgressPrinter progress_for(const ResolvedBenchmark& benchmark) {
   return ProgressPrinter(benchmark.model, progress_unit(benchmark));
 }
 
-RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress) {
-  RunnerOptions options;
+LaunchOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress) {
+  LaunchOptions options;
   options.log_level = global.log_level;
   if (progress != nullptr) options.progress = std::ref(*progress);
   return options;

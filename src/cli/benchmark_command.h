@@ -1,4 +1,4 @@
-// What train and infer share between parsing and reporting: the runner's options, rank 0's
+// What train and infer share between parsing and reporting: the launcher's options, rank 0's
 // progress on the terminal, and a launcher's rank run and reported.
 #pragma once
 
@@ -6,21 +6,21 @@
 
 #include "cli/progress_printer.h"
 #include "commands.h"
-#include "runner/runner.h"
+#include "launcher/launch.h"
 
 namespace gpubench::cli {
 
 // The progress line of `benchmark`, in its throughput unit (progress_unit).
 ProgressPrinter progress_for(const ResolvedBenchmark& benchmark);
 std::string progress_unit(const ResolvedBenchmark& benchmark);
-// The runner's options for this command line; `progress` (may be null) receives rank 0's.
-RunnerOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
+// The launcher's options for this command line; `progress` (may be null) receives rank 0's.
+LaunchOptions runner_options(const GlobalOptions& global, ProgressPrinter* progress);
 
 // What on this host can make timings noisy (system/timing_conditions.h), warned of once a
 // process: before the first benchmark it runs.
 void warn_of_timing_hazards();
 
-// `benchmark` run from here (runner/runner.h) and reported: its result file at `output` (a .json
+// `benchmark` run from here (launcher/launch.h) and reported: its result file at `output` (a .json
 // file or a directory) and its table (unless `with_table` is false: a sweep prints one for all
 // its results); a copy of the result in `kept` where given. Returns the exit code.
 int run_and_report(const ResolvedBenchmark& benchmark, const std::string& output,

@@ -1,7 +1,7 @@
 #include "benchmark_to_run.h"
 
 #include "common/errors.h"
-#include "runner/runner.h"
+#include "launcher/launch.h"
 
 namespace gpubench::cli {
 

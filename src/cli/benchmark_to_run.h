@@ -6,7 +6,7 @@
 namespace gpubench::cli {
 
 // What runs: the benchmark file given (checked against this machine), or the options resolved
-// here (runner/runner.h, resolve_here).
+// here (launcher/launch.h, resolve_here).
 ResolvedBenchmark benchmark_to_run(const BenchmarkOptions& options, const BenchmarkRequest& request,
                                    bool warn_on_cpu_fallback = true);
 

@@ -5,7 +5,7 @@
 #include "gpubench/benchmark.h"  // run_command_line
 
 #include "commands.h"
-#include "runner/runner.h"
+#include "launcher/launch.h"
 
 namespace {
 

@@ -79,7 +79,7 @@ std::string torch_command_description(const std::string& name);
 
 void add_train_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void add_run_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
-// The hidden child subcommand (process/child_command.h, kChildSubcommand); it ends the process
+// The hidden child subcommand (launcher/child_command.h, kChildSubcommand); it ends the process
 // itself (end_process), so it stores no exit code.
 void add_run_benchmark_command(CLI::App& app, const GlobalOptions& global);
 void add_allreduce_command(CLI::App& app, const GlobalOptions& global, int& exit_code);

@@ -9,9 +9,9 @@
 #include "cli/progress_printer.h"
 #include "commands.h"
 #include "fit_options.h"
+#include "launcher/launch.h"
+#include "launcher/prediction_subject.h"
 #include "reporting/fit_verdicts.h"
-#include "runner/prediction_subject.h"
-#include "runner/runner.h"
 #include "settings/benchmark_fields.h"
 #include "terminal_width.h"
 
@@ -115,7 +115,7 @@ FitReport inference_report(const PredictionSubject& subject, const FitSettings& 
 }
 
 // The asked benchmark, or a stand-in the probes can run where this build or machine cannot run
-// a setting (runner/prediction_subject.h); a benchmark file as it is.
+// a setting (launcher/prediction_subject.h); a benchmark file as it is.
 PredictionSubject subject_of(const FitCommandOptions& o, const FitSettings& settings) {
   if (o.settings->benchmark_file.empty()) return resolve_for_prediction(settings.request);
   PredictionSubject subject;

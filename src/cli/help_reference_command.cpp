@@ -9,8 +9,8 @@
 #include "commands.h"
 #include "common/errors.h"
 #include "common/text_table.h"
+#include "launcher/launch.h"
 #include "modeling/model_registry.h"
-#include "runner/runner.h"
 #include "settings/benchmark_fields.h"
 
 namespace gpubench::cli {

@@ -1,7 +1,7 @@
 // gpubench infer: inference throughput and latency (docs/inference.md). The benchmark options of
 // train, with --batch-size taking a list (one result per batch) and, for the models that
 // generate text, --prompt-len and --gen-len. --gpus N runs N data-parallel replicas through the
-// runner's rank path (throughput summed, latency per replica), as does a launcher's run.
+// launcher's rank path (throughput summed, latency per replica), as does a launcher's run.
 #include <algorithm>
 
 #include "benchmark_command.h"
@@ -12,11 +12,11 @@
 #include "common/input_limits.h"
 #include "common/standard_streams.h"
 #include "infer_options.h"
+#include "launcher/launch.h"
 #include "reporters.h"
 #include "reporting/results_table.h"
 #include "reporting/tpot_target.h"
 #include "results/result_path.h"
-#include "runner/runner.h"
 #include "terminal_width.h"
 
 namespace gpubench::cli {

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "common/phase_progress.h"
-#include "runner/runner.h"
+#include "launcher/launch.h"
 
 namespace gpubench {
 

@@ -1,6 +1,6 @@
 // The reporters of a run's result, as google/benchmark separates its reporters from its runner:
 // the file reporter writes the result file, the terminal reporter prints its tables. The runner
-// (runner/runner.h) knows neither.
+// (launcher/launch.h) knows neither.
 #pragma once
 
 #include <string>

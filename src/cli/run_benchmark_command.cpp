@@ -1,7 +1,7 @@
-// The hidden child subcommand (process/child_command.h): what suite entries, gpubench's ranks and
+// The hidden child subcommand (launcher/child_command.h): what suite entries, gpubench's ranks and
 // batch probes run. A resolved benchmark file run as given, never resolved again, through the
-// runner's one entry point (runner/runner.h); the result goes to --output (a rank's to its rank
-// file, which the runner writes). Nobody types it; it is left out of --help.
+// launcher's one entry point (launcher/launch.h); the result goes to --output (a rank's to its rank
+// file, which the launcher writes). Nobody types it; it is left out of --help.
 #include <optional>
 
 #include "benchmark_command.h"

@@ -10,11 +10,11 @@
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/standard_streams.h"
+#include "launcher/launch.h"
+#include "launcher/suite_runner.h"
 #include "reporters.h"
 #include "reporting/results_table.h"
 #include "run_options.h"
-#include "runner/runner.h"
-#include "runner/suite_runner.h"
 
 namespace gpubench::cli {
 

@@ -1,13 +1,13 @@
-// gpubench train: one benchmark, one result file. Parses, hands the benchmark to the runner
-// (runner/runner.h: one process, N local ranks, a batch search, or a launcher's rank) and the
+// gpubench train: one benchmark, one result file. Parses, hands the benchmark to the launcher
+// (launcher/launch.h: one process, N local ranks, a batch search, or a launcher's rank) and the
 // result to the reporters (cli/reporters.h).
 #include "benchmark_command.h"
 #include "benchmark_options.h"
 #include "benchmark_to_run.h"
 #include "commands.h"
 #include "common/errors.h"
+#include "launcher/launch.h"
 #include "reporters.h"
-#include "runner/runner.h"
 
 namespace gpubench::cli {
 

@@ -19,13 +19,13 @@ inline constexpr const char* kTestHooksVariable = "GPUBENCH_TEST_HOOKS";
 // ignored, with a warning, unless the test hooks are on.
 inline constexpr const char* kFaultInjectionVariable = "GPUBENCH_FAULT_INJECTION";
 // The host memory gpubench may use ("12G"), instead of MemAvailable divided among the ranks here
-// (memory/memory_plan.h). For tests, and for a node shared with other jobs.
+// (features/memory_plan.h). For tests, and for a node shared with other jobs.
 inline constexpr const char* kHostMemoryVariable = "GPUBENCH_HOST_MEMORY";
 // Set by gpubench's launcher for its ranks: the folder where every rank writes rank-N.json.
 inline constexpr const char* kRankResultsVariable = "GPUBENCH_RANK_RESULTS";
 // Set (with torchrun's variables) by gpubench's launcher, which hosts the TCPStore.
 inline constexpr const char* kLauncherStoreVariable = "GPUBENCH_LAUNCHER_STORE";
-// The system's: where a run's private hand-over folder goes (process/temporary_folder.h).
+// The system's: where a run's private hand-over folder goes (launcher/temporary_folder.h).
 inline constexpr const char* kTemporaryDirectoryVariable = "TMPDIR";
 // Gloo's own: the network interface CPU ranks talk over.
 inline constexpr const char* kGlooInterfaceVariable = "GLOO_SOCKET_IFNAME";

@@ -63,7 +63,7 @@ class Interrupted : public std::exception {
 };
 
 // Throws Interrupted when SIGINT or SIGTERM arrived since the handler was installed
-// (process/child_process.h installs it with the first child); a no-op otherwise.
+// (launcher/child_process.h installs it with the first child); a no-op otherwise.
 void throw_if_interrupted();
 // Marks the signal as arrived; the handler calls it (async-signal-safe).
 void note_interruption(int signal_number);

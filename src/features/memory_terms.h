@@ -1,4 +1,4 @@
-// The memory plan (memory/memory_plan.h) as a list of terms: the model's own, then each feature's
+// The memory plan (features/memory_plan.h) as a list of terms: the model's own, then each feature's
 // from its folder, in the order their inputs need (the weights' formats before the split over
 // ranks), as resolve's rules are one list.
 #pragma once
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "memory/memory_plan.h"
+#include "features/memory_plan.h"
 
 namespace gpubench {
 

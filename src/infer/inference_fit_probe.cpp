@@ -351,7 +351,9 @@ InferenceMemoryFit fit_inference_memory(const ResolvedBenchmark& b, const FitOpt
       ProbePass::kForward));
 
   InferenceMemoryFit fit;
-  fit.benchmark = b;
+  fit.batch_size = b.batch_size;
+  fit.prompt_len = b.prompt_len;
+  fit.gen_len = b.gen_len;
   fit.context_limit = info.max_seq_len;
   std::optional<tensor_memory::ReusedFreedBlocks> reused;
   if (models.by_blocks) reused.emplace();

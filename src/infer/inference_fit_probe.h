@@ -3,8 +3,8 @@
 // device present, read into memory/inference_fit.h's model of a generation's peak.
 #pragma once
 
-#include "memory/fit_probes.h"
 #include "memory/inference_fit.h"
+#include "run/fit_probes.h"
 #include "settings/benchmark.h"
 
 namespace gpubench {

@@ -16,7 +16,6 @@
 #include "infer/inference_model.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
-#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "modeling/flop_counter.h"

@@ -2,7 +2,7 @@
 // (docs/memory.md). The search starts from `fit`'s prediction, confirms it with a real probe,
 // then steps up (or halves down) until it has a batch that trains next to one that does not,
 // and bisects between them. Each probe is one short run in a process of its own
-// (process/batch_probes.h), so one that runs out leaves nothing behind for the next.
+// (launcher/batch_probes.h), so one that runs out leaves nothing behind for the next.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "settings/benchmark_fields.h"
+#include "settings/setting_values.h"
 
 namespace gpubench {
 
@@ -178,7 +178,7 @@ BatchSeqFit BatchSeqFit::widened(const BatchSeqFit& narrow, const BatchSeqFit& t
 }
 
 MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
-  const int64_t seq = benchmark.seq_len;
+  const int64_t seq = seq_len;
   MemoryBreakdown m;
   m.weights = weights;
   m.gradients = gradients;
@@ -212,7 +212,7 @@ int64_t MemoryFit::max_batch(int64_t capacity) const {
 }
 
 int64_t largest_fit_batch() {
-  return find_benchmark_field("batch_size")->max;
+  return largest_batch_size();
 }
 
 int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits) {

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "results/memory_info.h"
-#include "settings/benchmark.h"
 
 namespace gpubench {
 
@@ -100,7 +99,7 @@ struct ProbeReading {
 };
 
 struct MemoryFit {
-  ResolvedBenchmark benchmark;
+  int64_t seq_len = 0;  // the benchmark's; 0: a model without a sequence length
   int64_t weights = 0;
   int64_t gradients = 0;
   int64_t optimizer_states = 0;
@@ -126,14 +125,14 @@ struct MemoryFit {
   std::vector<ProbeReading> readings;
   double probe_seconds = 0;
 
-  // The breakdown at the peak for `batch` per device at the benchmark's sequence length.
+  // The breakdown at the peak for `batch` per device at seq_len.
   MemoryBreakdown breakdown_at(int64_t batch) const;
   int64_t peak_at(int64_t batch) const { return breakdown_at(batch).total(); }
   // The largest batch whose peak is at most `capacity` bytes; 0 when not even batch 1 fits.
   int64_t max_batch(int64_t capacity) const;
 };
 
-// The largest batch fit searches: the batch_size setting's bound.
+// The largest batch fit searches: the batch_size setting's bound (settings/setting_values.h).
 int64_t largest_fit_batch();
 
 // The largest n in 1..largest for which `fits` holds, `fits` holding up to some n and not past

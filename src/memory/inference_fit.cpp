@@ -6,7 +6,7 @@
 namespace gpubench {
 
 MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context) const {
-  const int64_t prompt = std::max<int64_t>(1, context - benchmark.gen_len);
+  const int64_t prompt = std::max<int64_t>(1, context - gen_len);
   MemoryBreakdown m;
   m.weights = weights;
   m.other = kv_cache_bytes_at(context) * batch;
@@ -20,7 +20,7 @@ MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context)
   const double transient = std::max(prefill, decode_extra.at(batch, context - 1));
   // The generated tokens (int64), which the probes do not hold: a step's list, the joined
   // [batch, gen] tensor and the generation before it (infer/greedy_generation.h).
-  const auto tokens = static_cast<double>(3 * sizeof(int64_t) * batch * benchmark.gen_len);
+  const auto tokens = static_cast<double>(3 * sizeof(int64_t) * batch * gen_len);
   m.activations = std::max<int64_t>(0, std::llround(transient + tokens));
   return m;
 }
@@ -33,13 +33,13 @@ int64_t InferenceMemoryFit::max_batch(int64_t capacity) const {
 int64_t InferenceMemoryFit::max_context(int64_t capacity, int64_t batch) const {
   constexpr int64_t kLongest = int64_t{1} << 21;  // prompt_len's bound and the generation's
   const int64_t longest = context_limit > 0 ? context_limit : kLongest;
-  const int64_t shortest = benchmark.gen_len + 1;
+  const int64_t shortest = gen_len + 1;
   if (shortest > longest) return 0;
   // Searched as the tokens past the generation's, so that 0 is "none".
-  const int64_t extra = largest_fitting(longest - benchmark.gen_len, [&](int64_t prompt) {
-    return peak_at(batch, benchmark.gen_len + prompt) <= capacity;
+  const int64_t extra = largest_fitting(longest - gen_len, [&](int64_t prompt) {
+    return peak_at(batch, gen_len + prompt) <= capacity;
   });
-  return extra > 0 ? benchmark.gen_len + extra : 0;
+  return extra > 0 ? gen_len + extra : 0;
 }
 
 }  // namespace gpubench

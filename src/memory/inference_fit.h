@@ -14,7 +14,6 @@
 
 #include "memory/fit_prediction.h"
 #include "results/memory_info.h"
-#include "settings/benchmark.h"
 
 namespace gpubench {
 
@@ -41,7 +40,8 @@ struct InferenceProbeReading {
 };
 
 struct InferenceMemoryFit {
-  ResolvedBenchmark benchmark;  // its batch, prompt_len and gen_len are the asked ones
+  // The asked generation: its batch, its prompt's tokens and the tokens it generates.
+  int64_t batch_size = 0, prompt_len = 0, gen_len = 0;
   int64_t weights = 0;
   int64_t kv_cache_bytes_per_token = 0;  // one sequence, the layers that keep every position
   // The sliding-window layers' (KvCache::windows): bytes per token up to their window's positions.
@@ -60,7 +60,7 @@ struct InferenceMemoryFit {
   std::vector<InferenceProbeReading> readings;
   double probe_seconds = 0;
 
-  int64_t context() const { return benchmark.prompt_len + benchmark.gen_len; }
+  int64_t context() const { return prompt_len + gen_len; }
   // One sequence's key/value cache at `context` positions.
   int64_t kv_cache_bytes_at(int64_t context) const {
     return kv_cache_bytes_per_token * context +
@@ -71,7 +71,7 @@ struct InferenceMemoryFit {
   int64_t peak_at(int64_t batch, int64_t context) const {
     return breakdown_at(batch, context).total();
   }
-  // The largest batch at the benchmark's context whose peak is at most `capacity`; 0: none.
+  // The largest batch at the asked context whose peak is at most `capacity`; 0: none.
   int64_t max_batch(int64_t capacity) const;
   // The longest context (a longer prompt, the same generation) at `batch` whose peak is at most
   // `capacity`, up to the model's positions; 0: not even one token of prompt.

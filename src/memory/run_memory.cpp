@@ -1,19 +1,19 @@
 #include "memory/run_memory.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "memory/tensor_memory.h"
 
 namespace gpubench {
 
-void record_peak_memory(torch::Device device, Metrics& metrics) {
+PeakMemory run_peak_memory(torch::Device device) {
   if (device.is_cuda()) {
-    metrics.peak_memory_bytes = tensor_memory::peak_allocated_bytes(device);
-    metrics.peak_memory_source = tensor_memory::peak_source(device);
-    return;
+    return {tensor_memory::peak_allocated_bytes(device), tensor_memory::peak_source(device)};
   }
-  metrics.peak_memory_bytes = tensor_memory::process_peak_rss_bytes();
-  metrics.peak_memory_source = "process max RSS (CPU run: includes the whole process)";
+  return {tensor_memory::process_peak_rss_bytes(),
+          "process max RSS (CPU run: includes the whole process)"};
 }
 
 MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak,
@@ -31,6 +31,18 @@ MemoryReport memory_report(torch::Device device, const char* basis, int64_t peak
   report.peak_reserved_bytes = tensor_memory::peak_reserved_bytes(device);
   if (!device.is_cuda()) report.peak_rss_bytes = tensor_memory::process_peak_rss_bytes();
   return report;
+}
+
+std::optional<int64_t> host_available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gpubench

@@ -16,7 +16,7 @@
 namespace gpubench::models {
 
 // An embedding table left uninitialised (the model initialises every weight itself, on the
-// device it trains on when the runner defers it), unlike torch::nn::Embedding's constructor.
+// device it trains on when the launcher defers it), unlike torch::nn::Embedding's constructor.
 inline torch::nn::Embedding uninitialised_embedding(int64_t rows, int64_t width) {
   return torch::nn::Embedding(
       torch::nn::EmbeddingOptions(rows, width)._weight(torch::empty({rows, width})));

@@ -43,7 +43,7 @@ struct ModelOptions : SequenceSettings, DetectionSettings, FineTuningSettings {
   // With width_divisor: the key/value heads kept whole, where tensor parallelism splits too few of
   // them to divide (ModelCapabilities::max_width_divisor_keeping_key_value_heads).
   bool width_keeps_key_value_heads = false;
-  // Leave the weights undrawn until initialize_weights(), which the runner calls once the model
+  // Leave the weights undrawn until initialize_weights(), which the launcher calls once the model
   // is on its device: an 8B model's weights are drawn there in milliseconds, not on the host in
   // minutes. Models that draw their weights in their modules' constructors ignore it.
   bool defer_initialization = false;

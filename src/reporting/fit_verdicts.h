@@ -51,7 +51,7 @@ struct FitReport {
   int64_t reserve_bytes = 0;  // kept free on every card (CUDA context, library workspaces)
   std::string method;
   // What was counted rather than probed, each said ("precision fp16 probed as bf16 ..."): a
-  // setting this build or machine cannot run (runner/prediction_subject.h). Empty: all probed.
+  // setting this build or machine cannot run (launcher/prediction_subject.h). Empty: all probed.
   std::vector<std::string> counted;
   double probe_seconds = 0;
   // Each probe's figures, as rows under `probe_columns` (the first two: blocks and vocabulary, 0

@@ -1,4 +1,4 @@
-// A benchmark's model built and placed as a run trains it, shared by the runner and `fit`'s
+// A benchmark's model built and placed as a run trains it, shared by the launcher and `fit`'s
 // probes: LoRA's frozen base in the compute dtype, the move to the device, weights drawn there
 // when deferred, channels-last where asked, training mode.
 #pragma once

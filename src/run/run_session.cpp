@@ -9,7 +9,6 @@
 #include "distributed/tensor_parallel_collectives.h"
 #include "features/model_options.h"
 #include "features/parallelism/parallelism_memory.h"
-#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
@@ -228,7 +227,9 @@ void RunSession::measure(Workload& workload) {
   if (benchmark_.weights == "mxfp4") {
     metrics.inference.weights_held = mxfp4_weights_held(benchmark_.device);
   }
-  record_peak_memory(device(), metrics);
+  const PeakMemory peak = run_peak_memory(device());
+  metrics.peak_memory_bytes = peak.bytes;
+  metrics.peak_memory_source = peak.source;
   metrics.memory = workload.memory_breakdown(*this);
   record_peak_over_ranks(rank, result_);
   result_.telemetry =

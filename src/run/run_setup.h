@@ -44,7 +44,7 @@ struct RunSetup {
   ProgressCallback progress;            // rank 0's; empty for the others
   std::optional<FaultInjection> fault;  // made to happen at the first timed step
   // The host memory this process may take, which the run's planned bytes are checked against
-  // (memory/memory_plan.h); unset: MemAvailable.
+  // (features/memory_plan.h); unset: MemAvailable.
   std::optional<int64_t> host_memory_available;
 };
 

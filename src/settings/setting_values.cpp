@@ -1,6 +1,7 @@
 #include "settings/setting_values.h"
 
 #include "common/enum_names.h"
+#include "settings/benchmark_fields.h"
 
 namespace gpubench {
 namespace {
@@ -94,6 +95,10 @@ std::string why_not_tensor_split(int ranks, const TensorParallelSplits& splits,
     }
   }
   return "";
+}
+
+int64_t largest_batch_size() {
+  return find_benchmark_field("batch_size")->max;
 }
 
 }  // namespace gpubench

@@ -69,4 +69,8 @@ std::string collective_backend_for(DeviceKind device);
 // batch_size `max`: the largest batch that trains, found before the run (docs/memory.md).
 inline constexpr int64_t kSearchBatchSize = -1;
 
+// The batch_size setting's bound (its row in settings/benchmark_settings.def), for what may not
+// read the plan (fit's model of a peak, memory/fit_prediction.h).
+int64_t largest_batch_size();
+
 }  // namespace gpubench

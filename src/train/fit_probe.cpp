@@ -14,7 +14,6 @@
 #include "features/precision/precision_policy.h"
 #include "features/weights/nf4_weights.h"
 #include "memory/backward_moments.h"
-#include "memory/memory_plan.h"
 #include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
@@ -452,17 +451,17 @@ double train_flops_per_token(const ModelInfo& info, const ModelOptions& options,
 // dtype, and dequantising's transients, one weight at a time, on backward's peak (an upper
 // bound: the moment LoRA's probes peak at need not be a product's). The steps keep the same
 // activations: neither product saves more than its adapters' input.
-MemoryFit with_nf4_counted(MemoryFit fit, const ResolvedBenchmark& asked, const ModelInfo& info) {
+MemoryFit with_nf4_counted(MemoryFit fit, const ResolvedBenchmark& probed,
+                           const ResolvedBenchmark& asked, const ModelInfo& info) {
   const ModelOptions options = probed_model_options(asked),
-                     as_probed = probed_model_options(fit.benchmark);
+                     as_probed = probed_model_options(probed);
   const ModelStats qlora = info.count(options);
   fit.weights += plan_memory(qlora, asked, info, options).weights -
-                 plan_memory(info.count(as_probed), fit.benchmark, info, as_probed).weights;
+                 plan_memory(info.count(as_probed), probed, info, as_probed).weights;
   const int64_t largest = qlora.largest_nf4_weight / std::max(1, asked.tensor_parallel);
   const int64_t dequantising = nf4::kDequantisingBytesPerWeight * largest;
   fit.gradient_peak_extra += dequantising;
   fit.backward_extra.fixed += static_cast<double>(dequantising);
-  fit.benchmark = asked;
   fit.method += ", probed as LoRA";
   fit.counted.push_back(
       "tuning qlora probed as lora: the NF4 weights counted in their layout (half a byte a "
@@ -480,7 +479,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   if (b.tuning == Tuning::kQlora && fit_options.qlora_as_lora && registered.count) {
     ResolvedBenchmark as_lora = b;
     as_lora.tuning = Tuning::kLora;
-    return with_nf4_counted(fit_memory(as_lora, fit_options), b, registered);
+    return with_nf4_counted(fit_memory(as_lora, fit_options), as_lora, b, registered);
   }
   check_fit_shape(b);
   const auto started = std::chrono::steady_clock::now();
@@ -508,7 +507,7 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
       shared ? "for its gradients" : "for weights and gradients");
 
   MemoryFit fit;
-  fit.benchmark = b;
+  fit.seq_len = b.seq_len;
   // The weight-sized tensors of a model probed by blocks come again at every shape, and a whole
   // model's largest activations within a step (Mask R-CNN fp32: 19.4 s to 17.9 s, its peak RSS
   // 3.4 GB to 3.1 GB with 1 GiB of blocks kept under its tensors' highest).

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "memory/fit_prediction.h"
-#include "memory/fit_probes.h"
+#include "run/fit_probes.h"
 #include "settings/benchmark.h"
 
 namespace gpubench {

@@ -7,7 +7,6 @@
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/sharded_data_parallel.h"
 #include "features/memory_terms.h"
-#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
@@ -21,7 +20,7 @@
 namespace gpubench {
 namespace {
 
-// A run refused before it started: the bytes planned (memory/memory_plan.h).
+// A run refused before it started: the bytes planned (features/memory_plan.h).
 MemoryReport planned_memory(const MemoryPlan& plan) {
   MemoryReport report;
   report.basis = kMemoryPlanned;

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "process/child_process.h"
-#include "process/rank_launcher.h"
+#include "launcher/child_process.h"
+#include "launcher/rank_launcher.h"
 #include "test_helpers.h"
 
 namespace gpubench {

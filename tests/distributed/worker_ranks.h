@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "process/rank_launcher.h"
+#include "launcher/rank_launcher.h"
 
 namespace gpubench::testing {
 

@@ -18,8 +18,8 @@
 #include "common/stderr_capture.h"
 #include "forked_cli.h"
 #include "gpubench/build_info.h"
+#include "launcher/child_process.h"
 #include "modeling/model_registry.h"
-#include "process/child_process.h"
 #include "results/result.h"
 #include "settings/benchmark_fields.h"
 #include "test_helpers.h"
@@ -567,7 +567,7 @@ TEST(Cli, FailingTrainRecordsAFailedResultAndExitsOne) {
   EXPECT_NE(r["error"].get<std::string>().find("out of memory"), std::string::npos);
 }
 
-// The hidden child subcommand runs a resolved benchmark file through the runner's one entry point
+// The hidden child subcommand runs a resolved benchmark file through the launcher's one entry point
 // and writes the result where --output says; it refuses to run without that file, and under
 // another launcher (a torchrun rank runs `gpubench train`, which resolves).
 TEST(Cli, TheChildRunsItsBenchmarkFileAndWritesItsResult) {

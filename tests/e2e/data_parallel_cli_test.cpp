@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "forked_cli.h"
-#include "process/child_process.h"
+#include "launcher/child_process.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -103,7 +103,7 @@ TEST(DataParallelCli, TorchrunEnvironmentJoinsAsTheGivenRanks) {
   EXPECT_EQ(result["distributed"]["launcher"], "torchrun");
 }
 
-// infer --gpus N: N replicas through the runner's rank path, each serving its own batch; the
+// infer --gpus N: N replicas through the launcher's rank path, each serving its own batch; the
 // result's throughput is theirs summed, and the bucket setting (training's) is not its identity.
 void expect_summed_replicas(const nlohmann::json& result, const std::string& launcher) {
   ASSERT_EQ(result["status"], "ok") << result.value("error", "");

@@ -10,12 +10,12 @@
 #include "features/weights/int8_weights.h"
 #include "infer/greedy_generation.h"
 #include "infer/inference_model.h"
+#include "launcher/prediction_subject.h"
 #include "modeling/inference_test_helpers.h"
 #include "modeling/linear_compute.h"
 #include "modeling/model_registry.h"
 #include "optim/optimizer_registry.h"
 #include "run/resolve_benchmark.h"
-#include "runner/prediction_subject.h"
 #include "test_helpers.h"
 #include "torch_support/compat.h"
 #include "train/training_step.h"
@@ -278,7 +278,7 @@ TEST(IntegerWeights, FloatFormatsAreThePrecisions) {
   EXPECT_EQ(resolved.weight_group, 32);
 }
 
-// fit counts the formats it cannot run here (runner/prediction_subject.h) by their layouts: by
+// fit counts the formats it cannot run here (launcher/prediction_subject.h) by their layouts: by
 // hand on every build, and against what quantising a tiny Llama holds where the kernels run.
 TEST(IntegerWeights, CountedBytesAreWhatQuantisingHolds) {
   const auto format = [](const std::string& name, int64_t group = 128,

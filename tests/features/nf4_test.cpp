@@ -10,7 +10,6 @@
 #include "features/precision/precision_policy.h"
 #include "features/tuning/qlora.h"
 #include "features/weights/nf4_weights.h"
-#include "memory/memory_plan.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "results/result.h"

@@ -8,9 +8,9 @@
 #include "common/errors.h"
 #include "cpu_benchmark.h"
 #include "infer/inference_fit_probe.h"
-#include "memory/fit_probes.h"
 #include "memory/inference_fit.h"
 #include "results/result.h"
+#include "run/fit_probes.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_benchmark.h"
 #include "system/machine.h"
@@ -93,8 +93,8 @@ TEST(InferenceFit, ThreeLengthsGiveEachPartTheLineThroughItsLongest) {
 
 TEST(InferenceFit, ThePeakIsWeightsCacheAndTheLargerMoment) {
   InferenceMemoryFit fit;
-  fit.benchmark.prompt_len = 100;
-  fit.benchmark.gen_len = 20;
+  fit.prompt_len = 100;
+  fit.gen_len = 20;
   fit.weights = 1000000;
   fit.kv_cache_bytes_per_token = 64;
   fit.prefill_extra = {0, 0, 0, 40, 0, 0};     // 40 bytes per prompt token per item
@@ -126,7 +126,7 @@ TEST(InferenceFit, ThePeakIsWeightsCacheAndTheLargerMoment) {
 // and what lives beside the scores plus the scores.
 TEST(InferenceFit, DeclaredScoresAreAddedToWhatLivesBesideThem) {
   InferenceMemoryFit fit;
-  fit.benchmark.gen_len = 20;
+  fit.gen_len = 20;
   fit.prefill_extra = {0, 0, 0, 100, 0, 0};     // 100 per item and token
   fit.prefill_at_scores = {0, 0, 0, 10, 0, 0};  // 10 per item and token
   fit.prefill_scores = [](int64_t batch, int64_t prompt) { return batch * prompt * prompt; };
@@ -148,7 +148,7 @@ TEST(InferenceFit, TheLargestFittingIsFoundUpToItsBound) {
 
 // What the probes measured, a line each: where a prediction misses, the first thing to read.
 std::string probe_readings(const InferenceMemoryFit& fit) {
-  const MemoryBreakdown predicted = fit.breakdown_at(fit.benchmark.batch_size, fit.context());
+  const MemoryBreakdown predicted = fit.breakdown_at(fit.batch_size, fit.context());
   std::string text = fit.method + "\npredicted: weights " + std::to_string(predicted.weights) +
                      ", cache and tokens " + std::to_string(predicted.other) + ", activations " +
                      std::to_string(predicted.activations) + "\n";

@@ -15,7 +15,6 @@
 #include "features/memory_terms.h"
 #include "features/model_options.h"
 #include "memory/backward_moments.h"
-#include "memory/memory_plan.h"
 #include "memory/run_memory.h"
 #include "memory/shared_storage.h"
 #include "memory/tensor_memory.h"

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "features/memory_plan.h"
 #include "memory/fit_prediction.h"
-#include "memory/memory_plan.h"
 #include "modeling/model_registry.h"
 #include "settings/benchmark.h"
 

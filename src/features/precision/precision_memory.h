@@ -1,7 +1,7 @@
 // Precision's term of the memory plan (features/memory_terms.h).
 #pragma once
 
-#include "memory/memory_plan.h"
+#include "features/memory_plan.h"
 
 namespace gpubench::precision {
 

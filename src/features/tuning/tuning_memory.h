@@ -2,7 +2,7 @@
 // held beside the weights, and how the frozen ones are held.
 #pragma once
 
-#include "memory/memory_plan.h"
+#include "features/memory_plan.h"
 
 namespace gpubench::tuning {
 

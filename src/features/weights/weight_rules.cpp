@@ -108,7 +108,7 @@ void resolve_format(const ResolveInputs& inputs, ResolvedBenchmark& out) {
     throw UsageError("weight_group must be 32, 64 or 128, got " + std::to_string(out.weight_group));
   }
   // The LibTorch before the model's shapes: no option of the command fixes it (fit stands in for
-  // it and checks the shapes itself, runner/prediction_subject.cpp).
+  // it and checks the shapes itself, launcher/prediction_subject.cpp).
   if (!compat::kHasIntWeights) {
     throw Unavailable(requirement::kLibtorchIntWeights,
                       "weights " + weights + " needs LibTorch " +

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "modeling/model_registry.h"
@@ -55,8 +54,5 @@ void model_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan);
 // error the run records, so the estimate does not stop it.
 std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& benchmark,
                              int64_t host_available, int64_t device_memory);
-
-// MemAvailable of /proc/meminfo, in bytes; nullopt where it cannot be read.
-std::optional<int64_t> host_available_memory();
 
 }  // namespace gpubench

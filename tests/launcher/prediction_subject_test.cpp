@@ -1,11 +1,11 @@
-// fit's stand-ins (runner/prediction_subject.h): what this build or machine cannot run is probed as
-// a setting it can and counted, each stand-in said; what it can run is probed as asked.
+// fit's stand-ins (launcher/prediction_subject.h): what this build or machine cannot run is probed
+// as a setting it can and counted, each stand-in said; what it can run is probed as asked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "common/errors.h"
-#include "runner/prediction_subject.h"
+#include "launcher/prediction_subject.h"
 #include "system/machine.h"
 #include "torch_support/compat.h"
 

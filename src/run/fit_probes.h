@@ -44,7 +44,7 @@ struct FitOptions {
   int64_t shortest_probe = 3;
   // fit --task infer: the linear layers' weights counted in this format (their layout's bytes,
   // layers::WeightFormat::bytes_in) while the probes hold them in the precision's dtype: fit's
-  // stand-in where this build lacks the format's kernels (runner/prediction_subject.h); null:
+  // stand-in where this build lacks the format's kernels (launcher/prediction_subject.h); null:
   // none.
   std::shared_ptr<const layers::WeightFormat> counted_weights;
   // The divisor the probes by blocks narrow the width by (ModelOptions::width_divisor), where

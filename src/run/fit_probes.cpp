@@ -1,10 +1,10 @@
-#include "memory/fit_probes.h"
+#include "run/fit_probes.h"
 
 #include <algorithm>
 
 #include "common/errors.h"
 #include "common/phase_progress.h"
-#include "memory/memory_plan.h"
+#include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "results/memory_info.h"
 #include "system/machine.h"

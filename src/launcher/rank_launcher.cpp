@@ -1,4 +1,4 @@
-#include "process/rank_launcher.h"
+#include "launcher/rank_launcher.h"
 
 #include <thread>
 

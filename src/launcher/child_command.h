@@ -1,7 +1,7 @@
 // How a parent (the suite runner, gpubench's rank launcher, the batch search) hands a resolved
 // benchmark to a child process: as a benchmark file, which the child runs as given through the
 // hidden subcommand below and never resolves again (cli/run_benchmark_command.cpp, through
-// runner/runner.h's launch).
+// launcher/launch.h's launch).
 #pragma once
 
 #include <string>

@@ -29,9 +29,9 @@ struct LocalRanksOptions {
   bool discard_stdout = false;   // a suite prints one table
 };
 
-// Starts resolved.gpus ranks of the child subcommand (process/child_command.h) here, each given the
-// resolved benchmark as a file, and returns rank 0's result, or a failed result naming the first
-// rank that failed and why.
+// Starts resolved.gpus ranks of the child subcommand (launcher/child_command.h) here, each given
+// the resolved benchmark as a file, and returns rank 0's result, or a failed result naming the
+// first rank that failed and why.
 Result run_local_ranks(const ResolvedBenchmark& resolved, const LocalRanksOptions& options);
 
 }  // namespace gpubench

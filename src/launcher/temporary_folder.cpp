@@ -1,4 +1,4 @@
-#include "process/temporary_folder.h"
+#include "launcher/temporary_folder.h"
 
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 #include "common/environment.h"
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "process/child_process.h"
+#include "launcher/child_process.h"
 
 namespace gpubench {
 

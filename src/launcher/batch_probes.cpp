@@ -1,17 +1,17 @@
-#include "process/batch_probes.h"
+#include "launcher/batch_probes.h"
 
 #include <algorithm>
 #include <csignal>
 
 #include "common/input_limits.h"
 #include "common/log.h"
+#include "launcher/child_command.h"
+#include "launcher/child_process.h"
+#include "launcher/temporary_folder.h"
 #include "memory/batch_search.h"
-#include "memory/memory_plan.h"
+#include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "modeling/model_registry.h"
-#include "process/child_command.h"
-#include "process/child_process.h"
-#include "process/temporary_folder.h"
 #include "results/result.h"
 #include "run/resolve_benchmark.h"
 #include "settings/benchmark_fields.h"

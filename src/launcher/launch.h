@@ -1,8 +1,8 @@
-// One runner for every kind of run (docs/development.md, "One runner"): a resolved benchmark in
+// One launcher for every kind of run (docs/development.md, "One launcher"): a resolved benchmark in
 // this process, as N ranks of gpubench's own launcher, after a batch search, or as one rank of a
 // launcher's run (torchrun, srun, mpirun); `train` and `infer` alike, and the children that
 // suites, ranks and batch probes start. It returns results: writing them to a file and printing
-// them are the reporters' (cli/), which the runner never names.
+// them are the reporters' (cli/), which the launcher never names.
 #pragma once
 
 #include <chrono>
@@ -13,18 +13,18 @@
 
 #include "distributed/launch_environment.h"
 #include "features/memory_terms.h"  // memory_term_list, for the generated reference
+#include "launcher/child_command.h"
+#include "launcher/rank_launcher.h"
 #include "memory/fit_prediction.h"
 #include "memory/inference_fit.h"
 #include "modeling/linear_compute.h"
-#include "process/child_command.h"
-#include "process/rank_launcher.h"
 #include "results/result.h"
 #include "run/measurement.h"
 #include "settings/benchmark.h"
 
 namespace gpubench {
 
-struct RunnerOptions {
+struct LaunchOptions {
   std::string executable;  // the gpubench binary children run; empty: this one
   std::string log_level = "info";
   ProgressCallback progress;  // rank 0's progress; empty for none
@@ -69,13 +69,13 @@ BenchmarkLaunch launch_as_rank(BenchmarkRequest request, const LaunchEnvironment
 
 // The one entry point that runs a benchmark and returns its result, for every kind of run:
 // alone, the benchmark in this process (run/run_benchmark.h) or as its ranks
-// (process/rank_run.h), after the batch search (process/batch_probes.h) when batch_size is max;
+// (launcher/rank_run.h), after the batch search (launcher/batch_probes.h) when batch_size is max;
 // as a launcher's rank, it joins the other ranks and runs, and under gpubench's launcher writes
 // its rank file. The result is the caller's to report where launch.reports(). Never throws for a
 // run-time failure (the result says failed or oom); throws Interrupted on SIGINT/SIGTERM and
 // UsageError for a benchmark that cannot start. A rank's process should end with _Exit
 // afterwards, so that no c10d thread stuck on a dead peer keeps it alive.
-Result launch(const BenchmarkLaunch& launch, const RunnerOptions& options);
+Result launch(const BenchmarkLaunch& launch, const LaunchOptions& options);
 
 // fit: `benchmark`'s peak memory per device as a function of batch (and length), from short
 // probes of its training step here (train/fit_probe.h); `by_blocks` probes 1 and 2 of its

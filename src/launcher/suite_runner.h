@@ -1,4 +1,4 @@
-// Runs a list of benchmarks, each in a child process of its own (process/child_command.h), or as
+// Runs a list of benchmarks, each in a child process of its own (launcher/child_command.h), or as
 // its ranks, each a child, so that a crash, an out-of-memory or a hang in one is recorded as a
 // failed result and the rest still run.
 #pragma once

@@ -1,4 +1,4 @@
-#include "process/rank_run.h"
+#include "launcher/rank_run.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,10 +8,10 @@
 #include "common/errors.h"
 #include "distributed/collectives.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "launcher/child_command.h"
+#include "launcher/rank_launcher.h"
+#include "launcher/temporary_folder.h"
 #include "modeling/model_registry.h"
-#include "process/child_command.h"
-#include "process/rank_launcher.h"
-#include "process/temporary_folder.h"
 #include "system/machine.h"
 
 namespace gpubench {

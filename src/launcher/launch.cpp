@@ -1,4 +1,4 @@
-#include "runner/runner.h"
+#include "launcher/launch.h"
 
 #include <algorithm>
 
@@ -11,11 +11,11 @@
 #include "common/text_table.h"
 #include "features/graph_mode/graph_mode.h"
 #include "infer/inference_fit_probe.h"
-#include "memory/memory_plan.h"
+#include "launcher/batch_probes.h"
+#include "launcher/child_process.h"
+#include "launcher/rank_run.h"
+#include "memory/run_memory.h"
 #include "optim/optimizer_registry.h"
-#include "process/batch_probes.h"
-#include "process/child_process.h"
-#include "process/rank_run.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_benchmark.h"
 #include "settings/benchmark_fields.h"
@@ -26,7 +26,7 @@
 namespace gpubench {
 namespace {
 
-std::string executable_of(const RunnerOptions& options) {
+std::string executable_of(const LaunchOptions& options) {
   return options.executable.empty() ? current_executable() : options.executable;
 }
 
@@ -55,7 +55,7 @@ std::optional<int64_t> host_memory_share(const EnvironmentLookup& environment, i
 }
 
 RunSetup run_setup_for(const ResolvedBenchmark& benchmark, int rank, int ranks_here,
-                       const RunnerOptions& options) {
+                       const LaunchOptions& options) {
   const EnvironmentLookup environment = process_environment();
   RunSetup setup;
   setup.progress = options.progress;
@@ -80,7 +80,7 @@ Result no_batch_trains(ResolvedBenchmark benchmark, const BatchSearchInfo& searc
 
 // This process alone: the batch searched first where asked, then the benchmark here or as its
 // ranks of gpubench's own launcher.
-Result run_alone(ResolvedBenchmark benchmark, const RunnerOptions& options) {
+Result run_alone(ResolvedBenchmark benchmark, const LaunchOptions& options) {
   std::optional<BatchSearchInfo> search;
   if (benchmark.batch_size == kSearchBatchSize) {
     search =
@@ -100,7 +100,7 @@ Result run_alone(ResolvedBenchmark benchmark, const RunnerOptions& options) {
 }
 
 // This process as one rank of a launcher's run.
-Result run_as_rank(const BenchmarkLaunch& launch, const RunnerOptions& options) {
+Result run_as_rank(const BenchmarkLaunch& launch, const LaunchOptions& options) {
   const LaunchEnvironment& rank = *launch.rank;
   const ResolvedBenchmark& benchmark = launch.benchmark;
   if (benchmark.gpus != rank.world_size) {
@@ -175,7 +175,7 @@ BenchmarkLaunch launch_as_rank(BenchmarkRequest request, const LaunchEnvironment
   return {resolve(request, read_machine_facts(rank.local_world_size)), rank};
 }
 
-Result launch(const BenchmarkLaunch& launch, const RunnerOptions& options) {
+Result launch(const BenchmarkLaunch& launch, const LaunchOptions& options) {
   return launch.rank ? run_as_rank(launch, options) : run_alone(launch.benchmark, options);
 }
 

@@ -1,4 +1,4 @@
-#include "process/child_process.h"
+#include "launcher/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>

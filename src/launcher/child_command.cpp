@@ -1,4 +1,4 @@
-#include "process/child_command.h"
+#include "launcher/child_command.h"
 
 #include "settings/benchmark_fields.h"
 

@@ -1,12 +1,12 @@
-#include "runner/prediction_subject.h"
+#include "launcher/prediction_subject.h"
 
 #include <algorithm>
 
 #include "common/errors.h"
 #include "features/weights/weight_rules.h"
 #include "infer/inference_model.h"
+#include "launcher/launch.h"
 #include "run/resolve_benchmark.h"
-#include "runner/runner.h"
 #include "settings/benchmark_fields.h"
 #include "system/machine.h"
 

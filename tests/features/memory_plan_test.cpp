@@ -1,5 +1,5 @@
 // The bytes a run needs before its first activation, and when a run is refused for them.
-#include "memory/memory_plan.h"
+#include "features/memory_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,4 @@
-#include "memory/memory_plan.h"
-
-#include <fstream>
-#include <sstream>
+#include "features/memory_plan.h"
 
 namespace gpubench {
 
@@ -45,18 +42,6 @@ std::string memory_shortfall(const MemoryPlan& plan, const ResolvedBenchmark& b,
            " available (--activation-checkpointing or a smaller batch needs less)";
   }
   return "";
-}
-
-std::optional<int64_t> host_available_memory() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    int64_t kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-  }
-  return std::nullopt;
 }
 
 }  // namespace gpubench

@@ -1,4 +1,4 @@
-#include "runner/suite_runner.h"
+#include "launcher/suite_runner.h"
 
 #include <filesystem>
 
@@ -6,10 +6,10 @@
 #include "common/errors.h"
 #include "common/json_text.h"
 #include "common/log.h"
-#include "process/child_command.h"
-#include "process/child_process.h"
-#include "process/rank_run.h"
-#include "process/temporary_folder.h"
+#include "launcher/child_command.h"
+#include "launcher/child_process.h"
+#include "launcher/rank_run.h"
+#include "launcher/temporary_folder.h"
 #include "results/result_path.h"
 #include "run/resolve_benchmark.h"
 #include "run/run_benchmark.h"

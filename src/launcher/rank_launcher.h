@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "process/child_process.h"
+#include "launcher/child_process.h"
 
 namespace gpubench {
 
