@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
+#include "kernels/fused_operators.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/block_observer.h"
 #include "modeling/fine_tuning_model.h"
@@ -71,8 +73,9 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
     const int64_t n = std::min(rows, tokens - row);
     const ScoreMoment moment;
     const Tensor grouped = q.narrow(2, row, n).reshape({batch, kv_heads, group, n, d});
+    // Times head_dim^-0.5, as transformers' `scaling` (the decode step's operator multiplies).
     Tensor scores = torch::matmul(grouped, keys_t).to(torch::kFloat);
-    scores.div_(std::sqrt(static_cast<double>(d)));
+    scores.mul_(1.0 / std::sqrt(static_cast<double>(d)));
     const Tensor query_at =
         torch::arange(first_query + row, first_query + row + n, positions).unsqueeze(1);
     Tensor hidden = key_at > query_at;
@@ -136,11 +139,14 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
 
   // Generation: x's keys and values written into the cache at `start`; attention over the
   // positions the cache holds up to them. A sliding layer's cache is a ring of its window's
-  // positions (KvCache::windows), so it reads and keeps only those.
+  // positions (KvCache::windows), so it reads and keeps only those. `decode_position`, for one
+  // token: the last slot of the cache its attention reads, on the device (a full layer's:
+  // `start`; a ring's: the last filled slot, every slot once it has wrapped).
   struct CacheSlot {
     Tensor& keys;
     Tensor& values;
     int64_t start;
+    const Tensor* decode_position = nullptr;
   };
   Tensor run(const Tensor& x, const Tensor& cos_table, const Tensor& sin_table,
              const CacheSlot* cache) {
@@ -150,6 +156,24 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     const Tensor cos = cos_table.to(q.scalar_type()), sin = sin_table.to(q.scalar_type());
     q = rotate(q, cos, sin);
     k = rotate(k, cos, sin);
+    int64_t keys_read = 0;
+    const Tensor attended = cache && cache->decode_position
+                                ? decode_attention(q, k, v, *cache, keys_read)
+                                : attend(q, k, v, cache, keys_read);
+    // Query x key and weights x value over every key read (the masked ones included).
+    FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * keys_read * head_dim_);
+    const auto [h, normed_h] = post_attention_layernorm->add_and_normalize(
+        x, attention.o(
+               attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
+    const Tensor m = normed_h.reshape({batch * tokens, hidden_});
+    return h + experts(m, router(m)).view({batch, tokens, hidden_});
+  }
+
+  // x's tokens against their keys: x's own without a cache; with one, written into it and
+  // attended over the positions it holds up to them (a ring's through it). `keys_read`: the keys
+  // each query is scored against (the masked ones included).
+  Tensor attend(const Tensor& q, Tensor k, Tensor v, const CacheSlot* cache, int64_t& keys_read) {
+    const int64_t tokens = q.size(2);
     int64_t first_query = 0, first_key = 0;
     if (cache && window_ > 0) {
       first_query = cache->start;
@@ -160,21 +184,27 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
       cache->keys.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(k, cache->keys));
       cache->values.narrow(2, cache->start, tokens).copy_(KvCache::to_stored(v, cache->values));
       first_query = cache->start;
-      // The first query sees no key more than window - 1 positions before it.
-      first_key = window_ > 0 ? std::max<int64_t>(0, cache->start - window_ + 1) : 0;
-      const int64_t keys = cache->start + tokens - first_key;
-      k = KvCache::to_compute(cache->keys.narrow(2, first_key, keys), q.scalar_type());
-      v = KvCache::to_compute(cache->values.narrow(2, first_key, keys), q.scalar_type());
+      const int64_t keys = cache->start + tokens;
+      k = KvCache::to_compute(cache->keys.narrow(2, 0, keys), q.scalar_type());
+      v = KvCache::to_compute(cache->values.narrow(2, 0, keys), q.scalar_type());
     }
-    const Tensor attended =
-        attention_with_sinks(q, k, v, sinks, first_query, first_key, window_, block_bytes_);
-    // Query x key and weights x value over every key read (the masked ones included).
-    FlopCounter::record_multiply_adds(2 * batch * attention.heads * tokens * k.size(2) * head_dim_);
-    const auto [h, normed_h] = post_attention_layernorm->add_and_normalize(
-        x, attention.o(
-               attended.transpose(1, 2).reshape({batch, tokens, attention.heads * head_dim_})));
-    const Tensor m = normed_h.reshape({batch * tokens, hidden_});
-    return h + experts(m, router(m)).view({batch, tokens, hidden_});
+    keys_read = k.size(2);
+    return attention_with_sinks(q, k, v, sinks, first_query, first_key, window_, block_bytes_);
+  }
+
+  // One token's attention (kernels::decode_attention: one operator, two kernels on CUDA): its key
+  // and value written into their slot (a ring's: start mod its slots), then every slot up to the
+  // decode position read where it lies, each head's sink joining its softmax. A ring holds
+  // exactly the positions the window lets the token see, in slot order, which a softmax does not
+  // mind. `keys_read`: the positions the token sees.
+  Tensor decode_attention(const Tensor& q, const Tensor& k, const Tensor& v, const CacheSlot& cache,
+                          int64_t& keys_read) const {
+    const int64_t slot = window_ > 0 ? cache.start % cache.keys.size(2) : cache.start;
+    cache.keys.narrow(2, slot, 1).copy_(KvCache::to_stored(k, cache.keys));
+    cache.values.narrow(2, slot, 1).copy_(KvCache::to_stored(v, cache.values));
+    keys_read = window_ > 0 ? std::min(cache.start + 1, window_) : cache.start + 1;
+    return kernels::decode_attention(q, cache.keys, cache.values, *cache.decode_position,
+                                     1.0 / std::sqrt(static_cast<double>(head_dim_)), sinks);
   }
 
   // A sliding layer's keys or values `x` [batch, heads, tokens, d] at positions start..: the
@@ -280,8 +310,20 @@ class GptOssNetImpl : public torch::nn::Module {
     const int64_t n = tokens.size(1), start = cache.length;
     Tensor hidden = embed_tokens(tokens);
     const std::vector<Tensor> rotary = rotary_tables(start, n);
+    // One token: the last slot each layer's attention reads, on the device, one tensor for every
+    // layer that reads up to the same slot (the full layers, the rings).
+    std::map<int64_t, Tensor> decode_positions;
     for (size_t i = 0; i < layers.size(); ++i) {
-      const GptOssDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
+      GptOssDecoderLayerImpl::CacheSlot slot{cache.keys[i], cache.values[i], start};
+      if (n == 1) {
+        const bool ring = i < cache.windows.size() && cache.windows[i] > 0;
+        const int64_t last = ring ? std::min(start, cache.keys[i].size(2) - 1) : start;
+        Tensor& position = decode_positions[last];
+        if (!position.defined()) {
+          position = torch::full({1}, last, tokens.options().dtype(torch::kLong));
+        }
+        slot.decode_position = &position;
+      }
       hidden = layers[i]->run(hidden, rotary[0], rotary[1], &slot);
     }
     cache.length = start + n;
@@ -435,6 +477,13 @@ Tensor GptOssModel::next_token_logits(const Tensor& tokens, KvCache& cache) {
 
 Tensor GptOssModel::next_token_logits_at(const Tensor&, const Tensor&, KvCache&) {
   throw std::logic_error("gpt-oss decodes in eager mode only (its experts' grouping is dynamic)");
+}
+
+bool GptOssModel::decode_converts_cache(torch::Device device, torch::ScalarType cache,
+                                        torch::ScalarType compute) const {
+  return cache != compute &&
+         !kernels::decode_attention_reads_stored_cache(device, config_.head_dim,
+                                                       config_.num_heads / config_.num_kv_heads);
 }
 
 Tensor GptOssModel::last_logits_without_cache(const Tensor& tokens) {

@@ -104,6 +104,8 @@ class GptOssModel : public TrainableModel, public TextGenerator {
   torch::Tensor next_token_logits_at(const torch::Tensor& token, const torch::Tensor& position,
                                      KvCache& cache) override;
   torch::Tensor last_logits_without_cache(const torch::Tensor& tokens) override;
+  bool decode_converts_cache(torch::Device device, torch::ScalarType cache,
+                             torch::ScalarType compute) const override;
   int64_t vocab_size() const override { return config_.vocab_size; }
   int64_t context_length() const override { return config_.max_positions; }
 

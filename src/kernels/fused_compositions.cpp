@@ -61,14 +61,23 @@ at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor&
 
 at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& keys,
                                         const at::Tensor& values, const at::Tensor& position,
-                                        double scale) {
+                                        double scale, const c10::optional<at::Tensor>& sinks) {
   const int64_t batch = q.size(0), heads = q.size(1), kv_heads = keys.size(1);
-  const int64_t head_dim = q.size(3), capacity = keys.size(2);
-  const at::Tensor grouped = q.reshape({batch, kv_heads, heads / kv_heads, head_dim});
+  const int64_t head_dim = q.size(3), capacity = keys.size(2), group = heads / kv_heads;
+  const at::Tensor grouped = q.reshape({batch, kv_heads, group, head_dim});
   const at::Tensor k = keys.to(q.scalar_type()), v = values.to(q.scalar_type());
-  at::Tensor scores = at::matmul(grouped, k.transpose(-2, -1)) * scale;
-  scores.masked_fill_(at::arange(capacity, position.options()) > position, -INFINITY);
-  return at::matmul(at::softmax(scores, -1), v).reshape({batch, heads, 1, head_dim});
+  const at::Tensor hidden = at::arange(capacity, position.options()) > position;
+  if (!sinks.has_value() || !sinks->defined()) {
+    at::Tensor scores = at::matmul(grouped, k.transpose(-2, -1)) * scale;
+    scores.masked_fill_(hidden, -INFINITY);
+    return at::matmul(at::softmax(scores, -1), v).reshape({batch, heads, 1, head_dim});
+  }
+  at::Tensor scores = at::matmul(grouped, k.transpose(-2, -1)).to(at::kFloat).mul_(scale);
+  scores.masked_fill_(hidden, -INFINITY);
+  const at::Tensor sink = sinks->to(at::kFloat).reshape({1, kv_heads, group, 1});
+  scores = at::softmax(at::cat({scores, sink.expand({batch, kv_heads, group, 1})}, -1), -1);
+  return at::matmul(scores.narrow(-1, 0, capacity).to(v.scalar_type()), v)
+      .reshape({batch, heads, 1, head_dim});
 }
 
 std::tuple<at::Tensor, at::Tensor> quantize_fp8_composition(const at::Tensor& x,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <c10/util/Optional.h>
 
 #include <tuple>
 
@@ -42,9 +43,13 @@ at::Tensor rotary_cache_write_composition(const at::Tensor& q, const at::Tensor&
 // (a device tensor [1]; the later ones masked to -inf). Scores are q k^T times `scale` in q's
 // dtype, the softmax computed in float32 and rounded once to it (LibTorch's kernel: Hugging
 // Face's softmax(dtype=float32).to(dtype) without its two casts). [batch, heads, 1, head_dim].
+// With `sinks` (a logit per query head, gpt-oss's): each head's sink joins its softmax and is
+// dropped after it, so a head may attend to nothing; the scores are then float32 from the
+// product on, as gpt-oss's attention computes them (models/gpt_oss.cpp: attention_with_sinks),
+// and the probabilities are rounded to the values' dtype before their product.
 at::Tensor decode_attention_composition(const at::Tensor& q, const at::Tensor& keys,
                                         const at::Tensor& values, const at::Tensor& position,
-                                        double scale);
+                                        double scale, const c10::optional<at::Tensor>& sinks);
 
 // `x` in the FP8 `format` with its largest magnitude mapped to the format's largest value
 // (`largest`: 448 for e4m3, 57344 for e5m2), and the float32 scale that gives the values back

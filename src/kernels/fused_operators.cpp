@@ -58,8 +58,8 @@ TORCH_LIBRARY(gpubench, m) {
       "rotary_cache_write(Tensor q, Tensor k, Tensor v, Tensor cos, Tensor signed_sin, "
       "Tensor(a!) keys, Tensor(b!) values, Tensor position) -> Tensor");
   m.def(
-      "decode_attention(Tensor q, Tensor keys, Tensor values, Tensor position, float scale) -> "
-      "Tensor");
+      "decode_attention(Tensor q, Tensor keys, Tensor values, Tensor position, float scale, "
+      "Tensor? sinks=None) -> Tensor");
   m.def("fp8_weight_linear(Tensor x, Tensor codes, Tensor scale) -> Tensor");
   m.def("int8_weight_linear(Tensor x, Tensor codes, Tensor scales) -> Tensor");
   m.def(
@@ -137,10 +137,12 @@ torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
 
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys,
                                const torch::Tensor& values, const torch::Tensor& position,
-                               double scale) {
+                               double scale, const torch::Tensor& sinks) {
+  const c10::optional<at::Tensor> sink_logits =
+      sinks.defined() ? c10::optional<at::Tensor>(sinks) : c10::nullopt;
   return call_operator<&decode_attention_composition>("gpubench::decode_attention",
                                                       records_gradients({&q, &keys, &values}), q,
-                                                      keys, values, position, scale);
+                                                      keys, values, position, scale, sink_logits);
 }
 
 bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group) {

@@ -47,10 +47,12 @@ torch::Tensor rotary_cache_write(const torch::Tensor& q, const torch::Tensor& k,
 // [1]): q [batch, heads, 1, head_dim], keys and values [batch, kv_heads, capacity, head_dim] in
 // q's dtype or FP8 (each group of query heads reads its key/value head in place); q k^T times
 // `scale`, softmax, times v. [batch, heads, 1, head_dim] in q's dtype. The CUDA kernel reads the
-// cache up to the position only, split along it (kernels/cuda/decode_attention.cu).
+// cache up to the position only, split along it (kernels/cuda/decode_attention.cu). `sinks`
+// (defined: a logit per query head [heads], gpt-oss's) join each head's softmax and are dropped
+// after it (composition::decode_attention_composition).
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys,
                                const torch::Tensor& values, const torch::Tensor& position,
-                               double scale);
+                               double scale, const torch::Tensor& sinks = {});
 // The heads decode_attention's CUDA kernel takes: 64 or 128 wide, up to 16 query heads a
 // key/value head (others run the composition on the GPU too).
 inline bool decode_attention_kernel_takes(int64_t head_dim, int64_t group) {

@@ -148,16 +148,24 @@ TEST(FusedOperators, RotaryCacheWriteIsTheStepsArithmeticBitForBit) {
 // dtype (u) after float32 sums (u32), so: each score within 2 u |s| + head_dim u32 s_abs (s_abs =
 // scale |q||k|), each probability within twice that relatively, plus u; the output within that
 // times max |v|, plus its own sum's and its rounding. (The CUDA kernel rounds the output only.)
+// With `sinks` (gpt-oss's eager_attention_forward): each head's sink logit joins its softmax
+// and is dropped after it; the composition then rounds no more than without them.
 double max_error_past_rounding(const torch::Tensor& got, const torch::Tensor& q,
                                const torch::Tensor& keys, const torch::Tensor& values, int64_t at,
-                               double scale) {
+                               double scale, const torch::Tensor& sinks = {}) {
   const int64_t group = q.size(1) / keys.size(1), head_dim = q.size(3);
   const auto filled = [&](const torch::Tensor& cache) {
     return cache.to(torch::kDouble).narrow(2, 0, at + 1).repeat_interleave(group, 1);
   };
   const torch::Tensor q64 = q.to(torch::kDouble), k64 = filled(keys), v64 = filled(values);
   const torch::Tensor scores = torch::matmul(q64, k64.transpose(-2, -1)) * scale;
-  const torch::Tensor expected = torch::matmul(torch::softmax(scores, -1), v64);
+  torch::Tensor probabilities = torch::softmax(scores, -1);
+  if (sinks.defined()) {
+    const torch::Tensor sink =
+        sinks.to(torch::kDouble).reshape({1, -1, 1, 1}).expand({q.size(0), q.size(1), 1, 1});
+    probabilities = torch::softmax(torch::cat({scores, sink}, -1), -1).narrow(-1, 0, at + 1);
+  }
+  const torch::Tensor expected = torch::matmul(probabilities, v64);
   const double u32 = std::ldexp(1.0, -24);
   const double u = q.scalar_type() == torch::kFloat  ? u32
                    : q.scalar_type() == torch::kHalf ? std::ldexp(1.0, -11)
@@ -173,7 +181,9 @@ double max_error_past_rounding(const torch::Tensor& got, const torch::Tensor& q,
 // Decode attention's CPU form, the composition, within the roundings it makes of Hugging Face's
 // eager attention (max_error_past_rounding). Positions past the token hold 400 (finite in e4m3
 // too), which would show: masked, they add nothing. bf16, float32 and (2.11) an FP8 cache, GQA's
-// groups, a batch of 2, the first, a middle and the last position.
+// groups, a batch of 2, the first, a middle and the last position; without sinks (Llama's) and
+// with a sink a head (gpt-oss's, in q's dtype and in float32, some large enough to take most of
+// a head's weight).
 TEST(FusedOperators, DecodeAttentionIsEagerAttentionOverTheFilledCache) {
   torch::manual_seed(0);
   const c10::InferenceMode inference_mode;
@@ -192,14 +202,26 @@ TEST(FusedOperators, DecodeAttentionIsEagerAttentionOverTheFilledCache) {
       keys = keys.to(cache_dtype);
       values = values.to(cache_dtype);
       const torch::Tensor position = torch::full({1}, at, torch::kLong);
-      const torch::Tensor got = kernels::decode_attention(q, keys, values, position, scale);
-      EXPECT_TRUE(torch::equal(got, kernels::composition::decode_attention_composition(
-                                        q, keys, values, position, scale)));
-      const double past_rounding = max_error_past_rounding(got, q, keys, values, at, scale);
-      EXPECT_LE(past_rounding, 0) << c10::toString(dtype) << " cache " << c10::toString(cache_dtype)
-                                  << " at position " << at;
-      EXPECT_EQ(got.sizes(), q.sizes());
-      EXPECT_EQ(got.scalar_type(), dtype);
+      const torch::Tensor drawn_sinks = torch::randn({kHeads}) * 4;
+      for (const torch::Tensor& sinks :
+           {torch::Tensor(), drawn_sinks.to(dtype), drawn_sinks.to(torch::kFloat)}) {
+        const torch::Tensor got =
+            kernels::decode_attention(q, keys, values, position, scale, sinks);
+        const c10::optional<at::Tensor> given =
+            sinks.defined() ? c10::optional<at::Tensor>(sinks) : c10::nullopt;
+        EXPECT_TRUE(torch::equal(got, kernels::composition::decode_attention_composition(
+                                          q, keys, values, position, scale, given)));
+        const double past_rounding =
+            max_error_past_rounding(got, q, keys, values, at, scale, sinks);
+        EXPECT_LE(past_rounding, 0)
+            << c10::toString(dtype) << " cache " << c10::toString(cache_dtype) << " at position "
+            << at
+            << (sinks.defined()
+                    ? " with sinks in " + std::string(c10::toString(sinks.scalar_type()))
+                    : std::string());
+        EXPECT_EQ(got.sizes(), q.sizes());
+        EXPECT_EQ(got.scalar_type(), dtype);
+      }
     }
   }
 }
@@ -431,8 +453,9 @@ TEST(FusedOperators, CudaKernelsComputeTheirCompositions) {
 }
 
 // The decode attention kernel on the device, within the composition's roundings of eager
-// attention (it rounds only its output): Llama 3.2 1B's heads (32 of 64 over 8), 3.1 8B's (32
-// of 128 over 8), 70B's (64 over 8) and 405B's (128 over 8, a group of 16); batch 1 and 4; a
+// attention (it rounds only its output): Llama 3.2 1B's heads (32 of 64 over 8), gpt-oss's (64
+// of 64 over 8, with a sink a head), 3.1 8B's (32 of 128 over 8), 70B's (64 over 8) and 405B's
+// (128 over 8, a group of 16); batch 1 and 4; a
 // cache of 1,024 and one of 40,000 (longer splits); the first, a middle and the last position,
 // read from the device; bf16, fp16, float32 and an FP8 cache. The cache past the position holds
 // 400: the kernel must not read it.
@@ -444,8 +467,8 @@ TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
   struct Shape {
     int64_t heads, kv_heads, head_dim;
   };
-  for (const Shape shape :
-       {Shape{32, 8, 64}, Shape{32, 8, 128}, Shape{64, 8, 128}, Shape{128, 8, 128}}) {
+  for (const Shape shape : {Shape{32, 8, 64}, Shape{64, 8, 64}, Shape{32, 8, 128},
+                            Shape{64, 8, 128}, Shape{128, 8, 128}}) {
     const double scale = 1 / std::sqrt(static_cast<double>(shape.head_dim));
     for (const int64_t capacity : {int64_t{1024}, int64_t{40000}}) {
       for (const auto& [dtype, cache_dtype] :
@@ -466,13 +489,19 @@ TEST(FusedOperators, CudaDecodeAttentionComputesItsComposition) {
           k = k.to(cache_dtype);
           v = v.to(cache_dtype);
           const torch::Tensor position = torch::full({1}, at, on_cuda.dtype(torch::kLong));
-          const torch::Tensor got = kernels::decode_attention(q.to(dtype), k, v, position, scale);
+          // gpt-oss's heads (64/8 x 64) with a sink a head, in q's dtype as the model holds them.
+          const torch::Tensor sinks = shape.heads == 64 && shape.head_dim == 64
+                                          ? (torch::randn({shape.heads}, on_cuda) * 4).to(dtype)
+                                          : torch::Tensor();
+          const torch::Tensor got =
+              kernels::decode_attention(q.to(dtype), k, v, position, scale, sinks);
           const double past_rounding =
-              max_error_past_rounding(got.cpu(), q.to(dtype).cpu(), k.cpu(), v.cpu(), at, scale);
+              max_error_past_rounding(got.cpu(), q.to(dtype).cpu(), k.cpu(), v.cpu(), at, scale,
+                                      sinks.defined() ? sinks.cpu() : sinks);
           EXPECT_LE(past_rounding, 0)
               << shape.heads << "/" << shape.kv_heads << "x" << shape.head_dim << " "
               << c10::toString(dtype) << " cache " << c10::toString(cache_dtype) << " of "
-              << capacity << " at " << at;
+              << capacity << " at " << at << (sinks.defined() ? " with sinks" : "");
         }
       }
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -16,6 +17,7 @@
 #include "modeling/model_registry.h"
 #include "modeling/mxfp4_weights.h"
 #include "models/gpt_oss.h"
+#include "recorded_operators.h"
 
 namespace gpubench {
 namespace gpt_oss_tests {
@@ -223,6 +225,38 @@ TEST(GptOss, GenerationWithTheCacheAndTheWindowGivesTheUncachedLogits) {
     }
     EXPECT_EQ(cache.length, 12);
   }
+}
+
+// A decoded token's attention is one operator a layer (gpubench::decode_attention: two kernels
+// on CUDA, the splits and their join with the sinks), sliding layers and full ones alike: no
+// softmax, no concatenation of the sinks, no copy of a ring. A prompt's still runs the blocks of
+// attention_with_sinks.
+TEST(GptOss, ADecodedTokensAttentionIsOneOperatorALayer) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  torch::manual_seed(3);
+  auto model = info.instantiate(options_at(12));
+  model->module().eval();
+  TextGenerator& generator = *model->text_generator();
+  const torch::Tensor sequence = torch::randint(256, {2, 8});
+  const c10::InferenceMode inference_mode;
+  KvCache cache = generator.allocate_cache(2, 12, torch::kCPU, torch::kFloat);
+  // The softmaxes launched outside the decode operator: the router's, one a layer, and
+  // attention's where it runs apart.
+  const auto softmaxes_apart = [](const testing::RecordedOperators& recorded) {
+    return std::count_if(recorded.launches.begin(), recorded.launches.end(),
+                         [](const std::string& launch) {
+                           return launch.rfind("aten::_softmax", 0) == 0 &&
+                                  launch.find("gpubench::decode_attention") == std::string::npos;
+                         });
+  };
+  const testing::RecordedOperators prompt = testing::record_operators(
+      [&] { generator.next_token_logits(sequence.narrow(1, 0, 7), cache); });
+  EXPECT_EQ(prompt.called.count("gpubench::decode_attention"), 0);
+  EXPECT_EQ(softmaxes_apart(prompt), 8) << "4 layers' attention and router";
+  const testing::RecordedOperators step = testing::record_operators(
+      [&] { generator.next_token_logits(sequence.narrow(1, 7, 1), cache); });
+  EXPECT_EQ(step.called.count("gpubench::decode_attention"), 4);
+  EXPECT_EQ(softmaxes_apart(step), 4) << "4 layers' router";
 }
 
 // Layers 0 and 2 slide over 4 positions, 1 and 3 attend to all: a sequence's cache at 12

@@ -3,9 +3,11 @@
 // and no launch reads past the filled cache. The cache is cut into splits of `chunk` positions;
 // one block a (split, key/value head, sequence) computes its part of the softmax online for the
 // whole group of query heads that share the key/value head (each key and value row read once),
-// and a second kernel joins the splits. Everything is float32 from the values read on; the
-// composition rounds its scores and probabilities to q's dtype, so the two agree to that
-// rounding, not bit for bit (the GPU check compares them).
+// and a second kernel joins the splits, with the heads' sink logits where the model has them
+// (gpt-oss: each joins its head's softmax as one more score with no value). Everything is
+// float32 from the values read on; the composition rounds its scores and probabilities to q's
+// dtype (with sinks: its probabilities to the values' dtype), so the two agree to that rounding,
+// not bit for bit (the GPU check compares them).
 #include <ATen/Dispatch.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -133,20 +135,24 @@ __global__ void __launch_bounds__(kWarps* kWarpSize)
 }
 
 // One block a (head, sequence), a thread an element of head_dim: the splits up to the last
-// position joined, normalised and rounded to T.
-template <typename T>
+// position joined, with the head's sink where `sinks` (float32 [heads]) is given, normalised and
+// rounded to T.
+template <typename T, typename Sink>
 __global__ void join_splits(const float* __restrict__ partial_out,
                             const float* __restrict__ partial_max,
                             const float* __restrict__ partial_sum, const int64_t* position,
-                            int chunk, int splits, int head_dim, T* __restrict__ attended) {
+                            const Sink* __restrict__ sinks, int chunk, int splits, int head_dim,
+                            T* __restrict__ attended) {
   const int64_t row = static_cast<int64_t>(blockIdx.y) * gridDim.x + blockIdx.x;
   const int used = static_cast<int>(*position / chunk) + 1;
   const float* maxima = partial_max + row * splits;
   const float* sums = partial_sum + row * splits;
   float overall = -INFINITY;
   for (int s = 0; s < used; ++s) overall = fmaxf(overall, maxima[s]);
+  const float sink = sinks ? static_cast<float>(sinks[blockIdx.x]) : -INFINITY;
+  overall = fmaxf(overall, sink);
   for (int d = threadIdx.x; d < head_dim; d += blockDim.x) {
-    float total = 0.0f, sum = 0.0f;
+    float total = sinks ? expf(sink - overall) : 0.0f, sum = 0.0f;
     for (int s = 0; s < used; ++s) {
       const float weight = expf(maxima[s] - overall);
       total += sums[s] * weight;
@@ -160,7 +166,12 @@ __global__ void join_splits(const float* __restrict__ partial_out,
 // a key/value head, the cache's rows contiguous in q's dtype or FP8 (e4m3); anything else runs
 // the composition.
 bool kernel_takes(const at::Tensor& q, const at::Tensor& keys, const at::Tensor& values,
-                  const at::Tensor& position) {
+                  const at::Tensor& position, const c10::optional<at::Tensor>& sinks) {
+  if (sinks.has_value() && sinks->defined() &&
+      (sinks->numel() != q.size(1) || sinks->device() != q.device() ||
+       !sinks->is_floating_point())) {
+    return false;
+  }
   const auto dtype = q.scalar_type();
   const bool floating = dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16;
   const auto cache = keys.scalar_type();
@@ -216,10 +227,10 @@ void launch_for_shape(const at::Tensor& q, const at::Tensor& keys, const at::Ten
 }  // namespace
 
 at::Tensor decode_attention_cuda(const at::Tensor& q, const at::Tensor& keys,
-                                 const at::Tensor& values, const at::Tensor& position,
-                                 double scale) {
-  if (!kernel_takes(q, keys, values, position)) {
-    return composition::decode_attention_composition(q, keys, values, position, scale);
+                                 const at::Tensor& values, const at::Tensor& position, double scale,
+                                 const c10::optional<at::Tensor>& sinks) {
+  if (!kernel_takes(q, keys, values, position, sinks)) {
+    return composition::decode_attention_composition(q, keys, values, position, scale, sinks);
   }
   const c10::cuda::CUDAGuard guard(q.device());
   const int64_t batch = q.size(0), heads = q.size(1), head_dim = q.size(3);
@@ -234,6 +245,13 @@ at::Tensor decode_attention_cuda(const at::Tensor& q, const at::Tensor& keys,
   at::Tensor partial_max = at::empty({batch, heads, splits}, floats);
   at::Tensor partial_sum = at::empty({batch, heads, splits}, floats);
   at::Tensor attended = at::empty({batch, heads, 1, head_dim}, q.options());
+  // The sinks read as they are held where that is q's dtype or float32 (no cast launched).
+  const bool with_sinks = sinks.has_value() && sinks->defined();
+  at::Tensor sink_logits;
+  if (with_sinks) {
+    const auto held = sinks->scalar_type();
+    sink_logits = (held == q.scalar_type() ? *sinks : sinks->to(at::kFloat)).contiguous();
+  }
   const bool fp8_cache = keys.scalar_type() == at::kFloat8_e4m3fn;
   AT_DISPATCH_FLOATING_TYPES_AND2(
       at::kHalf, at::kBFloat16, q.scalar_type(), "decode_attention", [&] {
@@ -246,10 +264,17 @@ at::Tensor decode_attention_cuda(const at::Tensor& q, const at::Tensor& keys,
                                                partial_out, partial_max, partial_sum);
         }
         C10_CUDA_KERNEL_LAUNCH_CHECK();
-        join_splits<<<dim3(heads, batch), head_dim, 0, c10::cuda::getCurrentCUDAStream()>>>(
-            partial_out.data_ptr<float>(), partial_max.data_ptr<float>(),
-            partial_sum.data_ptr<float>(), position.data_ptr<int64_t>(), chunk,
-            static_cast<int>(splits), static_cast<int>(head_dim), attended.data_ptr<scalar_t>());
+        const auto join = [&](const auto* sink_data) {
+          join_splits<<<dim3(heads, batch), head_dim, 0, c10::cuda::getCurrentCUDAStream()>>>(
+              partial_out.data_ptr<float>(), partial_max.data_ptr<float>(),
+              partial_sum.data_ptr<float>(), position.data_ptr<int64_t>(), sink_data, chunk,
+              static_cast<int>(splits), static_cast<int>(head_dim), attended.data_ptr<scalar_t>());
+        };
+        if (with_sinks && sink_logits.scalar_type() == q.scalar_type()) {
+          join(sink_logits.data_ptr<scalar_t>());
+        } else {
+          join(with_sinks ? sink_logits.data_ptr<float>() : static_cast<const float*>(nullptr));
+        }
       });
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return attended;

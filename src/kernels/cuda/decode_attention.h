@@ -7,7 +7,7 @@
 namespace gpubench::kernels {
 
 at::Tensor decode_attention_cuda(const at::Tensor& q, const at::Tensor& keys,
-                                 const at::Tensor& values, const at::Tensor& position,
-                                 double scale);
+                                 const at::Tensor& values, const at::Tensor& position, double scale,
+                                 const c10::optional<at::Tensor>& sinks);
 
 }  // namespace gpubench::kernels
