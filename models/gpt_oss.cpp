@@ -481,9 +481,8 @@ Tensor GptOssModel::next_token_logits_at(const Tensor&, const Tensor&, KvCache&)
 
 bool GptOssModel::decode_converts_cache(torch::Device device, torch::ScalarType cache,
                                         torch::ScalarType compute) const {
-  return cache != compute &&
-         !kernels::decode_attention_reads_stored_cache(device, config_.head_dim,
-                                                       config_.num_heads / config_.num_kv_heads);
+  return kernels::decode_attention_converts_cache(device, cache, compute, config_.head_dim,
+                                                  config_.num_heads / config_.num_kv_heads);
 }
 
 Tensor GptOssModel::last_logits_without_cache(const Tensor& tokens) {

@@ -371,9 +371,8 @@ std::vector<Tensor> LlamaModel::rotary_tables(int64_t start, int64_t n) {
 
 bool LlamaModel::decode_converts_cache(torch::Device device, torch::ScalarType cache,
                                        torch::ScalarType compute) const {
-  return cache != compute &&
-         !kernels::decode_attention_reads_stored_cache(device, config_.head_dim(),
-                                                       config_.num_heads / config_.num_kv_heads);
+  return kernels::decode_attention_converts_cache(device, cache, compute, config_.head_dim(),
+                                                  config_.num_heads / config_.num_kv_heads);
 }
 
 KvCache LlamaModel::allocate_cache(int64_t batch, int64_t capacity, torch::Device device,

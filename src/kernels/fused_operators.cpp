@@ -145,8 +145,11 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys
                                                       keys, values, position, scale, sink_logits);
 }
 
-bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group) {
-  return device.is_cuda() && has_cuda_kernels() && decode_attention_kernel_takes(head_dim, group);
+bool decode_attention_converts_cache(torch::Device device, torch::ScalarType cache,
+                                     torch::ScalarType compute, int64_t head_dim, int64_t group) {
+  const bool reads_stored =
+      device.is_cuda() && has_cuda_kernels() && decode_attention_kernel_takes(head_dim, group);
+  return cache != compute && !reads_stored;
 }
 
 torch::Tensor fp8_weight_linear(const torch::Tensor& x, const torch::Tensor& codes,

@@ -58,9 +58,11 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& keys
 inline bool decode_attention_kernel_takes(int64_t head_dim, int64_t group) {
   return (head_dim == 64 || head_dim == 128) && group >= 1 && group <= 16;
 }
-// Whether decode_attention on `device` reads a cache held in another dtype (FP8) as it is
-// stored, rather than converting it to q's dtype first as the composition does.
-bool decode_attention_reads_stored_cache(torch::Device device, int64_t head_dim, int64_t group);
+// Whether decode_attention on `device` converts a cache held in `cache` to q's dtype `compute`
+// at every step, as the composition does, where they differ; the CUDA kernel reads an FP8 cache
+// as it is stored (TextGenerator::decode_converts_cache of a model that decodes through it).
+bool decode_attention_converts_cache(torch::Device device, torch::ScalarType cache,
+                                     torch::ScalarType compute, int64_t head_dim, int64_t group);
 
 // `x` in the FP8 `format` scaled by its amax, and the float32 scale that gives its values back:
 // one scale for the whole tensor (`along` empty) or one a slice along the dimension `along`

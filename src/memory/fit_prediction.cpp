@@ -207,12 +207,8 @@ MemoryBreakdown MemoryFit::breakdown_at(int64_t batch) const {
 }
 
 int64_t MemoryFit::max_batch(int64_t capacity) const {
-  return largest_fitting(largest_fit_batch(),
+  return largest_fitting(largest_batch_size(),
                          [&](int64_t batch) { return peak_at(batch) <= capacity; });
-}
-
-int64_t largest_fit_batch() {
-  return largest_batch_size();
 }
 
 int64_t largest_fitting(int64_t largest, const std::function<bool(int64_t)>& fits) {

@@ -128,12 +128,10 @@ struct MemoryFit {
   // The breakdown at the peak for `batch` per device at seq_len.
   MemoryBreakdown breakdown_at(int64_t batch) const;
   int64_t peak_at(int64_t batch) const { return breakdown_at(batch).total(); }
-  // The largest batch whose peak is at most `capacity` bytes; 0 when not even batch 1 fits.
+  // The largest batch whose peak is at most `capacity` bytes, up to the batch_size setting's
+  // bound (largest_batch_size); 0 when not even batch 1 fits.
   int64_t max_batch(int64_t capacity) const;
 };
-
-// The largest batch fit searches: the batch_size setting's bound (settings/setting_values.h).
-int64_t largest_fit_batch();
 
 // The largest n in 1..largest for which `fits` holds, `fits` holding up to some n and not past
 // it; 0 where not even 1 fits.

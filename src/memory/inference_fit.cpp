@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "settings/setting_values.h"
+
 namespace gpubench {
 
 MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context) const {
@@ -26,7 +28,7 @@ MemoryBreakdown InferenceMemoryFit::breakdown_at(int64_t batch, int64_t context)
 }
 
 int64_t InferenceMemoryFit::max_batch(int64_t capacity) const {
-  return largest_fitting(largest_fit_batch(),
+  return largest_fitting(largest_batch_size(),
                          [&](int64_t batch) { return peak_at(batch, context()) <= capacity; });
 }
 

@@ -1,4 +1,5 @@
-// A run's memory figures, as every runner records them (docs/memory.md).
+// A run's memory figures, as every run records them (docs/memory.md), and the host's available
+// memory, which runs and fit's probes are checked against.
 #pragma once
 
 #include <cstdint>
