@@ -32,13 +32,17 @@ LAYERS = [
              "the workload registry, resolving a request (a loop over the rules), the trials' "
              "timing; fit's probe models, which train's and infer's probes share")],
     [("features", "what is applied to a model from outside, a folder each (precision, weight "
-                  "formats, tuning, parallelism, graph mode): its resolve rules and refusals, "
-                  "its memory terms, the memory plan they make up")],
+                  "formats, tuning, parallelism, graph mode): what it does to a built model "
+                  "(FP8's products, a format's held weights, LoRA's adapters, checkpointing, "
+                  "the split layers), its resolve rules and refusals, its memory terms, the "
+                  "memory plan they make up")],
     [("models", "the model zoo (models/), one file per family, each registering itself"),
      ("memory", "tensor and allocator accounting, a run's peak, fit's model of a peak by "
                 "batch and length (neither the plan nor the model: fit passes their numbers)"),
      ("distributed", "collectives (NCCL, Gloo), gradient buckets, launch environments")],
-    [("modeling", "the model interface and registry, layers, FLOP counting, LoRA adapters"),
+    [("modeling", "the model interface and registry, layers by role, FLOP counting, the seams "
+                  "features apply through (layer groups, adapters, checkpointable blocks, "
+                  "product rules, weight formats, model transforms)"),
      ("optim", "SGD, AdamW (multi-tensor, fused), the grad scaler"),
      ("telemetry", "power, clocks and energy (NVML, RAPL)")],
     [("system", "the machine: GPUs, topology, versions"),

@@ -1,4 +1,4 @@
-// A tensor-parallel group's collectives (modeling/tensor_parallel.h's Group) on c10d, and the
+// A model group's collectives (distributed/layer_collectives.h) on c10d, and the
 // groups of a run with --tensor-parallel: the world split into replicas of neighbouring ranks
 // (tensor-parallel groups) and the ranks that hold the same slice in each replica (data-parallel
 // groups), as Megatron-LM orders them.
@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "distributed/collectives.h"
-#include "modeling/tensor_parallel.h"
+#include "distributed/layer_collectives.h"
 #include "torch_support/device_timers.h"
 
 namespace gpubench {
 
-class TensorParallelCollectives : public tensor_parallel::Group {
+class TensorParallelCollectives : public LayerCollectives {
  public:
   explicit TensorParallelCollectives(std::unique_ptr<Collectives> group);
 

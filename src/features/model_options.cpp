@@ -1,7 +1,7 @@
 #include "features/model_options.h"
 
-#include "modeling/adapted_linear.h"
-#include "modeling/tensor_parallel.h"
+#include "features/parallelism/tensor_parallel.h"
+#include "features/tuning/lora.h"
 
 namespace gpubench {
 
@@ -17,13 +17,13 @@ ModelOptions model_options_for(const ResolvedBenchmark& benchmark) {
   options.lora.rank = benchmark.lora_rank;
   options.lora.alpha = benchmark.lora_alpha;
   options.lora.targets =
-      layers::parse_lora_targets(benchmark.lora_targets, info.capabilities.lora_roles, info.name);
+      tuning::parse_lora_targets(benchmark.lora_targets, info.capabilities.lora_roles, info.name);
   return options;
 }
 
 ModelOptions probed_model_options(const ResolvedBenchmark& benchmark) {
   ModelOptions options = model_options_for(benchmark);
-  options.placement.tensor_parallel = tensor_parallel::one_rank_alone(benchmark.tensor_parallel);
+  options.placement.tensor_parallel = parallelism::one_rank_alone(benchmark.tensor_parallel);
   if (benchmark.expert_parallel > 1) {
     options.experts = ModelRegistry::instance().get(benchmark.model).capabilities.experts /
                       benchmark.expert_parallel;

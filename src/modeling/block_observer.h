@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "modeling/activation_checkpoint.h"
+#include "modeling/checkpointable_block.h"
 
 namespace gpubench {
 
@@ -37,15 +37,16 @@ class BlockObserverScope {
 
 BlockObserver* current_block_observer();
 
-// `block` (a module that is a CheckpointableBlock) on `hidden`, its activations recomputed in
-// backward where it is checkpointed, seen by this thread's BlockObserver.
+// `block` (a module that is a CheckpointableBlock) on `hidden`, run by its recomputation where it
+// is checkpointed, seen by this thread's BlockObserver.
 template <typename Block>
 torch::Tensor run_observed_block(Block& block, const torch::Tensor& hidden,
                                  const std::vector<torch::Tensor>& extras) {
   BlockObserver* observer = current_block_observer();
   const torch::Tensor input = observer ? observer->before_block(block, hidden) : hidden;
-  const torch::Tensor output =
-      block.checkpointed() ? checkpointed(block, input, extras) : block.run_block(input, extras);
+  const torch::Tensor output = block.recomputation()
+                                   ? block.recomputation()->run(block, input, extras)
+                                   : block.run_block(input, extras);
   return observer ? observer->after_block(block, output) : output;
 }
 

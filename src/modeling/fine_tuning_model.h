@@ -1,17 +1,19 @@
 // What the fine-tuning models (BERT, the Llamas, gpt-oss) share: their registry entry (sequence
-// length, AdamW, activation checkpointing, counts from the configuration) and the tuning recipe,
-// applied from outside the model: a model declares its blocks' projections by role, and LoRA's
-// roles, rank limits, adapters and counts are derived from them here.
+// length, AdamW, activation checkpointing, counts from the configuration). A model declares its
+// blocks' projections by role; LoRA's roles and rank limits are derived from them here, and
+// tuning, applied from outside the model (features/tuning/lora.h), adds its adapters and their
+// counts by those roles.
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "modeling/activation_checkpoint.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
+#include "modeling/model_transforms.h"
 
 namespace gpubench::models {
 
@@ -20,16 +22,6 @@ namespace gpubench::models {
 inline torch::nn::Embedding uninitialised_embedding(int64_t rows, int64_t width) {
   return torch::nn::Embedding(
       torch::nn::EmbeddingOptions(rows, width)._weight(torch::empty({rows, width})));
-}
-
-// Full tuning leaves every parameter trainable; LoRA (and QLoRA) freezes them all and adds
-// adapters on the target roles (already checked by resolve()). QLoRA's NF4 base is quantised once
-// the weights are drawn (features/tuning/qlora.h). The registry's models have it applied as they
-// are built (fine_tuning_info).
-inline void apply_tuning(torch::nn::Module& net, const ModelOptions& options) {
-  if (uses_lora(options.tuning)) {
-    layers::apply_lora(net, options.lora.targets, options.lora.rank, options.lora.alpha);
-  }
 }
 
 // A projection of a repeated block, by the role LoRA's targets name it with.
@@ -46,33 +38,6 @@ struct BlockProjections {
   std::vector<Projection> per_block;
   int64_t tokens_per_sample = 1;
 };
-
-// `base` (the model's counts with every weight trained) with `options`' tuning: LoRA's adapters
-// on the target roles (their parameters, trainable alone, and their FLOPs), the frozen weights'
-// FLOPs (ModelStats::weight_flops), and QLoRA's NF4 base (every block projection).
-inline ModelStats with_tuning(ModelStats stats, const BlockProjections& projections,
-                              const ModelOptions& options) {
-  const bool lora = uses_lora(options.tuning);
-  int64_t adapters = 0, projection_weights = 0, largest = 0;
-  for (const Projection& projection : projections.per_block) {
-    const auto& targets = options.lora.targets;
-    if (lora && std::find(targets.begin(), targets.end(), projection.role) != targets.end()) {
-      adapters += options.lora.rank * (projection.in + projection.out);
-    }
-    projection_weights += projection.in * projection.out;
-    largest = std::max(largest, projection.in * projection.out);
-  }
-  stats.params += projections.blocks * adapters;
-  if (stats.active_params > 0) stats.active_params += projections.blocks * adapters;
-  stats.trainable_params = lora ? projections.blocks * adapters : stats.params;
-  if (options.tuning == Tuning::kQlora) {
-    stats.nf4_params = projections.blocks * projection_weights;
-    stats.largest_nf4_weight = largest;
-  }
-  stats.forward_flops += 2 * projections.tokens_per_sample * projections.blocks * adapters;
-  stats.frozen_weight_flops = lora ? stats.weight_flops : 0;
-  return stats;
-}
 
 // The shape that the activation estimate reads.
 struct TransformerShape {
@@ -196,15 +161,14 @@ inline ModelInfo fine_tuning_info(FineTuningEntry entry) {
     can.lora_rank_limits[projection.role] = std::min(projection.in, projection.out);
   }
   info.create = [create = std::move(entry.create), with_defaults](const ModelOptions& options) {
-    std::unique_ptr<TrainableModel> model = create(with_defaults(options));
-    apply_tuning(model->module(), options);
-    if (options.activation_checkpointing) checkpoint_blocks(model->module());
-    return model;
+    return create(with_defaults(options));
   };
   info.count = [count = std::move(entry.count), projections = entry.projections,
                 with_defaults](const ModelOptions& given) {
     const ModelOptions options = with_defaults(given);
-    return with_tuning(count(options), projections(options), options);
+    ModelStats stats = count(options);
+    count_model_transforms(stats, projections(options), options);
+    return stats;
   };
   info.activation_bytes = [shape = entry.shape, with_defaults](const ModelOptions& given,
                                                                int64_t batch, int64_t bytes) {

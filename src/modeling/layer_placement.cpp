@@ -7,24 +7,22 @@
 
 namespace gpubench::layers {
 
-int64_t LayerPlacement::share_of(int64_t count, const std::string& what) const {
-  return tensor_parallel::local_count(count, tensor_parallel, what);
+int64_t local_count(int64_t count, int ranks, const std::string& what) {
+  if (count % ranks != 0) {
+    throw std::logic_error(std::to_string(ranks) + " ranks do not divide " + what + " (" +
+                           std::to_string(count) + ")");
+  }
+  return count / ranks;
 }
 
-tensor_parallel::Split split_of(const std::string& role) {
-  if (role == "q" || role == "k" || role == "v" || role == "gate" || role == "up" ||
-      role == kVocabularyHeadRole) {
-    return tensor_parallel::Split::kColumns;
-  }
-  if (role == "o" || role == "down") return tensor_parallel::Split::kRows;
-  throw std::logic_error("no tensor-parallel split for a projection of role '" + role + "'");
+int64_t LayerPlacement::share_of(int64_t count, const std::string& what) const {
+  return local_count(count, tensor_parallel_ranks(), what);
 }
 
 AdaptedLinear projection(int64_t in, int64_t out, bool bias, const std::string& role,
                          const LayerPlacement& placement) {
-  tensor_parallel::Group* group = placement.tensor_parallel;
-  return AdaptedLinear(in, out, bias, role, group ? split_of(role) : tensor_parallel::Split::kNone,
-                       group);
+  TensorParallelGroup* group = placement.tensor_parallel;
+  return AdaptedLinear(in, out, bias, role, group ? group->split_of(role) : Split::kNone, group);
 }
 
 AttentionProjections attention_projections(torch::nn::Module& attention, int64_t hidden,
@@ -61,21 +59,24 @@ TokenEmbeddingImpl::TokenEmbeddingImpl(int64_t vocab, int64_t width,
 }
 
 torch::Tensor TokenEmbeddingImpl::forward(const torch::Tensor& tokens) {
-  return tensor_parallel::embed(tokens, weight, group_);
+  return group_ ? group_->embed(tokens, weight) : torch::embedding(weight, tokens);
 }
 
 torch::Tensor TokenEmbeddingImpl::tied_logits(const torch::Tensor& hidden) {
-  return tied_head_.forward(tensor_parallel::copy_to_group(hidden, group_), weight, {});
+  return tied_head_.forward(group_ ? group_->copy_to_group(hidden) : hidden, weight, {});
 }
 
 torch::Tensor whole_vocabulary(const torch::Tensor& local_logits, const LayerPlacement& placement) {
-  return tensor_parallel::gather_vocabulary(local_logits, placement.tensor_parallel);
+  TensorParallelGroup* group = placement.tensor_parallel;
+  return group ? group->gather_vocabulary(local_logits) : local_logits;
 }
 
 torch::Tensor vocabulary_cross_entropy(const torch::Tensor& local_logits,
                                        const torch::Tensor& targets,
                                        const LayerPlacement& placement) {
-  return tensor_parallel::cross_entropy(local_logits, targets, placement.tensor_parallel);
+  TensorParallelGroup* group = placement.tensor_parallel;
+  return group ? group->cross_entropy(local_logits, targets)
+               : torch::cross_entropy_loss(local_logits, targets);
 }
 
 }  // namespace gpubench::layers

@@ -1,12 +1,10 @@
 // Where a rank's share of a model's layers lies: the groups its layers are split over
-// (modeling/tensor_parallel.h, modeling/expert_parallel.h), handed to a model in ModelOptions.
-// A model builds its projections and its token embedding through the functions below, by role,
-// and takes its vocabulary's logits and loss through them; it never names a split. Which side
-// of a projection a rank holds is decided here by the projection's role, as Megatron-LM shards
-// a transformer (Shoeybi et al. 2019): the roles that read the block's input ("q", "k", "v",
-// "gate", "up", and the vocabulary's "head") column-parallel, those that write back to it ("o",
-// "down") row-parallel, each layer communicating its own way (AdaptedLinearImpl). Without
-// groups, a rank holds every layer whole and every function is the plain layer's.
+// (modeling/layer_groups.h, implemented by features/parallelism/), handed to a model in
+// ModelOptions. A model builds its projections and its token embedding through the functions
+// below, by role, and takes its vocabulary's logits and loss through them; it never names a
+// split. Which side of a projection a rank holds is the group's to say by the projection's role
+// (TensorParallelGroup::split_of), each layer communicating its own way (AdaptedLinearImpl).
+// Without groups, a rank holds every layer whole and every function is the plain layer's.
 #pragma once
 
 #include <array>
@@ -16,17 +14,17 @@
 #include <torch/torch.h>
 
 #include "modeling/adapted_linear.h"
+#include "modeling/layer_groups.h"
 #include "modeling/linear_compute.h"
-#include "modeling/tensor_parallel.h"
 
 namespace gpubench::layers {
 
 struct LayerPlacement {
   // --tensor-parallel N: the group the layers are sharded over; null: whole on this rank.
-  tensor_parallel::Group* tensor_parallel = nullptr;
+  TensorParallelGroup* tensor_parallel = nullptr;
   // --expert-parallel N: the group a mixture of experts' experts are spread over; null: every
   // rank holds them all.
-  tensor_parallel::Group* expert_parallel = nullptr;
+  ExpertParallelGroup* expert_parallel = nullptr;
 
   // The ranks of the tensor-parallel group; 1 without one.
   int tensor_parallel_ranks() const { return tensor_parallel ? tensor_parallel->size() : 1; }
@@ -34,10 +32,6 @@ struct LayerPlacement {
   // not divide them, which resolve refuses first: std::logic_error).
   int64_t share_of(int64_t count, const std::string& what) const;
 };
-
-// How a projection of `role` is split over a tensor-parallel group (the plan above);
-// std::logic_error for a role the plan does not place.
-tensor_parallel::Split split_of(const std::string& role);
 
 // A projection [out, in] of `role`, holding this rank's slice as its role says.
 AdaptedLinear projection(int64_t in, int64_t out, bool bias, const std::string& role,
@@ -71,7 +65,7 @@ class TokenEmbeddingImpl : public torch::nn::Module {
   torch::Tensor weight;
 
  private:
-  tensor_parallel::Group* group_;
+  TensorParallelGroup* group_;
   LinearCompute tied_head_;
 };
 TORCH_MODULE(TokenEmbedding);
@@ -81,7 +75,7 @@ TORCH_MODULE(TokenEmbedding);
 torch::Tensor whole_vocabulary(const torch::Tensor& local_logits, const LayerPlacement& placement);
 
 // The mean over rows of -log softmax(logits)[target], from this rank's slice of the logits
-// [rows, vocab / size] (float32), without gathering them (tensor_parallel::cross_entropy).
+// [rows, vocab / size] (float32), without gathering them (TensorParallelGroup::cross_entropy).
 torch::Tensor vocabulary_cross_entropy(const torch::Tensor& local_logits,
                                        const torch::Tensor& targets,
                                        const LayerPlacement& placement);

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "modeling/expert_parallel.h"
 #include "modeling/flop_counter.h"
 
 namespace gpubench::moe {
@@ -62,10 +61,11 @@ void quantize_into(const mxfp4::Mxfp4Weight& target, int64_t expert, const torch
 
 ExpertsImpl::ExpertsImpl(ExpertsOptions options)
     : options_(std::move(options)),
-      held_(tensor_parallel::local_count(options_.experts, options_.placement.expert_parallel,
-                                         "the experts")),
-      width_(tensor_parallel::local_count(options_.intermediate, options_.placement.tensor_parallel,
-                                          "the expert width")) {
+      held_(options_.placement.expert_parallel
+                ? layers::local_count(options_.experts, options_.placement.expert_parallel->size(),
+                                      "the experts")
+                : options_.experts),
+      width_(options_.placement.share_of(options_.intermediate, "the expert width")) {
   if (options_.mxfp4 && (width_ % mxfp4::kBlock != 0 || options_.hidden % mxfp4::kBlock != 0)) {
     throw std::logic_error("MXFP4 experts need widths in whole blocks of 32");
   }
@@ -145,23 +145,26 @@ torch::Tensor ExpertsImpl::held_outputs(const torch::Tensor& rows, const torch::
 // they came.
 torch::Tensor ExpertsImpl::exchanged_outputs(const torch::Tensor& rows,
                                              const torch::Tensor& experts) {
-  tensor_parallel::Group& group = *options_.placement.expert_parallel;
+  layers::ExpertParallelGroup& group = *options_.placement.expert_parallel;
   const torch::Tensor rank_of = experts.div(held_, "floor");
   const torch::Tensor sent_per_rank = torch::bincount(rank_of, {}, group.size()).to(torch::kCPU);
   const std::vector<int64_t> send(sent_per_rank.data_ptr<int64_t>(),
                                   sent_per_rank.data_ptr<int64_t>() + group.size());
-  const std::vector<int64_t> receive = expert_parallel::receive_counts(send, group, rows.device());
-  const torch::Tensor arrived = expert_parallel::exchange(rows, send, receive, group);
-  const torch::Tensor held_expert = group.all_to_all(experts - rank_of * held_, send, receive);
+  const std::vector<int64_t> receive = group.receive_counts(send, rows.device());
+  const torch::Tensor arrived = group.exchange(rows, send, receive);
+  const torch::Tensor held_expert = group.exchange(experts - rank_of * held_, send, receive);
   const torch::Tensor order = std::get<1>(held_expert.sort(/*stable=*/true, 0, false));
   const torch::Tensor grouped =
       held_outputs(arrived.index_select(0, order), torch::bincount(held_expert, {}, held_));
   const torch::Tensor outputs = torch::zeros_like(grouped).index_copy(0, order, grouped);
-  return expert_parallel::exchange(outputs, receive, send, group);
+  return group.exchange(outputs, receive, send);
 }
 
 torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& routes) {
-  tensor_parallel::Group* const sliced = options_.placement.tensor_parallel;
+  layers::TensorParallelGroup* const sliced = options_.placement.tensor_parallel;
+  const auto copied = [sliced](const torch::Tensor& t) {
+    return sliced ? sliced->copy_to_group(t) : t;
+  };
   const int64_t n = tokens.size(0), k = routes.experts.size(1);
   const torch::Tensor chosen = routes.experts.reshape({-1});
   const torch::Tensor per_expert = torch::bincount(chosen, {}, options_.experts);
@@ -169,23 +172,21 @@ torch::Tensor ExpertsImpl::forward(const torch::Tensor& tokens, const Routes& ro
   // The routes in expert order (stable: a token's rows keep their order within an expert).
   const torch::Tensor order = std::get<1>(chosen.sort(/*stable=*/true, 0, false));
   const torch::Tensor token_of = order.div(k, "floor");
-  const torch::Tensor rows =
-      tensor_parallel::copy_to_group(tokens, sliced).index_select(0, token_of);
+  const torch::Tensor rows = copied(tokens).index_select(0, token_of);
   // Without expert parallelism this module holds every expert: the counts are its groups'.
   const torch::Tensor outputs = options_.placement.expert_parallel
                                     ? exchanged_outputs(rows, chosen.index_select(0, order))
                                     : held_outputs(rows, per_expert);
   // Under tensor parallelism each rank's outputs are partial sums, and the router's weights
   // scale each part: their gradient is summed over the group.
-  const torch::Tensor weights =
-      tensor_parallel::copy_to_group(routes.weights.reshape({-1}), sliced).index_select(0, order);
+  const torch::Tensor weights = copied(routes.weights.reshape({-1})).index_select(0, order);
   const torch::Tensor summed = torch::zeros_like(tokens).index_add(
       0, token_of, (outputs * weights.unsqueeze(1)).to(tokens.scalar_type()));
   if (!sliced) return summed;
   const torch::Tensor down_bias =
       (routes.weights.unsqueeze(-1) * down_proj_bias.index_select(0, chosen).view({n, k, -1}))
           .sum(1);
-  return tensor_parallel::reduce_from_group(summed, sliced) + down_bias.to(tokens.scalar_type());
+  return sliced->reduce_from_group(summed) + down_bias.to(tokens.scalar_type());
 }
 
 void ExpertsImpl::quantize_mxfp4() {

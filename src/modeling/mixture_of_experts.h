@@ -18,7 +18,6 @@
 #include "modeling/layer_placement.h"
 #include "modeling/linear_compute.h"
 #include "modeling/mxfp4_weights.h"
-#include "modeling/tensor_parallel.h"
 
 namespace gpubench::moe {
 
@@ -75,7 +74,7 @@ struct ExpertsOptions {
   // expert's intermediate dimension is split (contiguous slices of gate_up's rows, whose gate and
   // up columns interleave in pairs, and of down's columns); the partial outputs are summed over
   // the group and down's bias added after the sum. Over an expert-parallel group
-  // (modeling/expert_parallel.h): whole experts on each rank, rank r holding experts
+  // (features/parallelism/expert_parallel.h): whole experts on each rank, rank r holding experts
   // r x experts / size onwards; the routed tokens travel to their experts' ranks and back.
   layers::LayerPlacement placement = {};
 };

@@ -6,10 +6,17 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "modeling/flop_counter.h"
+#include "modeling/model_transforms.h"
 #include "modeling/weight_formats.h"
 #include "testing/test_hooks.h"
 
 namespace gpubench {
+
+std::unique_ptr<TrainableModel> ModelInfo::instantiate(const ModelOptions& options) const {
+  std::unique_ptr<TrainableModel> model = create(options);
+  apply_model_transforms(*model, options);
+  return model;
+}
 
 ModelRegistry& ModelRegistry::instance() {
   static ModelRegistry registry;

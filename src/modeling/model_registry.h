@@ -15,7 +15,6 @@
 
 #include "gpubench/model.h"  // TrainableModel, SyntheticBatch, SyntheticInput, ModelDeclaration
 #include "modeling/layer_placement.h"
-#include "modeling/tensor_parallel.h"
 #include "modeling/text_generation.h"
 #include "settings/setting_sections.h"
 
@@ -183,13 +182,9 @@ struct ModelCapabilities {
   // (int4's kernel shapes).
   struct LinearWeightShape {
     int64_t out = 0, in = 0;
-    std::string role;  // a projection's (layers::split_of), or "" for one held whole
-    // [out, in] of one of `ranks` tensor-parallel ranks' slices (the sizes divide).
-    std::array<int64_t, 2> slice(int64_t ranks) const {
-      const auto split = role.empty() ? tensor_parallel::Split::kNone : layers::split_of(role);
-      return {split == tensor_parallel::Split::kColumns ? out / ranks : out,
-              split == tensor_parallel::Split::kRows ? in / ranks : in};
-    }
+    // a projection's, which decides a tensor-parallel rank's slice
+    // (parallelism::weight_slice), or "" for one held whole
+    std::string role;
   };
   std::vector<LinearWeightShape> linear_weight_shapes;
   // Tensor parallelism (--tensor-parallel): what its ranks split, each named with its size
@@ -261,9 +256,8 @@ struct ModelInfo {
   // otherwise ("images/sec", "sequences/sec", "tokens/sec").
   std::string throughput_unit(Task task) const;
 
-  std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const {
-    return create(options);
-  }
+  // create(options), with every feature's transform applied (modeling/model_transforms.h).
+  std::unique_ptr<TrainableModel> instantiate(const ModelOptions& options = {}) const;
 };
 
 // The registry entry of a model of one's own (include/gpubench/model.h): what it declares, and

@@ -7,7 +7,7 @@
 namespace gpubench::layers {
 namespace {
 
-// The roles that read one input, as models name them (layers::split_of's column-parallel ones).
+// The roles that read one input, as models name them (tensor parallelism's column-parallel ones).
 const std::array<std::vector<std::string>, 2> kSharedInputRoles = {
     std::vector<std::string>{"q", "k", "v"}, std::vector<std::string>{"gate", "up"}};
 
@@ -18,7 +18,7 @@ bool can_share(const std::vector<AdaptedLinearImpl*>& layers) {
     if (layer->adapted() || layer->weight_held() || layer->shared_product() || w.dim() != 2 ||
         w.numel() == 0 || w.size(1) != first.weight.size(1) ||
         w.scalar_type() != first.weight.scalar_type() || w.device() != first.weight.device() ||
-        layer->split() == tensor_parallel::Split::kRows || layer->split() != first.split() ||
+        layer->split() == Split::kRows || layer->split() != first.split() ||
         layer->group() != first.group() || layer->bias.defined() != first.bias.defined()) {
       return false;
     }
@@ -68,9 +68,8 @@ SharedInputProduct::SharedInputProduct(const std::vector<AdaptedLinearImpl*>& la
 
 std::vector<torch::Tensor> SharedInputProduct::forward(const torch::Tensor& input) {
   const AdaptedLinearImpl& first = *layers_.front();
-  const torch::Tensor x = first.split() == tensor_parallel::Split::kColumns
-                              ? tensor_parallel::copy_to_group(input, first.group())
-                              : input;
+  const torch::Tensor x =
+      first.split() == Split::kColumns ? first.group()->copy_to_group(input) : input;
   const torch::Tensor output = compute_.forward(x, weight_, bias_);
   std::vector<torch::Tensor> parts;
   int64_t column = 0;

@@ -124,8 +124,9 @@ std::optional<int64_t> RunSession::host_memory() const {
 
 void RunSession::build_model(Workload& workload) {
   options_ = model_options_for(benchmark_);
-  options_.placement.tensor_parallel = run_setup_.rank.tensor_parallel;
-  options_.placement.expert_parallel = run_setup_.rank.expert_parallel;
+  split_layers_ =
+      parallelism::SplitLayers(run_setup_.rank.tensor_parallel, run_setup_.rank.expert_parallel);
+  options_.placement = split_layers_.placement();
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
   // The model's size, once: before it is built where it is counted (a run refused by its plan

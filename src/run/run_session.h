@@ -16,6 +16,7 @@
 
 #include <torch/torch.h>
 
+#include "features/parallelism/split_layers.h"
 #include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/device_setup.h"
@@ -77,6 +78,7 @@ class RunSession {
   DeviceSetup device_setup_;
   Result result_;
   ModelOptions options_;
+  parallelism::SplitLayers split_layers_;  // outlives the model placed over it
   std::unique_ptr<TrainableModel> model_;
 };
 

@@ -22,8 +22,8 @@ struct RankPlacement {
   // ranks holding its slice in the other replicas; both null without tensor parallelism.
   TensorParallelCollectives* tensor_parallel = nullptr;
   Collectives* data_parallel = nullptr;
-  // --expert-parallel N (modeling/expert_parallel.h): the neighbouring ranks that split the
-  // experts, and the ranks holding the same experts in the other such groups; both null without
+  // --expert-parallel N (features/parallelism/expert_parallel.h): the neighbouring ranks that split
+  // the experts, and the ranks holding the same experts in the other such groups; both null without
   // expert parallelism. Every rank is a replica of the rest of the model.
   TensorParallelCollectives* expert_parallel = nullptr;
   Collectives* expert_replicas = nullptr;

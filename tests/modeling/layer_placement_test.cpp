@@ -1,4 +1,5 @@
-// Layer placement (modeling/layer_placement.h): each projection's split follows its role, and
+// Layer placement (modeling/layer_placement.h) over tensor parallelism's group
+// (features/parallelism/tensor_parallel.h): each projection's split follows its role, and
 // the communication around the layers is what Megatron's is: one input copy for the layers that
 // read one input, one sum per row-parallel output, none at all outside autograd's record.
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "distributed/layer_collectives.h"
+#include "features/parallelism/tensor_parallel.h"
 #include "modeling/layer_placement.h"
 
 namespace gpubench {
@@ -16,7 +19,7 @@ namespace {
 using torch::Tensor;
 
 // Rank 0 of 2 ranks holding the same values: a sum doubles a tensor. Counts its all-reduces.
-class TwoEqualRanks : public tensor_parallel::Group {
+class TwoEqualRanks : public LayerCollectives {
  public:
   int rank() const override { return 0; }
   int size() const override { return 2; }
@@ -36,7 +39,8 @@ class TwoEqualRanks : public tensor_parallel::Group {
 };
 
 TEST(LayerPlacement, EachRoleHoldsItsSideOfTheWeight) {
-  TwoEqualRanks group;
+  TwoEqualRanks ranks;
+  parallelism::TensorParallelLayers group(ranks);
   const layers::LayerPlacement placement{&group, nullptr};
   for (const char* role : {"q", "k", "v", "gate", "up", layers::kVocabularyHeadRole}) {
     EXPECT_EQ(layers::projection(8, 6, false, role, placement)->weight.sizes(),
@@ -60,7 +64,8 @@ TEST(LayerPlacement, EachRoleHoldsItsSideOfTheWeight) {
 // summed once in forward, its bias added after the sum.
 TEST(LayerPlacement, LayersReadingOneInputShareOneCopyAndTheRowOutputIsSummedOnce) {
   torch::manual_seed(2);
-  TwoEqualRanks group;
+  TwoEqualRanks ranks;
+  parallelism::TensorParallelLayers group(ranks);
   const layers::LayerPlacement placement{&group, nullptr};
   std::vector<layers::AdaptedLinear> reading;
   for (const char* role : {"q", "k", "v"}) {
@@ -76,12 +81,12 @@ TEST(LayerPlacement, LayersReadingOneInputShareOneCopyAndTheRowOutputIsSummedOnc
   Tensor sum = torch::zeros({3, 2});
   for (layers::AdaptedLinear& layer : reading) sum = sum + layer(input);
   const Tensor y = output(torch::cat({sum, sum}, -1).narrow(-1, 0, 2));
-  EXPECT_EQ(group.sums, 1);  // the row-parallel output's
+  EXPECT_EQ(ranks.sums, 1);  // the row-parallel output's
   EXPECT_TRUE(
       torch::allclose(y, 2 * torch::nn::functional::linear(sum, output->weight) + 0.5, 1e-6, 1e-6));
 
   y.sum().backward();
-  EXPECT_EQ(group.sums, 2);  // and the one copy's
+  EXPECT_EQ(ranks.sums, 2);  // and the one copy's
   // The input's gradient without the copy: each layer's, summed; then doubled by the sum.
   const Tensor upstream = torch::ones({3, 4}).mm(output->weight).narrow(-1, 0, 2);
   Tensor expected = torch::zeros({3, 4});
@@ -90,12 +95,13 @@ TEST(LayerPlacement, LayersReadingOneInputShareOneCopyAndTheRowOutputIsSummedOnc
 }
 
 TEST(LayerPlacement, OutsideAutogradNoCopyCommunicates) {
-  TwoEqualRanks group;
+  TwoEqualRanks ranks;
+  parallelism::TensorParallelLayers group(ranks);
   const layers::LayerPlacement placement{&group, nullptr};
   layers::AdaptedLinear q = layers::projection(4, 4, false, "q", placement);
   torch::NoGradGuard no_grad;
   q(torch::randn({2, 4}));
-  EXPECT_EQ(group.sums, 0);
+  EXPECT_EQ(ranks.sums, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "features/tuning/lora.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/linear_compute.h"
 #include "modeling/shared_input_products.h"
@@ -105,7 +106,7 @@ TEST(SharedInputProducts, LayersThatCannotShareAreLeftApart) {
   torch::manual_seed(0);
   auto adapted_owned = std::make_shared<TwoGroups>(false);
   TwoGroups& adapted = *adapted_owned;
-  adapted.v->add_adapter(4, 8.0);
+  tuning::apply_lora(adapted, {"v"}, 4, 8.0);
   EXPECT_EQ(layers::fuse_shared_input_products(adapted), 1) << "gate and up only";
   EXPECT_FALSE(adapted.q->shared_product());
 

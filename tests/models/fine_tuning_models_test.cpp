@@ -9,7 +9,8 @@
 #include "common/errors.h"
 #include "features/model_options.h"
 #include "features/precision/precision_policy.h"
-#include "modeling/activation_checkpoint.h"
+#include "features/tuning/activation_checkpoint.h"
+#include "features/tuning/lora.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "models/bert.h"
@@ -75,11 +76,11 @@ const std::vector<std::string> kBertRoles = {"q", "k", "v", "o", "up", "down"};
 // The counting rules with the tuning applied from outside, as the registry applies it
 // (models::fine_tuning_info).
 ModelStats tuned_llama_stats(const LlamaConfig& config, const ModelOptions& options) {
-  return models::with_tuning(models::llama_stats(config, options),
+  return tuning::with_tuning(models::llama_stats(config, options),
                              models::llama_projections(config), options);
 }
 ModelStats tuned_bert_stats(const BertConfig& config, const ModelOptions& options) {
-  return models::with_tuning(models::bert_stats(config, options),
+  return tuning::with_tuning(models::bert_stats(config, options),
                              models::bert_projections(config, options), options);
 }
 
@@ -114,7 +115,7 @@ TEST(FineTuningModels, TheCountingRuleIsWhatABuiltLlamaCounts) {
         const LlamaConfig config = tiny_llama(tied, kv_heads);
         const ModelOptions options = options_for(tuning, targets, 12);
         LlamaModel model(config, options);
-        models::apply_tuning(model.module(), options);
+        tuning::apply_tuning(model.module(), options);
         expect_same_stats(measure_instance(model), tuned_llama_stats(config, options),
                           "tied " + std::to_string(tied) + ", kv heads " +
                               std::to_string(kv_heads) + ", targets " + join(targets));
@@ -129,7 +130,7 @@ TEST(FineTuningModels, TheCountingRuleIsWhatABuiltBertCounts) {
     for (const int64_t seq_len : {8, 20}) {
       const ModelOptions options = options_for(tuning, targets, seq_len);
       BertModel model(tiny_bert(), options);
-      models::apply_tuning(model.module(), options);
+      tuning::apply_tuning(model.module(), options);
       expect_same_stats(measure_instance(model), tuned_bert_stats(tiny_bert(), options),
                         "seq " + std::to_string(seq_len) + ", targets " + join(targets));
     }
@@ -154,7 +155,7 @@ TEST(FineTuningModels, TheCountingRuleIsWhatBertLargeAndLlama32CountBuiltAtTwoBl
   ModelOptions options = options_for(Tuning::kLora, kAttention, 8);
   options.defer_initialization = true;
   LlamaModel model(config, options);
-  models::apply_tuning(model.module(), options);
+  tuning::apply_tuning(model.module(), options);
   expect_same_stats(measure_instance(model), tuned_llama_stats(config, options), "llama-3.2-1b");
 }
 
@@ -330,7 +331,7 @@ TEST(FineTuningModels, CheckpointingIsAppliedToTheBuiltBlocks) {
   LlamaModel model(tiny_llama(false, 2), options);
   const SyntheticBatch batch = model.synthetic_batch(1, torch::kCPU, false);
   EXPECT_FALSE(graph_has_node(model.training_loss(batch), "CheckpointFunction"));
-  EXPECT_EQ(checkpoint_blocks(model.module()), 2);  // tiny_llama's two blocks
+  EXPECT_EQ(tuning::checkpoint_blocks(model.module()), 2);  // tiny_llama's two blocks
   EXPECT_TRUE(graph_has_node(model.training_loss(batch), "CheckpointFunction"));
 }
 
@@ -356,18 +357,18 @@ TEST(FineTuningModels, LoraRolesAndRankLimitsComeFromTheDeclaredProjections) {
 
 TEST(FineTuningModels, LoraTargetsAreTheModelsProjections) {
   const auto& roles = kLlamaRoles;
-  EXPECT_EQ(layers::parse_lora_targets("all-linear", roles, "llama-3-8b"), roles);
-  EXPECT_EQ(layers::parse_lora_targets("q,v", roles, "llama-3-8b"),
+  EXPECT_EQ(tuning::parse_lora_targets("all-linear", roles, "llama-3-8b"), roles);
+  EXPECT_EQ(tuning::parse_lora_targets("q,v", roles, "llama-3-8b"),
             (std::vector<std::string>{"q", "v"}));
   EXPECT_EQ(
-      testing::usage_error_of([&] { layers::parse_lora_targets("q,x", roles, "llama-3-8b"); }),
+      testing::usage_error_of([&] { tuning::parse_lora_targets("q,x", roles, "llama-3-8b"); }),
       "lora_targets 'q,x': 'x' is not a projection of llama-3-8b; allowed: a "
       "comma-separated list of q, k, v, o, gate, up, down, or all-linear");
   EXPECT_NE(testing::usage_error_of([&] {
-              layers::parse_lora_targets("q,,v", roles, "m");
+              tuning::parse_lora_targets("q,,v", roles, "m");
             }).find("an empty name"),
             std::string::npos);
-  EXPECT_EQ(testing::usage_error_of([&] { layers::parse_lora_targets("q,q", roles, "m"); }),
+  EXPECT_EQ(testing::usage_error_of([&] { tuning::parse_lora_targets("q,q", roles, "m"); }),
             "lora_targets 'q,q' names 'q' twice");
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "features/parallelism/tensor_parallel.h"
 #include "modeling/flop_counter.h"
 #include "modeling/layers.h"
 #include "modeling/linear_compute.h"
@@ -198,7 +199,7 @@ TEST(GptOss, TheAttentionsScoresAreDeclaredByItsBlocks) {
   EXPECT_EQ(models::prefill_score_bytes(config, options, 2, 100), 2 * 2 * 64 * 101 * 4 + 100);
   // Two tensor-parallel ranks hold 32 heads each.
   ModelOptions half;
-  half.placement.tensor_parallel = tensor_parallel::one_rank_alone(2);
+  half.placement.tensor_parallel = parallelism::one_rank_alone(2);
   config.attention_block_bytes = GptOssConfig{}.attention_block_bytes;
   EXPECT_EQ(models::prefill_score_bytes(config, half, 1, 100), 100 * (2 * 32 * 101 * 4 + 100));
 }

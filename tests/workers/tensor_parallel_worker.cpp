@@ -1,6 +1,6 @@
 // The proof of tensor and expert parallelism for the tests (tests/distributed/
 // tensor_parallel_test.cpp): each rank builds the whole model (test-tp-llama or
-// test-tiny-gpt-oss) and, from its weights, its sharded copy (tensor_parallel::copy_shard: a
+// test-tiny-gpt-oss) and, from its weights, its sharded copy (parallelism::copy_shard: a
 // slice of every projection under tensor parallelism, whole experts under expert parallelism),
 // then compares them:
 //   the logits of a forward pass, gathered over the tensor-parallel group;
@@ -28,6 +28,7 @@
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/split_layers.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/int4_weights.h"
 #include "float_bounds.h"
@@ -69,6 +70,7 @@ struct Layout {
   bool experts = false;             // expert parallelism, else tensor parallelism
   gpubench::ParallelGroups groups;  // the model's group and its replicas' (split_world)
   gpubench::Collectives* world = nullptr;
+  gpubench::parallelism::SplitLayers split;  // the sharded model's, over the model's group
   gpubench::TensorParallelCollectives& model_group() { return *groups.tensor_parallel; }
   // The ranks that each have their own batch: every rank beside expert parallelism, the
   // data-parallel group beside tensor parallelism.
@@ -96,7 +98,7 @@ Difference largest_difference(TrainableModel& whole, TrainableModel& sharded, in
     if (!of(local).defined()) continue;
     const Tensor mine = of(local), theirs = of(full.at(name));
     Tensor slice = torch::empty_like(mine);
-    gpubench::tensor_parallel::copy_shard(theirs, slice, rank, size);
+    gpubench::parallelism::copy_shard(theirs, slice, rank, size);
     found.largest_difference =
         std::max(found.largest_difference, (slice - mine).abs().max().item<double>());
     found.largest = std::max(found.largest, theirs.abs().max().item<double>());
@@ -119,11 +121,13 @@ Models build(const gpubench::ModelInfo& info, const std::string& tuning, Layout&
   for (auto& [name, parameter] : parameters_of(*models.whole)) {
     if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
   }
-  (layout.experts ? options.placement.expert_parallel : options.placement.tensor_parallel) = &group;
+  layout.split = layout.experts ? gpubench::parallelism::SplitLayers(nullptr, &group)
+                                : gpubench::parallelism::SplitLayers(&group, nullptr);
+  options.placement = layout.split.placement();
   models.sharded = info.instantiate(options);
   const auto full = parameters_of(*models.whole);
   for (auto& [name, local] : parameters_of(*models.sharded)) {
-    gpubench::tensor_parallel::copy_shard(full.at(name), local, group.rank(), group.size());
+    gpubench::parallelism::copy_shard(full.at(name), local, group.rank(), group.size());
   }
   return models;
 }
@@ -177,7 +181,7 @@ double parameters_worst_share_of_bound(Models& models, const std::map<std::strin
   const auto full = parameters_of(*models.whole);
   auto slice_of = [&](const Tensor& whole, const Tensor& like) {
     Tensor slice = torch::empty_like(like);
-    gpubench::tensor_parallel::copy_shard(whole, slice, rank, size);
+    gpubench::parallelism::copy_shard(whole, slice, rank, size);
     return slice;
   };
   double worst = 0;
@@ -249,7 +253,8 @@ void compare_int4(Models& models, const gpubench::ModelInfo& info, int ranks,
                   nlohmann::json& found) {
   if (!gpubench::compat::kHasIntWeights || !info.capabilities.holds_weights_in("int4")) return;
   for (const auto& shape : info.capabilities.linear_weight_shapes) {
-    const auto [rows, columns] = shape.slice(ranks);
+    const auto [rows, columns] =
+        gpubench::parallelism::weight_slice(shape.out, shape.in, shape.role, ranks);
     const std::string why =
         gpubench::integer_weights::why_not_int4(rows, columns, 32, gpubench::DeviceKind::kCpu);
     if (!why.empty()) {
@@ -310,7 +315,7 @@ int main(int argc, char** argv) {
   const auto launch = gpubench::detect_launch_environment(gpubench::process_environment());
   if (!launch) return 2;
   auto world = gpubench::Collectives::connect(*launch, torch::kCPU, std::chrono::seconds(60));
-  Layout layout{kind == "expert", gpubench::split_world(*world, size), world.get()};
+  Layout layout{kind == "expert", gpubench::split_world(*world, size), world.get(), {}};
   const gpubench::ModelInfo& info = gpubench::ModelRegistry::instance().get(argv[2]);
   Models models = build(info, tuning, layout);
   nlohmann::json found;

@@ -1,7 +1,7 @@
 #include "features/tuning/tuning_rules.h"
 
 #include "common/errors.h"
-#include "modeling/adapted_linear.h"
+#include "features/tuning/lora.h"
 #include "optim/optimizer_registry.h"
 
 namespace gpubench::tuning {
@@ -39,7 +39,7 @@ void resolve_adapters(const ResolveInputs& inputs, ResolvedBenchmark& out) {
     out.lora_alpha = 0;
     out.lora_targets.clear();
   } else {
-    const auto targets = layers::parse_lora_targets(out.lora_targets, can.lora_roles, info.name);
+    const auto targets = parse_lora_targets(out.lora_targets, can.lora_roles, info.name);
     out.lora_targets = targets.size() == can.lora_roles.size() ? "all-linear" : join(targets, ",");
     for (const std::string& target : targets) {
       const auto limit = can.lora_rank_limits.find(target);

@@ -1,6 +1,7 @@
 #include "features/weights/weight_rules.h"
 
 #include "common/errors.h"
+#include "features/parallelism/tensor_parallel.h"
 #include "features/weights/int4_weights.h"
 #include "modeling/mxfp4_weights.h"
 #include "modeling/weight_formats.h"
@@ -34,7 +35,8 @@ void check_mxfp4_slices(const ModelInfo& info, const ResolvedBenchmark& out) {
 void check_int4_shapes(const ModelInfo& info, const ResolvedBenchmark& out) {
   for (const auto& shape : info.capabilities.linear_weight_shapes) {
     // Each rank holds its slice; the sizes divide (resolve_tensor_parallel).
-    const auto [rows, columns] = shape.slice(out.tensor_parallel);
+    const auto [rows, columns] =
+        parallelism::weight_slice(shape.out, shape.in, shape.role, out.tensor_parallel);
     const std::string why =
         integer_weights::why_not_int4(rows, columns, out.weight_group, out.device);
     if (!why.empty()) {

@@ -1,4 +1,4 @@
-#include "modeling/activation_checkpoint.h"
+#include "features/tuning/activation_checkpoint.h"
 
 #include <ATen/autocast_mode.h>
 #include <torch/csrc/autograd/custom_function.h>
@@ -10,7 +10,7 @@
 #include "modeling/linear_products.h"
 #include "torch_support/compat.h"
 
-namespace gpubench {
+namespace gpubench::tuning {
 namespace {
 
 using torch::Tensor;
@@ -118,6 +118,14 @@ class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> 
   }
 };
 
+class ReentrantCheckpoint : public BlockRecomputation {
+ public:
+  Tensor run(CheckpointableBlock& block, const Tensor& hidden,
+             const std::vector<Tensor>& extras) const override {
+    return checkpointed(block, hidden, extras);
+  }
+};
+
 }  // namespace
 
 Tensor checkpointed(CheckpointableBlock& block, const Tensor& hidden,
@@ -129,14 +137,15 @@ Tensor checkpointed(CheckpointableBlock& block, const Tensor& hidden,
 }
 
 int checkpoint_blocks(torch::nn::Module& module) {
+  static const ReentrantCheckpoint recomputation;
   int blocks = 0;
   for (const auto& child : module.modules(/*include_self=*/false)) {
     if (auto* block = dynamic_cast<CheckpointableBlock*>(child.get())) {
-      block->set_checkpointed(true);
+      block->set_recomputation(&recomputation);
       ++blocks;
     }
   }
   return blocks;
 }
 
-}  // namespace gpubench
+}  // namespace gpubench::tuning
