@@ -26,8 +26,8 @@ struct BertConfig {
 };
 
 BertConfig bert_large();
-// Counts from the configuration, trained in full (tuning's part: tuning::with_tuning,
-// features/tuning/lora.h).
+// Counts from the configuration, trained in full (tuning's part is added from outside:
+// tuning::with_tuning, features/tuning/).
 ModelStats bert_stats(const BertConfig& config, const ModelOptions& options);
 // Its blocks and each block's projections by role; a sequence of seq_len tokens a sample.
 BlockProjections bert_projections(const BertConfig& config, const ModelOptions& options);

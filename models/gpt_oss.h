@@ -52,7 +52,7 @@ GptOssConfig gpt_oss_120b();
 
 // Counts from the configuration alone (ModelStats::active_params: per token, all but the
 // embedding table and the experts not chosen, as OpenAI's model card counts them).
-// Trained in full; tuning's part is tuning::with_tuning's (features/tuning/lora.h).
+// Trained in full; tuning's part is added from outside (tuning::with_tuning, features/tuning/).
 ModelStats gpt_oss_stats(const GptOssConfig& config, const ModelOptions& options);
 // Its blocks and each block's attention projections by role (the experts are not projections:
 // nothing applied from outside by role reaches them).

@@ -44,7 +44,7 @@ LlamaConfig llama_3_1_405b();
 
 // What measure_instance would count for this configuration trained in full, from the
 // configuration alone (the 7B and 8B models do not fit in a test machine's memory in float32);
-// tuning's part is tuning::with_tuning's (features/tuning/lora.h).
+// tuning's part is added from outside the model (tuning::with_tuning, features/tuning/).
 ModelStats llama_stats(const LlamaConfig& config, const ModelOptions& options);
 
 // Its blocks and each block's projections by role.

@@ -335,6 +335,41 @@ TEST(FineTuningModels, CheckpointingIsAppliedToTheBuiltBlocks) {
   EXPECT_TRUE(graph_has_node(model.training_loss(batch), "CheckpointFunction"));
 }
 
+// Tuning is a transform applied from outside to every model the registry builds
+// (modeling/model_transforms.h): the model's own create() adds no adapter and checkpoints no
+// block; instantiate() does both, and the counts from the configuration take the adapters in.
+TEST(FineTuningModels, TuningIsAModelTransformEveryBuiltModelIsGiven) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-llama");
+  const ModelOptions options = options_for(Tuning::kLora, {"q", "v"}, 8, /*checkpointing=*/true);
+  const auto adapters = [](TrainableModel& model) {
+    int count = 0;
+    for (const auto& item : model.module().named_parameters()) {
+      count += layers::is_adapter_parameter(item.key()) ? 1 : 0;
+    }
+    return count;
+  };
+  const auto checkpointed = [](TrainableModel& model) {
+    int count = 0;
+    for (const auto& child : model.module().modules(/*include_self=*/false)) {
+      const auto* block = dynamic_cast<const CheckpointableBlock*>(child.get());
+      count += block && block->recomputation() ? 1 : 0;
+    }
+    return count;
+  };
+  const int64_t blocks = info.capabilities.blocks;
+  ASSERT_GT(blocks, 0);
+  std::unique_ptr<TrainableModel> bare = info.create(options);
+  EXPECT_EQ(adapters(*bare), 0);
+  EXPECT_EQ(checkpointed(*bare), 0);
+  std::unique_ptr<TrainableModel> built = info.instantiate(options);
+  EXPECT_EQ(adapters(*built), 2 * 2 * blocks);  // lora_A and lora_B on q and v
+  EXPECT_EQ(checkpointed(*built), blocks);
+  const ModelStats counted = info.count(options), measured = measure_instance(*built);
+  EXPECT_EQ(counted.params, measured.params);
+  EXPECT_EQ(counted.trainable_params, measured.trainable_params);
+  EXPECT_LT(counted.trainable_params, counted.params);
+}
+
 // LoRA's roles and rank limits are derived from the projections a model declares (the smaller
 // side of each), in the model's order.
 TEST(FineTuningModels, LoraRolesAndRankLimitsComeFromTheDeclaredProjections) {
