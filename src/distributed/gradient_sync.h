@@ -1,6 +1,6 @@
 // What a training step asks of data parallelism (train/training_step.h): DDP's gradient
 // averaging (distributed/gradient_synchronizer.h) or sharded data parallelism
-// (distributed/sharded_data_parallel.h).
+// (features/parallelism/sharded_data_parallel.h).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // What runs around each of a transformer's repeated blocks: the models run their blocks through
 // run_observed_block(), and a BlockObserver installed on this thread (BlockObserverScope) sees each
 // block go in and come out, as PyTorch's module forward hooks let FSDP do. Sharded data parallelism
-// (distributed/sharded_data_parallel.h) gathers a block's parameters there and ties its
+// (features/parallelism/sharded_data_parallel.h) gathers a block's parameters there and ties its
 // backward-pass work to the block's input and output.
 #pragma once
 

@@ -3,10 +3,8 @@
 #include <torch/torch.h>
 
 #include "common/errors.h"
-#include "distributed/expert_parallel_sync.h"
-#include "distributed/gradient_synchronizer.h"
-#include "distributed/sharded_data_parallel.h"
 #include "features/memory_terms.h"
+#include "features/parallelism/data_parallel_sync.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
@@ -68,7 +66,12 @@ class TrainWorkload : public Workload {
       auto state = model.module().parameters();
       for (auto& buffer : model.module().buffers()) state.push_back(buffer);
       replicas->broadcast_from_rank0(state);
-      synchronizer_ = data_parallel_sync(session, *replicas);
+      parallelism::DataParallelSync sync = parallelism::data_parallel_sync(
+          spec, model.module(), trainable_parameters(model.module()), *replicas,
+          rank.expert_parallel ? rank.expert_replicas : nullptr,
+          session.policy().autocast_dtype().value_or(torch::kFloat));
+      synchronizer_ = std::move(sync.sync);
+      sharded_ = sync.sharded;
       torch::manual_seed(static_cast<uint64_t>(spec.seed) +
                          static_cast<uint64_t>(replicas->rank()));
     }
@@ -91,28 +94,6 @@ class TrainWorkload : public Workload {
     }
     return {step_->optimizer().description(), to_string(step_->optimizer().implementation()),
             false};
-  }
-
-  // DDP's bucketed all-reduce (beside expert parallelism, the experts' apart), or with --shard
-  // the sharded units (the gathered parameters in the
-  // dtype autocast computes in).
-  std::unique_ptr<GradientSync> data_parallel_sync(RunSession& session, Collectives& replicas) {
-    const ResolvedBenchmark& spec = session.benchmark();
-    torch::nn::Module& module = session.model()->module();
-    if (spec.sharded()) {
-      auto sharded = std::make_unique<ShardedDataParallel>(
-          module, replicas, shard_mode_from(spec.shard),
-          session.policy().autocast_dtype().value_or(torch::kFloat));
-      sharded_ = sharded.get();
-      return sharded;
-    }
-    if (const RankPlacement& rank = session.rank(); rank.expert_parallel) {
-      return std::make_unique<ExpertParallelSync>(
-          replicas, *rank.expert_replicas, spec.expert_parallel, module,
-          trainable_parameters(module), int64_t{spec.bucket_mb} << 20);
-    }
-    return std::make_unique<GradientSynchronizer>(replicas, trainable_parameters(module),
-                                                  int64_t{spec.bucket_mb} << 20);
   }
 
   TrialPlan start(RunSession& session) override {

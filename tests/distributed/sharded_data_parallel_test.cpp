@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "distributed/sharded_data_parallel.h"
+#include "features/parallelism/sharded_data_parallel.h"
 #include "distributed/worker_ranks.h"
 #include "test_helpers.h"
 

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "distributed/collectives.h"
-#include "distributed/expert_parallel_sync.h"
+#include "features/parallelism/expert_parallel_sync.h"
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tensor_parallel_collectives.h"

@@ -1,5 +1,5 @@
 // Parallelism's memory: one rank's share of the memory plan (features/memory_terms.h), and what one
-// rank of a sharded run (--shard, distributed/sharded_data_parallel.h) holds, from what an
+// rank of a sharded run (--shard, features/parallelism/sharded_data_parallel.h) holds, from what an
 // unsharded step holds (docs/memory.md): `gpubench fit --shard` probes the unsharded step and
 // divides and adds by these rules; the run's own breakdown is counted from its tensors.
 #pragma once

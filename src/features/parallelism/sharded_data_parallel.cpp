@@ -1,4 +1,4 @@
-#include "distributed/sharded_data_parallel.h"
+#include "features/parallelism/sharded_data_parallel.h"
 
 #include <cctype>
 #include <stdexcept>

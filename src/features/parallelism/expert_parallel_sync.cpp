@@ -1,4 +1,4 @@
-#include "distributed/expert_parallel_sync.h"
+#include "features/parallelism/expert_parallel_sync.h"
 
 #include <algorithm>
 #include <set>
