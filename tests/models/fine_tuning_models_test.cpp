@@ -11,6 +11,7 @@
 #include "features/precision/precision_policy.h"
 #include "features/tuning/activation_checkpoint.h"
 #include "features/tuning/lora.h"
+#include "features/tuning/tuning_transform.h"
 #include "modeling/adapted_linear.h"
 #include "modeling/model_registry.h"
 #include "models/bert.h"

@@ -3,9 +3,8 @@
 // --lora-targets names (layers::AdaptedLinearImpl's roles): y = x W^T + b + (alpha / r) x A^T B^T,
 // A [r, in] drawn like a linear layer's weight (Kaiming-uniform), B [out, r] zero, so an adapted
 // model computes exactly what the base model does until B moves. The adapters stay in autocast's
-// dtype; their multiply-adds are reported to an active FlopCounter. Registered as a model
-// transform (modeling/model_transforms.h) with activation checkpointing: tuning's part of every
-// model built, and of the counts from a model's configuration.
+// dtype; their multiply-adds are reported to an active FlopCounter. Tuning's model transform
+// (tuning_transform.h) applies it to every model built.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +12,6 @@
 #include <vector>
 
 #include <torch/torch.h>
-
-#include "modeling/fine_tuning_model.h"
-#include "modeling/model_registry.h"
 
 namespace gpubench::tuning {
 
@@ -33,16 +29,5 @@ std::vector<std::string> parse_lora_targets(const std::string& text,
 // Returns how many projections got one.
 int apply_lora(torch::nn::Module& module, const std::vector<std::string>& targets, int64_t rank,
                double alpha);
-
-// `options`' tuning applied to a built model: LoRA's adapters (LoRA and QLoRA; the targets
-// already checked by resolve), activation checkpointing. QLoRA's NF4 base is quantised once the
-// weights are drawn (qlora.h).
-void apply_tuning(torch::nn::Module& module, const ModelOptions& options);
-
-// `base` (the model's counts with every weight trained) with `options`' tuning: LoRA's adapters
-// on the target roles (their parameters, trainable alone, and their FLOPs), the frozen weights'
-// FLOPs (ModelStats::weight_flops), and QLoRA's NF4 base (every block projection).
-ModelStats with_tuning(ModelStats stats, const models::BlockProjections& projections,
-                       const ModelOptions& options);
 
 }  // namespace gpubench::tuning
