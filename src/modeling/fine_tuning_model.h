@@ -1,8 +1,8 @@
 // What the fine-tuning models (BERT, the Llamas, gpt-oss) share: their registry entry (sequence
 // length, AdamW, activation checkpointing, counts from the configuration). A model declares its
 // blocks' projections by role; LoRA's roles and rank limits are derived from them here, and
-// tuning, applied from outside the model (features/tuning/tuning_transform.h), adds its adapters and their
-// counts by those roles.
+// tuning, applied from outside the model (features/tuning/tuning_transform.h), adds its adapters
+// and their counts by those roles.
 #pragma once
 
 #include <algorithm>

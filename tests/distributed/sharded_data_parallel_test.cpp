@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "features/parallelism/sharded_data_parallel.h"
 #include "distributed/worker_ranks.h"
+#include "features/parallelism/sharded_data_parallel.h"
 #include "test_helpers.h"
 
 namespace gpubench {

@@ -1,4 +1,4 @@
-// The sharded-data-parallel proof for the tests (tests/features/parallelism/sharded_data_parallel_test.cpp):
+// The sharded-data-parallel proof for the tests (tests/distributed/sharded_data_parallel_test.cpp):
 // each rank builds the test Llama twice from one seed and trains both copies on its share of
 // the same global batches through gpubench's TrainingStep, one under DDP's gradient averaging
 // (GradientSynchronizer), the other sharded (ShardedDataParallel). It records both copies' losses

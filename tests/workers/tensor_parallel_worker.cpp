@@ -24,10 +24,10 @@
 #include <nlohmann/json.hpp>
 
 #include "distributed/collectives.h"
-#include "features/parallelism/expert_parallel_sync.h"
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/expert_parallel_sync.h"
 #include "features/parallelism/split_layers.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/int4_weights.h"
