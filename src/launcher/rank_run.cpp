@@ -7,28 +7,16 @@
 
 #include "common/errors.h"
 #include "distributed/collectives.h"
-#include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/rank_groups.h"
 #include "launcher/child_command.h"
 #include "launcher/rank_launcher.h"
 #include "launcher/temporary_folder.h"
-#include "modeling/model_registry.h"
 #include "system/machine.h"
 
 namespace gpubench {
 namespace fs = std::filesystem;
 
 namespace {
-
-// --tensor-parallel N > 1; and a launcher's world of one with a model that shards, which runs the
-// sharded path over a group of one, as its process group of one runs DDP's all-reduces (the GPU
-// check's one-GPU proof of the NCCL path).
-bool tensor_parallel_group_wanted(const ResolvedBenchmark& resolved,
-                                  const LaunchEnvironment& launch) {
-  if (resolved.tensor_parallel > 1) return true;
-  if (resolved.sharded()) return false;  // its group of one shards, and nothing more
-  const ModelInfo& info = ModelRegistry::instance().get(resolved.model);
-  return launch.world_size == 1 && !info.capabilities.split_counts.empty();
-}
 
 std::string rank_file(const std::string& folder, int rank) {
   return (fs::path(folder) / ("rank-" + std::to_string(rank) + ".json")).string();
@@ -41,16 +29,10 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   const torch::Device device = device_for_rank(resolved.device, launch);
   const std::chrono::seconds timeout(resolved.timeout_s);
   std::unique_ptr<Collectives> collectives;
-  ParallelGroups groups;
-  // --expert-parallel: the same split of the world, into experts' groups and their replicas.
-  ParallelGroups experts;
+  parallelism::RankGroups groups;
   try {
     collectives = Collectives::connect(launch, device, timeout);
-    if (resolved.expert_parallel > 1) {
-      experts = split_world(*collectives, resolved.expert_parallel);
-    } else if (tensor_parallel_group_wanted(resolved, launch)) {
-      groups = split_world(*collectives, resolved.tensor_parallel);
-    }
+    groups = parallelism::RankGroups(*collectives, resolved);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& error) {
@@ -64,19 +46,16 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
              collectives->backend(), device.str());
   run_setup.rank.collectives = collectives.get();
-  run_setup.rank.tensor_parallel = groups.tensor_parallel.get();
-  run_setup.rank.data_parallel = groups.data_parallel.get();
-  run_setup.rank.expert_parallel = experts.tensor_parallel.get();
-  run_setup.rank.expert_replicas = experts.data_parallel.get();
+  run_setup.rank.tensor_parallel = groups.tensor_parallel();
+  run_setup.rank.data_parallel = groups.data_parallel();
+  run_setup.rank.expert_parallel = groups.expert_parallel();
+  run_setup.rank.expert_replicas = groups.expert_replicas();
   run_setup.rank.device_index = device.is_cuda() ? device.index() : 0;
   run_setup.rank.launcher = launch.launcher;
   if (launch.rank != 0) run_setup.progress = {};
   Result result = run_benchmark(resolved, run_setup);
   if (result.status == RunStatus::kOk) {
-    if (groups.tensor_parallel) groups.tensor_parallel->collectives().shutdown();
-    if (groups.data_parallel) groups.data_parallel->shutdown();
-    if (experts.tensor_parallel) experts.tensor_parallel->collectives().shutdown();
-    if (experts.data_parallel) experts.data_parallel->shutdown();
+    groups.shutdown();
     collectives->shutdown();
   }
   return result;
