@@ -1,7 +1,6 @@
 // The plug-in table of models: each file in models/ registers its models here.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
