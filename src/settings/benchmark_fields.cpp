@@ -10,6 +10,7 @@
 #include "common/json_fields.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
+#include "settings/setting_order.h"
 
 namespace gpubench {
 namespace {
@@ -187,12 +188,29 @@ std::vector<SettingSectionInfo> make_sections() {
   };
 }
 
+// A row's place in kSettingOrder; a key missing there is a programming error.
+size_t place_in_order(const BenchmarkField& field) {
+  const auto place = std::find(kSettingOrder.begin(), kSettingOrder.end(), field.key);
+  if (place == kSettingOrder.end()) {
+    throw std::logic_error("setting " + field.key + " has no place in settings/setting_order.h");
+  }
+  return static_cast<size_t>(place - kSettingOrder.begin());
+}
+
 std::vector<BenchmarkField> make_table() {
   std::vector<BenchmarkField> table;
 #define GPUBENCH_SETTING(section, member, type, ...) \
   table.push_back((__VA_ARGS__).bind<type>(&BenchmarkRequest::member, &B::member));
 #include "settings/benchmark_settings.def"
 #undef GPUBENCH_SETTING
+  if (table.size() != kSettingOrder.size()) {
+    throw std::logic_error("settings/setting_order.h names " +
+                           std::to_string(kSettingOrder.size()) + " settings, the rows " +
+                           std::to_string(table.size()));
+  }
+  std::sort(table.begin(), table.end(), [](const BenchmarkField& a, const BenchmarkField& b) {
+    return place_in_order(a) < place_in_order(b);
+  });
   return table;
 }
 

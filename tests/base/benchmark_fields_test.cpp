@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "settings/setting_order.h"
 #include "test_helpers.h"
 
 namespace gpubench {
@@ -264,6 +265,28 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 3 threads");
   b.threads = 1;
   EXPECT_EQ(text(b), "resnet50 bf16 x1 batch 7 1 thread");
+}
+
+// The features own their rows (src/features/<feature>/*_settings.def) and the benchmark file
+// gathers them after its own, yet the table, and so the options, the identity text and the
+// result's block, follows settings/setting_order.h: precision's rows second and third, graph
+// mode's among the benchmark's own, the deterministic flag near the end.
+TEST(BenchmarkFields, TheTableFollowsTheOneOrderWhereverARowIsDefined) {
+  std::vector<std::string> keys;
+  for (const BenchmarkField& f : benchmark_fields()) keys.push_back(f.key);
+  const std::vector<std::string> order(kSettingOrder.begin(), kSettingOrder.end());
+  EXPECT_EQ(keys, order);
+  ASSERT_GE(keys.size(), 4u);
+  EXPECT_EQ(keys[0], "model");
+  EXPECT_EQ(keys[1], "precision");  // a feature's row, ahead of the benchmark's device
+  EXPECT_EQ(keys[3], "device");
+  const auto place = [&](const std::string& key) {
+    return std::find(keys.begin(), keys.end(), key) - keys.begin();
+  };
+  EXPECT_LT(place("timeout"), place("mode"));                // parallelism's, then graph mode's,
+  EXPECT_LT(place("mode"), place("telemetry_interval_ms"));  // then the benchmark's again
+  EXPECT_LT(place("kv_cache"), place("weights"));
+  EXPECT_LT(place("weight_group"), place("deterministic"));
 }
 
 // Every setting sits in one section of the table, every section holds one at least, and a
