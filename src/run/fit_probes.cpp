@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "common/phase_progress.h"
+#include "features/parallelism/probed_slice.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "results/memory_info.h"
@@ -83,16 +84,14 @@ ModelOptions ProbeModels::largest(const ModelOptions& whole) const {
 
 namespace {
 
-// Whether the model narrowed by `k` still splits as asked: every count a tensor-parallel rank
-// splits (the vocabulary aside: the probes narrow it; the key/value heads where kept) divides by
-// k, and the quotient by the ranks; LoRA's rank stays within every adapted width.
+// Whether the model narrowed by `k` still splits as asked (parallelism's rule), and LoRA's rank
+// stays within every adapted width.
 bool splits_at_width(const ModelInfo& info, const ModelOptions& options, int64_t k,
                      bool keeping_key_value_heads) {
-  const int64_t ranks = options.placement.tensor_parallel_ranks();
-  for (const auto& [what, count] : info.capabilities.split_counts) {
-    if (what == "vocabulary") continue;
-    const bool kept = keeping_key_value_heads && what == kKeyValueHeadsSplit;
-    if ((!kept && count % k != 0) || (kept ? count : count / k) % ranks != 0) return false;
+  if (!parallelism::splits_at_width(info.capabilities.split_counts,
+                                    options.placement.tensor_parallel_ranks(), k,
+                                    keeping_key_value_heads)) {
+    return false;
   }
   if (options.lora.targets.empty()) return true;
   for (const auto& [role, limit] : info.capabilities.lora_rank_limits) {
@@ -255,18 +254,8 @@ int64_t held_experts(const ModelInfo& info, const ModelOptions& options) {
 
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
                          const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b) {
-  const std::string where =
-      " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
-      (b.tensor_parallel > 1
-           ? ", one tensor-parallel rank's slice of " + std::to_string(b.tensor_parallel) +
-                 " (its collectives' buffers left out)"
-           : "") +
-      (b.expert_parallel > 1 ? ", one expert-parallel rank's " +
-                                   std::to_string(info.capabilities.experts / b.expert_parallel) +
-                                   " of " + std::to_string(info.capabilities.experts) +
-                                   " experts a layer, routed as many tokens as its own (the "
-                                   "exchanges' buffers left out)"
-                             : "");
+  const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
+                            parallelism::probed_slice(b, info.capabilities.experts);
   if (!models.by_blocks) return what + " of the whole model" + where;
   const std::string blocks = std::to_string(info.capabilities.blocks);
   const int64_t group = info.capabilities.block_period;

@@ -18,8 +18,8 @@ class TensorParallelCollectives;
 // This process's place in a data-parallel run. The default is a single process.
 struct RankPlacement {
   Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
-  // --tensor-parallel N (distributed/tensor_parallel_collectives.h): this rank's replica and the
-  // ranks holding its slice in the other replicas; both null without tensor parallelism.
+  // --tensor-parallel N (features/parallelism/tensor_parallel_collectives.h): this rank's replica
+  // and the ranks holding its slice in the other replicas; both null without tensor parallelism.
   TensorParallelCollectives* tensor_parallel = nullptr;
   Collectives* data_parallel = nullptr;
   // --expert-parallel N (features/parallelism/expert_parallel.h): the neighbouring ranks that split

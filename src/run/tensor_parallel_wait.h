@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/tensor_parallel_collectives.h"
 #include "run/run_setup.h"
 
 namespace gpubench {

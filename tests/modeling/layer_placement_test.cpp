@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "distributed/layer_collectives.h"
+#include "features/parallelism/layer_collectives.h"
 #include "features/parallelism/tensor_parallel.h"
 #include "modeling/layer_placement.h"
 

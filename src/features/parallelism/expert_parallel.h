@@ -12,7 +12,7 @@
 
 #include <torch/torch.h>
 
-#include "distributed/layer_collectives.h"
+#include "features/parallelism/layer_collectives.h"
 #include "modeling/layer_groups.h"
 
 namespace gpubench::parallelism {

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "distributed/collectives.h"
-#include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/tensor_parallel_collectives.h"
 #include "settings/benchmark.h"
 
 namespace gpubench::parallelism {

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "distributed/layer_collectives.h"
 #include "features/parallelism/expert_parallel.h"
+#include "features/parallelism/layer_collectives.h"
 #include "features/parallelism/tensor_parallel.h"
 #include "modeling/layer_placement.h"
 

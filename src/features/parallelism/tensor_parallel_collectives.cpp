@@ -1,4 +1,4 @@
-#include "distributed/tensor_parallel_collectives.h"
+#include "features/parallelism/tensor_parallel_collectives.h"
 
 #include <numeric>
 

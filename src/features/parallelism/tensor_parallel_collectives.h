@@ -1,4 +1,4 @@
-// A model group's collectives (distributed/layer_collectives.h) on c10d, and the
+// A model group's collectives (features/parallelism/layer_collectives.h) on c10d, and the
 // groups of a run with --tensor-parallel: the world split into replicas of neighbouring ranks
 // (tensor-parallel groups) and the ranks that hold the same slice in each replica (data-parallel
 // groups), as Megatron-LM orders them.
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "distributed/collectives.h"
-#include "distributed/layer_collectives.h"
+#include "features/parallelism/layer_collectives.h"
 #include "torch_support/device_timers.h"
 
 namespace gpubench {
