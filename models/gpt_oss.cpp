@@ -46,6 +46,12 @@ int64_t score_rows_per_block(int64_t block_bytes, int64_t batch, int64_t heads, 
   return std::clamp<int64_t>(block_bytes / row_bytes, 1, tokens);
 }
 
+// What the scores are multiplied by: head_dim^-0.5, transformers' `scaling`, in the prompt's
+// attention and the decode step's alike.
+double attention_scaling(int64_t head_dim) {
+  return 1.0 / std::sqrt(static_cast<double>(head_dim));
+}
+
 // Attention with one sink logit per head (eager_attention_forward of modeling_gpt_oss): the sink
 // joins each row's softmax and is dropped after it, so a query may attend to nothing. q [batch,
 // heads, tokens, d] at positions first_query.., k and v [batch, kv_heads, keys, d] at positions
@@ -73,9 +79,8 @@ Tensor attention_with_sinks(const Tensor& q, const Tensor& k, const Tensor& v, c
     const int64_t n = std::min(rows, tokens - row);
     const ScoreMoment moment;
     const Tensor grouped = q.narrow(2, row, n).reshape({batch, kv_heads, group, n, d});
-    // Times head_dim^-0.5, as transformers' `scaling` (the decode step's operator multiplies).
     Tensor scores = torch::matmul(grouped, keys_t).to(torch::kFloat);
-    scores.mul_(1.0 / std::sqrt(static_cast<double>(d)));
+    scores.mul_(attention_scaling(d));
     const Tensor query_at =
         torch::arange(first_query + row, first_query + row + n, positions).unsqueeze(1);
     Tensor hidden = key_at > query_at;
@@ -204,7 +209,7 @@ class GptOssDecoderLayerImpl : public torch::nn::Module, public CheckpointableBl
     cache.values.narrow(2, slot, 1).copy_(KvCache::to_stored(v, cache.values));
     keys_read = window_ > 0 ? std::min(cache.start + 1, window_) : cache.start + 1;
     return kernels::decode_attention(q, cache.keys, cache.values, *cache.decode_position,
-                                     1.0 / std::sqrt(static_cast<double>(head_dim_)), sinks);
+                                     attention_scaling(head_dim_), sinks);
   }
 
   // A sliding layer's keys or values `x` [batch, heads, tokens, d] at positions start..: the
