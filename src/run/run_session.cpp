@@ -8,6 +8,7 @@
 #include "distributed/collectives.h"
 #include "features/model_options.h"
 #include "features/parallelism/parallelism_memory.h"
+#include "features/parallelism/parallelism_result.h"
 #include "features/parallelism/tensor_parallel_collectives.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
@@ -181,18 +182,8 @@ void RunSession::record_figures(const WorkloadFigures& figures) {
     distributed.gradient_bytes = figures.distributed->gradient_bytes;
     distributed.exposed_communication_ms = figures.distributed->exposed_communication_ms;
     distributed.exposed_communication_share = figures.distributed->exposed_communication_share;
-    // The workloads measure the wait of the model-parallel group (RankPlacement::model_parallel);
-    // the result names it by the group's kind.
-    const DistributedInfo& waited = *figures.distributed;
-    if (run_setup_.rank.expert_parallel) {
-      distributed.expert_parallel_exposed_ms = waited.tensor_parallel_exposed_ms;
-      distributed.expert_parallel_prefill_exposed_ms = waited.tensor_parallel_prefill_exposed_ms;
-      distributed.expert_parallel_collectives = waited.tensor_parallel_collectives;
-    } else {
-      distributed.tensor_parallel_exposed_ms = waited.tensor_parallel_exposed_ms;
-      distributed.tensor_parallel_prefill_exposed_ms = waited.tensor_parallel_prefill_exposed_ms;
-      distributed.tensor_parallel_collectives = waited.tensor_parallel_collectives;
-    }
+    parallelism::record_model_parallel_wait(
+        *figures.distributed, run_setup_.rank.expert_parallel != nullptr, distributed);
     distributed.gathered_bytes = figures.distributed->gathered_bytes;
     distributed.exposed_in_passes_ms = figures.distributed->exposed_in_passes_ms;
   }
