@@ -155,15 +155,13 @@ class BertNetImpl : public torch::nn::Module {
   // LayerNorms weight one, bias zero.
   void initialize() {
     torch::NoGradGuard no_grad;
-    for (auto& item : named_parameters()) {
-      if (layers::is_adapter_parameter(item.key())) continue;  // drawn when added
-      const std::string& name = item.key();
+    for (auto& [name, parameter] : layers::own_parameters(*this)) {
       if (name.find("LayerNorm") != std::string::npos) {
-        item.value().fill_(name.find("weight") != std::string::npos ? 1.0 : 0.0);
+        parameter.fill_(name.find("weight") != std::string::npos ? 1.0 : 0.0);
       } else if (name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0) {
-        item.value().zero_();
+        parameter.zero_();
       } else {
-        item.value().normal_(0.0, 0.02);
+        parameter.normal_(0.0, 0.02);
       }
     }
   }

@@ -353,26 +353,26 @@ class GptOssNetImpl : public torch::nn::Module {
   void initialize() {
     torch::NoGradGuard no_grad;
     draw_mxfp4_experts();
-    for (auto& item : named_parameters()) {
-      if (item.key().find("norm") == std::string::npos) draw(item.key(), item.value());
+    for (auto& [name, parameter] : layers::own_parameters(*this)) {
+      if (name.find("norm") == std::string::npos) draw(name, parameter);
     }
   }
 
   // Every weight but the experts' in floating point (most of the model's, and no part of which
   // expert a token goes to in their own layer), as initialize() draws them and the norms' ones,
   // each into storage of its own: the tokens' hidden states differ, and so do their routes.
+  // Parameters added from outside (adapters) keep what they hold.
   void initialize_routing() {
     torch::NoGradGuard no_grad;
     // Experts in MXFP4 too (bytes, cheap to draw): their outputs feed the next layers' routes.
     draw_mxfp4_experts();
-    for (auto& item : named_parameters()) {
-      Tensor& parameter = item.value();
-      if (item.key().find(".experts.") != std::string::npos) continue;
+    for (auto& [name, parameter] : layers::own_parameters(*this)) {
+      if (name.find(".experts.") != std::string::npos) continue;
       parameter.set_data(torch::empty_like(parameter));
-      if (item.key().find("norm") != std::string::npos) {
+      if (name.find("norm") != std::string::npos) {
         parameter.fill_(1.0);
       } else {
-        draw(item.key(), parameter);
+        draw(name, parameter);
       }
     }
   }
@@ -391,7 +391,6 @@ class GptOssNetImpl : public torch::nn::Module {
   }
 
   static void draw(const std::string& name, Tensor& parameter) {
-    if (layers::is_adapter_parameter(name)) return;  // drawn when added
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
     if (bias && name.find("router") == std::string::npos) {
       parameter.zero_();

@@ -304,9 +304,8 @@ class LlamaNetImpl : public torch::nn::Module {
   // for the norms.
   void initialize() {
     torch::NoGradGuard no_grad;
-    for (auto& item : named_parameters()) {
-      if (layers::is_adapter_parameter(item.key())) continue;  // drawn when added
-      if (item.key().find("norm") == std::string::npos) item.value().normal_(0.0, 0.02);
+    for (auto& [name, parameter] : layers::own_parameters(*this)) {
+      if (name.find("norm") == std::string::npos) parameter.normal_(0.0, 0.02);
     }
   }
 

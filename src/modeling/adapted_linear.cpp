@@ -1,5 +1,7 @@
 #include "modeling/adapted_linear.h"
 
+#include <set>
+
 #include "modeling/shared_input_products.h"
 
 namespace gpubench::layers {
@@ -45,8 +47,29 @@ bool AdaptedLinearImpl::weight_held() const {
   return compute_.quantized() || (shared_ && shared_->quantized());
 }
 
-bool is_adapter_parameter(const std::string& name) {
-  return name.find("lora_") != std::string::npos;
+torch::Tensor& AdaptedLinearImpl::register_adapter_parameter(const std::string& name,
+                                                             torch::Tensor tensor) {
+  adapter_parameters_.push_back(name);
+  return register_parameter(name, std::move(tensor));
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> own_parameters(const torch::nn::Module& model) {
+  std::set<std::string> added;
+  const auto add = [&](const torch::nn::Module& module, const std::string& prefix) {
+    const auto* layer = dynamic_cast<const AdaptedLinearImpl*>(&module);
+    if (layer == nullptr) return;
+    for (const std::string& name : layer->adapter_parameter_names()) added.insert(prefix + name);
+  };
+  // Not include_self: a model initialises itself in its constructor, before a shared_ptr holds it.
+  add(model, "");
+  for (const auto& item : model.named_modules("", /*include_self=*/false)) {
+    add(*item.value(), item.key() + ".");
+  }
+  std::vector<std::pair<std::string, torch::Tensor>> own;
+  for (const auto& item : model.named_parameters()) {
+    if (added.count(item.key()) == 0) own.emplace_back(item.key(), item.value());
+  }
+  return own;
 }
 
 }  // namespace gpubench::layers

@@ -9,6 +9,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -46,6 +48,10 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   torch::Tensor forward(const torch::Tensor& input);
   // Its output gains `adapter`'s update (which registers its parameters on this module).
   void set_adapter(std::shared_ptr<const LinearAdapter> adapter) { adapter_ = std::move(adapter); }
+  // A parameter of an adapter, registered on this layer under the adapter's name for it (LoRA's
+  // lora_A, as PEFT names it): no weight of the model's, so its initialisation leaves it be.
+  torch::Tensor& register_adapter_parameter(const std::string& name, torch::Tensor tensor);
+  const std::vector<std::string>& adapter_parameter_names() const { return adapter_parameters_; }
   bool adapted() const { return adapter_ != nullptr; }
   const std::string& role() const { return role_; }
   // One of a repeated block's projections (not a head, which has no role or kVocabularyHeadRole).
@@ -77,13 +83,13 @@ class AdaptedLinearImpl : public torch::nn::Module, public QuantizableLinear {
   TensorParallelGroup* group_;
   LinearCompute compute_;
   std::shared_ptr<const LinearAdapter> adapter_;
+  std::vector<std::string> adapter_parameters_;
   std::shared_ptr<SharedInputProduct> shared_;
 };
 TORCH_MODULE(AdaptedLinear);
 
-// Whether a parameter (by its name in the model) belongs to an adapter added to the model from
-// outside (LoRA's factors, lora_A and lora_B, drawn when they are added): a model's
-// initialisation leaves it be.
-bool is_adapter_parameter(const std::string& name);
+// The model's own parameters by name: every parameter of `model` but those an adapter added from
+// outside (register_adapter_parameter; drawn when added), which its initialisation leaves be.
+std::vector<std::pair<std::string, torch::Tensor>> own_parameters(const torch::nn::Module& model);
 
 }  // namespace gpubench::layers

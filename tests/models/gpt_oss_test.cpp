@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "features/parallelism/tensor_parallel.h"
+#include "modeling/adapted_linear.h"
 #include "modeling/flop_counter.h"
 #include "modeling/layers.h"
 #include "modeling/linear_compute.h"
@@ -202,6 +205,41 @@ TEST(GptOss, TheAttentionsScoresAreDeclaredByItsBlocks) {
   half.placement.tensor_parallel = parallelism::one_rank_alone(2);
   config.attention_block_bytes = GptOssConfig{}.attention_block_bytes;
   EXPECT_EQ(models::prefill_score_bytes(config, half, 1, 100), 100 * (2 * 32 * 101 * 4 + 100));
+}
+
+// Drawing the routes (a fit probe's zeroed model, TrainableModel::initialize_routing) gives the
+// model's own weights storage of their own; what an adapter added from outside holds it leaves
+// be. It once gave LoRA's factors fresh storage and drew nothing into it, so that a LoRA fit's
+// probes routed their tokens through uninitialised memory.
+TEST(GptOss, DrawingTheRoutesLeavesTheAdaptersBe) {
+  const ModelInfo& info = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  torch::manual_seed(3);
+  auto model = info.instantiate(options_at(12, Tuning::kLora));
+  std::set<std::string> own;
+  for (const auto& [name, parameter] : layers::own_parameters(model->module())) own.insert(name);
+  std::map<std::string, std::pair<const void*, torch::Tensor>> adapters;
+  for (const auto& item : model->module().named_parameters()) {
+    if (own.count(item.key()) == 0) {
+      adapters[item.key()] = {item.value().data_ptr(), item.value().detach().clone()};
+    }
+  }
+  ASSERT_FALSE(adapters.empty());
+  for (const auto& [name, held] : adapters) {
+    EXPECT_NE(name.find(".lora_"), std::string::npos) << name;  // PEFT's names
+  }
+  const std::string routed_weight = *std::find_if(own.begin(), own.end(), [](const std::string& n) {
+    return n.find(".experts.") == std::string::npos;  // the experts keep their storage
+  });
+  const void* routed_storage = model->module().named_parameters()[routed_weight].data_ptr();
+  model->initialize_routing();
+  EXPECT_NE(model->module().named_parameters()[routed_weight].data_ptr(), routed_storage)
+      << routed_weight << " drawn into storage of its own";
+  for (const auto& item : model->module().named_parameters()) {
+    const auto adapter = adapters.find(item.key());
+    if (adapter == adapters.end()) continue;
+    EXPECT_EQ(item.value().data_ptr(), adapter->second.first) << item.key();
+    EXPECT_TRUE(torch::equal(item.value(), adapter->second.second)) << item.key();
+  }
 }
 
 // The cached path (a prompt shorter than the window, or longer, then one token at a time past

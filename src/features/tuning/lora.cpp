@@ -19,8 +19,8 @@ class LoraAdapter : public layers::LinearAdapter {
         out_features_(layer.out_features()),
         scaling_(alpha / static_cast<double>(rank)) {
     const auto options = layer.weight.options().dtype(torch::kFloat);
-    a_ = layer.register_parameter("lora_A", torch::empty({rank, in_features_}, options));
-    b_ = layer.register_parameter("lora_B", torch::zeros({out_features_, rank}, options));
+    a_ = layer.register_adapter_parameter("lora_A", torch::empty({rank, in_features_}, options));
+    b_ = layer.register_adapter_parameter("lora_B", torch::zeros({out_features_, rank}, options));
     torch::NoGradGuard no_grad;
     torch::nn::init::kaiming_uniform_(a_, std::sqrt(5.0));
     if (layer.split() == layers::Split::kNone) return;
