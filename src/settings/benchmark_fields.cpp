@@ -1,6 +1,7 @@
 #include "settings/benchmark_fields.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "common/atomic_file.h"
@@ -190,11 +191,11 @@ std::vector<SettingSectionInfo> make_sections() {
 
 // A row's place in kSettingOrder; a key missing there is a programming error.
 size_t place_in_order(const BenchmarkField& field) {
-  const auto place = std::find(kSettingOrder.begin(), kSettingOrder.end(), field.key);
-  if (place == kSettingOrder.end()) {
+  const auto place = std::find(std::begin(kSettingOrder), std::end(kSettingOrder), field.key);
+  if (place == std::end(kSettingOrder)) {
     throw std::logic_error("setting " + field.key + " has no place in settings/setting_order.h");
   }
-  return static_cast<size_t>(place - kSettingOrder.begin());
+  return static_cast<size_t>(place - std::begin(kSettingOrder));
 }
 
 std::vector<BenchmarkField> make_table() {
@@ -203,9 +204,9 @@ std::vector<BenchmarkField> make_table() {
   table.push_back((__VA_ARGS__).bind<type>(&BenchmarkRequest::member, &B::member));
 #include "settings/benchmark_settings.def"
 #undef GPUBENCH_SETTING
-  if (table.size() != kSettingOrder.size()) {
+  if (table.size() != std::size(kSettingOrder)) {
     throw std::logic_error("settings/setting_order.h names " +
-                           std::to_string(kSettingOrder.size()) + " settings, the rows " +
+                           std::to_string(std::size(kSettingOrder)) + " settings, the rows " +
                            std::to_string(table.size()));
   }
   std::sort(table.begin(), table.end(), [](const BenchmarkField& a, const BenchmarkField& b) {

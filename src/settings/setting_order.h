@@ -4,11 +4,9 @@
 // Changing it changes every identity text reports show (docs/reports.md) and the options' order.
 #pragma once
 
-#include <array>
-
 namespace gpubench {
 
-inline constexpr std::array<const char*, 41> kSettingOrder = {
+inline constexpr const char* kSettingOrder[] = {
     "model",
     "precision",
     "fp8_recipe",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -274,7 +275,7 @@ TEST(BenchmarkFields, TheIdentityNamesEverySettingThatChangesTheWorkAndNothingEl
 TEST(BenchmarkFields, TheTableFollowsTheOneOrderWhereverARowIsDefined) {
   std::vector<std::string> keys;
   for (const BenchmarkField& f : benchmark_fields()) keys.push_back(f.key);
-  const std::vector<std::string> order(kSettingOrder.begin(), kSettingOrder.end());
+  const std::vector<std::string> order(std::begin(kSettingOrder), std::end(kSettingOrder));
   EXPECT_EQ(keys, order);
   ASSERT_GE(keys.size(), 4u);
   EXPECT_EQ(keys[0], "model");
