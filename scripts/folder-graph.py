@@ -5,7 +5,8 @@ src/, the model zoo (models/) and the public API (include/gpubench/).
   folder-graph.py ROOT            check: exit 1 on an include cycle between folders, on an
                                   include from a folder into a layer above its own, or on a
                                   public header (include/gpubench/) including anything but
-                                  gpubench/, LibTorch and the standard library
+                                  gpubench/, LibTorch and the standard library, or on a
+                                  feature's settings rows (*_settings.def) including anything
   folder-graph.py ROOT --markdown the layers, as docs/reference/folders.md shows them
 
 The layers are the folders' places in LAYERS below, top first; an include must go to a folder of
@@ -260,7 +261,9 @@ def main():
               "`src/`, `models/` and `include/gpubench/` (a CTest test fails on an include cycle between folders, on an include "
               "into the same or a higher layer, on a public header that includes anything but "
               "`gpubench/`, LibTorch and the standard library, and on this page out of date). "
-              "Each folder includes only folders of the layers below its own.\n")
+              "Each folder includes only folders of the layers below its own; the one exception "
+              "is `settings/benchmark_settings.def` gathering the features' settings rows "
+              "(`src/features/<feature>/*_settings.def`), data that includes nothing.\n")
         print("| layer | folders | what | includes |")
         print("| --- | --- | --- | --- |")
         for depth, layer in enumerate(LAYERS):
