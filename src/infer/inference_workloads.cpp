@@ -20,8 +20,8 @@
 #include "memory/tensor_memory.h"
 #include "modeling/flop_counter.h"
 #include "results/statistics.h"
+#include "run/model_parallel_wait.h"
 #include "run/run_session.h"
-#include "run/tensor_parallel_wait.h"
 #include "system/memory_bandwidth.h"
 #include "torch_support/captured_graph.h"
 
@@ -289,10 +289,10 @@ class GenerateWorkload : public InferenceWorkload {
   // Under tensor parallelism the prompt pass's collectives are kept apart from the decode's.
   void step() override {
     const RankPlacement& rank = *rank_;
-    take_tensor_parallel_wait(rank, device_);  // not a generation's
+    take_model_parallel_wait(rank, device_);  // not a generation's
     last_ = generate_greedy(*generator_, *cache_, prompt_, gen_len_, device_, graphed_.get(),
-                            [&] { prefill_waited_ += take_tensor_parallel_wait(rank, device_); });
-    decode_waited_ += take_tensor_parallel_wait(rank, device_);
+                            [&] { prefill_waited_ += take_model_parallel_wait(rank, device_); });
+    decode_waited_ += take_model_parallel_wait(rank, device_);
   }
 
   Measurement measure(RunSession& session, const TrialPlan& plan, StepTimer&,
@@ -374,8 +374,8 @@ class GenerateWorkload : public InferenceWorkload {
   Generation last_;
   double cpu_memory_bandwidth_gbs_ = 0;
   const RankPlacement* rank_ = nullptr;
-  TensorParallelCollectives::Waited prefill_waited_, decode_waited_;
-  TensorParallelWait prefill_wait_, decode_wait_;
+  ModelParallelCollectives::Waited prefill_waited_, decode_waited_;
+  ModelParallelWait prefill_wait_, decode_wait_;
 };
 
 const WorkloadRegistration kForwardWorkload{

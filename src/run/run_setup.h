@@ -13,23 +13,23 @@ namespace gpubench {
 
 // distributed/: the run setup itself needs no LibTorch header
 class Collectives;
-class TensorParallelCollectives;
+class ModelParallelCollectives;
 
 // This process's place in a data-parallel run. The default is a single process.
 struct RankPlacement {
   Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
-  // --tensor-parallel N (features/parallelism/tensor_parallel_collectives.h): this rank's replica
+  // --tensor-parallel N (features/parallelism/model_parallel_collectives.h): this rank's replica
   // and the ranks holding its slice in the other replicas; both null without tensor parallelism.
-  TensorParallelCollectives* tensor_parallel = nullptr;
+  ModelParallelCollectives* tensor_parallel = nullptr;
   Collectives* data_parallel = nullptr;
   // --expert-parallel N (features/parallelism/expert_parallel.h): the neighbouring ranks that split
   // the experts, and the ranks holding the same experts in the other such groups; both null without
   // expert parallelism. Every rank is a replica of the rest of the model.
-  TensorParallelCollectives* expert_parallel = nullptr;
+  ModelParallelCollectives* expert_parallel = nullptr;
   Collectives* expert_replicas = nullptr;
   // The group whose collectives a model makes inside its passes (tensor or expert parallel; a run
   // has at most one).
-  TensorParallelCollectives* model_parallel() const {
+  ModelParallelCollectives* model_parallel() const {
     return tensor_parallel ? tensor_parallel : expert_parallel;
   }
   // The group across model replicas, which data parallelism averages over: the data-parallel

@@ -9,8 +9,8 @@
 #include "memory/tensor_memory.h"
 #include "memory/training_memory.h"
 #include "results/statistics.h"
+#include "run/model_parallel_wait.h"
 #include "run/run_session.h"
-#include "run/tensor_parallel_wait.h"
 #include "torch_support/device_timers.h"
 #include "train/graphed_step.h"
 #include "train/training_step.h"
@@ -114,7 +114,7 @@ class TrainWorkload : public Workload {
                       const MeasurementHooks& hooks) override {
     MeasurementHooks timed = hooks;
     timed.before_first_timed_step = [&] {
-      take_tensor_parallel_wait(session.rank(), session.device());
+      take_model_parallel_wait(session.rank(), session.device());
       if (sharded_) {
         synchronize_device(session.device());
         sharded_->take_exposed_in_passes_ms();
@@ -123,7 +123,7 @@ class TrainWorkload : public Workload {
     };
     const Measurement measured = Workload::measure(session, plan, timer, timed);
     tensor_parallel_wait_ = per_step_on_slowest_rank(
-        session.rank(), take_tensor_parallel_wait(session.rank(), session.device()),
+        session.rank(), take_model_parallel_wait(session.rank(), session.device()),
         int64_t{plan.steps} * plan.repeat);
     if (sharded_) {
       synchronize_device(session.device());
@@ -242,7 +242,7 @@ class TrainWorkload : public Workload {
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<GraphedStep> graphed_;
   torch::Tensor loss_;
-  TensorParallelWait tensor_parallel_wait_;
+  ModelParallelWait tensor_parallel_wait_;
 };
 
 const WorkloadRegistration kTrainWorkload{

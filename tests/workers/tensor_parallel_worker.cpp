@@ -27,8 +27,8 @@
 #include "distributed/gradient_synchronizer.h"
 #include "distributed/launch_environment.h"
 #include "features/parallelism/expert_parallel_sync.h"
+#include "features/parallelism/model_parallel_collectives.h"
 #include "features/parallelism/split_layers.h"
-#include "features/parallelism/tensor_parallel_collectives.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/int4_weights.h"
 #include "float_bounds.h"
@@ -71,7 +71,7 @@ struct Layout {
   gpubench::ParallelGroups groups;  // the model's group and its replicas' (split_world)
   gpubench::Collectives* world = nullptr;
   gpubench::parallelism::SplitLayers split;  // the sharded model's, over the model's group
-  gpubench::TensorParallelCollectives& model_group() { return *groups.tensor_parallel; }
+  gpubench::ModelParallelCollectives& model_group() { return *groups.tensor_parallel; }
   // The ranks that each have their own batch: every rank beside expert parallelism, the
   // data-parallel group beside tensor parallelism.
   gpubench::Collectives& replicas() { return experts ? *world : *groups.data_parallel; }
@@ -112,7 +112,7 @@ struct Models {
   std::unique_ptr<TrainableModel> whole, sharded;
 };
 Models build(const gpubench::ModelInfo& info, const std::string& tuning, Layout& layout) {
-  gpubench::TensorParallelCollectives& group = layout.model_group();
+  gpubench::ModelParallelCollectives& group = layout.model_group();
   gpubench::ModelOptions options = options_for(info, tuning);
   torch::manual_seed(1);
   Models models;

@@ -1,5 +1,5 @@
 // The collectives a model's split layers need of their group: what features/parallelism/'s
-// tensor- and expert-parallel layers communicate through. On c10d: TensorParallelCollectives;
+// tensor- and expert-parallel layers communicate through. On c10d: ModelParallelCollectives;
 // alone, with no peers: parallelism::one_rank_alone's.
 #pragma once
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "distributed/collectives.h"
-#include "features/parallelism/tensor_parallel_collectives.h"
+#include "features/parallelism/model_parallel_collectives.h"
 #include "settings/benchmark.h"
 
 namespace gpubench::parallelism {
@@ -21,11 +21,11 @@ class RankGroups {
   RankGroups(Collectives& world, const ResolvedBenchmark& benchmark);
 
   // Each null where the run has no such group.
-  TensorParallelCollectives* tensor_parallel() const {
+  ModelParallelCollectives* tensor_parallel() const {
     return tensor_parallel_.tensor_parallel.get();
   }
   Collectives* data_parallel() const { return tensor_parallel_.data_parallel.get(); }
-  TensorParallelCollectives* expert_parallel() const {
+  ModelParallelCollectives* expert_parallel() const {
     return expert_parallel_.tensor_parallel.get();
   }
   Collectives* expert_replicas() const { return expert_parallel_.data_parallel.get(); }

@@ -9,7 +9,7 @@
 //   copy_to_group      f: identity forward, all-reduce of the input gradient in backward;
 //   reduce_from_group  g: all-reduce forward, identity backward.
 // The models see this through modeling/layer_groups.h's TensorParallelGroup alone; the group's
-// collectives come from the run (features/parallelism/tensor_parallel_collectives.h).
+// collectives come from the run (features/parallelism/model_parallel_collectives.h).
 #pragma once
 
 #include <array>

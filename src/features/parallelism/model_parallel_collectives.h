@@ -1,5 +1,6 @@
-// A model group's collectives (features/parallelism/layer_collectives.h) on c10d, and the
-// groups of a run with --tensor-parallel: the world split into replicas of neighbouring ranks
+// A model-parallel group's collectives (features/parallelism/layer_collectives.h) on c10d: a
+// tensor-parallel group's, or an expert-parallel one's. And the groups of a run with
+// --tensor-parallel (or --expert-parallel): the world split into replicas of neighbouring ranks
 // (tensor-parallel groups) and the ranks that hold the same slice in each replica (data-parallel
 // groups), as Megatron-LM orders them.
 #pragma once
@@ -13,9 +14,9 @@
 
 namespace gpubench {
 
-class TensorParallelCollectives : public LayerCollectives {
+class ModelParallelCollectives : public LayerCollectives {
  public:
-  explicit TensorParallelCollectives(std::unique_ptr<Collectives> group);
+  explicit ModelParallelCollectives(std::unique_ptr<Collectives> group);
 
   int rank() const override { return group_->rank(); }
   int size() const override { return group_->world_size(); }
@@ -52,7 +53,7 @@ class TensorParallelCollectives : public LayerCollectives {
 // This rank's groups in a world of `world.world_size()` ranks with `tensor_parallel` ranks per
 // replica: replica k is ranks k * tensor_parallel .. (k + 1) * tensor_parallel - 1.
 struct ParallelGroups {
-  std::unique_ptr<TensorParallelCollectives> tensor_parallel;
+  std::unique_ptr<ModelParallelCollectives> tensor_parallel;
   std::unique_ptr<Collectives> data_parallel;
 };
 ParallelGroups split_world(Collectives& world, int tensor_parallel);

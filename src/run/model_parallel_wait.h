@@ -7,24 +7,24 @@
 
 #include <torch/torch.h>
 
-#include "features/parallelism/tensor_parallel_collectives.h"
+#include "features/parallelism/model_parallel_collectives.h"
 #include "run/run_setup.h"
 
 namespace gpubench {
 
-struct TensorParallelWait {
+struct ModelParallelWait {
   double ms = 0;            // per step, the slowest rank's mean
   int64_t collectives = 0;  // per step
 };
 
 // What the group waited since the last take, once the device is synchronised; nothing without
 // tensor or expert parallelism.
-TensorParallelCollectives::Waited take_tensor_parallel_wait(const RankPlacement& rank,
-                                                            torch::Device device);
+ModelParallelCollectives::Waited take_model_parallel_wait(const RankPlacement& rank,
+                                                          torch::Device device);
 
 // `waited` over `steps` steps, the slowest rank's; every rank calls it (a collective).
-TensorParallelWait per_step_on_slowest_rank(const RankPlacement& rank,
-                                            const TensorParallelCollectives::Waited& waited,
-                                            int64_t steps);
+ModelParallelWait per_step_on_slowest_rank(const RankPlacement& rank,
+                                           const ModelParallelCollectives::Waited& waited,
+                                           int64_t steps);
 
 }  // namespace gpubench

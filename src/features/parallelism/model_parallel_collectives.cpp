@@ -1,4 +1,4 @@
-#include "features/parallelism/tensor_parallel_collectives.h"
+#include "features/parallelism/model_parallel_collectives.h"
 
 #include <numeric>
 
@@ -26,18 +26,18 @@ torch::Tensor copy_for_gloo(const torch::Tensor& tensor, const Collectives& grou
 
 }  // namespace
 
-TensorParallelCollectives::TensorParallelCollectives(std::unique_ptr<Collectives> group)
+ModelParallelCollectives::ModelParallelCollectives(std::unique_ptr<Collectives> group)
     : group_(std::move(group)), waited_(group_->device()) {}
 
 template <typename Collective>
-void TensorParallelCollectives::timed(Collective&& collective) {
+void ModelParallelCollectives::timed(Collective&& collective) {
   waited_.begin();
   collective();
   waited_.end();
 }
 
 template <typename Reduce>
-void TensorParallelCollectives::reduced(torch::Tensor& tensor, Reduce&& reduce) {
+void ModelParallelCollectives::reduced(torch::Tensor& tensor, Reduce&& reduce) {
   timed([&] {
     if (!needs_copy(tensor, *group_)) {
       reduce(tensor).wait();
@@ -49,15 +49,15 @@ void TensorParallelCollectives::reduced(torch::Tensor& tensor, Reduce&& reduce) 
   });
 }
 
-void TensorParallelCollectives::allreduce_sum(torch::Tensor& tensor) {
+void ModelParallelCollectives::allreduce_sum(torch::Tensor& tensor) {
   reduced(tensor, [this](torch::Tensor& t) { return group_->allreduce_sum(t); });
 }
 
-void TensorParallelCollectives::allreduce_max(torch::Tensor& tensor) {
+void ModelParallelCollectives::allreduce_max(torch::Tensor& tensor) {
   reduced(tensor, [this](torch::Tensor& t) { return group_->allreduce_max(t); });
 }
 
-torch::Tensor TensorParallelCollectives::allgather_last_dim(const torch::Tensor& tensor) {
+torch::Tensor ModelParallelCollectives::allgather_last_dim(const torch::Tensor& tensor) {
   std::vector<torch::Tensor> parts;
   timed([&] {
     if (!needs_copy(tensor, *group_)) {
@@ -71,9 +71,9 @@ torch::Tensor TensorParallelCollectives::allgather_last_dim(const torch::Tensor&
   return torch::cat(parts, -1);
 }
 
-torch::Tensor TensorParallelCollectives::all_to_all(const torch::Tensor& rows,
-                                                    const std::vector<int64_t>& send_counts,
-                                                    const std::vector<int64_t>& receive_counts) {
+torch::Tensor ModelParallelCollectives::all_to_all(const torch::Tensor& rows,
+                                                   const std::vector<int64_t>& send_counts,
+                                                   const std::vector<int64_t>& receive_counts) {
   std::vector<int64_t> shape = rows.sizes().vec();
   shape[0] = std::accumulate(receive_counts.begin(), receive_counts.end(), int64_t{0});
   torch::Tensor received;
@@ -88,7 +88,7 @@ torch::Tensor TensorParallelCollectives::all_to_all(const torch::Tensor& rows,
   return received.scalar_type() == rows.scalar_type() ? received : received.to(rows.scalar_type());
 }
 
-TensorParallelCollectives::Waited TensorParallelCollectives::take_waited() {
+ModelParallelCollectives::Waited ModelParallelCollectives::take_waited() {
   const std::vector<double> intervals = waited_.take_ms();
   return {std::accumulate(intervals.begin(), intervals.end(), 0.0),
           static_cast<int64_t>(intervals.size())};
@@ -100,7 +100,7 @@ ParallelGroups split_world(Collectives& world, int tensor_parallel) {
   for (int r = 0; r < tensor_parallel; ++r) replica_ranks.push_back(replica * tensor_parallel + r);
   for (int r = slice; r < world.world_size(); r += tensor_parallel) slice_ranks.push_back(r);
   ParallelGroups groups;
-  groups.tensor_parallel = std::make_unique<TensorParallelCollectives>(
+  groups.tensor_parallel = std::make_unique<ModelParallelCollectives>(
       world.subgroup(replica_ranks, "tensor-parallel-" + std::to_string(replica)));
   groups.data_parallel = world.subgroup(slice_ranks, "data-parallel-" + std::to_string(slice));
   return groups;
