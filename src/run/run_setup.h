@@ -11,7 +11,7 @@
 
 namespace gpubench {
 
-// distributed/: the run setup itself needs no LibTorch header
+// distributed/ and features/parallelism/: the run setup itself needs no LibTorch header
 class Collectives;
 class ModelParallelCollectives;
 
