@@ -71,10 +71,10 @@ struct Layout {
   gpubench::ParallelGroups groups;  // the model's group and its replicas' (split_world)
   gpubench::Collectives* world = nullptr;
   gpubench::parallelism::SplitLayers split;  // the sharded model's, over the model's group
-  gpubench::ModelParallelCollectives& model_group() { return *groups.tensor_parallel; }
+  gpubench::ModelParallelCollectives& model_group() { return *groups.model_parallel; }
   // The ranks that each have their own batch: every rank beside expert parallelism, the
   // data-parallel group beside tensor parallelism.
-  gpubench::Collectives& replicas() { return experts ? *world : *groups.data_parallel; }
+  gpubench::Collectives& replicas() { return experts ? *world : *groups.replicas; }
 };
 
 std::map<std::string, Tensor> parameters_of(TrainableModel& model) {
@@ -201,7 +201,7 @@ std::unique_ptr<gpubench::GradientSync> gradient_sync(TrainableModel& sharded, L
   gpubench::Collectives& replicas = layout.replicas();
   const auto trainable = gpubench::trainable_parameters(sharded.module());
   if (layout.experts) {
-    return std::make_unique<gpubench::ExpertParallelSync>(replicas, *layout.groups.data_parallel,
+    return std::make_unique<gpubench::ExpertParallelSync>(replicas, *layout.groups.replicas,
                                                           layout.model_group().size(),
                                                           sharded.module(), trainable, 1 << 20);
   }

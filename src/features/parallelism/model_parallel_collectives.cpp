@@ -94,15 +94,15 @@ ModelParallelCollectives::Waited ModelParallelCollectives::take_waited() {
           static_cast<int64_t>(intervals.size())};
 }
 
-ParallelGroups split_world(Collectives& world, int tensor_parallel) {
-  const int rank = world.rank(), replica = rank / tensor_parallel, slice = rank % tensor_parallel;
+ParallelGroups split_world(Collectives& world, int group_size) {
+  const int rank = world.rank(), replica = rank / group_size, slice = rank % group_size;
   std::vector<int> replica_ranks, slice_ranks;
-  for (int r = 0; r < tensor_parallel; ++r) replica_ranks.push_back(replica * tensor_parallel + r);
-  for (int r = slice; r < world.world_size(); r += tensor_parallel) slice_ranks.push_back(r);
+  for (int r = 0; r < group_size; ++r) replica_ranks.push_back(replica * group_size + r);
+  for (int r = slice; r < world.world_size(); r += group_size) slice_ranks.push_back(r);
   ParallelGroups groups;
-  groups.tensor_parallel = std::make_unique<ModelParallelCollectives>(
+  groups.model_parallel = std::make_unique<ModelParallelCollectives>(
       world.subgroup(replica_ranks, "tensor-parallel-" + std::to_string(replica)));
-  groups.data_parallel = world.subgroup(slice_ranks, "data-parallel-" + std::to_string(slice));
+  groups.replicas = world.subgroup(slice_ranks, "data-parallel-" + std::to_string(slice));
   return groups;
 }
 

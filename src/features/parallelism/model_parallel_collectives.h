@@ -50,12 +50,13 @@ class ModelParallelCollectives : public LayerCollectives {
   DeviceIntervals waited_;
 };
 
-// This rank's groups in a world of `world.world_size()` ranks with `tensor_parallel` ranks per
-// replica: replica k is ranks k * tensor_parallel .. (k + 1) * tensor_parallel - 1.
+// This rank's groups in a world of `world.world_size()` ranks with `group_size` ranks per model
+// replica (--tensor-parallel's or --expert-parallel's N): replica k is ranks k * group_size ..
+// (k + 1) * group_size - 1, and `replicas` the ranks holding this rank's slice in every replica.
 struct ParallelGroups {
-  std::unique_ptr<ModelParallelCollectives> tensor_parallel;
-  std::unique_ptr<Collectives> data_parallel;
+  std::unique_ptr<ModelParallelCollectives> model_parallel;
+  std::unique_ptr<Collectives> replicas;
 };
-ParallelGroups split_world(Collectives& world, int tensor_parallel);
+ParallelGroups split_world(Collectives& world, int group_size);
 
 }  // namespace gpubench

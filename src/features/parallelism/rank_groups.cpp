@@ -24,8 +24,8 @@ RankGroups::RankGroups(Collectives& world, const ResolvedBenchmark& benchmark) {
 
 void RankGroups::shutdown() {
   for (ParallelGroups* groups : {&tensor_parallel_, &expert_parallel_}) {
-    if (groups->tensor_parallel) groups->tensor_parallel->collectives().shutdown();
-    if (groups->data_parallel) groups->data_parallel->shutdown();
+    if (groups->model_parallel) groups->model_parallel->collectives().shutdown();
+    if (groups->replicas) groups->replicas->shutdown();
   }
 }
 

@@ -22,13 +22,13 @@ class RankGroups {
 
   // Each null where the run has no such group.
   ModelParallelCollectives* tensor_parallel() const {
-    return tensor_parallel_.tensor_parallel.get();
+    return tensor_parallel_.model_parallel.get();
   }
-  Collectives* data_parallel() const { return tensor_parallel_.data_parallel.get(); }
+  Collectives* data_parallel() const { return tensor_parallel_.replicas.get(); }
   ModelParallelCollectives* expert_parallel() const {
-    return expert_parallel_.tensor_parallel.get();
+    return expert_parallel_.model_parallel.get();
   }
-  Collectives* expert_replicas() const { return expert_parallel_.data_parallel.get(); }
+  Collectives* expert_replicas() const { return expert_parallel_.replicas.get(); }
 
   // Every group shut down, after a run that ended well.
   void shutdown();
