@@ -23,7 +23,8 @@ const std::vector<MemoryTermStep>& memory_terms() {
       {"precision", "an fp8 LoRA's two FP8 operands of each frozen weight",
        precision::fp8_memory_term},
       {"tuning", "the optimiser's state", tuning::optimizer_memory_term},
-      {"parallelism", "one rank's share: tensor-parallel slices, sharded states; the host build",
+      {"parallelism",
+       "one rank's share: a model parallelism's slice, sharded states; the host build",
        parallelism::rank_memory_term},
   };
   return terms;

@@ -1,6 +1,6 @@
 #include "features/model_options.h"
 
-#include "features/parallelism/tensor_parallel.h"
+#include "features/parallelism/model_parallelism.h"
 #include "features/tuning/lora.h"
 
 namespace gpubench {
@@ -23,10 +23,8 @@ ModelOptions model_options_for(const ResolvedBenchmark& benchmark) {
 
 ModelOptions probed_model_options(const ResolvedBenchmark& benchmark) {
   ModelOptions options = model_options_for(benchmark);
-  options.placement.tensor_parallel = parallelism::one_rank_alone(benchmark.tensor_parallel);
-  if (benchmark.expert_parallel > 1) {
-    options.experts = ModelRegistry::instance().get(benchmark.model).capabilities.experts /
-                      benchmark.expert_parallel;
+  if (const auto* kind = parallelism::asked_model_parallelism(benchmark)) {
+    kind->place_one_rank_alone(benchmark, ModelRegistry::instance().get(benchmark.model), options);
   }
   return options;
 }

@@ -12,9 +12,10 @@ namespace gpubench {
 // mixture's experts per token.
 ModelOptions model_options_for(const ResolvedBenchmark& benchmark);
 
-// The benchmark's model options as probed: with --tensor-parallel N, rank 0's slice of the model
-// alone (parallelism::one_rank_alone), whose memory is a rank's without its collectives'
-// buffers; with --expert-parallel N, a model with one rank's share of the experts
+// The benchmark's model options as probed: under a model parallelism, one rank's model alone as
+// its plug-in places it (ModelParallelism::place_one_rank_alone): with --tensor-parallel N, rank
+// 0's slice of the model alone (parallelism::one_rank_alone), whose memory is a rank's without its
+// collectives' buffers; with --expert-parallel N, a model with one rank's share of the experts
 // (ModelOptions::experts) that its own tokens' routes all go to: evenly routed, a rank of N
 // receives as many routes from its peers as its tokens make, and holds those rows while its
 // experts compute (the exchanges' send and receive buffers left out).

@@ -355,11 +355,9 @@ class GenerateWorkload : public InferenceWorkload {
     figures.metrics.tokens_per_second = measured.throughput;
     figures.metrics.inference.decode_tokens_per_second = measured.throughput;
     figures.cpu_memory_bandwidth_gbs = cpu_memory_bandwidth_gbs_;
-    if (session.rank().model_parallel()) {
-      DistributedInfo& distributed = figures.distributed.emplace();
-      distributed.tensor_parallel_exposed_ms = decode_wait_.ms;
-      distributed.tensor_parallel_collectives = decode_wait_.collectives;
-      distributed.tensor_parallel_prefill_exposed_ms = prefill_wait_.ms;
+    if (session.rank().model_parallel) {
+      figures.model_parallel_wait =
+          parallelism::GroupWait{decode_wait_.ms, prefill_wait_.ms, decode_wait_.collectives};
     }
     return figures;
   }

@@ -46,10 +46,9 @@ Result run_benchmark_as_rank(const ResolvedBenchmark& resolved, const LaunchEnvi
   log::debug("rank {} of {} joined ({} on {})", launch.rank, launch.world_size,
              collectives->backend(), device.str());
   run_setup.rank.collectives = collectives.get();
-  run_setup.rank.tensor_parallel = groups.tensor_parallel();
-  run_setup.rank.data_parallel = groups.data_parallel();
-  run_setup.rank.expert_parallel = groups.expert_parallel();
-  run_setup.rank.expert_replicas = groups.expert_replicas();
+  run_setup.rank.model_parallelism = groups.kind();
+  run_setup.rank.model_parallel = groups.model_parallel();
+  run_setup.rank.slice_replicas = groups.slice_replicas();
   run_setup.rank.device_index = device.is_cuda() ? device.index() : 0;
   run_setup.rank.launcher = launch.launcher;
   if (launch.rank != 0) run_setup.progress = {};

@@ -255,7 +255,7 @@ int64_t held_experts(const ModelInfo& info, const ModelOptions& options) {
 std::string probe_method(const std::string& what, const ProbeModels& models, const ModelInfo& info,
                          const std::vector<ProbeShape>& shapes, const ResolvedBenchmark& b) {
   const std::string where = " at " + shapes_text(shapes) + " on the " + to_string(b.device) +
-                            parallelism::probed_slice(b, info.capabilities.experts);
+                            parallelism::probed_slice(b, info);
   if (!models.by_blocks) return what + " of the whole model" + where;
   const std::string blocks = std::to_string(info.capabilities.blocks);
   const int64_t group = info.capabilities.block_period;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "features/graph_mode/graph_mode.h"
+#include "features/parallelism/model_parallelism.h"
 #include "features/parallelism/parallelism_rules.h"
 #include "features/precision/precision_rules.h"
 #include "features/tuning/tuning_rules.h"
@@ -19,9 +20,8 @@ namespace {
 // compute in, the weights' format before the precision it sets, the task before what serves it.
 // Where a request breaks several rules, the first in this list is the one named.
 constexpr ResolveStep kResolveSteps[] = {
-    {"parallelism", "tensor parallelism's group, model and mode",
-     parallelism::resolve_tensor_parallel},
-    {"parallelism", "expert parallelism's group and model", parallelism::resolve_expert_parallel},
+    {"parallelism", "each model parallelism's group, model and mode, as registered",
+     parallelism::resolve_model_parallelism},
     {"run", "the device, and the ranks this machine takes", run_rules::resolve_device},
     {"weights", "infer's weight format and the precision it sets", weights::resolve_format},
     {"precision", "the precision on the device", precision::check_supported},
@@ -51,7 +51,17 @@ constexpr ResolveStep kResolveSteps[] = {
 }  // namespace
 
 std::vector<ResolveStep> resolve_steps() {
-  return {std::begin(kResolveSteps), std::end(kResolveSteps)};
+  std::vector<ResolveStep> steps;
+  for (const ResolveStep& step : kResolveSteps) {
+    if (step.rule != parallelism::resolve_model_parallelism) {
+      steps.push_back(step);
+      continue;
+    }
+    for (const parallelism::ModelParallelism* kind : parallelism::model_parallelisms()) {
+      steps.push_back({step.owner, kind->decides(), step.rule});
+    }
+  }
+  return steps;
 }
 
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine) {

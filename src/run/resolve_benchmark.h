@@ -17,7 +17,8 @@ namespace gpubench {
 // model does not take, too few warm-up steps for the model, or devices this machine lacks.
 ResolvedBenchmark resolve(const BenchmarkRequest& request, const MachineFacts& machine);
 
-// resolve's rules, in the order it runs them (the generated reference lists them).
+// resolve's rules, in the order it runs them, each model parallelism's apart (the generated
+// reference lists them).
 std::vector<ResolveStep> resolve_steps();
 
 // A request that could not resolve here (common/errors.h's Unavailable), described for a result

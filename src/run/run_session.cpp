@@ -8,8 +8,8 @@
 #include "distributed/collectives.h"
 #include "features/model_options.h"
 #include "features/parallelism/model_parallel_collectives.h"
+#include "features/parallelism/model_parallelism.h"
 #include "features/parallelism/parallelism_memory.h"
-#include "features/parallelism/parallelism_result.h"
 #include "memory/run_memory.h"
 #include "memory/tensor_memory.h"
 #include "optim/optimizer_registry.h"
@@ -126,7 +126,7 @@ std::optional<int64_t> RunSession::host_memory() const {
 void RunSession::build_model(Workload& workload) {
   options_ = model_options_for(benchmark_);
   split_layers_ =
-      parallelism::SplitLayers(run_setup_.rank.tensor_parallel, run_setup_.rank.expert_parallel);
+      parallelism::SplitLayers(run_setup_.rank.model_parallelism, run_setup_.rank.model_parallel);
   options_.placement = split_layers_.placement();
   std::optional<ModelStats> counted;
   if (info().count) counted = info().count(options_);
@@ -182,10 +182,12 @@ void RunSession::record_figures(const WorkloadFigures& figures) {
     distributed.gradient_bytes = figures.distributed->gradient_bytes;
     distributed.exposed_communication_ms = figures.distributed->exposed_communication_ms;
     distributed.exposed_communication_share = figures.distributed->exposed_communication_share;
-    parallelism::record_model_parallel_wait(
-        *figures.distributed, run_setup_.rank.expert_parallel != nullptr, distributed);
     distributed.gathered_bytes = figures.distributed->gathered_bytes;
     distributed.exposed_in_passes_ms = figures.distributed->exposed_in_passes_ms;
+  }
+  if (figures.model_parallel_wait && run_setup_.rank.model_parallelism) {
+    run_setup_.rank.model_parallelism->record_wait(*figures.model_parallel_wait,
+                                                   result_.distributed);
   }
   result_.timeline = figures.timeline;
 }

@@ -14,27 +14,23 @@ namespace gpubench {
 // distributed/ and features/parallelism/: the run setup itself needs no LibTorch header
 class Collectives;
 class ModelParallelCollectives;
+namespace parallelism {
+class ModelParallelism;
+}
 
 // This process's place in a data-parallel run. The default is a single process.
 struct RankPlacement {
   Collectives* collectives = nullptr;  // connected to the other ranks; null: one process
-  // --tensor-parallel N (features/parallelism/model_parallel_collectives.h): this rank's replica
-  // and the ranks holding its slice in the other replicas; both null without tensor parallelism.
-  ModelParallelCollectives* tensor_parallel = nullptr;
-  Collectives* data_parallel = nullptr;
-  // --expert-parallel N (features/parallelism/expert_parallel.h): the neighbouring ranks that split
-  // the experts, and the ranks holding the same experts in the other such groups; both null without
-  // expert parallelism. Every rank is a replica of the rest of the model.
-  ModelParallelCollectives* expert_parallel = nullptr;
-  Collectives* expert_replicas = nullptr;
-  // The group whose collectives a model makes inside its passes (tensor or expert parallel; a run
-  // has at most one).
-  ModelParallelCollectives* model_parallel() const {
-    return tensor_parallel ? tensor_parallel : expert_parallel;
-  }
-  // The group across model replicas, which data parallelism averages over: the data-parallel
-  // group, or every rank without tensor parallelism; null: one process.
-  Collectives* replicas() const { return data_parallel ? data_parallel : collectives; }
+  // --tensor-parallel or --expert-parallel N (features/parallelism/model_parallelism.h): the
+  // parallelism, this rank's group of neighbouring ranks (whose collectives a model makes inside
+  // its passes), and the ranks holding this rank's slice in the other groups; all null without a
+  // model parallelism (a run has at most one).
+  const parallelism::ModelParallelism* model_parallelism = nullptr;
+  ModelParallelCollectives* model_parallel = nullptr;
+  Collectives* slice_replicas = nullptr;
+  // The group across model replicas, which data parallelism averages over: the slice's replicas
+  // where the model parallelism splits every layer, else every rank; null: one process.
+  Collectives* replicas() const;
   int device_index = 0;  // CUDA device of this rank
   std::string launcher = "none";
 };

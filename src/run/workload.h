@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "features/parallelism/model_parallelism.h"
 #include "modeling/model_registry.h"
 #include "results/result.h"
 #include "run/measurement.h"
@@ -42,6 +43,8 @@ struct WorkloadCounts {
 struct WorkloadFigures {
   Metrics metrics;
   std::optional<DistributedInfo> distributed;  // the gradient sync's shape and cost
+  // The model-parallel group's wait (run/model_parallel_wait.h); unset without one.
+  std::optional<parallelism::GroupWait> model_parallel_wait;
   StepTimelineInfo timeline;
   double cpu_memory_bandwidth_gbs = 0;  // measured for the system block; 0: not measured
 };

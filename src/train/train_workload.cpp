@@ -68,7 +68,7 @@ class TrainWorkload : public Workload {
       replicas->broadcast_from_rank0(state);
       parallelism::DataParallelSync sync = parallelism::data_parallel_sync(
           spec, model.module(), trainable_parameters(model.module()), *replicas,
-          rank.expert_parallel ? rank.expert_replicas : nullptr,
+          rank.model_parallelism, rank.slice_replicas,
           session.policy().autocast_dtype().value_or(torch::kFloat));
       synchronizer_ = std::move(sync.sync);
       sharded_ = sync.sharded;
@@ -122,7 +122,7 @@ class TrainWorkload : public Workload {
       if (hooks.before_first_timed_step) hooks.before_first_timed_step();
     };
     const Measurement measured = Workload::measure(session, plan, timer, timed);
-    tensor_parallel_wait_ = per_step_on_slowest_rank(
+    model_parallel_wait_ = per_step_on_slowest_rank(
         session.rank(), take_model_parallel_wait(session.rank(), session.device()),
         int64_t{plan.steps} * plan.repeat);
     if (sharded_) {
@@ -155,6 +155,10 @@ class TrainWorkload : public Workload {
     metrics.achieved_tflops = static_cast<double>(train_flops_per_step_) * measured.throughput /
                               static_cast<double>(samples_per_step_) / 1e12;
     figures.distributed = exposed_communication(session, measured);
+    if (session.rank().model_parallel) {
+      figures.model_parallel_wait =
+          parallelism::GroupWait{model_parallel_wait_.ms, 0, model_parallel_wait_.collectives};
+    }
     figures.timeline = timeline(session);
     return figures;
   }
@@ -198,8 +202,6 @@ class TrainWorkload : public Workload {
     if (!rank.collectives) return std::nullopt;
     const ResolvedBenchmark& spec = session.benchmark();
     DistributedInfo info;
-    info.tensor_parallel_exposed_ms = tensor_parallel_wait_.ms;
-    info.tensor_parallel_collectives = tensor_parallel_wait_.collectives;
     info.buckets = synchronizer_->bucket_count();
     info.gradient_bytes = synchronizer_->gradient_bytes();
     if (sharded_) {
@@ -242,7 +244,7 @@ class TrainWorkload : public Workload {
   std::unique_ptr<TrainingStep> step_;
   std::unique_ptr<GraphedStep> graphed_;
   torch::Tensor loss_;
-  ModelParallelWait tensor_parallel_wait_;
+  ModelParallelWait model_parallel_wait_;
 };
 
 const WorkloadRegistration kTrainWorkload{

@@ -29,6 +29,7 @@
 #include "features/parallelism/expert_parallel_sync.h"
 #include "features/parallelism/model_parallel_collectives.h"
 #include "features/parallelism/split_layers.h"
+#include "features/parallelism/tensor_parallel.h"
 #include "features/precision/precision_policy.h"
 #include "features/weights/int4_weights.h"
 #include "float_bounds.h"
@@ -121,8 +122,10 @@ Models build(const gpubench::ModelInfo& info, const std::string& tuning, Layout&
   for (auto& [name, parameter] : parameters_of(*models.whole)) {
     if (name.find("lora_B") != std::string::npos) parameter.normal_(0, 0.02);
   }
-  layout.split = layout.experts ? gpubench::parallelism::SplitLayers(nullptr, &group)
-                                : gpubench::parallelism::SplitLayers(&group, nullptr);
+  layout.split = gpubench::parallelism::SplitLayers(
+      &gpubench::parallelism::model_parallelism(layout.experts ? "expert_parallel"
+                                                               : "tensor_parallel"),
+      &group);
   options.placement = layout.split.placement();
   models.sharded = info.instantiate(options);
   const auto full = parameters_of(*models.whole);

@@ -1,7 +1,7 @@
 // How a training run's replicas agree on their gradients, as its parallelism says: DDP's bucketed
-// all-reduce (distributed/gradient_synchronizer.h); beside expert parallelism, the experts'
-// gradients apart (expert_parallel_sync.h); with --shard, the sharded units
-// (sharded_data_parallel.h).
+// all-reduce (distributed/gradient_synchronizer.h); beside a model parallelism that splits a part
+// of the model (expert parallelism), its plug-in's (ModelParallelism::replica_sync); with --shard,
+// the sharded units (sharded_data_parallel.h).
 #pragma once
 
 #include <memory>
@@ -11,6 +11,7 @@
 
 #include "distributed/collectives.h"
 #include "distributed/gradient_sync.h"
+#include "features/parallelism/model_parallelism.h"
 #include "features/parallelism/sharded_data_parallel.h"
 #include "settings/benchmark.h"
 
@@ -22,11 +23,13 @@ struct DataParallelSync {
 };
 
 // `benchmark`'s synchronisation of `module`'s `trainable` parameters over `replicas` (the ranks
-// with their own batches); `expert_replicas`, beside expert parallelism, the ranks that hold the
-// same experts. A sharded run gathers its parameters in `compute_dtype`.
+// with their own batches); `model_parallelism` (null: none) and `slice_replicas`, the ranks that
+// hold this rank's slice, where the run has one. A sharded run gathers its parameters in
+// `compute_dtype`.
 DataParallelSync data_parallel_sync(const ResolvedBenchmark& benchmark, torch::nn::Module& module,
                                     const std::vector<torch::Tensor>& trainable,
-                                    Collectives& replicas, Collectives* expert_replicas,
-                                    torch::ScalarType compute_dtype);
+                                    Collectives& replicas,
+                                    const ModelParallelism* model_parallelism,
+                                    Collectives* slice_replicas, torch::ScalarType compute_dtype);
 
 }  // namespace gpubench::parallelism

@@ -2,15 +2,22 @@
 
 #include <algorithm>
 
+#include "features/parallelism/model_parallelism.h"
+
 namespace gpubench {
 
 void parallelism::rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan) {
   const ResolvedBenchmark& b = inputs.benchmark;
-  const int64_t ranks = b.sharded() ? std::max(1, b.gpus) : std::max(1, b.tensor_parallel);
-  plan.weights /= ranks;
-  plan.gradients /= ranks;
-  plan.optimizer_state /= ranks;
-  plan.host_build = b.sharded() ? plan.weights * ranks : plan.weights;
+  if (b.sharded()) {
+    const int64_t ranks = std::max(1, b.gpus);
+    plan.weights /= ranks;
+    plan.gradients /= ranks;
+    plan.optimizer_state /= ranks;
+    plan.host_build = plan.weights * ranks;
+    return;
+  }
+  if (const ModelParallelism* kind = asked_model_parallelism(b)) kind->rank_share(b, plan);
+  plan.host_build = plan.weights;
 }
 
 ShardUnitParams count_shard_units(const ModelInfo& info, const ModelOptions& options) {

@@ -14,11 +14,11 @@
 namespace gpubench {
 namespace parallelism {
 
-// The plan's weights, gradients and optimiser state, one rank's: a tensor-parallel rank holds its
-// slice (the norms, whole on every rank, are about 0.01 % of a Llama's weights and left out); a
-// sharded rank its master shards, their gradients and states (the gathered units, a block or two
-// in the compute dtype, are left out). The host build: the weights as a rank builds them before
-// they move, the whole model for a sharded rank, which keeps its shards after.
+// The plan's weights, gradients and optimiser state, one rank's: under a model parallelism, its
+// plug-in's share (ModelParallelism::rank_share); a sharded rank its master shards, their
+// gradients and states (the gathered units, a block or two in the compute dtype, are left out).
+// The host build: the weights as a rank builds them before they move, the whole model for a
+// sharded rank, which keeps its shards after.
 void rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& plan);
 
 }  // namespace parallelism

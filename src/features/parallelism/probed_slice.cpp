@@ -1,5 +1,7 @@
 #include "features/parallelism/probed_slice.h"
 
+#include "features/parallelism/model_parallelism.h"
+
 namespace gpubench::parallelism {
 
 bool splits_at_width(const TensorParallelSplits& split_counts, int64_t ranks, int64_t k,
@@ -12,19 +14,9 @@ bool splits_at_width(const TensorParallelSplits& split_counts, int64_t ranks, in
   return true;
 }
 
-std::string probed_slice(const ResolvedBenchmark& b, int64_t experts) {
-  std::string slice;
-  if (b.tensor_parallel > 1) {
-    slice += ", one tensor-parallel rank's slice of " + std::to_string(b.tensor_parallel) +
-             " (its collectives' buffers left out)";
-  }
-  if (b.expert_parallel > 1) {
-    slice += ", one expert-parallel rank's " + std::to_string(experts / b.expert_parallel) +
-             " of " + std::to_string(experts) +
-             " experts a layer, routed as many tokens as its own (the exchanges' buffers left "
-             "out)";
-  }
-  return slice;
+std::string probed_slice(const ResolvedBenchmark& b, const ModelInfo& info) {
+  const ModelParallelism* kind = asked_model_parallelism(b);
+  return kind ? kind->probed_slice(b, info) : "";
 }
 
 }  // namespace gpubench::parallelism

@@ -1,7 +1,7 @@
 // What fit's probes of one rank measure under the parallel features (docs/memory.md): which
 // narrowed widths keep the model's tensor-parallel split whole, and which slice was probed, in
 // the fit's method. The probes themselves are fit's (run/fit_probes.h); the rank they build is
-// one_rank_alone's (tensor_parallel.h).
+// its model parallelism's (ModelParallelism::place_one_rank_alone).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,7 @@ bool splits_at_width(const TensorParallelSplits& split_counts, int64_t ranks, in
                      bool keeping_key_value_heads);
 
 // The slice one rank's probes held, as the fit's method says it (", one tensor-parallel rank's
-// slice of 8 (...)"); empty for a benchmark without tensor or expert parallelism.
-std::string probed_slice(const ResolvedBenchmark& b, int64_t experts);
+// slice of 8 (...)"): its model parallelism's (ModelParallelism::probed_slice); empty without one.
+std::string probed_slice(const ResolvedBenchmark& b, const ModelInfo& info);
 
 }  // namespace gpubench::parallelism

@@ -2,9 +2,8 @@
 
 namespace gpubench::parallelism {
 
-SplitLayers::SplitLayers(LayerCollectives* tensor_parallel, LayerCollectives* expert_parallel) {
-  if (tensor_parallel) tensor_parallel_ = std::make_unique<TensorParallelLayers>(*tensor_parallel);
-  if (expert_parallel) expert_parallel_ = std::make_unique<ExpertParallelLayers>(*expert_parallel);
+SplitLayers::SplitLayers(const ModelParallelism* kind, LayerCollectives* group) {
+  if (kind && group) layers_ = kind->place(*group, placement_);
 }
 
 }  // namespace gpubench::parallelism

@@ -1,13 +1,12 @@
-// Parallelism applied to a model from outside it: a rank's tensor- and expert-parallel groups
-// made, from the run's collectives, into what its model's layers are split over
+// Parallelism applied to a model from outside it: a rank's model-parallel group made, by its
+// parallelism's plug-in (model_parallelism.h), into what its model's layers are split over
 // (modeling/layer_groups.h), and handed to the model in its placement.
 #pragma once
 
 #include <memory>
 
-#include "features/parallelism/expert_parallel.h"
 #include "features/parallelism/layer_collectives.h"
-#include "features/parallelism/tensor_parallel.h"
+#include "features/parallelism/model_parallelism.h"
 #include "modeling/layer_placement.h"
 
 namespace gpubench::parallelism {
@@ -15,16 +14,15 @@ namespace gpubench::parallelism {
 class SplitLayers {
  public:
   SplitLayers() = default;
-  // Either may be null (no such group); both outlive this, which outlives the models it places.
-  SplitLayers(LayerCollectives* tensor_parallel, LayerCollectives* expert_parallel);
+  // Without `kind` or `group`, every layer whole; `group` outlives this, which outlives the models
+  // it places.
+  SplitLayers(const ModelParallelism* kind, LayerCollectives* group);
 
-  layers::LayerPlacement placement() const {
-    return {tensor_parallel_.get(), expert_parallel_.get()};
-  }
+  const layers::LayerPlacement& placement() const { return placement_; }
 
  private:
-  std::unique_ptr<TensorParallelLayers> tensor_parallel_;
-  std::unique_ptr<ExpertParallelLayers> expert_parallel_;
+  layers::LayerPlacement placement_;
+  std::shared_ptr<void> layers_;  // what placement_ points into
 };
 
 }  // namespace gpubench::parallelism

@@ -34,7 +34,7 @@ void check_mxfp4_slices(const ModelInfo& info, const ResolvedBenchmark& out) {
 
 void check_int4_shapes(const ModelInfo& info, const ResolvedBenchmark& out) {
   for (const auto& shape : info.capabilities.linear_weight_shapes) {
-    // Each rank holds its slice; the sizes divide (resolve_tensor_parallel).
+    // Each rank holds its slice; the sizes divide (tensor_parallelism.cpp's rule).
     const auto [rows, columns] =
         parallelism::weight_slice(shape.out, shape.in, shape.role, out.tensor_parallel);
     const std::string why =

@@ -1,0 +1,157 @@
+// The model parallelisms' plug-ins (features/parallelism/model_parallelism.h): each is found by
+// its setting and asked by its ranks, and what the run asks of it (its rule, its layers, fit's
+// lone rank, its memory share, its result keys) is that parallelism's. That the split ranks
+// compute what one rank does is the TensorParallel proofs'; that their results carry these keys,
+// the CLI tests'.
+#include "features/parallelism/model_parallelism.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+#include "features/model_options.h"
+#include "features/parallelism/split_layers.h"
+#include "settings/benchmark_fields.h"
+#include "test_helpers.h"
+
+namespace gpubench {
+namespace {
+
+using parallelism::ModelParallelism;
+
+// Two ranks that never communicate: enough to build layers over.
+class TwoSilentRanks : public LayerCollectives {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  void allreduce_sum(torch::Tensor&) override {}
+  void allreduce_max(torch::Tensor&) override {}
+  torch::Tensor allgather_last_dim(const torch::Tensor& tensor) override { return tensor; }
+  torch::Tensor all_to_all(const torch::Tensor& rows, const std::vector<int64_t>&,
+                           const std::vector<int64_t>&) override {
+    return rows;
+  }
+};
+
+ResolvedBenchmark asking(const std::string& model, int tensor_parallel, int expert_parallel) {
+  ResolvedBenchmark benchmark;
+  benchmark.model = model;
+  benchmark.gpus = 2;
+  benchmark.tensor_parallel = tensor_parallel;
+  benchmark.expert_parallel = expert_parallel;
+  return benchmark;
+}
+
+TEST(ModelParallelism, EachIsASettingFoundByItsKeyAndAskedByItsRanks) {
+  std::set<std::string> settings;
+  for (const ModelParallelism* kind : parallelism::model_parallelisms()) {
+    EXPECT_NE(find_benchmark_field(kind->setting()), nullptr) << kind->setting();
+    EXPECT_TRUE(settings.insert(kind->setting()).second) << kind->setting();
+    EXPECT_EQ(&parallelism::model_parallelism(kind->setting()), kind);
+  }
+  EXPECT_EQ(settings, (std::set<std::string>{"tensor_parallel", "expert_parallel"}));
+  EXPECT_THROW(parallelism::model_parallelism("pipeline_parallel"), std::logic_error);
+
+  const auto& tensor = parallelism::model_parallelism("tensor_parallel");
+  const auto& expert = parallelism::model_parallelism("expert_parallel");
+  EXPECT_EQ(parallelism::asked_model_parallelism(asking("test-tp-llama", 1, 1)), nullptr);
+  EXPECT_EQ(parallelism::asked_model_parallelism(asking("test-tp-llama", 2, 1)), &tensor);
+  EXPECT_EQ(parallelism::asked_model_parallelism(asking("test-tiny-gpt-oss", 1, 2)), &expert);
+  EXPECT_EQ(tensor.ranks(asking("test-tp-llama", 2, 1)), 2);
+  EXPECT_EQ(expert.ranks(asking("test-tp-llama", 2, 1)), 1);
+}
+
+TEST(ModelParallelism, ResolveRunsEveryPlugInsRule) {
+  const ModelInfo& resnet = ModelRegistry::instance().get("resnet50");
+  const BenchmarkRequest request;
+  const MachineFacts machine;
+  const ResolveInputs inputs{request, resnet, machine};
+  for (const auto& [tensor, expert, refusal] : std::vector<std::tuple<int, int, std::string>>{
+           {2, 1, "tensor_parallel 2: resnet50 does not shard"},
+           {1, 2, "expert_parallel 2: resnet50 has no experts"}}) {
+    ResolvedBenchmark benchmark = asking("resnet50", tensor, expert);
+    EXPECT_NE(testing::usage_error_of([&] {
+                parallelism::resolve_model_parallelism(inputs, benchmark);
+              }).find(refusal),
+              std::string::npos)
+        << refusal;
+  }
+  ResolvedBenchmark neither = asking("resnet50", 1, 1);
+  EXPECT_NO_THROW(parallelism::resolve_model_parallelism(inputs, neither));
+}
+
+TEST(ModelParallelism, EachPlacesItsOwnLayersOverItsGroup) {
+  TwoSilentRanks ranks;
+  const parallelism::SplitLayers tensor(&parallelism::model_parallelism("tensor_parallel"), &ranks);
+  ASSERT_NE(tensor.placement().tensor_parallel, nullptr);
+  EXPECT_EQ(tensor.placement().tensor_parallel->size(), 2);
+  EXPECT_EQ(tensor.placement().expert_parallel, nullptr);
+  const parallelism::SplitLayers expert(&parallelism::model_parallelism("expert_parallel"), &ranks);
+  EXPECT_EQ(expert.placement().tensor_parallel, nullptr);
+  ASSERT_NE(expert.placement().expert_parallel, nullptr);
+  EXPECT_EQ(expert.placement().expert_parallel->size(), 2);
+  const parallelism::SplitLayers whole(nullptr, &ranks);
+  EXPECT_EQ(whole.placement().tensor_parallel, nullptr);
+  EXPECT_EQ(whole.placement().expert_parallel, nullptr);
+}
+
+// fit's lone rank: tensor parallelism's slice of the layers, expert parallelism's share of the
+// experts; and the slice the fit's method names.
+TEST(ModelParallelism, FitProbesOneRankAsItsParallelismPlacesIt) {
+  const ResolvedBenchmark tensor = asking("test-tp-llama", 2, 1);
+  const ModelOptions sliced = probed_model_options(tensor);
+  ASSERT_NE(sliced.placement.tensor_parallel, nullptr);
+  EXPECT_EQ(sliced.placement.tensor_parallel->size(), 2);
+  EXPECT_EQ(sliced.placement.expert_parallel, nullptr);
+  EXPECT_EQ(sliced.experts, 0);
+
+  const ResolvedBenchmark expert = asking("test-tiny-gpt-oss", 1, 2);
+  const ModelInfo& gpt_oss = ModelRegistry::instance().get("test-tiny-gpt-oss");
+  const ModelOptions shared = probed_model_options(expert);
+  EXPECT_EQ(shared.placement.tensor_parallel, nullptr);
+  EXPECT_EQ(shared.experts, gpt_oss.capabilities.experts / 2);
+  EXPECT_EQ(parallelism::model_parallelism("expert_parallel").probed_slice(expert, gpt_oss),
+            ", one expert-parallel rank's " + std::to_string(gpt_oss.capabilities.experts / 2) +
+                " of " + std::to_string(gpt_oss.capabilities.experts) +
+                " experts a layer, routed as many tokens as its own (the exchanges' buffers left "
+                "out)");
+  EXPECT_EQ(probed_model_options(asking("test-tp-llama", 1, 1)).placement.tensor_parallel, nullptr);
+}
+
+TEST(ModelParallelism, ARankHoldsItsShareAndItsWaitGoesUnderItsKeys) {
+  MemoryPlan whole;
+  whole.weights = 800;
+  whole.gradients = 400;
+  whole.optimizer_state = 1600;
+  MemoryPlan sliced = whole, shared = whole;
+  parallelism::model_parallelism("tensor_parallel")
+      .rank_share(asking("test-tp-llama", 2, 1), sliced);
+  EXPECT_EQ(sliced.weights, 400);
+  EXPECT_EQ(sliced.gradients, 200);
+  EXPECT_EQ(sliced.optimizer_state, 800);
+  // A rank's share of the experts is in the model it builds and counts (its placement): expert
+  // parallelism divides nothing more.
+  parallelism::model_parallelism("expert_parallel")
+      .rank_share(asking("test-tiny-gpt-oss", 1, 2), shared);
+  EXPECT_EQ(shared.weights, 800);
+
+  const parallelism::GroupWait wait{1.5, 2.5, 7};
+  DistributedInfo tensor, expert;
+  parallelism::model_parallelism("tensor_parallel").record_wait(wait, tensor);
+  parallelism::model_parallelism("expert_parallel").record_wait(wait, expert);
+  EXPECT_EQ(tensor.tensor_parallel_exposed_ms, 1.5);
+  EXPECT_EQ(tensor.tensor_parallel_prefill_exposed_ms, 2.5);
+  EXPECT_EQ(tensor.tensor_parallel_collectives, 7);
+  EXPECT_EQ(tensor.expert_parallel_collectives, 0);
+  EXPECT_EQ(expert.expert_parallel_exposed_ms, 1.5);
+  EXPECT_EQ(expert.expert_parallel_prefill_exposed_ms, 2.5);
+  EXPECT_EQ(expert.expert_parallel_collectives, 7);
+  EXPECT_EQ(expert.tensor_parallel_collectives, 0);
+}
+
+}  // namespace
+}  // namespace gpubench
