@@ -175,10 +175,35 @@ std::vector<BackwardMoments::Moment> run_kept_probe(TrainingStep& step, const Sy
   return above;
 }
 
+// What a fit's probes share: their readings, and the CPU kernels they run. The probe models of one
+// fit (by blocks, at two widths, with more experts) are combined into one prediction, so they run
+// one kind of kernel: LibTorch's own throughout once any of them can straddle oneDNN's size
+// (matmuls_can_straddle). A Zen 4's LoRA bf16 fit of Llama 3.2 1B narrowed by 8 probed 1/8 of its
+// width on LibTorch's kernels and 2/8 on oneDNN's, whose backward held a moment the narrower did
+// not: the line through the two put the peak at batch 8 77 % above the probes at its width.
+struct FitProbing {
+  std::vector<ProbeReading>& readings;
+  bool native_matmuls = false;
+  bool probed = false;
+  bool probe_again = false;  // a probe after the first chose LibTorch's kernels: all run again
+
+  // Whether `model`'s probes, up to `longest` tokens, run LibTorch's own kernels.
+  bool native_matmuls_for(torch::nn::Module& model, torch::Device device, int64_t longest,
+                          int64_t head_dim) {
+    if (!native_matmuls && !device.is_cuda() && longest > 0 &&
+        matmuls_can_straddle(model, longest, head_dim)) {
+      native_matmuls = true;
+      probe_again = probed;
+    }
+    probed = true;
+    return native_matmuls;
+  }
+};
+
 ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOptions options,
                       torch::Device device, const PrecisionPolicy& policy,
                       const std::vector<ProbeShape>& shapes, bool shared_storage,
-                      std::vector<ProbeReading>& readings) {
+                      FitProbing& probing) {
   // Counted models built undrawn, their weights zeroed on the device (memory is not the values).
   options.defer_initialization = probed_undrawn(info);
   std::unique_ptr<TrainableModel> model = build_model(info, options, b, policy);
@@ -196,9 +221,8 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
   shared_storage = shared_storage && options.defer_initialization;
   if (options.defer_initialization) zero_undrawn_weights(*model, shared_storage);
   const int64_t longest = shapes.back().seq;
-  const NativeCpuMatmuls native_matmuls(
-      !device.is_cuda() && longest > 0 &&
-      matmuls_can_straddle(model->module(), longest, info.capabilities.attention_head_dim));
+  const NativeCpuMatmuls native_matmuls(probing.native_matmuls_for(
+      model->module(), device, longest, info.capabilities.attention_head_dim));
   std::vector<double> inputs, activations;
   std::vector<BatchSeqFit::Point> backward_extra;
   std::vector<std::vector<BackwardMoments::Moment>> moments;  // above the step's start
@@ -247,7 +271,7 @@ ProbeFits probe_model(const ResolvedBenchmark& b, const ModelInfo& info, ModelOp
     reading.gradients = fits.gradients;
     inputs.push_back(static_cast<double>(reading.inputs));
     activations.push_back(static_cast<double>(reading.activations));
-    readings.push_back(reading);
+    probing.readings.push_back(reading);
   }
   fits.inputs = BatchSeqFit::from(points_of(inputs, shapes));
   fits.activations = BatchSeqFit::from(points_of(activations, shapes));
@@ -378,14 +402,14 @@ ProbeFits probe_blocks_at_width(const ProbeModels& models, const ResolvedBenchma
                                 const ModelInfo& info, torch::Device device,
                                 const PrecisionPolicy& policy,
                                 const std::vector<ProbeShape>& shapes, bool shared,
-                                MemoryFit& fit) {
+                                FitProbing& probing) {
   const ProbeFits one =
-      probe_model(b, info, models.one_block, device, policy, shapes, shared, fit.readings);
+      probe_model(b, info, models.one_block, device, policy, shapes, shared, probing);
   const ProbeFits two =
-      probe_model(b, info, models.two_blocks, device, policy, shapes, shared, fit.readings);
-  const ProbeFits vocab = models.narrowed ? probe_model(b, info, models.wider, device, policy,
-                                                        shapes, shared, fit.readings)
-                                          : one;
+      probe_model(b, info, models.two_blocks, device, policy, shapes, shared, probing);
+  const ProbeFits vocab =
+      models.narrowed ? probe_model(b, info, models.wider, device, policy, shapes, shared, probing)
+                      : one;
   return extended_fits(one, two, models.extra_blocks(info), vocab, models.extra_vocabularies(info));
 }
 
@@ -393,9 +417,9 @@ ProbeFits probe_blocks_at_width(const ProbeModels& models, const ResolvedBenchma
 ProbeFits probe_by_blocks(const ProbeModels& models, const ResolvedBenchmark& b,
                           const ModelInfo& info, torch::Device device,
                           const PrecisionPolicy& policy, const std::vector<ProbeShape>& shapes,
-                          bool shared, MemoryFit& fit) {
+                          bool shared, FitProbing& probing) {
   const auto at_width = [&](const ProbeModels& probed) {
-    return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, fit);
+    return probe_blocks_at_width(probed, b, info, device, policy, shapes, shared, probing);
   };
   const auto at_experts = [&](const ProbeModels& probed) {
     const int64_t k = probed.width_divisor;
@@ -512,10 +536,18 @@ MemoryFit fit_memory(const ResolvedBenchmark& b, const FitOptions& fit_options) 
   // model's largest activations within a step (Mask R-CNN fp32: 19.4 s to 17.9 s, its peak RSS
   // 3.4 GB to 3.1 GB with 1 GiB of blocks kept under its tensors' highest).
   const tensor_memory::ReusedFreedBlocks reused;
-  ProbeFits fits =
-      models.by_blocks
-          ? probe_by_blocks(models, b, info, device, policy, shapes, shared, fit)
-          : probe_model(b, info, options, device, policy, shapes, shared, fit.readings);
+  const auto probe = [&](FitProbing& probing) {
+    return models.by_blocks
+               ? probe_by_blocks(models, b, info, device, policy, shapes, shared, probing)
+               : probe_model(b, info, options, device, policy, shapes, shared, probing);
+  };
+  FitProbing probing{fit.readings};
+  ProbeFits fits = probe(probing);
+  if (probing.probe_again) {
+    fit.readings.clear();
+    FitProbing native{fit.readings, /*native_matmuls=*/true};
+    fits = probe(native);
+  }
   fit.method = probe_method("forward and backward", models, info, shapes, b);
   fit.weights = fits.weights;
   fit.gradients = fits.gradients;
