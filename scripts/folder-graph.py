@@ -11,6 +11,8 @@ src/, the model zoo (models/) and the public API (include/gpubench/).
 
 The layers are the folders' places in LAYERS below, top first; an include must go to a folder of
 a lower layer (or its own folder). Folders not listed are an error: a new folder takes a place.
+A folder inside another's is a layer of its own only where NESTED names it (parallelism's
+LibTorch-free predictions, features/parallelism/scaling/).
 """
 import collections
 import pathlib
@@ -52,8 +54,9 @@ LAYERS = [
     [("torch_support", "LibTorch compatibility, device timers, CUDA-graph capture"),
      ("testing", "test hooks (fault injection)")],
     [("reporting", "report, compare, regress, trend, specs (no LibTorch)")],
-    [("scaling", "predicted data-parallel scaling: fabrics, collective costs, the overlap "
-                 "model (no LibTorch)")],
+    [("scaling", "parallelism's predictions for `scale` (src/features/parallelism/scaling/): "
+                 "data, tensor, expert and sharded parallelism over fabrics, collective costs, "
+                 "the overlap model (no LibTorch)")],
     [("charts", "inline-SVG charts: axes at round numbers, linear or log; a colour per series; "
                 "bars with error bars, lines, small multiples (no LibTorch)")],
     [("datasheets", "GPU datasheets, run efficiency (no LibTorch)")],
@@ -88,6 +91,11 @@ READERS = {
                                   "launcher", "cli"],
 }
 
+# Folders inside another's that are layers of their own: a feature's LibTorch-free part, which the
+# LibTorch-free library builds (CMakeLists.txt's GPUBENCH_BASE_SOURCES) below the reports that use
+# it, while the rest of the feature's folder is LibTorch code above them. Name -> path under src/.
+NESTED = {"scaling": "features/parallelism/scaling"}
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+/[^"]+)"', re.M)
 
 # The source files whose includes count: code, and the X-macro tables they expand.
@@ -111,23 +119,42 @@ def gathered_rows_including(root):
 
 
 def folders_of(root):
-    """folder name -> its directory: src/*, models/ and include/gpubench/."""
+    """folder name -> its directory: src/*, models/, include/gpubench/ and the NESTED folders."""
     folders = {p.name: p for p in sorted((root / "src").iterdir()) if p.is_dir()}
     folders["models"] = root / "models"
     folders["gpubench"] = root / "include" / "gpubench"
+    for name, path in NESTED.items():
+        folders[name] = root / "src" / path
     return folders
+
+
+def folder_of(name):
+    """The folder an include path ("features/parallelism/scaling/fabric.h") names."""
+    for nested, path in NESTED.items():
+        if name.startswith(path + "/"):
+            return nested
+    return name.split("/")[0]
+
+
+def sources_of(root, folder, directory):
+    """A folder's source files, those of the NESTED folders within it left to them."""
+    inner = [root / "src" / path for name, path in NESTED.items() if name != folder]
+    for path in sorted(directory.rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
+            continue
+        if any(within in path.parents for within in inner):
+            continue
+        yield path
 
 
 def edges_of(root, folders):
     edges = collections.defaultdict(list)  # (from, to) -> [file]
     for folder, directory in folders.items():
-        for path in sorted(directory.rglob("*")):
-            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
-                continue
+        for path in sources_of(root, folder, directory):
             for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
                 if folder == "settings" and GATHERED_ROWS.fullmatch(name):
                     continue
-                target = name.split("/")[0]
+                target = folder_of(name)
                 # gpubench/build_info.h is generated into the build, not the public API.
                 if target == "gpubench" and not (root / "include" / name).exists():
                     continue
@@ -140,9 +167,7 @@ def readers_of(root, folders):
     """header in READERS -> {folder: [file]} of the folders that include it."""
     readers = {header: collections.defaultdict(list) for header in READERS}
     for folder, directory in folders.items():
-        for path in sorted(directory.rglob("*")):
-            if path.suffix not in SOURCE_SUFFIXES or not path.is_file():
-                continue
+        for path in sources_of(root, folder, directory):
             for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
                 if name in readers:
                     readers[name][folder].append(str(path.relative_to(root)))
@@ -157,7 +182,7 @@ def cli_reaches_closed(root, directory):
             continue
         relative = str(path.relative_to(root))
         for name in INCLUDE.findall(path.read_text(encoding="utf-8")):
-            allowed = CLI_CLOSED.get(name.split("/")[0])
+            allowed = CLI_CLOSED.get(folder_of(name))
             if allowed is not None and name not in allowed and relative not in allowed:
                 found.append(f"{relative}: {name}")
     return found

@@ -4,11 +4,11 @@
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "datasheets/datasheet_database.h"
+#include "features/parallelism/scaling/scaling_prediction.h"
+#include "features/parallelism/scaling/sharded_prediction.h"
+#include "features/parallelism/scaling/tensor_parallel_prediction.h"
 #include "reporting/markdown_text.h"
 #include "results/result.h"
-#include "scaling/scaling_prediction.h"
-#include "scaling/sharded_prediction.h"
-#include "scaling/tensor_parallel_prediction.h"
 #include "terminal_width.h"
 
 namespace gpubench::cli {

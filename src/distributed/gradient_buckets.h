@@ -1,8 +1,8 @@
 // How DDP groups gradients into buckets (torch/nn/parallel/distributed.py, the Reducer): the
 // trainable parameters in reverse registration order, the order backward produces them; a tensor
-// listed twice (tied weights) once; grouped by scaling/bucket_rule.h at `bucket_bytes`. The
-// gradient synchronizer reduces these buckets and the step timeline times them, so a single-device
-// run records the buckets a data-parallel one would all-reduce.
+// listed twice (tied weights) once; grouped by features/parallelism/scaling/bucket_rule.h at
+// `bucket_bytes`. The gradient synchronizer reduces these buckets and the step timeline times them,
+// so a single-device run records the buckets a data-parallel one would all-reduce.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "scaling/bucket_rule.h"
+#include "features/parallelism/scaling/bucket_rule.h"
 
 namespace gpubench {
 

@@ -3,7 +3,7 @@
 #include "common/errors.h"
 #include "common/text_table.h"
 #include "datasheets/datasheet_database.h"
-#include "scaling/scaling_prediction.h"
+#include "features/parallelism/scaling/scaling_prediction.h"
 
 namespace gpubench {
 namespace {

@@ -2,7 +2,7 @@
 // 4 KiB, then 1 ms more a MiB up to 2 MiB.
 #pragma once
 
-#include "scaling/fabric.h"
+#include "features/parallelism/scaling/fabric.h"
 
 namespace gpubench::testing {
 

@@ -1,7 +1,7 @@
-// The arithmetic of a data-parallel prediction (scaling/scaling_prediction.h) from a fixed
-// timeline and a fixed measured all-reduce curve, against figures worked out by hand: what the
-// CPU-rank check (scripts/check-scale-ranks.sh) relies on, without timing anything.
-#include "scaling/scaling_prediction.h"
+// The arithmetic of a data-parallel prediction (features/parallelism/scaling/scaling_prediction.h)
+// from a fixed timeline and a fixed measured all-reduce curve, against figures worked out by hand:
+// what the CPU-rank check (scripts/check-scale-ranks.sh) relies on, without timing anything.
+#include "features/parallelism/scaling/scaling_prediction.h"
 
 #include <gtest/gtest.h>
 

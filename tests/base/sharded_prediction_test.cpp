@@ -1,7 +1,8 @@
-// The arithmetic of a sharded-data-parallel prediction (scaling/sharded_prediction.h) from a
-// fixed step and a fixed measured all-reduce curve, against figures worked out by hand: what the
-// CPU-rank check (scripts/check-scale-shard.sh) relies on, without timing anything.
-#include "scaling/sharded_prediction.h"
+// The arithmetic of a sharded-data-parallel prediction
+// (features/parallelism/scaling/sharded_prediction.h) from a fixed step and a fixed measured
+// all-reduce curve, against figures worked out by hand: what the CPU-rank check
+// (scripts/check-scale-shard.sh) relies on, without timing anything.
+#include "features/parallelism/scaling/sharded_prediction.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,15 @@
-// The arithmetic of a tensor-parallel prediction (scaling/tensor_parallel_prediction.h) from a
-// fixed step and a fixed measured all-reduce curve, against figures worked out by hand: what the
-// CPU-rank check (scripts/check-scale-tensor-parallel.sh) relies on, without timing anything.
-#include "scaling/tensor_parallel_prediction.h"
+// The arithmetic of a tensor-parallel prediction
+// (features/parallelism/scaling/tensor_parallel_prediction.h) from a fixed step and a fixed
+// measured all-reduce curve, against figures worked out by hand: what the CPU-rank check
+// (scripts/check-scale-tensor-parallel.sh) relies on, without timing anything.
+#include "features/parallelism/scaling/tensor_parallel_prediction.h"
 
 #include <gtest/gtest.h>
 
 #include "base/measured_fabric.h"
 #include "common/errors.h"
-#include "scaling/checked_product.h"
-#include "scaling/collective_cost.h"
+#include "features/parallelism/scaling/checked_product.h"
+#include "features/parallelism/scaling/collective_cost.h"
 
 namespace gpubench {
 namespace {

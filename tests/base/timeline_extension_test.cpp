@@ -1,11 +1,12 @@
 // A timeline of a model built with fewer blocks, extended to the model's depth
-// (scaling/timeline_extension.h), and DDP's bucket rule on sizes (scaling/bucket_rule.h).
-#include "scaling/timeline_extension.h"
+// (features/parallelism/scaling/timeline_extension.h), and DDP's bucket rule on sizes
+// (features/parallelism/scaling/bucket_rule.h).
+#include "features/parallelism/scaling/timeline_extension.h"
 
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "scaling/bucket_rule.h"
+#include "features/parallelism/scaling/bucket_rule.h"
 
 namespace gpubench {
 namespace {

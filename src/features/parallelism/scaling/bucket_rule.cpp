@@ -1,4 +1,4 @@
-#include "scaling/bucket_rule.h"
+#include "features/parallelism/scaling/bucket_rule.h"
 
 #include <algorithm>
 

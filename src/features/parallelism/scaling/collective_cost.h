@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "scaling/fabric.h"
+#include "features/parallelism/scaling/fabric.h"
 
 namespace gpubench {
 

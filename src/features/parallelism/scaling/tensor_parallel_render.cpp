@@ -7,8 +7,8 @@
 #include "common/input_limits.h"
 #include "common/json_text.h"
 #include "common/text_table.h"
-#include "scaling/scale_input_json.h"
-#include "scaling/tensor_parallel_prediction.h"
+#include "features/parallelism/scaling/scale_input_json.h"
+#include "features/parallelism/scaling/tensor_parallel_prediction.h"
 
 namespace gpubench {
 namespace {

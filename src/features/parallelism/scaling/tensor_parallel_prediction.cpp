@@ -1,8 +1,8 @@
-#include "scaling/tensor_parallel_prediction.h"
+#include "features/parallelism/scaling/tensor_parallel_prediction.h"
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "scaling/checked_product.h"
+#include "features/parallelism/scaling/checked_product.h"
 
 namespace gpubench {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "scaling/scaling_prediction.h"
+#include "features/parallelism/scaling/scaling_prediction.h"
 
 namespace gpubench {
 

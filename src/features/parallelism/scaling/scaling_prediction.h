@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "features/parallelism/scaling/collective_cost.h"
+#include "features/parallelism/scaling/fabric.h"
 #include "results/result.h"
-#include "scaling/collective_cost.h"
-#include "scaling/fabric.h"
 
 namespace gpubench {
 

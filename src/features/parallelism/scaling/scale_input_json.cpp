@@ -1,4 +1,4 @@
-#include "scaling/scale_input_json.h"
+#include "features/parallelism/scaling/scale_input_json.h"
 
 namespace gpubench {
 

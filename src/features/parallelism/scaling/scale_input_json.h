@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scaling/scaling_prediction.h"
+#include "features/parallelism/scaling/scaling_prediction.h"
 
 namespace gpubench {
 

@@ -1,4 +1,4 @@
-#include "scaling/collective_cost.h"
+#include "features/parallelism/scaling/collective_cost.h"
 
 #include <algorithm>
 #include <cmath>

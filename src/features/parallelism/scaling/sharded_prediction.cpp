@@ -1,10 +1,10 @@
-#include "scaling/sharded_prediction.h"
+#include "features/parallelism/scaling/sharded_prediction.h"
 
 #include <algorithm>
 
 #include "common/errors.h"
 #include "common/input_limits.h"
-#include "scaling/checked_product.h"
+#include "features/parallelism/scaling/checked_product.h"
 
 namespace gpubench {
 namespace {

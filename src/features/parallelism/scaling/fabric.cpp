@@ -1,4 +1,4 @@
-#include "scaling/fabric.h"
+#include "features/parallelism/scaling/fabric.h"
 
 #include <algorithm>
 #include <cstdlib>

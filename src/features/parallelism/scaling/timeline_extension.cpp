@@ -1,12 +1,12 @@
-#include "scaling/timeline_extension.h"
+#include "features/parallelism/scaling/timeline_extension.h"
 
 #include <algorithm>
 #include <map>
 
 #include "common/errors.h"
 #include "common/text_table.h"
+#include "features/parallelism/scaling/bucket_rule.h"
 #include "results/statistics.h"
-#include "scaling/bucket_rule.h"
 
 namespace gpubench {
 namespace {

@@ -1,11 +1,11 @@
-#include "scaling/scaling_prediction.h"
+#include "features/parallelism/scaling/scaling_prediction.h"
 
 #include <algorithm>
 
 #include "common/errors.h"
 #include "common/input_limits.h"
 #include "common/text_table.h"
-#include "scaling/timeline_extension.h"
+#include "features/parallelism/scaling/timeline_extension.h"
 
 namespace gpubench {
 namespace {
