@@ -178,7 +178,7 @@ std::vector<BackwardMoments::Moment> run_kept_probe(TrainingStep& step, const Sy
 // What a fit's probes share: their readings, and the CPU kernels they run. The probe models of one
 // fit (by blocks, at two widths, with more experts) are combined into one prediction, so they run
 // one kind of kernel: LibTorch's own throughout once any of them can straddle oneDNN's size
-// (matmuls_can_straddle). A Zen 4's LoRA bf16 fit of Llama 3.2 1B narrowed by 8 probed 1/8 of its
+// (matmuls_can_straddle). A Zen 5's LoRA bf16 fit of Llama 3.2 1B narrowed by 8 probed 1/8 of its
 // width on LibTorch's kernels and 2/8 on oneDNN's, whose backward held a moment the narrower did
 // not: the line through the two put the peak at batch 8 77 % above the probes at its width.
 struct FitProbing {

@@ -733,7 +733,7 @@ void expect_narrowed_predicts_the_width(const ResolvedBenchmark& b, const std::s
 // holds on the line. Llama 3.2 1B (hidden 2,048; probed at 256 and 512) against its probes by
 // blocks at its own width (batch 2 and 8: LoRA bf16 +0.00 % at both on both builds; full fp32
 // +0.00 % and +3.5 % on 1.13, +7.9 % and +8.9 % on 2.11, whose full step has a moment that grows
-// slower than the width). On a Zen 4 (AVX-512 BF16, no AMX) LoRA bf16's narrow probes straddle
+// slower than the width). On a Zen 5 (AVX-512 BF16, no AMX) LoRA bf16's narrow probes straddle
 // oneDNN's size where the twice as wide do not: with the kernels chosen probe model by probe
 // model it was +27 % and +77 %; chosen for the whole fit, +0.00 % at both on 1.13.
 TEST(FitPrediction, ProbesNarrowedInWidthPredictWhatTheModelsWidthDoes) {

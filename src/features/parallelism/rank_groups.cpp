@@ -1,7 +1,6 @@
 #include "features/parallelism/rank_groups.h"
 
 namespace gpubench::parallelism {
-
 namespace {
 
 const ModelParallelism* grouped_parallelism(const ResolvedBenchmark& benchmark, int world_size) {
