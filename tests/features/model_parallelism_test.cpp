@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "features/memory_terms.h"
 #include "features/model_options.h"
 #include "features/parallelism/split_layers.h"
+#include "run/resolve_benchmark.h"
 #include "settings/benchmark_fields.h"
 #include "test_helpers.h"
 
@@ -122,23 +124,55 @@ TEST(ModelParallelism, FitProbesOneRankAsItsParallelismPlacesIt) {
   EXPECT_EQ(probed_model_options(asking("test-tp-llama", 1, 1)).placement.tensor_parallel, nullptr);
 }
 
-TEST(ModelParallelism, ARankHoldsItsShareAndItsWaitGoesUnderItsKeys) {
-  MemoryPlan whole;
-  whole.weights = 800;
-  whole.gradients = 400;
-  whole.optimizer_state = 1600;
-  MemoryPlan sliced = whole, shared = whole;
-  parallelism::model_parallelism("tensor_parallel")
-      .rank_share(asking("test-tp-llama", 2, 1), sliced);
-  EXPECT_EQ(sliced.weights, 400);
-  EXPECT_EQ(sliced.gradients, 200);
-  EXPECT_EQ(sliced.optimizer_state, 800);
-  // A rank's share of the experts is in the model it builds and counts (its placement): expert
-  // parallelism divides nothing more.
-  parallelism::model_parallelism("expert_parallel")
-      .rank_share(asking("test-tiny-gpt-oss", 1, 2), shared);
-  EXPECT_EQ(shared.weights, 800);
+// Resolved on a machine with 8 GPUs, as a GPU node would: full fine-tune, AdamW.
+ResolvedBenchmark resolved_on_eight_gpus(const std::string& model, int tensor_parallel,
+                                         int expert_parallel) {
+  BenchmarkRequest request;
+  request.model = model;
+  request.device = DeviceKind::kCuda;
+  request.precision = Precision::kBf16;
+  request.gpus = 8;
+  request.batch_size = 1;
+  request.tensor_parallel = tensor_parallel;
+  request.expert_parallel = expert_parallel;
+  MachineFacts machine;
+  machine.cuda_available = true;
+  machine.cuda_device_count = 8;
+  machine.cpu_cores = 2;
+  return resolve(request, machine);
+}
 
+MemoryPlan planned(const ResolvedBenchmark& benchmark) {
+  const ModelInfo& info = ModelRegistry::instance().get(benchmark.model);
+  const ModelOptions options = model_options_for(benchmark);
+  return plan_memory(info.count(options), benchmark, info, options);
+}
+
+// A tensor-parallel rank holds a slice of every weight; an expert-parallel one its share of the
+// experts (gpt-oss-20b over 8 ranks: 4 of each layer's 32) and every other weight whole, in
+// float32 with its gradient and AdamW's two moments.
+TEST(ModelParallelism, ARankPlansTheShareItHolds) {
+  const MemoryPlan whole = planned(resolved_on_eight_gpus("llama-3-8b", 1, 1));
+  const MemoryPlan sliced = planned(resolved_on_eight_gpus("llama-3-8b", 8, 1));
+  EXPECT_EQ(sliced.weights, whole.weights / 8);
+  EXPECT_EQ(sliced.optimizer_state, whole.optimizer_state / 8);
+
+  const ResolvedBenchmark experts = resolved_on_eight_gpus("gpt-oss-20b", 1, 8);
+  const ModelInfo& gpt_oss = ModelRegistry::instance().get("gpt-oss-20b");
+  ModelOptions four = model_options_for(experts);
+  four.experts = 4;
+  const ModelStats held = gpt_oss.count(four);
+  const MemoryPlan shared = planned(experts);
+  EXPECT_EQ(shared.weights, 4 * held.params);
+  EXPECT_EQ(shared.gradients, 4 * held.trainable_params);
+  EXPECT_EQ(shared.optimizer_state, 8 * held.trainable_params);
+  EXPECT_EQ(shared.host_build, shared.weights);
+  // About a fifth of the whole model's 21 billion parameters: 1.8 billion outside the experts.
+  const MemoryPlan all = planned(resolved_on_eight_gpus("gpt-oss-20b", 1, 1));
+  EXPECT_LT(shared.weights, all.weights / 4);
+}
+
+TEST(ModelParallelism, ItsWaitGoesUnderItsKeys) {
   const parallelism::GroupWait wait{1.5, 2.5, 7};
   DistributedInfo tensor, expert;
   parallelism::model_parallelism("tensor_parallel").record_wait(wait, tensor);

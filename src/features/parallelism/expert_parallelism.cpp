@@ -1,6 +1,7 @@
 // Expert parallelism's plug-in (model_parallelism.h): its rule, its layers (expert_parallel.h),
 // its replicas' sync (expert_parallel_sync.h), fit's one rank alone and its result keys.
 #include "common/errors.h"
+#include "features/memory_terms.h"
 #include "features/parallelism/expert_parallel.h"
 #include "features/parallelism/expert_parallel_sync.h"
 #include "features/parallelism/model_parallelism.h"
@@ -78,6 +79,22 @@ class ExpertParallelism final : public ModelParallelism {
     return ", one expert-parallel rank's " + std::to_string(experts / benchmark.expert_parallel) +
            " of " + std::to_string(experts) +
            " experts a layer, routed as many tokens as its own (the exchanges' buffers left out)";
+  }
+
+  // A rank builds and holds its share of the experts alone (fit's lone rank's model): the plan's
+  // weights, gradients and optimiser state are that model's, as the plan counts a model of its
+  // own; the rest of the plan is the same. A model the plan measures from its instance instead
+  // (no count) is measured as placed.
+  void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
+    if (!inputs.model.count) return;
+    ModelOptions held = inputs.options;
+    place_one_rank_alone(inputs.benchmark, inputs.model, held);
+    ResolvedBenchmark alone = inputs.benchmark;
+    alone.expert_parallel = 1;
+    const MemoryPlan rank = plan_memory(inputs.model.count(held), alone, inputs.model, held);
+    plan.weights = rank.weights;
+    plan.gradients = rank.gradients;
+    plan.optimizer_state = rank.optimizer_state;
   }
 
   void record_wait(const GroupWait& wait, DistributedInfo& result) const override {

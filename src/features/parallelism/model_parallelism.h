@@ -76,7 +76,7 @@ class ModelParallelism {
                                    const ModelInfo& info) const = 0;
   // One rank's share of the memory plan's weights, gradients and optimiser state (its term in
   // parallelism's, features/memory_terms.h); by default all of them.
-  virtual void rank_share(const ResolvedBenchmark& benchmark, MemoryPlan& plan) const;
+  virtual void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const;
 
   // `wait` into the result's fields of this parallelism.
   virtual void record_wait(const GroupWait& wait, DistributedInfo& result) const = 0;

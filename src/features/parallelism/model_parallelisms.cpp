@@ -45,7 +45,6 @@ std::unique_ptr<GradientSync> ModelParallelism::replica_sync(
   return nullptr;
 }
 
-void ModelParallelism::rank_share(const ResolvedBenchmark& /*benchmark*/,
-                                  MemoryPlan& /*plan*/) const {}
+void ModelParallelism::rank_share(const MemoryPlanInputs& /*inputs*/, MemoryPlan& /*plan*/) const {}
 
 }  // namespace gpubench::parallelism

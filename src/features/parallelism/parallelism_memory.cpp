@@ -16,7 +16,7 @@ void parallelism::rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& p
     plan.host_build = plan.weights * ranks;
     return;
   }
-  if (const ModelParallelism* kind = asked_model_parallelism(b)) kind->rank_share(b, plan);
+  if (const ModelParallelism* kind = asked_model_parallelism(b)) kind->rank_share(inputs, plan);
   plan.host_build = plan.weights;
 }
 

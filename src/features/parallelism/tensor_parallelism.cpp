@@ -94,8 +94,8 @@ class TensorParallelism final : public ModelParallelism {
   }
   // A rank holds its slice; the norms, whole on every rank, are about 0.01 % of a Llama's
   // weights and left out.
-  void rank_share(const ResolvedBenchmark& benchmark, MemoryPlan& plan) const override {
-    const int64_t ranks = std::max(1, benchmark.tensor_parallel);
+  void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
+    const int64_t ranks = std::max(1, inputs.benchmark.tensor_parallel);
     plan.weights /= ranks;
     plan.gradients /= ranks;
     plan.optimizer_state /= ranks;
