@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "distributed/collectives.h"
+#include "features/parallelism/model_parallelism.h"
 #include "infer/inference_model.h"
 #include "infer/request_timing.h"
 #include "infer/static_decode.h"
@@ -49,7 +50,11 @@ class InferenceWorkload : public Workload {
     const ResolvedBenchmark& spec = session.benchmark();
     MemoryReport planned;
     planned.basis = kMemoryPlanned;
-    planned.breakdown.weights = planned_weight_bytes(session.info(), session.model_options(), spec);
+    // One rank's: its slice, or its share of the experts.
+    planned.breakdown.weights = parallelism::rank_bytes(
+        spec, session.info(), session.model_options(), [&](const ModelOptions& options) {
+          return planned_weight_bytes(session.info(), options, spec);
+        });
     planned.peak_bytes = planned.breakdown.total();
     planned.peak_source = "planned before the run: the weights counted from the configuration";
     const std::string weights = bytes_text(planned.breakdown.weights) + " of weights in " +

@@ -16,6 +16,7 @@
 #include "features/memory_terms.h"
 #include "features/model_options.h"
 #include "features/parallelism/split_layers.h"
+#include "infer/inference_model.h"
 #include "run/resolve_benchmark.h"
 #include "settings/benchmark_fields.h"
 #include "test_helpers.h"
@@ -126,9 +127,10 @@ TEST(ModelParallelism, FitProbesOneRankAsItsParallelismPlacesIt) {
 
 // Resolved on a machine with 8 GPUs, as a GPU node would: full fine-tune, AdamW.
 ResolvedBenchmark resolved_on_eight_gpus(const std::string& model, int tensor_parallel,
-                                         int expert_parallel) {
+                                         int expert_parallel, Task task = Task::kTrain) {
   BenchmarkRequest request;
   request.model = model;
+  request.task = task;
   request.device = DeviceKind::kCuda;
   request.precision = Precision::kBf16;
   request.gpus = 8;
@@ -170,6 +172,32 @@ TEST(ModelParallelism, ARankPlansTheShareItHolds) {
   // About a fifth of the whole model's 21 billion parameters: 1.8 billion outside the experts.
   const MemoryPlan all = planned(resolved_on_eight_gpus("gpt-oss-20b", 1, 1));
   EXPECT_LT(shared.weights, all.weights / 4);
+}
+
+// infer's planned weights, one rank's: Llama 3 8B's slice over 8 tensor-parallel ranks, and
+// gpt-oss-120b's 16 of 128 experts a layer in MXFP4 over 8 expert-parallel ranks, every other
+// weight whole in bf16 (11.9 GB of its 65.2). Each rank used to plan the whole model, so that
+// Llama 3.1 70B over 8 tensor-parallel ranks planned 141 GB and was refused on an 80 GB GPU.
+TEST(ModelParallelism, InferPlansOneRanksWeights) {
+  const auto planned_weights = [](const ResolvedBenchmark& b) {
+    const ModelInfo& info = ModelRegistry::instance().get(b.model);
+    return parallelism::rank_bytes(b, info, model_options_for(b), [&](const ModelOptions& o) {
+      return planned_weight_bytes(info, o, b);
+    });
+  };
+  const ResolvedBenchmark dense = resolved_on_eight_gpus("llama-3-8b", 1, 1, Task::kInfer);
+  const ResolvedBenchmark sliced = resolved_on_eight_gpus("llama-3-8b", 8, 1, Task::kInfer);
+  EXPECT_EQ(planned_weights(dense), 2 * int64_t{8030261248});
+  EXPECT_EQ(planned_weights(sliced), planned_weights(dense) / 8);
+
+  const ResolvedBenchmark experts = resolved_on_eight_gpus("gpt-oss-120b", 1, 8, Task::kInfer);
+  ASSERT_EQ(experts.weights, "mxfp4");
+  const ModelInfo& gpt_oss = ModelRegistry::instance().get("gpt-oss-120b");
+  ModelOptions sixteen = model_options_for(experts);
+  sixteen.experts = 16;
+  EXPECT_EQ(planned_weights(experts), planned_weight_bytes(gpt_oss, sixteen, experts));
+  EXPECT_LT(planned_weights(experts),
+            planned_weights(resolved_on_eight_gpus("gpt-oss-120b", 1, 1, Task::kInfer)) / 4);
 }
 
 TEST(ModelParallelism, ItsWaitGoesUnderItsKeys) {

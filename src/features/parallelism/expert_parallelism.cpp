@@ -97,6 +97,14 @@ class ExpertParallelism final : public ModelParallelism {
     plan.optimizer_state = rank.optimizer_state;
   }
 
+  int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
+                     const ModelOptions& options,
+                     const std::function<int64_t(const ModelOptions&)>& whole) const override {
+    ModelOptions held = options;
+    place_one_rank_alone(benchmark, info, held);
+    return whole(held);
+  }
+
   void record_wait(const GroupWait& wait, DistributedInfo& result) const override {
     result.expert_parallel_exposed_ms = wait.exposed_ms;
     result.expert_parallel_prefill_exposed_ms = wait.prefill_exposed_ms;

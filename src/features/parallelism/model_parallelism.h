@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +78,11 @@ class ModelParallelism {
   // One rank's share of the memory plan's weights, gradients and optimiser state (its term in
   // parallelism's, features/memory_terms.h); by default all of them.
   virtual void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const;
+  // One rank's bytes of what `whole` counts of a model built with `options` (a model's counts
+  // leave its placement out): infer's planned weights. By default all of them.
+  virtual int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
+                             const ModelOptions& options,
+                             const std::function<int64_t(const ModelOptions&)>& whole) const;
 
   // `wait` into the result's fields of this parallelism.
   virtual void record_wait(const GroupWait& wait, DistributedInfo& result) const = 0;
@@ -89,6 +95,12 @@ const std::vector<const ModelParallelism*>& model_parallelisms();
 const ModelParallelism& model_parallelism(const std::string& setting);
 // The one `benchmark` asks for (its ranks above 1); null for none.
 const ModelParallelism* asked_model_parallelism(const ResolvedBenchmark& benchmark);
+
+// One rank's bytes of what `whole` counts, as `benchmark`'s model parallelism holds them
+// (ModelParallelism::rank_bytes); all of them without one.
+int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
+                   const ModelOptions& options,
+                   const std::function<int64_t(const ModelOptions&)>& whole);
 
 // Every model parallelism's rule, in order (resolve's list runs it once).
 void resolve_model_parallelism(const ResolveInputs& inputs, ResolvedBenchmark& benchmark);

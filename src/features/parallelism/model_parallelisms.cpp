@@ -29,6 +29,13 @@ const ModelParallelism* asked_model_parallelism(const ResolvedBenchmark& benchma
   return nullptr;
 }
 
+int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
+                   const ModelOptions& options,
+                   const std::function<int64_t(const ModelOptions&)>& whole) {
+  const ModelParallelism* kind = asked_model_parallelism(benchmark);
+  return kind ? kind->rank_bytes(benchmark, info, options, whole) : whole(options);
+}
+
 void resolve_model_parallelism(const ResolveInputs& inputs, ResolvedBenchmark& benchmark) {
   for (const ModelParallelism* kind : model_parallelisms()) kind->resolve(inputs, benchmark);
 }
@@ -46,5 +53,11 @@ std::unique_ptr<GradientSync> ModelParallelism::replica_sync(
 }
 
 void ModelParallelism::rank_share(const MemoryPlanInputs& /*inputs*/, MemoryPlan& /*plan*/) const {}
+
+int64_t ModelParallelism::rank_bytes(
+    const ResolvedBenchmark& /*benchmark*/, const ModelInfo& /*info*/, const ModelOptions& options,
+    const std::function<int64_t(const ModelOptions&)>& whole) const {
+  return whole(options);
+}
 
 }  // namespace gpubench::parallelism

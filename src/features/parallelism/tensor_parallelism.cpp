@@ -101,6 +101,12 @@ class TensorParallelism final : public ModelParallelism {
     plan.optimizer_state /= ranks;
   }
 
+  int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& /*info*/,
+                     const ModelOptions& options,
+                     const std::function<int64_t(const ModelOptions&)>& whole) const override {
+    return whole(options) / std::max(1, benchmark.tensor_parallel);
+  }
+
   void record_wait(const GroupWait& wait, DistributedInfo& result) const override {
     result.tensor_parallel_exposed_ms = wait.exposed_ms;
     result.tensor_parallel_prefill_exposed_ms = wait.prefill_exposed_ms;
