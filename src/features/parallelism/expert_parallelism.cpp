@@ -83,8 +83,8 @@ class ExpertParallelism final : public ModelParallelism {
 
   // A rank builds and holds its share of the experts alone (fit's lone rank's model): the plan's
   // weights, gradients and optimiser state are that model's, as the plan counts a model of its
-  // own; the rest of the plan is the same. A model the plan measures from its instance instead
-  // (no count) is measured as placed.
+  // own; the rest of the plan is the same. (A model without a count is not planned before its
+  // run.)
   void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
     if (!inputs.model.count) return;
     ModelOptions held = inputs.options;
