@@ -172,6 +172,11 @@ TEST(ModelParallelism, ARankPlansTheShareItHolds) {
   // About a fifth of the whole model's 21 billion parameters: 1.8 billion outside the experts.
   const MemoryPlan all = planned(resolved_on_eight_gpus("gpt-oss-20b", 1, 1));
   EXPECT_LT(shared.weights, all.weights / 4);
+  // A fit's probe model names its experts (8: twice a rank's): its plan is its own.
+  ModelOptions eight = model_options_for(experts);
+  eight.experts = 8;
+  const ModelStats probed = gpt_oss.count(eight);
+  EXPECT_EQ(plan_memory(probed, experts, gpt_oss, eight).weights, 4 * probed.params);
 }
 
 // infer's planned weights, one rank's: Llama 3 8B's slice over 8 tensor-parallel ranks, and

@@ -84,9 +84,10 @@ class ExpertParallelism final : public ModelParallelism {
   // A rank builds and holds its share of the experts alone (fit's lone rank's model): the plan's
   // weights, gradients and optimiser state are that model's, as the plan counts a model of its
   // own; the rest of the plan is the same. (A model without a count is not planned before its
-  // run.)
+  // run.) Options that name their experts already hold that many (fit's probe models, some with
+  // twice a rank's experts): their plan is theirs.
   void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
-    if (!inputs.model.count) return;
+    if (!inputs.model.count || inputs.options.experts > 0) return;
     ModelOptions held = inputs.options;
     place_one_rank_alone(inputs.benchmark, inputs.model, held);
     ResolvedBenchmark alone = inputs.benchmark;
@@ -100,6 +101,7 @@ class ExpertParallelism final : public ModelParallelism {
   int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
                      const ModelOptions& options,
                      const std::function<int64_t(const ModelOptions&)>& whole) const override {
+    if (options.experts > 0) return whole(options);
     ModelOptions held = options;
     place_one_rank_alone(benchmark, info, held);
     return whole(held);
