@@ -23,6 +23,12 @@ struct MemoryPlan {
   int64_t host_build = 0;   // the weights as built on the host, before they move
   int64_t activations = 0;  // estimated (ModelInfo::activation_bytes); 0: not estimated
   int64_t device_total() const { return weights + gradients + optimizer_state; }
+  // The weights, gradients and optimiser state one of `ranks` holds where each holds an even share.
+  void share_state(int64_t ranks) {
+    weights /= ranks;
+    gradients /= ranks;
+    optimizer_state /= ranks;
+  }
 };
 
 // What the plan's terms read: the model's counts as built for the run (LoRA's adapters, QLoRA's

@@ -1,5 +1,7 @@
 // Expert parallelism's plug-in (model_parallelism.h): its rule, its layers (expert_parallel.h),
 // its replicas' sync (expert_parallel_sync.h), fit's one rank alone and its result keys.
+#include <optional>
+
 #include "common/errors.h"
 #include "features/memory_terms.h"
 #include "features/parallelism/expert_parallel.h"
@@ -14,9 +16,9 @@ class ExpertParallelism final : public ModelParallelism {
   const char* setting() const override { return "expert_parallel"; }
   int ranks(const ResolvedBenchmark& benchmark) const override { return benchmark.expert_parallel; }
 
+  const char* decides() const override { return "expert parallelism's group and model"; }
   // A mixture of experts, a divisor of its experts and of the world, and no other model
   // parallelism beside it.
-  const char* decides() const override { return "expert parallelism's group and model"; }
   void resolve(const ResolveInputs& inputs, ResolvedBenchmark& out) const override {
     const ModelInfo& info = inputs.model;
     const int ranks = out.expert_parallel;
@@ -39,11 +41,7 @@ class ExpertParallelism final : public ModelParallelism {
       throw UsageError(given + " with tensor_parallel " + std::to_string(out.tensor_parallel) +
                        ": expert and tensor parallelism together are not supported; use one");
     }
-    if (out.batch_size == kSearchBatchSize) {
-      throw UsageError(given +
-                       " with batch_size max: the batch search probes one rank's memory; "
-                       "give a batch size");
-    }
+    refuse_batch_search(given, out);
     // Sharding reduces every gradient over all the data-parallel ranks, where expert parallelism
     // reduces an expert's over the ranks that hold it alone: the experts different ranks hold
     // would be averaged together, and the run would train another model.
@@ -84,15 +82,14 @@ class ExpertParallelism final : public ModelParallelism {
   // A rank builds and holds its share of the experts alone (fit's lone rank's model): the plan's
   // weights, gradients and optimiser state are that model's, as the plan counts a model of its
   // own; the rest of the plan is the same. (A model without a count is not planned before its
-  // run.) Options that name their experts already hold that many (fit's probe models, some with
-  // twice a rank's experts): their plan is theirs.
+  // run.)
   void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
-    if (!inputs.model.count || inputs.options.experts > 0) return;
-    ModelOptions held = inputs.options;
-    place_one_rank_alone(inputs.benchmark, inputs.model, held);
+    const std::optional<ModelOptions> held =
+        rank_model(inputs.benchmark, inputs.model, inputs.options);
+    if (!inputs.model.count || !held) return;
     ResolvedBenchmark alone = inputs.benchmark;
     alone.expert_parallel = 1;
-    const MemoryPlan rank = plan_memory(inputs.model.count(held), alone, inputs.model, held);
+    const MemoryPlan rank = plan_memory(inputs.model.count(*held), alone, inputs.model, *held);
     plan.weights = rank.weights;
     plan.gradients = rank.gradients;
     plan.optimizer_state = rank.optimizer_state;
@@ -101,16 +98,25 @@ class ExpertParallelism final : public ModelParallelism {
   int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
                      const ModelOptions& options,
                      const std::function<int64_t(const ModelOptions&)>& whole) const override {
-    if (options.experts > 0) return whole(options);
-    ModelOptions held = options;
-    place_one_rank_alone(benchmark, info, held);
-    return whole(held);
+    return whole(rank_model(benchmark, info, options).value_or(options));
   }
 
   void record_wait(const GroupWait& wait, DistributedInfo& result) const override {
     result.expert_parallel_exposed_ms = wait.exposed_ms;
     result.expert_parallel_prefill_exposed_ms = wait.prefill_exposed_ms;
     result.expert_parallel_collectives = wait.collectives;
+  }
+
+ private:
+  // The options of the model a rank holds, where `options` leave its experts to the model (the
+  // run's); none where they name their experts already (fit's probe models, some with twice a
+  // rank's experts), which are counted as they are.
+  std::optional<ModelOptions> rank_model(const ResolvedBenchmark& benchmark, const ModelInfo& info,
+                                         const ModelOptions& options) const {
+    if (options.experts > 0) return std::nullopt;
+    ModelOptions held = options;
+    place_one_rank_alone(benchmark, info, held);
+    return held;
   }
 };
 

@@ -102,6 +102,10 @@ int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
                    const ModelOptions& options,
                    const std::function<int64_t(const ModelOptions&)>& whole);
 
+// A rule's refusal of `--batch-size max` beside a model parallelism (`given`: its setting and
+// value): the batch search probes one rank's memory alone.
+void refuse_batch_search(const std::string& given, const ResolvedBenchmark& benchmark);
+
 // Every model parallelism's rule, in order (resolve's list runs it once).
 void resolve_model_parallelism(const ResolveInputs& inputs, ResolvedBenchmark& benchmark);
 

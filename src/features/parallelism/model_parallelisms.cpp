@@ -2,6 +2,7 @@
 // them does unless it says otherwise.
 #include <stdexcept>
 
+#include "common/errors.h"
 #include "features/parallelism/model_parallelism.h"
 
 namespace gpubench::parallelism {
@@ -34,6 +35,14 @@ int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& info,
                    const std::function<int64_t(const ModelOptions&)>& whole) {
   const ModelParallelism* kind = asked_model_parallelism(benchmark);
   return kind ? kind->rank_bytes(benchmark, info, options, whole) : whole(options);
+}
+
+void refuse_batch_search(const std::string& given, const ResolvedBenchmark& benchmark) {
+  if (benchmark.batch_size == kSearchBatchSize) {
+    throw UsageError(given +
+                     " with batch_size max: the batch search probes one rank's memory; give a "
+                     "batch size");
+  }
 }
 
 void resolve_model_parallelism(const ResolveInputs& inputs, ResolvedBenchmark& benchmark) {

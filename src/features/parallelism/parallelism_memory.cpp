@@ -10,9 +10,7 @@ void parallelism::rank_memory_term(const MemoryPlanInputs& inputs, MemoryPlan& p
   const ResolvedBenchmark& b = inputs.benchmark;
   if (b.sharded()) {
     const int64_t ranks = std::max(1, b.gpus);
-    plan.weights /= ranks;
-    plan.gradients /= ranks;
-    plan.optimizer_state /= ranks;
+    plan.share_state(ranks);
     plan.host_build = plan.weights * ranks;
     return;
   }

@@ -14,9 +14,9 @@ class TensorParallelism final : public ModelParallelism {
   const char* setting() const override { return "tensor_parallel"; }
   int ranks(const ResolvedBenchmark& benchmark) const override { return benchmark.tensor_parallel; }
 
+  const char* decides() const override { return "tensor parallelism's group, model and mode"; }
   // A divisor of the world, a model that declares what its ranks split and sizes they divide,
   // eager mode, and one node's ranks.
-  const char* decides() const override { return "tensor parallelism's group, model and mode"; }
   void resolve(const ResolveInputs& inputs, ResolvedBenchmark& out) const override {
     const ModelInfo& info = inputs.model;
     const MachineFacts& machine = inputs.machine;
@@ -42,11 +42,7 @@ class TensorParallelism final : public ModelParallelism {
                        " runs in eager mode: its all-reduces are not captured in a CUDA "
                        "graph (--mode eager)");
     }
-    if (out.batch_size == kSearchBatchSize) {
-      throw UsageError(given +
-                       " with batch_size max: the batch search probes one rank's memory; "
-                       "give a batch size");
-    }
+    refuse_batch_search(given, out);
     if (machine.local_ranks > 0 && ranks > machine.local_ranks) {
       throw UsageError(given + " spans nodes: this node runs " +
                        std::to_string(machine.local_ranks) +
@@ -95,10 +91,7 @@ class TensorParallelism final : public ModelParallelism {
   // A rank holds its slice; the norms, whole on every rank, are about 0.01 % of a Llama's
   // weights and left out.
   void rank_share(const MemoryPlanInputs& inputs, MemoryPlan& plan) const override {
-    const int64_t ranks = std::max(1, inputs.benchmark.tensor_parallel);
-    plan.weights /= ranks;
-    plan.gradients /= ranks;
-    plan.optimizer_state /= ranks;
+    plan.share_state(std::max(1, inputs.benchmark.tensor_parallel));
   }
 
   int64_t rank_bytes(const ResolvedBenchmark& benchmark, const ModelInfo& /*info*/,
